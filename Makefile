@@ -1,0 +1,100 @@
+# Two commands do all the set-up on a fresh clone:
+#   make serve   build the site and serve it with live reload at http://127.0.0.1:8000
+#   make test    everything: unit tests, every chapter snippet, the strict build, built-site checks
+# Run `make help` for the rest.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+MKDOCS := $(VENV)/bin/mkdocs
+# One timestamp per commit, so the same sources build a byte-identical site (sitemap dates, gzip headers).
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+HOST := 127.0.0.1
+PORT := 8000
+
+VENV_STAMP := $(VENV)/.stamp-deps
+NODE_STAMP := node_modules/.stamp-npm
+TORCH_STAMP := $(VENV)/.stamp-torch
+BROWSER_STAMP := $(VENV)/.stamp-browser
+
+.PHONY: help setup serve build test test-fast test-chapter bench bench-build lock clean
+
+help: ## List the targets
+	@echo "usage: make <target>"
+	@echo
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## (.*)/  \1\t\2/' | expand -t 16
+
+# Python environment: created once, refreshed when the pins or the package metadata change.
+$(VENV_STAMP): pyproject.toml constraints.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[site,test]'
+	@touch $@
+
+# MathJax comes from the npm registry, pinned by package-lock.json, into the ignored node_modules/.
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# PyTorch is used only by the parity tests and the benchmark (CPU build, pinned).
+$(TORCH_STAMP): $(VENV_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt torch==2.13.0
+	@touch $@
+
+# Chromium for the browser checks: Debian's package, installed where we are root with apt.
+$(BROWSER_STAMP):
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium for the browser checks"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "chromium not found and cannot be installed here: the browser checks will be skipped"; fi
+	@mkdir -p $(VENV) && touch $@
+
+setup: $(VENV_STAMP) $(NODE_STAMP) ## Create .venv and node_modules (skipped when already done)
+
+serve: setup ## Build and serve the site with live reload at http://127.0.0.1:8000
+	@echo "Serving the book at http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
+	$(MKDOCS) serve --dev-addr $(HOST):$(PORT)
+
+build: setup ## Build the site into site/ (strict: any warning fails)
+	$(MKDOCS) build --strict --clean --site-dir site
+
+test: setup $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
+	$(PY) -m pytest
+
+test-fast: setup ## Unit tests and chapter snippets only (no build, no browser)
+	$(PY) -m pytest -m "not site and not browser"
+
+test-chapter: setup ## Run one chapter's snippets: make test-chapter CH=horizon
+	@if [ -z "$(CH)" ]; then echo "usage: make test-chapter CH=<chapter file name without .md>"; exit 2; fi
+	@f=$$(find docs -name '$(CH).md' | head -n 1); \
+	if [ -z "$$f" ]; then echo "no chapter docs/**/$(CH).md; chapters are:"; find docs -name '*.md' -printf '  %P\n' | sort; exit 2; fi; \
+	$(PY) -m pytest "$$f" tests/test_docs_fences.py
+
+bench: setup $(TORCH_STAMP) ## Benchmark LSTM forward+backward against torch.nn.LSTM
+	$(PY) tests/benchmarks/bench_lstm.py
+
+bench-build: setup ## Benchmark the site build: cold, warm, and without the hook
+	$(PY) tests/benchmarks/bench_build.py
+
+lock: ## Refresh constraints.txt on purpose from the newest releases
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install --quiet --upgrade pip
+	.venv-lock/bin/pip install --quiet -e '.[site,test]' torch==2.13.0
+	( echo "# Exact pins for every Python package; refresh with 'make lock'."; \
+	  .venv-lock/bin/pip freeze --exclude-editable | sort -f ) > constraints.txt
+	rm -rf .venv-lock
+
+clean: ## Remove the built site and the render cache (keeps .venv and node_modules)
+	rm -rf site .cache
+
+.DEFAULT:
+	@echo "make: unknown target '$@'" >&2
+	@$(MAKE) --no-print-directory help >&2
+	@exit 2

@@ -1,0 +1,16 @@
+"""rnnmem: the numerics behind *Why recurrent networks forget*.
+
+Every number, table and figure of the book is computed by this package. Its
+core needs numpy only; :mod:`rnnmem.site` (figures and the site builder) is the
+only part that imports matplotlib or MkDocs, and it is never imported here.
+
+Modules, each one idea:
+
+* :mod:`rnnmem.memory`: decay :math:`f^n`, horizons and the forget-gate bias.
+"""
+
+from . import memory
+
+__version__ = "0.1.0"
+
+__all__ = ["memory", "__version__"]

@@ -1,0 +1,142 @@
+"""Argument checks shared by every module.
+
+Each check raises :class:`ValueError` with a message that names the argument,
+shows the value it got and says what is allowed, for example::
+
+    ValueError: f must be a gate value strictly between 0 and 1, got 1.5
+
+The functions return the checked value (converted where that is safe) so that
+callers can write ``f = check_open_unit("f", f)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_open_unit",
+    "check_positive",
+    "check_nonnegative_int",
+    "check_positive_int",
+    "check_finite",
+    "check_choice",
+    "check_shape",
+    "check_dtype",
+]
+
+
+def _show(value: Any) -> str:
+    """A short, readable rendering of ``value`` for an error message."""
+    if isinstance(value, np.ndarray):
+        if value.size <= 6:
+            return f"array({value.tolist()!r})"
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _as_real(name: str, value: Any) -> np.ndarray:
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise ValueError(f"{name} must be a real number, got {_show(value)}")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of them, got {_show(value)}") from None
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not be NaN, got {_show(value)}")
+    return arr
+
+
+def _back(value: Any, arr: np.ndarray) -> Any:
+    """Return a Python float for scalar input, the float array otherwise."""
+    if arr.ndim == 0 and not isinstance(value, np.ndarray):
+        return float(arr)
+    return arr
+
+
+def check_open_unit(name: str, value: Any) -> Any:
+    """A gate value, or an array of them, strictly inside (0, 1)."""
+    arr = _as_real(name, value)
+    if not ((arr > 0) & (arr < 1)).all():
+        raise ValueError(f"{name} must be a gate value strictly between 0 and 1, got {_show(value)}")
+    return _back(value, arr)
+
+
+def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> Any:
+    """A real number, or array, strictly greater than 0 (finite unless ``allow_inf``)."""
+    arr = _as_real(name, value)
+    bad = ~(arr > 0) | (~np.isfinite(arr) if not allow_inf else False)
+    if np.any(bad):
+        what = "a positive number" if allow_inf else "a positive finite number"
+        raise ValueError(f"{name} must be {what}, got {_show(value)}")
+    return _back(value, arr)
+
+
+def check_finite(name: str, value: Any) -> Any:
+    """A finite real number, or array of them."""
+    arr = _as_real(name, value)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite, got {_show(value)}")
+    return _back(value, arr)
+
+
+def _as_int(name: str, value: Any, allowed: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) \
+                and math.isfinite(value) and float(value).is_integer():
+            return int(value)
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
+    return int(value)
+
+
+def check_nonnegative_int(name: str, value: Any) -> int:
+    """A whole number >= 0 (a step count, a distance)."""
+    allowed = "a whole number >= 0"
+    n = _as_int(name, value, allowed)
+    if n < 0:
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
+    return n
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    """A whole number >= 1 (a width, a batch size, a sequence length)."""
+    allowed = "a whole number >= 1"
+    n = _as_int(name, value, allowed)
+    if n < 1:
+        raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
+    return n
+
+
+def check_choice(name: str, value: Any, allowed: tuple) -> Any:
+    """One of a fixed set of options."""
+    if value not in allowed:
+        options = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be one of {options}, got {_show(value)}")
+    return value
+
+
+def check_shape(name: str, array: Any, shape: tuple) -> np.ndarray:
+    """An array of an exact shape; ``None`` in ``shape`` matches any length."""
+    arr = np.asarray(array)
+    ok = arr.ndim == len(shape) and all(s is None or s == a for s, a in zip(shape, arr.shape))
+    if not ok:
+        want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + (",)" if len(shape) == 1 else ")")
+        raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
+    return arr
+
+
+def check_dtype(name: str, dtype: Any) -> np.dtype:
+    """float32 or float64: the two precisions the models run in."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"{name} must be float32 or float64, got {_show(dtype)}") from None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"{name} must be float32 or float64, got {dt.name}")
+    return dt
