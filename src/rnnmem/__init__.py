@@ -10,7 +10,9 @@ Modules, each one idea:
 """
 
 from . import memory
+from . import rnn, lstm, gru
 
 __version__ = "0.1.0"
 
 __all__ = ["memory", "__version__"]
+__all__ += ["rnn", "lstm", "gru"]

@@ -1,0 +1,289 @@
+r"""What the three recurrent models share: parameters, shapes, dtype, the cache.
+
+Conventions, the same as PyTorch's single-layer ``nn.RNN``, ``nn.LSTM`` and
+``nn.GRU`` (``batch_first=False``):
+
+* **time first**: an input sequence ``x`` has shape ``(T, B, D)`` (steps,
+  batch, input size); the outputs have shape ``(T, B, H)``;
+* **torch layout**: four parameter arrays ``W_ih`` ``(G*H, D)``, ``W_hh``
+  ``(G*H, H)``, ``b_ih`` ``(G*H,)`` and ``b_hh`` ``(G*H,)``, the gates stacked
+  by rows in the order of :attr:`Recurrent.gate_names` (``G = 1`` for the tanh
+  RNN, 4 for the LSTM with ``i|f|g|o``, 3 for the GRU with ``r|z|n``);
+* **two biases** per gate, ``b_ih`` and ``b_hh``, as in PyTorch; where they
+  enter as a sum only the sum matters;
+* **state** ``h`` of shape ``(B, H)`` (and ``c`` for the LSTM); ``None`` means
+  zeros;
+* **backward** of a forward pass returns the gradient of the scalar
+
+  .. math::  L = \sum_t \langle \delta y_t, y_t \rangle + \langle \delta s_T, s_T \rangle,
+
+  where :math:`\delta y` (``d_outputs``) and :math:`\delta s_T`
+  (``d_final_state``) are given, keyed by PyTorch's parameter names
+  (``weight_ih_l0``, ...) plus ``x``, ``h0`` and, for the LSTM, ``c0``.
+
+A model runs in float32 or float64, its ``dtype``: every input is cast to it
+and every output and gradient has it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from ._validate import check_dtype, check_finite, check_positive_int, check_shape
+
+__all__ = ["Recurrent", "PARAMETER_NAMES", "sigmoid"]
+
+PARAMETER_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
+"""PyTorch's names of the four parameter arrays of a single-layer model."""
+
+_ATTRIBUTE = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    r"""The logistic function :math:`\sigma(z) = 1/(1+e^{-z})`, in the dtype of ``z``.
+
+    Written as :math:`e^{-\log(1 + e^{-z})}`, which neither overflows nor
+    loses the relative precision of values near 0 or 1.
+
+    >>> sigmoid(np.array([-40.0, 0.0, 3.0])).round(6).tolist()
+    [0.0, 0.5, 0.952574]
+    """
+    z = np.asarray(z)
+    return np.exp(-np.logaddexp(0, -z))
+
+
+def _as_float_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as a float array (float32 stays float32; anything else float64)."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of real numbers, got {type(value).__name__}") from None
+    if arr.dtype == np.float32 or arr.dtype == np.float64:
+        return arr
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise ValueError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    return arr.astype(np.float64)
+
+
+def check_step_args(gates: int, x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
+                    **more_states: Any) -> tuple:
+    """Validate the arguments of a single-step function; return them as arrays of one dtype.
+
+    ``x`` is ``(B, D)`` or ``(D,)``; ``h_prev`` (and each of ``more_states``)
+    ``(B, H)`` or ``(H,)``, with as many dimensions as ``x``; the weights are
+    in torch layout with ``gates`` blocks of rows. The common dtype is float32
+    when every array is float32, float64 otherwise.
+    """
+    arrays = {"x": x, "h_prev": h_prev, **more_states, "W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh}
+    arrays = {name: _as_float_array(name, value) for name, value in arrays.items()}
+    dtype = np.result_type(*arrays.values())
+    W_hh = arrays["W_hh"]
+    if W_hh.ndim != 2 or W_hh.shape[1] < 1 or W_hh.shape[0] != gates * W_hh.shape[1]:
+        raise ValueError(f"W_hh must have shape ({gates}*H, H) for a hidden size H >= 1, got shape {W_hh.shape}")
+    H = W_hh.shape[1]
+    W_ih = check_shape("W_ih", arrays["W_ih"], (gates * H, None))
+    D = W_ih.shape[1]
+    check_shape("b_ih", arrays["b_ih"], (gates * H,))
+    check_shape("b_hh", arrays["b_hh"], (gates * H,))
+    x = arrays["x"]
+    if x.ndim not in (1, 2) or x.shape[-1] != D:
+        raise ValueError(f"x must have shape (B, {D}) or ({D},), got shape {x.shape}")
+    for name in ["h_prev", *more_states]:
+        check_shape(name, arrays[name], x.shape[:-1] + (H,))
+    return tuple(np.asarray(a, dtype=dtype) for a in arrays.values())
+
+
+class Recurrent:
+    """Base class of :class:`~rnnmem.rnn.RNN`, :class:`~rnnmem.lstm.LSTM` and :class:`~rnnmem.gru.GRU`.
+
+    Holds the four parameter arrays in torch layout as the attributes
+    ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh``, checks every input, and keeps
+    what the latest :meth:`forward` needs for :meth:`backward`. Subclasses set
+    :attr:`gate_names` and :attr:`state_names` and write ``_forward`` and
+    ``_backward``.
+    """
+
+    gate_names: tuple = ()
+    """The gates, in the order their blocks of rows are stacked."""
+    state_names: tuple = ("h",)
+    """The parts of the recurrent state: ``("h",)``, or ``("h", "c")`` for the LSTM."""
+
+    def __init__(self, input_size: int, hidden_size: int, *, dtype: Any = np.float64, seed: Any = None) -> None:
+        self.input_size = check_positive_int("input_size", input_size)
+        self.hidden_size = check_positive_int("hidden_size", hidden_size)
+        self.dtype = check_dtype("dtype", dtype)
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        bound = 1.0 / np.sqrt(self.hidden_size)
+        for name, shape in self._shapes().items():
+            value = rng.uniform(-bound, bound, size=shape)
+            setattr(self, _ATTRIBUTE[name], value.astype(self.dtype))
+        self._cache: Any = None
+
+    # ------------------------------------------------------------------ parameters
+
+    def _shapes(self) -> dict:
+        G, D, H = len(self.gate_names), self.input_size, self.hidden_size
+        return {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H),
+                "bias_ih_l0": (G * H,), "bias_hh_l0": (G * H,)}
+
+    def _options(self) -> dict:
+        """Keyword options beyond sizes and dtype (the GRU's conventions)."""
+        return {}
+
+    def parameters(self) -> dict:
+        """The four parameter arrays keyed by PyTorch's names: the live arrays, not copies.
+
+        Changing an entry in place changes the model (a chapter sets a
+        forget-gate bias this way); use :meth:`to_torch_state_dict` for copies.
+        """
+        return {name: getattr(self, _ATTRIBUTE[name]) for name in PARAMETER_NAMES}
+
+    def to_torch_state_dict(self) -> dict:
+        """Copies of the four parameter arrays keyed by PyTorch's names.
+
+        ``torch.nn.LSTM(D, H).load_state_dict({k: torch.from_numpy(v) ...})``
+        loads them.
+        """
+        return {name: value.copy() for name, value in self.parameters().items()}
+
+    @classmethod
+    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> "Recurrent":
+        """A model with the parameters of a single-layer PyTorch state dict.
+
+        ``sd`` maps ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0`` and
+        ``bias_hh_l0`` (no other key) to arrays, or to tensors (detached and
+        copied). The sizes are read from the shapes. ``dtype`` defaults to
+        float32 when every array is float32, float64 otherwise. ``options``
+        are the model's own (the GRU's conventions).
+        """
+        if not isinstance(sd, Mapping):
+            raise ValueError(f"sd must be a mapping from parameter names to arrays, got {type(sd).__name__}")
+        expected = ", ".join(PARAMETER_NAMES)
+        for key in sd:
+            if key not in PARAMETER_NAMES:
+                raise ValueError(f"sd has an unexpected key {key!r}: a single-layer state dict has exactly {expected}")
+        for key in PARAMETER_NAMES:
+            if key not in sd:
+                raise ValueError(f"sd is missing the key {key!r}: a single-layer state dict has exactly {expected}")
+        arrays = {key: _as_float_array(f"sd[{key!r}]", sd[key]) for key in PARAMETER_NAMES}
+        G = len(cls.gate_names)
+        W_hh = arrays["weight_hh_l0"]
+        if W_hh.ndim != 2 or W_hh.shape[1] < 1 or W_hh.shape[0] != G * W_hh.shape[1]:
+            raise ValueError(f"sd['weight_hh_l0'] must have shape ({G}*H, H) for a hidden size H >= 1, "
+                             f"got shape {W_hh.shape}")
+        H = W_hh.shape[1]
+        W_ih = arrays["weight_ih_l0"]
+        if W_ih.ndim != 2 or W_ih.shape[1] < 1:
+            raise ValueError(f"sd['weight_ih_l0'] must have shape ({G * H}, D) for an input size D >= 1, "
+                             f"got shape {W_ih.shape}")
+        D = W_ih.shape[1]
+        if dtype is None:
+            dtype = np.float32 if all(a.dtype == np.float32 for a in arrays.values()) else np.float64
+        model = cls(D, H, dtype=dtype, seed=0, **options)
+        for key, shape in model._shapes().items():
+            arr = check_shape(f"sd[{key!r}]", arrays[key], shape)
+            check_finite(f"sd[{key!r}]", arr)
+            setattr(model, _ATTRIBUTE[key], np.array(arr, dtype=model.dtype))
+        return model
+
+    def astype(self, dtype: Any) -> "Recurrent":
+        """A copy of the model in another dtype (float32 or float64), with the same options."""
+        dtype = check_dtype("dtype", dtype)
+        return type(self).from_torch_state_dict(self.to_torch_state_dict(), dtype=dtype, **self._options())
+
+    def __repr__(self) -> str:
+        options = "".join(f", {k}={v!r}" for k, v in self._options().items())
+        return (f"{type(self).__name__}(input_size={self.input_size}, hidden_size={self.hidden_size}, "
+                f"dtype={self.dtype.name}{options})")
+
+    # ------------------------------------------------------------------ checks
+
+    def _check_x(self, x: Any) -> np.ndarray:
+        D = self.input_size
+        arr = np.asarray(x)
+        if arr.ndim != 3 or arr.shape[0] < 1 or arr.shape[1] < 1 or arr.shape[2] != D:
+            raise ValueError(f"x must have shape (T, B, {D}) with T >= 1 steps and B >= 1 sequences "
+                             f"(time first), got shape {arr.shape}")
+        if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+            raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
+        return np.ascontiguousarray(arr, dtype=self.dtype)
+
+    def _check_state(self, name: str, state: Any, B: int, *, allow_none_parts: bool = False) -> tuple:
+        """The state as a tuple of (B, H) arrays (or None parts where allowed)."""
+        H, parts = self.hidden_size, self.state_names
+        if len(parts) == 1:
+            values = (state,)
+        else:
+            if not isinstance(state, (tuple, list)) or len(state) != len(parts):
+                raise ValueError(f"{name} must be a pair (h, c) of arrays of shape ({B}, {H}), got "
+                                 f"{type(state).__name__}")
+            values = tuple(state)
+        out = []
+        for part, value in zip(parts, values):
+            if value is None:
+                if not allow_none_parts:
+                    raise ValueError(f"{name} must hold arrays, got None for {part}")
+                out.append(None)
+                continue
+            label = name if len(parts) == 1 else f"{name} ({part})"
+            arr = _as_float_array(label, value)
+            check_shape(label, arr, (B, H))
+            out.append(np.ascontiguousarray(arr, dtype=self.dtype))
+        return tuple(out)
+
+    def _pack_state(self, parts: tuple) -> Any:
+        return parts[0] if len(parts) == 1 else tuple(parts)
+
+    # ------------------------------------------------------------------ forward and backward
+
+    def forward(self, x: Any, state: Any = None) -> tuple:
+        """Run the model over a sequence; return ``(outputs, final_state)``.
+
+        ``x`` has shape ``(T, B, D)``, time first; ``state`` is the initial
+        state (``h``, or ``(h, c)`` for the LSTM, each ``(B, H)``), zeros when
+        ``None``. ``outputs`` has shape ``(T, B, H)``: the hidden state after
+        every step. What :meth:`backward` needs is kept until the next call.
+        """
+        x = self._check_x(x)
+        B, H = x.shape[1], self.hidden_size
+        if state is None:
+            parts = tuple(np.zeros((B, H), dtype=self.dtype) for _ in self.state_names)
+        else:
+            parts = self._check_state("state", state, B)
+        self._cache = None
+        outputs, final, cache = self._forward(x, parts)
+        self._cache = cache
+        return outputs, self._pack_state(final)
+
+    def backward(self, d_outputs: Any, d_final_state: Any = None) -> dict:
+        r"""Gradients of :math:`L = \sum \delta y \cdot y + \langle \delta s_T, s_T\rangle` for the latest forward.
+
+        ``d_outputs`` has the shape of the outputs, ``(T, B, H)``;
+        ``d_final_state`` that of the final state (``dh_T``, or ``(dh_T,
+        dc_T)`` for the LSTM, where either may be ``None``), zeros when
+        ``None``. Returns a dict keyed ``weight_ih_l0``, ``weight_hh_l0``,
+        ``bias_ih_l0``, ``bias_hh_l0``, ``x``, ``h0`` (and ``c0``), each shaped
+        like what it is the gradient of.
+        """
+        if self._cache is None:
+            raise ValueError("backward needs a forward pass first: call forward(x) before backward(d_outputs)")
+        T, B = self._cache["x"].shape[:2]
+        H = self.hidden_size
+        d_out = _as_float_array("d_outputs", d_outputs)
+        check_shape("d_outputs", d_out, (T, B, H))
+        d_out = np.ascontiguousarray(d_out, dtype=self.dtype)
+        if d_final_state is None:
+            d_final = tuple(None for _ in self.state_names)
+        else:
+            d_final = self._check_state("d_final_state", d_final_state, B, allow_none_parts=True)
+        return self._backward(self._cache, d_out, d_final)
+
+    def _forward(self, x: np.ndarray, state: tuple) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:  # pragma: no cover
+        raise NotImplementedError
