@@ -15,6 +15,7 @@ MKDOCS := $(VENV)/bin/mkdocs
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
+export NO_MKDOCS_2_WARNING := 1
 HOST := 127.0.0.1
 PORT := 8000
 

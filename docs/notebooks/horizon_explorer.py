@@ -1,0 +1,46 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+# ---
+
+# %% [markdown]
+# # Exploring horizons
+#
+# A notebook companion to [How far back memory reaches](../chapters/horizon.md).
+# It tabulates how far a memory reaches for a sweep of forget-gate biases, and
+# plots the level horizon against the bias.
+#
+# A gate $f = \sigma(b)$ keeps $f^n$ of a signal after $n$ steps; its 1% horizon
+# is $\ln 0.01 / \ln f$ and its e-fold horizon $-1/\ln f$.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+
+from rnnmem import memory
+
+biases = np.arange(0, 7)
+gates = memory.sigmoid(biases.astype(float))
+for b, f in zip(biases, gates):
+    print(f"b = {b}:  f = {f:.6f}   1% horizon {memory.horizon(f):8.1f}   "
+          f"e-fold {memory.efold_horizon(f):7.2f}")
+
+# %% [markdown]
+# Each unit of bias multiplies $e^b$, and so, for large $b$, the horizon, by
+# about $e$: the horizon grows exponentially in the bias, since
+# $1/(1-f) = 1 + e^b$.
+
+# %%
+b = np.linspace(-2, 8, 200)
+f = memory.sigmoid(b)
+fig, ax = plt.subplots(figsize=(6, 3.5))
+ax.semilogy(b, memory.horizon(f), label="1% horizon")
+ax.semilogy(b, memory.efold_horizon(f), label="e-fold horizon")
+ax.semilogy(b, 1 + np.exp(b), "--", label="$1 + e^b$")
+ax.set_xlabel("forget bias $b$")
+ax.set_ylabel("steps")
+ax.legend()
+plt.show()

@@ -1,0 +1,102 @@
+"""Command line: build the book's figures and tables, and its notebooks, without MkDocs.
+
+    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR]
+    python -m rnnmem.site list
+    python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
+
+Exit status 0 on success, 1 when a directive fails (the message names page and
+line), 2 with usage on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import registry
+from .book import Book, load_mkdocs_settings
+from .directives import Directive, DirectiveError, find_directives
+from .render import Renderer
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m rnnmem.site",
+                                description="Render the book's live figures, tables and notebooks without MkDocs.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    b = sub.add_parser("build", help="render every figure and table of every page into a folder")
+    b.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the MkDocs config (default mkdocs.yml)")
+    b.add_argument("--out", type=Path, default=Path("build/rnnmem-site"),
+                   help="where to write the figures (SVG) and tables (Markdown); default build/rnnmem-site")
+    b.add_argument("--cache", type=Path, default=None, help="cache folder (default .cache/rnnmem-site)")
+
+    sub.add_parser("list", help="list the registered figure and table builders")
+
+    n = sub.add_parser("notebooks", help="write each chapter's notebook into docs/downloads/")
+    n.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
+    n.add_argument("--check", action="store_true", help="only report stale notebooks (exit 1 if any)")
+
+    r = sub.add_parser("render-json", help=argparse.SUPPRESS)
+    r.add_argument("--cache", type=Path, required=True)
+    return p
+
+
+def _book(config: Path, cache: Path | None = None) -> Book:
+    if not config.is_file():
+        raise SystemExit(f"error: config file {config} not found (run from the repository root or pass --config)")
+    settings = load_mkdocs_settings(config)
+    book = Book(settings["docs_dir"], repo_url=settings["repo_url"], site_url=settings["site_url"],
+                cache_dir=cache)
+    book.add_docs_dir()
+    return book
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "list":
+            for b in registry.all_builders():
+                params = ", ".join(n for n in b.parameters)
+                print(f"{b.kind:6} {b.name:28} ({params})  [{b.module}]")
+            return 0
+        if args.command == "render-json":
+            renderer = Renderer(args.cache)
+            for spec in json.load(sys.stdin):
+                found = find_directives(spec["text"], spec["page"])
+                for d in found:
+                    d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
+                    renderer.render(d)
+            return 0
+        if args.command == "notebooks":
+            book = _book(args.config)
+            if args.check:
+                stale = book.stale_notebooks()
+                for s in stale:
+                    print(f"stale: {s}")
+                return 1 if stale else 0
+            for path in book.write_notebooks():
+                print(f"wrote {path}")
+            return 0
+        # build
+        book = _book(args.config, args.cache)
+        book.render()
+        out: Path = args.out
+        out.mkdir(parents=True, exist_ok=True)
+        count = 0
+        for page in book.pages.values():
+            for item in page.items:
+                (out / item.filename).write_bytes(item.content)
+                count += 1
+        r = book.renderer
+        print(f"{count} items from {len(book.pages)} pages into {out}: "
+              f"{len(r.rendered)} rendered, {len(r.cached)} from the cache")
+        return 0
+    except DirectiveError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

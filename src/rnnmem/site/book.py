@@ -1,0 +1,211 @@
+"""The book's build steps, independent of MkDocs.
+
+:class:`Book` reads the chapters' Markdown, renders every figure and table
+directive (through the cache of :mod:`rnnmem.site.render`), and rewrites each
+page's Markdown so the directives become figures and tables. The MkDocs hook
+(``mkdocs_hook.py``) only passes pages in and generated files out; the command
+line (``python -m rnnmem.site``) drives the same class without MkDocs.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import notebook
+from .directives import Directive, DirectiveError, find_directives, unclosed_comment
+from .render import Item, Renderer, package_digest
+
+FIGURE_DIR = "assets/figures"
+NOTEBOOK_DIR = "downloads"
+CHAPTER_DIR = "chapters"
+
+_SVG_SIZE = re.compile(rb'<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"')
+_PY_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})python[ \t]*$")
+
+
+@dataclass
+class Page:
+    src_uri: str
+    markdown: str
+    directives: list[Directive] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def is_chapter(self) -> bool:
+        return self.src_uri.startswith(CHAPTER_DIR + "/")
+
+    @property
+    def slug(self) -> str:
+        return posixpath.splitext(posixpath.basename(self.src_uri))[0]
+
+    @property
+    def title(self) -> str:
+        m = re.search(r"^#\s+(.+?)\s*$", self.markdown, re.MULTILINE)
+        return m.group(1) if m else self.slug
+
+
+class Book:
+    """One build of the book: pages in, rendered items and rewritten pages out."""
+
+    def __init__(self, docs_dir: Path, *, repo_url: str, site_url: str = "", cache_dir: Path | None = None,
+                 fresh_process: bool = False) -> None:
+        self.docs_dir = Path(docs_dir)
+        self.repo_url = repo_url
+        self.site_url = site_url
+        self.renderer = Renderer(cache_dir)
+        self.fresh_process = fresh_process
+        self.pages: dict[str, Page] = {}
+
+    # -- reading and rendering -------------------------------------------------
+    def add_page(self, src_uri: str, markdown: str) -> Page:
+        unclosed_comment(markdown, f"docs/{src_uri}")
+        page = Page(src_uri, markdown, find_directives(markdown, f"docs/{src_uri}"))
+        self.pages[src_uri] = page
+        return page
+
+    def add_docs_dir(self) -> None:
+        for path in sorted(self.docs_dir.rglob("*.md")):
+            self.add_page(path.relative_to(self.docs_dir).as_posix(), path.read_text(encoding="utf-8"))
+
+    def render(self) -> None:
+        directives = [d for p in self.pages.values() for d in p.directives]
+        items = self.renderer.render_all(directives, fresh_process=self.fresh_process)
+        it = iter(items)
+        for page in self.pages.values():
+            page.items = [next(it) for _ in page.directives]
+
+    def generated_files(self) -> dict[str, bytes]:
+        """Site path -> content of every rendered figure."""
+        out: dict[str, bytes] = {}
+        for page in self.pages.values():
+            for item in page.items:
+                if item.kind == "figure":
+                    out[f"{FIGURE_DIR}/{item.filename}"] = item.content
+        return out
+
+    # -- rewriting pages ---------------------------------------------------------
+    def page_markdown(self, src_uri: str, markdown: str) -> str:
+        page = self.pages.get(src_uri)
+        if page is None or page.markdown != markdown:
+            page = self.add_page(src_uri, markdown)
+            page.items = [self.renderer.render(d) for d in page.directives]
+        out, pos = [], 0
+        for directive, item in zip(page.directives, page.items):
+            out.append(markdown[pos:directive.start])
+            out.append(self._expand(page, directive, item))
+            pos = directive.end
+        out.append(markdown[pos:])
+        text = "".join(out)
+        text = self._console_fences(text)
+        if page.is_chapter:
+            text = self._notebook_links(page, text)
+        return text
+
+    def _expand(self, page: Page, directive: Directive, item: Item) -> str:
+        caption = directive.args.get("caption")
+        if item.kind == "figure":
+            target = posixpath.relpath(f"{FIGURE_DIR}/{item.filename}", posixpath.dirname(page.src_uri) or ".")
+            alt = caption.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+            size = _SVG_SIZE.search(item.content[:2000])
+            dims = ""
+            if size:
+                w, h = (round(float(v) * 4 / 3) for v in size.groups())
+                dims = f'{{ width="{w}" height="{h}" }}'
+            return (f'<figure class="rnnmem-figure" markdown="span">\n'
+                    f'  ![{alt}]({target}){dims}\n'
+                    f'  <figcaption>{html.escape(caption, quote=False)}</figcaption>\n'
+                    f'</figure>')
+        table = item.content.decode()
+        if caption:
+            table = f'<p class="rnnmem-table-caption" markdown="span">{caption}</p>\n\n' + table
+        return '<div class="rnnmem-table" markdown>\n\n' + table + "\n</div>"
+
+    @staticmethod
+    def _console_fences(text: str) -> str:
+        """Show doctest-style ```python blocks with the console lexer (prompts and output marked).
+
+        Sybil reads the source files, where the fence stays ```python; only the
+        rendered page changes, so prompts and output can be left out of copies.
+        """
+        lines = text.split("\n")
+        i = 0
+        while i < len(lines):
+            m = _PY_FENCE.match(lines[i])
+            if m:
+                j = i + 1
+                while j < len(lines) and lines[j].strip() != m.group("fence"):
+                    j += 1
+                if any(line.lstrip().startswith(">>>") for line in lines[i + 1:j]):
+                    lines[i] = f"{m.group('indent')}{m.group('fence')}pycon"
+                i = j
+            i += 1
+        return "\n".join(lines)
+
+    # -- chapter notebooks -------------------------------------------------------
+    def notebook_path(self, page: Page) -> str:
+        return f"{NOTEBOOK_DIR}/{page.slug}.ipynb"
+
+    def notebook_text(self, page: Page) -> str:
+        url = posixpath.splitext(page.src_uri)[0] + "/"
+        page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
+        return notebook.chapter_notebook(page.markdown, slug=page.slug, title=page.title,
+                                         page_url=page_url, repo_url=self.repo_url)
+
+    def stale_notebooks(self) -> list[str]:
+        """Chapters whose committed notebook in docs/downloads/ differs from their code."""
+        stale = []
+        for page in self.pages.values():
+            if not page.is_chapter:
+                continue
+            path = self.docs_dir / self.notebook_path(page)
+            if not path.is_file() or path.read_text(encoding="utf-8") != self.notebook_text(page):
+                stale.append(f"docs/{self.notebook_path(page)} (from docs/{page.src_uri})")
+        return stale
+
+    def write_notebooks(self) -> list[Path]:
+        written = []
+        for page in self.pages.values():
+            if page.is_chapter:
+                path = self.docs_dir / self.notebook_path(page)
+                text = self.notebook_text(page)
+                if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(text, encoding="utf-8")
+                    written.append(path)
+        return written
+
+    def _notebook_links(self, page: Page, text: str) -> str:
+        rel = posixpath.relpath(self.notebook_path(page), posixpath.dirname(page.src_uri))
+        colab = notebook.colab_url(self.repo_url, f"docs/{self.notebook_path(page)}")
+        links = (f'\n<p class="rnnmem-notebook" markdown="span">'
+                 f'[:material-download: This chapter as a notebook]({rel}){{ download="{page.slug}.ipynb" }}'
+                 f' · [:material-rocket-launch: Open in Colab]({colab})</p>\n')
+        m = re.search(r"^#\s+.+$", text, re.MULTILINE)
+        if not m:
+            return links + text
+        return text[:m.end()] + "\n" + links + text[m.end():]
+
+
+def load_mkdocs_settings(config_file: Path) -> dict:
+    """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
+    root = config_file.parent
+    return {
+        "docs_dir": root / data.get("docs_dir", "docs"),
+        "repo_url": data.get("repo_url", ""),
+        "site_url": data.get("site_url", "") or "",
+    }
+
+
+__all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest"]

@@ -1,0 +1,85 @@
+"""MkDocs hook: a thin adapter between MkDocs and :class:`rnnmem.site.book.Book`.
+
+* ``on_config``: start a build (and notice when a long-running ``mkdocs serve``
+  has outlived the package code it imported).
+* ``on_files``: read every page, render its figures and tables through the
+  cache, add the figures and the MathJax files as generated files (nothing is
+  written into ``docs/``).
+* ``on_page_markdown``: replace each directive with its figure or table.
+
+Every failure becomes a ``PluginError`` naming page, line and directive, so
+the build stops instead of shipping a blank or stale figure.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files, InclusionLevel
+
+from rnnmem.site.book import Book
+from rnnmem.site.directives import DirectiveError
+from rnnmem.site.render import package_digest
+
+log = logging.getLogger("mkdocs.hooks.rnnmem")
+
+_IMPORTED_DIGEST = package_digest()
+_book: Book | None = None
+
+#: MathJax 3 (from the npm registry, pinned in package-lock.json), copied into the site.
+MATHJAX_SOURCE = Path("node_modules/mathjax/es5")
+MATHJAX_TARGET = "assets/mathjax"
+MATHJAX_PARTS = ["tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2", "ui", "a11y", "sre"]
+
+
+def on_config(config):
+    global _book
+    fresh = package_digest() != _IMPORTED_DIGEST
+    if fresh:
+        log.info("rnnmem changed since this process started: rendering changed figures in a fresh interpreter")
+    _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=config["site_url"] or "",
+                 fresh_process=fresh)
+    return config
+
+
+def on_files(files: Files, config) -> Files:
+    assert _book is not None
+    try:
+        for file in files.documentation_pages():
+            _book.add_page(file.src_uri, file.content_string)
+        _book.render()
+    except DirectiveError as exc:
+        raise PluginError(str(exc)) from None
+    for path, content in sorted(_book.generated_files().items()):
+        files.append(File.generated(config, path, content=content))
+    _add_mathjax(files, config)
+    stale = _book.stale_notebooks()
+    if stale:
+        log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
+    r = _book.renderer
+    log.info(f"rnnmem: {len(r.rendered)} figures/tables rendered, {len(r.cached)} from the cache")
+    return files
+
+
+def _add_mathjax(files: Files, config) -> None:
+    root = Path(config["config_file_path"]).parent
+    source = root / MATHJAX_SOURCE
+    if not (source / "tex-chtml.js").is_file():
+        raise PluginError(f"MathJax not found at {source}: run `make setup` (npm ci installs it from package-lock.json)")
+    for part in MATHJAX_PARTS:
+        path = source / part
+        paths = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for p in paths:
+            rel = p.relative_to(source).as_posix()
+            files.append(File.generated(config, f"{MATHJAX_TARGET}/{rel}", abs_src_path=str(p),
+                                        inclusion=InclusionLevel.NOT_IN_NAV))
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    assert _book is not None
+    try:
+        return _book.page_markdown(page.file.src_uri, markdown)
+    except DirectiveError as exc:
+        raise PluginError(str(exc)) from None

@@ -1,0 +1,56 @@
+"""Tables of live values, rendered as Markdown tables.
+
+A table builder returns a :class:`Table`: column headings, rows of cells, and
+per-column alignment. Cells are strings, already formatted by the builder (so
+the chapter's text and the table agree digit for digit); numbers are turned
+into strings with ``str`` if a builder leaves them as numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+
+@dataclass
+class Table:
+    columns: Sequence[str]
+    rows: Sequence[Sequence[Any]]
+    align: Sequence[str] | None = None  # "left", "right" or "center" per column
+    notes: str | None = None
+    _marks: dict = field(default_factory=lambda: {"left": ":---", "right": "---:", "center": ":---:"},
+                         repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.columns:
+            raise ValueError("columns must name at least one column, got none")
+        width = len(self.columns)
+        for i, row in enumerate(self.rows):
+            if len(row) != width:
+                raise ValueError(f"rows[{i}] must have {width} cells (one per column), got {len(row)}")
+        if not self.rows:
+            raise ValueError("rows must hold at least one row, got none")
+        if self.align is not None:
+            if len(self.align) != width:
+                raise ValueError(f"align must give one alignment per column ({width}), got {len(self.align)}")
+            for a in self.align:
+                if a not in self._marks:
+                    raise ValueError(f"align entries must be 'left', 'right' or 'center', got {a!r}")
+
+    @staticmethod
+    def _cell(value: Any) -> str:
+        text = value if isinstance(value, str) else str(value)
+        return text.replace("|", r"\|").replace("\n", " ")
+
+    def to_markdown(self, caption: str | None = None) -> str:
+        align = self.align or ["right"] * len(self.columns)
+        lines = []
+        if caption:
+            lines += [f'<p class="rnnmem-table-caption" markdown="span">{caption}</p>', ""]
+        lines.append("| " + " | ".join(self._cell(c) for c in self.columns) + " |")
+        lines.append("|" + "|".join(self._marks[a] for a in align) + "|")
+        for row in self.rows:
+            lines.append("| " + " | ".join(self._cell(c) for c in row) + " |")
+        if self.notes:
+            lines += ["", f'<p class="rnnmem-table-notes" markdown="span">{self.notes}</p>']
+        return "\n".join(lines) + "\n"
