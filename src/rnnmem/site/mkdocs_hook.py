@@ -64,6 +64,10 @@ def on_files(files: Files, config) -> Files:
 
 
 def _add_mathjax(files: Files, config) -> None:
+    """Copy MathJax into the site when the config's extra_javascript asks for it."""
+    wanted = f"{MATHJAX_TARGET}/tex-chtml.js"
+    if not any(str(getattr(js, "path", js)) == wanted for js in config["extra_javascript"]):
+        return
     root = Path(config["config_file_path"]).parent
     source = root / MATHJAX_SOURCE
     if not (source / "tex-chtml.js").is_file():
