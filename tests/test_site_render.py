@@ -157,3 +157,14 @@ def test_table_markdown_is_a_real_table(tmp_path):
     assert lines[0].startswith("| gate") and set(lines[1]) <= set("|-:")
     assert len(lines) == 4  # header, rule, two rows
     assert textwrap.dedent(lines[2]).startswith("| 0.5 |")
+
+
+def test_a_warm_render_does_not_import_matplotlib(tmp_path):
+    """Reading every item from the cache must stay cheap: no matplotlib import on that path."""
+    Renderer(tmp_path).render(one(FIG))
+    code = ("import sys\nfrom rnnmem.site.render import Renderer\nfrom rnnmem.site.directives import find_directives\n"
+            f"(d,) = find_directives({FIG!r}, 'p.md')\n"
+            f"item = Renderer({str(tmp_path)!r}).render(d)\n"
+            "print(item.from_cache, 'matplotlib' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]

@@ -14,6 +14,7 @@ the build stops instead of shipping a blank or stale figure.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -21,7 +22,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 
 from rnnmem.site.book import Book
 from rnnmem.site.directives import DirectiveError
-from rnnmem.site.render import package_digest
+from rnnmem.site.render import environment_key, package_digest
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
 
@@ -41,6 +42,15 @@ def on_config(config):
         log.info("rnnmem changed since this process started: rendering changed figures in a fresh interpreter")
     _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=config["site_url"] or "",
                  fresh_process=fresh)
+    # mkdocs-jupyter caches executed notebooks by their own source only; a notebook's output
+    # also depends on rnnmem and the numeric libraries, so key its cache folder on them too.
+    jupyter = config["plugins"].get("mkdocs-jupyter")
+    if jupyter is not None and jupyter.config.get("cache"):
+        base = Path(jupyter.config["cache_dir"])
+        if os.environ.get("RNNMEM_CACHE_DIR"):
+            base = Path(os.environ["RNNMEM_CACHE_DIR"]) / "mkdocs-jupyter"
+        if not base.name.startswith("rnnmem-"):
+            jupyter.config["cache_dir"] = str(base / f"rnnmem-{environment_key()[:16]}")
     return config
 
 

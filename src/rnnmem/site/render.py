@@ -50,6 +50,12 @@ def package_digest(package_dir: Path = PACKAGE_DIR) -> str:
     return h.hexdigest()
 
 
+def environment_key() -> str:
+    """sha256 of what any computed output depends on: the package source and the numeric libraries."""
+    parts = [package_digest(), _version("numpy"), _version("matplotlib")]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import io
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is really drawn
+    from matplotlib.figure import Figure
 
 #: Colour cycle: distinguishable in colour-blind safe pairs, mid-tone for both palettes.
 PALETTE = ["#1f6fb2", "#d9731a", "#2a9d55", "#c23b6b", "#7b5cc4", "#8c6d2c"]
@@ -40,7 +36,6 @@ RC = {
     "axes.labelcolor": INK,
     "axes.titlesize": 11,
     "axes.grid": True,
-    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
     "grid.color": GRID,
     "grid.linewidth": 0.5,
     "grid.alpha": 0.6,
@@ -58,12 +53,17 @@ RC = {
 @contextmanager
 def style() -> Iterator[None]:
     """Apply the book's rcParams for the duration of one figure."""
-    with matplotlib.rc_context(RC):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    with matplotlib.rc_context({**RC, "axes.prop_cycle": matplotlib.cycler(color=PALETTE)}):
         yield
 
 
 def new_figure(ncols: int = 1, nrows: int = 1, **kwargs):
     """``plt.subplots`` under the book's style: returns ``(fig, axes)``."""
+    import matplotlib.pyplot as plt
+
     with style():
         fig, axes = plt.subplots(nrows, ncols, layout="constrained", **kwargs)
     return fig, axes
@@ -71,6 +71,8 @@ def new_figure(ncols: int = 1, nrows: int = 1, **kwargs):
 
 def to_svg(fig: Figure) -> bytes:
     """Save a figure as deterministic SVG (no date, fixed ids) and close it."""
+    import matplotlib.pyplot as plt
+
     buf = io.BytesIO()
     with style():
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
