@@ -24,7 +24,7 @@ NODE_STAMP := node_modules/.stamp-npm
 TORCH_STAMP := $(VENV)/.stamp-torch
 BROWSER_STAMP := $(VENV)/.stamp-browser
 
-.PHONY: help setup serve build test test-fast test-chapter bench bench-build lock clean
+.PHONY: help setup serve build test test-fast test-chapter notebooks bench bench-build lock clean
 
 help: ## List the targets
 	@echo "usage: make <target>"
@@ -77,6 +77,9 @@ test-chapter: setup ## Run one chapter's snippets: make test-chapter CH=horizon
 	@f=$$(find docs -name '$(CH).md' | head -n 1); \
 	if [ -z "$$f" ]; then echo "no chapter docs/**/$(CH).md; chapters are:"; find docs -name '*.md' -printf '  %P\n' | sort; exit 2; fi; \
 	$(PY) -m pytest "$$f" tests/test_docs_fences.py
+
+notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit the result)
+	$(PY) -m rnnmem.site notebooks
 
 bench: setup $(TORCH_STAMP) ## Benchmark LSTM forward+backward against torch.nn.LSTM
 	$(PY) tests/benchmarks/bench_lstm.py
