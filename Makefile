@@ -34,7 +34,6 @@ help: ## List the targets
 # Python environment: created once, refreshed when the pins or the package metadata change.
 $(VENV_STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[site,test]'
 	@touch $@
 
@@ -92,7 +91,7 @@ lock: ## Refresh constraints.txt on purpose from the newest releases
 	.venv-lock/bin/pip install --quiet --upgrade pip
 	.venv-lock/bin/pip install --quiet -e '.[site,test]' torch==2.13.0
 	( echo "# Exact pins for every Python package; refresh with 'make lock'."; \
-	  .venv-lock/bin/pip freeze --exclude-editable | sort -f ) > constraints.txt
+	  .venv-lock/bin/pip freeze --exclude-editable | grep -v '^rnnmem' | sed -E 's/^(torch==[^+]*)\+.*/\1/' | sort -f ) > constraints.txt
 	rm -rf .venv-lock
 
 clean: ## Remove the built site and the render cache (keeps .venv and node_modules)
