@@ -10,9 +10,12 @@ Modules, each one idea:
 """
 
 from . import memory
-from . import rnn, lstm, gru
+from . import rnn, lstm, gru, gradcheck
+from .rnn import RNN
+from .lstm import LSTM
+from .gru import GRU
 
 __version__ = "0.1.0"
 
 __all__ = ["memory", "__version__"]
-__all__ += ["rnn", "lstm", "gru"]
+__all__ += ["rnn", "lstm", "gru", "gradcheck", "RNN", "LSTM", "GRU"]

@@ -54,6 +54,21 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0, -z))
 
 
+def sigmoid_inplace(a: np.ndarray) -> np.ndarray:
+    r"""Overwrite ``a`` with :math:`1/(1+e^{-a})`, PyTorch's formula (exp may overflow to inf: the result is 0).
+
+    >>> a = np.array([0.0, 2.0])
+    >>> sigmoid_inplace(a).round(4).tolist()
+    [0.5, 0.8808]
+    """
+    np.negative(a, out=a)
+    with np.errstate(over="ignore"):
+        np.exp(a, out=a)
+    a += 1.0
+    np.reciprocal(a, out=a)
+    return a
+
+
 def _as_float_array(name: str, value: Any) -> np.ndarray:
     """``value`` as a float array (float32 stays float32; anything else float64)."""
     if hasattr(value, "detach"):
@@ -122,6 +137,20 @@ class Recurrent:
             value = rng.uniform(-bound, bound, size=shape)
             setattr(self, _ATTRIBUTE[name], value.astype(self.dtype))
         self._cache: Any = None
+        self._workspace: dict = {}
+
+    def _buffer(self, name: str, shape: tuple) -> np.ndarray:
+        """A scratch array of the model's dtype, kept and reused from call to call.
+
+        Large arrays freshly allocated on every call cost page faults that
+        can take as long as the arithmetic; the forward pass's buffers are
+        the cache of the backward pass, and both are overwritten by the next
+        forward pass, never returned.
+        """
+        buf = self._workspace.get(name)
+        if buf is None or buf.shape != shape:
+            buf = self._workspace[name] = np.empty(shape, dtype=self.dtype)
+        return buf
 
     # ------------------------------------------------------------------ parameters
 

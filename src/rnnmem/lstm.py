@@ -29,9 +29,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._recurrent import check_step_args, sigmoid
+from ._recurrent import Recurrent, check_step_args, sigmoid
 
-__all__ = ["LSTMStep", "step"]
+__all__ = ["LSTM", "LSTMStep", "step"]
 
 
 class LSTMStep(NamedTuple):
@@ -78,3 +78,138 @@ def step(x: Any, h_prev: Any, c_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh
     cell = forget_gate * c_prev + input_gate * candidate
     hidden = output_gate * np.tanh(cell)
     return LSTMStep(input_gate, forget_gate, candidate, output_gate, cell, hidden)
+
+
+class LSTM(Recurrent):
+    r"""A single-layer LSTM over whole sequences, with exact backpropagation through time.
+
+    ``LSTM(input_size, hidden_size, *, dtype=np.float64, seed=None)`` draws
+    every weight and both biases from :math:`U(-1/\sqrt{H}, 1/\sqrt{H})`, as
+    PyTorch does; ``seed`` is an int or a ``numpy.random.Generator``. The
+    parameters are the attributes ``W_ih`` ``(4H, D)``, ``W_hh`` ``(4H, H)``,
+    ``b_ih`` and ``b_hh`` ``(4H,)``, gates ``i|f|g|o``. The state is ``(h, c)``.
+
+    The sequence path computes what :func:`step` computes, arranged for speed:
+    one matrix product for the input projections of all steps, one per step
+    for the recurrence, one for each weight gradient; internally the gate
+    blocks are reordered ``o|i|f|g`` so that the three sigmoid gates are
+    contiguous, and :math:`\sigma(z) = (1 + \tanh(z/2))/2` lets a single
+    ``tanh`` activate all four.
+
+    >>> model = LSTM(3, 2, seed=0)
+    >>> x = np.ones((5, 1, 3))                       # T=5 steps, B=1, D=3
+    >>> outputs, (h, c) = model.forward(x)
+    >>> outputs.shape, h.shape, c.shape
+    ((5, 1, 2), (1, 2), (1, 2))
+    >>> grads = model.backward(np.ones_like(outputs))
+    >>> sorted(grads)
+    ['bias_hh_l0', 'bias_ih_l0', 'c0', 'h0', 'weight_hh_l0', 'weight_ih_l0', 'x']
+    >>> grads["weight_ih_l0"].shape
+    (8, 3)
+    """
+
+    gate_names = ("i", "f", "g", "o")
+    state_names = ("h", "c")
+
+    def _internal_rows(self) -> np.ndarray:
+        """Row indices taking torch order ``i|f|g|o`` to the internal order ``o|i|f|g``."""
+        H = self.hidden_size
+        blocks = np.arange(4 * H).reshape(4, H)
+        return blocks[[3, 0, 1, 2]].ravel()
+
+    def _forward(self, x: np.ndarray, state: tuple) -> tuple:
+        T, B, D = x.shape
+        H, dtype = self.hidden_size, self.dtype
+        rows = self._internal_rows()
+        # One exp activates all four gates: the rows are scaled (exactly) so that
+        # 1/(1 + exp(-s z)) is sigma(z) for o, i, f (s = 1) and sigma(2z) for g
+        # (s = 2), whence the candidate tanh(z) = 2 sigma(2z) - 1.
+        scale = np.full(4 * H, -1.0, dtype=dtype)
+        scale[3 * H:] = -2.0
+        W_x = self.W_ih[rows] * scale[:, None]
+        W_hT = np.ascontiguousarray((self.W_hh[rows] * scale[:, None]).T)
+        bias = (self.b_ih + self.b_hh)[rows] * scale
+
+        gates = self._buffer("gates", (T, B, 4 * H))     # sigma(z) for o|i|f, sigma(2z) for g
+        candidate = self._buffer("candidate", (T, B, H))
+        hidden = self._buffer("hidden", (T + 1, B, H))
+        cell = self._buffer("cell", (T + 1, B, H))
+        tanh_cell = self._buffer("tanh_cell", (T, B, H))
+        recurrent = self._buffer("recurrent", (B, 4 * H))
+        written = self._buffer("written", (B, H))
+        np.matmul(x.reshape(T * B, D), W_x.T, out=gates.reshape(T * B, 4 * H))
+        gates += bias
+        hidden[0], cell[0] = state
+        for t in range(T):
+            g_t = gates[t]
+            np.matmul(hidden[t], W_hT, out=recurrent)
+            g_t += recurrent
+            np.exp(g_t, out=g_t)
+            g_t += 1.0
+            np.reciprocal(g_t, out=g_t)
+            output_gate, input_gate, forget_gate = g_t[:, 0:H], g_t[:, H:2 * H], g_t[:, 2 * H:3 * H]
+            np.multiply(g_t[:, 3 * H:], 2.0, out=candidate[t])
+            candidate[t] -= 1.0
+            np.multiply(forget_gate, cell[t], out=cell[t + 1])
+            np.multiply(input_gate, candidate[t], out=written)
+            cell[t + 1] += written
+            np.tanh(cell[t + 1], out=tanh_cell[t])
+            np.multiply(output_gate, tanh_cell[t], out=hidden[t + 1])
+        cache = {"x": x, "gates": gates, "candidate": candidate, "hidden": hidden, "cell": cell,
+                 "tanh_cell": tanh_cell}
+        return hidden[1:].copy(), (hidden[T].copy(), cell[T].copy()), cache
+
+    def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
+        x, gates, candidate, hidden, cell, tanh_cell = (
+            cache[k] for k in ("x", "gates", "candidate", "hidden", "cell", "tanh_cell"))
+        T, B, D = x.shape
+        H, dtype = self.hidden_size, self.dtype
+        rows = self._internal_rows()
+        output_gate, input_gate, forget_gate = gates[..., 0:H], gates[..., H:2 * H], gates[..., 2 * H:3 * H]
+
+        # d_gates[t] (pre-activations, internal order o|i|f|g) is the upstream
+        # gradient times a coefficient known from the forward pass: dh_t for
+        # the output gate, dc_t for the other three. The coefficients first,
+        # for all steps at once: the slope s (1 - s) of every sigmoid (times 4
+        # for the candidate, 1 - g^2 = 4 s (1 - s) with s = sigma(2z)), times
+        # what the gate multiplies.
+        d_gates = self._buffer("d_gates", (T, B, 4 * H))
+        to_cell = self._buffer("to_cell", (T, B, H))   # dc_t += dh_t * to_cell[t]
+        d_gates4 = d_gates.reshape(T, B, 4, H)
+        np.subtract(1.0, gates, out=d_gates)
+        d_gates *= gates
+        np.multiply(d_gates4[:, :, 0], tanh_cell, out=d_gates4[:, :, 0])
+        np.multiply(d_gates4[:, :, 1], candidate, out=d_gates4[:, :, 1])
+        np.multiply(d_gates4[:, :, 2], cell[:-1], out=d_gates4[:, :, 2])
+        np.multiply(input_gate, 4.0, out=to_cell)
+        np.multiply(d_gates4[:, :, 3], to_cell, out=d_gates4[:, :, 3])
+        np.multiply(tanh_cell, tanh_cell, out=to_cell)
+        np.subtract(1.0, to_cell, out=to_cell)
+        to_cell *= output_gate
+
+        dh_T, dc_T = d_final
+        d_hidden = self._buffer("d_hidden", (B, H))
+        scratch = self._buffer("scratch", (B, H))
+        d_cell = np.zeros((B, H), dtype=dtype) if dc_T is None else dc_T.copy()
+        d_recurrent = np.zeros((B, H), dtype=dtype) if dh_T is None else dh_T.copy()
+        W_h = self.W_hh[rows]
+        for t in range(T - 1, -1, -1):
+            np.add(d_outputs[t], d_recurrent, out=d_hidden)
+            np.multiply(d_hidden, to_cell[t], out=scratch)
+            d_cell += scratch
+            d_output, d_input_forget_candidate = d_gates4[t, :, 0], d_gates4[t, :, 1:]
+            np.multiply(d_output, d_hidden, out=d_output)
+            np.multiply(d_input_forget_candidate, d_cell[:, None, :], out=d_input_forget_candidate)
+            np.multiply(d_cell, forget_gate[t], out=d_cell)
+            np.matmul(d_gates[t], W_h, out=d_recurrent)
+
+        d_flat = d_gates.reshape(T * B, 4 * H)
+        d_W_ih = np.empty_like(self.W_ih)
+        d_W_hh = np.empty_like(self.W_hh)
+        d_bias = np.empty_like(self.b_ih)
+        d_W_ih[rows] = (x.reshape(T * B, D).T @ d_flat).T
+        d_W_hh[rows] = (hidden[:-1].reshape(T * B, H).T @ d_flat).T
+        d_bias[rows] = np.ones(T * B, dtype=dtype) @ d_flat
+        d_x = (d_flat @ self.W_ih[rows]).reshape(T, B, D)
+        return {"weight_ih_l0": d_W_ih, "weight_hh_l0": d_W_hh, "bias_ih_l0": d_bias,
+                "bias_hh_l0": d_bias.copy(), "x": d_x, "h0": d_recurrent, "c0": d_cell}
