@@ -14,8 +14,10 @@ from . import rnn, lstm, gru, gradcheck
 from .rnn import RNN
 from .lstm import LSTM
 from .gru import GRU
+from . import bptt, clipping, jacobians, init, params, dropout, scaling
 
 __version__ = "0.1.0"
 
 __all__ = ["memory", "__version__"]
 __all__ += ["rnn", "lstm", "gru", "gradcheck", "RNN", "LSTM", "GRU"]
+__all__ += ["bptt", "clipping", "jacobians", "init", "params", "dropout", "scaling"]
