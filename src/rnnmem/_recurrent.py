@@ -168,6 +168,14 @@ class Recurrent:
 
         Changing an entry in place changes the model (a chapter sets a
         forget-gate bias this way); use :meth:`to_torch_state_dict` for copies.
+
+        >>> from rnnmem.lstm import LSTM
+        >>> model = LSTM(3, 2, seed=0)
+        >>> {k: v.shape for k, v in model.parameters().items()}
+        {'weight_ih_l0': (8, 3), 'weight_hh_l0': (8, 2), 'bias_ih_l0': (8,), 'bias_hh_l0': (8,)}
+        >>> model.parameters()["bias_ih_l0"][2:4] = 3.0     # forget-gate rows of b_ih (i|f|g|o)
+        >>> model.b_ih[2:4].tolist()
+        [3.0, 3.0]
         """
         return {name: getattr(self, _ATTRIBUTE[name]) for name in PARAMETER_NAMES}
 
@@ -176,6 +184,11 @@ class Recurrent:
 
         ``torch.nn.LSTM(D, H).load_state_dict({k: torch.from_numpy(v) ...})``
         loads them.
+
+        >>> from rnnmem.rnn import RNN
+        >>> sd = RNN(2, 3, seed=0).to_torch_state_dict()
+        >>> sorted(sd), sd["weight_hh_l0"].shape
+        (['bias_hh_l0', 'bias_ih_l0', 'weight_hh_l0', 'weight_ih_l0'], (3, 3))
         """
         return {name: value.copy() for name, value in self.parameters().items()}
 
@@ -187,7 +200,20 @@ class Recurrent:
         ``bias_hh_l0`` (no other key) to arrays, or to tensors (detached and
         copied). The sizes are read from the shapes. ``dtype`` defaults to
         float32 when every array is float32, float64 otherwise. ``options``
-        are the model's own (the GRU's conventions).
+        are the model's own (the GRU's conventions). A missing or extra key, or
+        an array of the wrong shape, raises :class:`ValueError` naming the key,
+        the shape it has and the shape expected.
+
+        >>> from rnnmem.gru import GRU
+        >>> sd = GRU(4, 2, seed=0).to_torch_state_dict()
+        >>> model = GRU.from_torch_state_dict(sd, reset="before")
+        >>> model.input_size, model.hidden_size, model.reset
+        (4, 2, 'before')
+        >>> sd["bias_hh_l0"] = np.zeros(5)
+        >>> GRU.from_torch_state_dict(sd)
+        Traceback (most recent call last):
+        ...
+        ValueError: sd['bias_hh_l0'] must have shape (6,), got shape (5,)
         """
         if not isinstance(sd, Mapping):
             raise ValueError(f"sd must be a mapping from parameter names to arrays, got {type(sd).__name__}")
@@ -220,7 +246,12 @@ class Recurrent:
         return model
 
     def astype(self, dtype: Any) -> "Recurrent":
-        """A copy of the model in another dtype (float32 or float64), with the same options."""
+        """A copy of the model in another dtype (float32 or float64), with the same options.
+
+        >>> from rnnmem.lstm import LSTM
+        >>> LSTM(2, 2, seed=0).astype(np.float32)
+        LSTM(input_size=2, hidden_size=2, dtype=float32)
+        """
         dtype = check_dtype("dtype", dtype)
         return type(self).from_torch_state_dict(self.to_torch_state_dict(), dtype=dtype, **self._options())
 
@@ -276,14 +307,26 @@ class Recurrent:
         state (``h``, or ``(h, c)`` for the LSTM, each ``(B, H)``), zeros when
         ``None``. ``outputs`` has shape ``(T, B, H)``: the hidden state after
         every step. What :meth:`backward` needs is kept until the next call.
+        ``x`` and ``state`` are cast to the model's dtype; a wrong shape, or
+        ``T = 0``, raises :class:`ValueError` naming ``x`` or ``state``.
+
+        >>> from rnnmem.lstm import LSTM
+        >>> model = LSTM(3, 2, dtype=np.float32, seed=0)
+        >>> outputs, (h, c) = model.forward(np.zeros((6, 4, 3)))
+        >>> outputs.shape, outputs.dtype, bool((outputs[-1] == h).all())
+        ((6, 4, 2), dtype('float32'), True)
+        >>> model.forward(np.zeros((6, 4, 5)))
+        Traceback (most recent call last):
+        ...
+        ValueError: x must have shape (T, B, 3) with T >= 1 steps and B >= 1 sequences (time first), got shape (6, 4, 5)
         """
+        self._cache = None      # a failed call leaves nothing for backward
         x = self._check_x(x)
         B, H = x.shape[1], self.hidden_size
         if state is None:
             parts = tuple(np.zeros((B, H), dtype=self.dtype) for _ in self.state_names)
         else:
             parts = self._check_state("state", state, B)
-        self._cache = None
         outputs, final, cache = self._forward(x, parts)
         self._cache = cache
         return outputs, self._pack_state(final)
@@ -296,7 +339,20 @@ class Recurrent:
         dc_T)`` for the LSTM, where either may be ``None``), zeros when
         ``None``. Returns a dict keyed ``weight_ih_l0``, ``weight_hh_l0``,
         ``bias_ih_l0``, ``bias_hh_l0``, ``x``, ``h0`` (and ``c0``), each shaped
-        like what it is the gradient of.
+        like what it is the gradient of. Calling it before any forward pass,
+        or with shapes that do not match that pass, raises :class:`ValueError`.
+
+        The gradient of the final state is the gradient of the last output:
+
+        >>> from rnnmem.rnn import RNN
+        >>> model = RNN(1, 1, seed=0)
+        >>> outputs, h = model.forward(np.ones((3, 1, 1)))
+        >>> d_outputs = np.zeros_like(outputs)
+        >>> d_outputs[-1] = 1.0
+        >>> via_outputs = model.backward(d_outputs)
+        >>> via_state = model.backward(np.zeros_like(outputs), d_final_state=np.ones_like(h))
+        >>> via_outputs["x"].shape, bool(np.allclose(via_outputs["h0"], via_state["h0"]))
+        ((3, 1, 1), True)
         """
         if self._cache is None:
             raise ValueError("backward needs a forward pass first: call forward(x) before backward(d_outputs)")
