@@ -1,0 +1,259 @@
+r"""A small bidirectional LSTM language model, in the style of ELMo (Peters et al., 2018, §3.1).
+
+A sentence is read as ids :math:`s_0 = \text{<s>}, s_1, \dots, s_n, s_{n+1} = \text{</s>}`.
+Two language models share one token table :math:`E` (one row per token, of
+width ``dim``) and one output softmax, and have their own stacked LSTMs
+(:class:`rnnmem.LSTM`, ``num_layers`` each, every layer of width ``dim``):
+
+* the **forward** model reads :math:`s_0, \dots, s_n` left to right; its top
+  state at :math:`s_k`, :math:`\overrightarrow{h}_k`, has read
+  :math:`s_0, \dots, s_k` and predicts the next token :math:`s_{k+1}`;
+* the **backward** model reads :math:`s_{n+1}, \dots, s_1` right to left; its
+  top state at :math:`s_k`, :math:`\overleftarrow{h}_k`, has read
+  :math:`s_{n+1}, \dots, s_k` and predicts the previous token :math:`s_{k-1}`.
+
+Each keeps its own target out of its input: the token a state predicts is
+never among the tokens it has read. The training loss (:meth:`BiLM.loss_and_grads`)
+is the mean of the two directions' mean cross-entropies, in nats per token.
+
+The representations of word :math:`s_k` (:meth:`BiLM.layers`) are, for
+layer :math:`j`: :math:`h_{k,0} = [E_{s_k}; E_{s_k}]` (the token's row, twice,
+as ELMo duplicates its context-free layer) and
+:math:`h_{k,j} = [\overrightarrow{h}_{k,j}; \overleftarrow{h}_{k,j}]` for
+:math:`j = 1, \dots, L`, each of width ``2 * dim``. :func:`scalar_mix` forms
+ELMo's task-specific mixture (Peters et al., 2018, eq. 1)
+
+.. math::  \mathrm{ELMo}_k = \gamma \sum_{j=0}^{L} s_j\, h_{k,j}, \qquad s = \operatorname{softmax}(w),
+
+with :math:`w` and :math:`\gamma` parameters of the task, not of the language
+models, and the same for every position :math:`k`.
+
+ELMo's context-free layer is computed from the characters of the word; here
+a plain table of rows stands in for it. Sequences in a batch are padded at
+the end with ``pad_id``, so padding never enters a real position's state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._validate import check_finite, check_positive_int
+from .lstm import LSTM
+from .train import pad_batch, softmax_cross_entropy
+
+__all__ = ["BiLM", "scalar_mix"]
+
+_KEYS = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
+
+
+def scalar_mix(layers: Any, weights: Any = None, gamma: float = 1.0) -> np.ndarray:
+    r"""ELMo's mixture :math:`\gamma \sum_j \operatorname{softmax}(w)_j\, h_j` of a stack of layers.
+
+    ``layers`` has shape ``(J, ...)``, one representation per layer;
+    ``weights`` (the unnormalized :math:`w`, ``(J,)``) defaults to zeros,
+    which weighs every layer equally; ``gamma`` scales the result. Returns an
+    array of shape ``layers.shape[1:]``.
+
+    >>> layers = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> scalar_mix(layers).tolist()
+    [0.5, 0.5]
+    >>> scalar_mix(layers, [0.0, np.log(3.0)], gamma=2.0).round(6).tolist()
+    [0.5, 1.5]
+    >>> scalar_mix(layers, [1.0, 2.0, 3.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: weights must have one entry per layer (2), got 3
+    """
+    h = np.asarray(check_finite("layers", layers), dtype=np.float64)
+    if h.ndim < 1 or h.shape[0] < 1:
+        raise ValueError(f"layers must have a leading axis of at least one layer, got shape {h.shape}")
+    J = h.shape[0]
+    w = np.zeros(J) if weights is None else np.asarray(check_finite("weights", weights), dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != J:
+        raise ValueError(f"weights must have one entry per layer ({J}), got {w.size}")
+    g = float(check_finite("gamma", gamma))
+    s = np.exp(w - w.max())
+    s /= s.sum()
+    return g * np.tensordot(s, h, axes=1)
+
+
+class BiLM:
+    """Forward and backward LSTM language models over one token table and one softmax.
+
+    ``BiLM(vocab_size, dim=32, num_layers=1, pad_id=0, seed=0)``. The
+    parameters (:meth:`parameters`) are the table ``embedding``
+    ``(vocab_size, dim)``, drawn from :math:`N(0, 1)`; for each direction
+    ``d`` in ``forward``, ``backward`` and layer ``l``, the four arrays of an
+    :class:`rnnmem.LSTM` as ``d.l.W_ih``, ``d.l.W_hh``, ``d.l.b_ih``,
+    ``d.l.b_hh``; and the shared softmax ``softmax.weight`` ``(vocab_size,
+    dim)`` and ``softmax.bias``. A sequence is a list of ids that starts with
+    ``<s>`` and ends with ``</s>`` (:meth:`rnnmem.corpus.Vocabulary.encode`).
+
+    >>> model = BiLM(10, dim=4, num_layers=2, seed=0)
+    >>> sorted(model.parameters())[:3]
+    ['backward.0.W_hh', 'backward.0.W_ih', 'backward.0.b_hh']
+    >>> model.layers([1, 5, 6, 7, 2]).shape     # 3 layers, 3 words, 2 * dim
+    (3, 3, 8)
+    """
+
+    def __init__(self, vocab_size: int, *, dim: int = 32, num_layers: int = 1, pad_id: int = 0,
+                 seed: int = 0) -> None:
+        self.vocab_size = check_positive_int("vocab_size", vocab_size)
+        if self.vocab_size < 2:
+            raise ValueError(f"vocab_size must be at least 2 (a language model chooses among tokens), "
+                             f"got {vocab_size!r}")
+        self.dim = check_positive_int("dim", dim)
+        self.num_layers = check_positive_int("num_layers", num_layers)
+        if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)) \
+                or not 0 <= pad_id < self.vocab_size:
+            raise ValueError(f"pad_id must be a whole number from 0 to {self.vocab_size - 1}, got {pad_id!r}")
+        self.pad_id = int(pad_id)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+        rng = np.random.default_rng(int(seed))
+        V, D = self.vocab_size, self.dim
+        self.embedding = rng.standard_normal((V, D))
+        self.lstms = {direction: [LSTM(D, D, seed=rng) for _ in range(self.num_layers)]
+                      for direction in ("forward", "backward")}
+        bound = 1.0 / np.sqrt(D)
+        self.softmax_weight = rng.uniform(-bound, bound, (V, D))
+        self.softmax_bias = np.zeros(V)
+
+    def __repr__(self) -> str:
+        return f"BiLM(vocab_size={self.vocab_size}, dim={self.dim}, num_layers={self.num_layers})"
+
+    def parameters(self) -> dict:
+        """Every parameter array by name: the live arrays, which an optimizer changes in place."""
+        params = {"embedding": self.embedding}
+        for direction, stack in self.lstms.items():
+            for l, lstm in enumerate(stack):
+                for attr in _KEYS.values():
+                    params[f"{direction}.{l}.{attr}"] = getattr(lstm, attr)
+        params["softmax.weight"] = self.softmax_weight
+        params["softmax.bias"] = self.softmax_bias
+        return params
+
+    # ------------------------------------------------------------------ inputs
+
+    def _check_sequences(self, sequences: Any) -> list[np.ndarray]:
+        if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Sequence) or not sequences:
+            raise ValueError(f"sequences must be a non-empty list of sequences of token ids, got {sequences!r}")
+        out = []
+        for k, s in enumerate(sequences):
+            a = np.asarray(s)
+            if a.ndim != 1 or a.size < 3 or a.dtype.kind not in "iu" or a.min() < 0 \
+                    or a.max() >= self.vocab_size:
+                raise ValueError(f"sequences[{k}] must be a list of at least 3 token ids (<s>, a word, </s>) "
+                                 f"from 0 to {self.vocab_size - 1}, got {s!r}")
+            out.append(a)
+        return out
+
+    def _directions(self, seqs: list[np.ndarray]) -> dict:
+        """For each direction: (input ids (T, B), target ids (T, B), mask (T, B))."""
+        out = {}
+        for direction in ("forward", "backward"):
+            read = [s if direction == "forward" else s[::-1] for s in seqs]
+            inputs, mask = pad_batch([r[:-1] for r in read], self.pad_id)
+            targets, _ = pad_batch([r[1:] for r in read], self.pad_id)
+            out[direction] = (inputs, targets, mask)
+        return out
+
+    def _run(self, direction: str, ids: np.ndarray) -> list[np.ndarray]:
+        """The outputs ``(T, B, dim)`` of every layer of one direction, bottom first."""
+        h = self.embedding[ids]
+        outputs = []
+        for lstm in self.lstms[direction]:
+            h, _ = lstm.forward(h)
+            outputs.append(h)
+        return outputs
+
+    # ------------------------------------------------------------------ training
+
+    def loss_and_grads(self, sequences: Sequence[Sequence[int]]) -> tuple[float, dict]:
+        """The loss on a batch of sequences and its gradient with respect to every parameter.
+
+        The loss is the mean of the forward and backward models' mean
+        cross-entropies over the batch's real tokens (nats per token). The
+        gradients are keyed like :meth:`parameters`. This is the function
+        :func:`rnnmem.train.fit` calls.
+
+        >>> model = BiLM(10, dim=4, seed=0)
+        >>> loss, grads = model.loss_and_grads([[1, 5, 6, 2], [1, 7, 2]])
+        >>> round(loss, 4), grads["embedding"].shape
+        (2.3114, (10, 4))
+        """
+        loss, grads, _ = self._loss(self._check_sequences(sequences), with_grads=True)
+        return loss, grads
+
+    def loss(self, sequences: Sequence[Sequence[int]]) -> tuple[float, float]:
+        """The forward and the backward model's mean cross-entropy (nats per token) on ``sequences``."""
+        _, _, per_direction = self._loss(self._check_sequences(sequences), with_grads=False)
+        return per_direction["forward"], per_direction["backward"]
+
+    def _loss(self, seqs: list[np.ndarray], with_grads: bool) -> tuple[float, dict, dict]:
+        D = self.dim
+        grads = {k: np.zeros_like(v) for k, v in self.parameters().items()} if with_grads else {}
+        per_direction = {}
+        for direction, (inputs, targets, mask) in self._directions(seqs).items():
+            outputs = self._run(direction, inputs)
+            top = outputs[-1].reshape(-1, D)
+            logits = top @ self.softmax_weight.T + self.softmax_bias
+            loss, d_logits = softmax_cross_entropy(logits, targets.ravel(), mask.ravel())
+            per_direction[direction] = loss
+            if not with_grads:
+                continue
+            d_logits *= 0.5                                  # the loss is the mean of two directions
+            grads["softmax.weight"] += d_logits.T @ top
+            grads["softmax.bias"] += d_logits.sum(axis=0)
+            d_h = (d_logits @ self.softmax_weight).reshape(outputs[-1].shape)
+            for l in range(self.num_layers - 1, -1, -1):
+                g = self.lstms[direction][l].backward(d_h)
+                for key, attr in _KEYS.items():
+                    grads[f"{direction}.{l}.{attr}"] += g[key]
+                d_h = g["x"]
+            np.add.at(grads["embedding"], inputs.ravel(), d_h.reshape(-1, D))
+        loss = 0.5 * (per_direction["forward"] + per_direction["backward"])
+        return loss, grads, per_direction
+
+    # ------------------------------------------------------------------ representations
+
+    def static_vector(self, token_id: int) -> np.ndarray:
+        """The token's row of the table: the same whatever sentence it is in (a copy)."""
+        if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)) \
+                or not 0 <= token_id < self.vocab_size:
+            raise ValueError(f"token_id must be a whole number from 0 to {self.vocab_size - 1}, got {token_id!r}")
+        return self.embedding[int(token_id)].copy()
+
+    def layers_batch(self, sequences: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """:meth:`layers` of several sequences at once (one padded pass per direction)."""
+        seqs = self._check_sequences(sequences)
+        dirs = self._directions(seqs)
+        forward = self._run("forward", dirs["forward"][0])
+        backward = self._run("backward", dirs["backward"][0])
+        out = []
+        for b, s in enumerate(seqs):
+            n = s.size - 2                               # the words s_1 .. s_n
+            k = np.arange(1, n + 1)
+            static = self.embedding[s[1:n + 1]]
+            stack = [np.concatenate([static, static], axis=1)]
+            for l in range(self.num_layers):
+                # forward input index of s_k is k; backward input index is n + 1 - k
+                stack.append(np.concatenate([forward[l][k, b], backward[l][n + 1 - k, b]], axis=1))
+            out.append(np.stack(stack))
+        return out
+
+    def layers(self, sequence: Sequence[int]) -> np.ndarray:
+        """Every layer's representation of every word of one sequence: ``(L + 1, n, 2 * dim)``.
+
+        Layer 0 is ``[row; row]`` of the token table; layer ``j`` is the
+        forward state (first ``dim`` entries) followed by the backward state
+        (last ``dim``) of LSTM layer ``j``. The ``n`` words are the tokens
+        between ``<s>`` and ``</s>``.
+        """
+        return self.layers_batch([sequence])[0]
+
+    def contextual(self, sequence: Sequence[int], weights: Any = None, gamma: float = 1.0) -> np.ndarray:
+        """ELMo's vector of every word of one sequence, ``(n, 2 * dim)``: :func:`scalar_mix` of :meth:`layers`."""
+        return scalar_mix(self.layers(sequence), weights, gamma)

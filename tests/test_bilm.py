@@ -1,0 +1,175 @@
+"""The bidirectional LSTM language model: exact gradients, no leak of a target, ELMo's mixture."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rnnmem import bilm, corpus, train
+from rnnmem.bilm import BiLM, scalar_mix
+
+BATCH = [[1, 4, 5, 6, 2], [1, 3, 2], [1, 6, 6, 4, 5, 3, 2]]   # different lengths: padding is exercised
+
+
+def test_gradient_of_the_whole_model_matches_finite_differences():
+    model = BiLM(7, dim=2, num_layers=2, seed=1)
+    for p in model.parameters().values():                   # larger weights: gates away from 1/2
+        p *= 2.0
+    loss, grads = model.loss_and_grads(BATCH)
+    eps = 1e-6
+    worst = {}
+    for name, p in model.parameters().items():
+        numeric = np.zeros_like(p)
+        for idx in np.ndindex(*p.shape):
+            keep = p[idx]
+            p[idx] = keep + eps
+            up = model.loss_and_grads(BATCH)[0]
+            p[idx] = keep - eps
+            down = model.loss_and_grads(BATCH)[0]
+            p[idx] = keep
+            numeric[idx] = (up - down) / (2 * eps)
+        scale = max(np.max(np.abs(numeric)), np.max(np.abs(grads[name])), 1e-12)
+        worst[name] = float(np.max(np.abs(numeric - grads[name])) / scale)
+    assert set(worst) == set(model.parameters())
+    assert max(worst.values()) < 1e-6, worst
+    assert np.abs(grads["embedding"][0]).max() == 0.0       # the padding row is never trained
+    assert model.loss_and_grads(BATCH)[0] == loss            # the check left the model as it was
+
+
+def test_the_loss_is_the_mean_of_the_two_directions():
+    model = BiLM(7, dim=3, seed=0)
+    forward, backward = model.loss(BATCH)
+    assert model.loss_and_grads(BATCH)[0] == pytest.approx((forward + backward) / 2, rel=1e-15)
+    assert forward != backward
+
+
+def test_a_forward_state_never_sees_the_next_token_nor_a_backward_state_the_previous():
+    model = BiLM(9, dim=4, num_layers=2, seed=3)
+    D = model.dim
+    base = [1, 3, 4, 5, 6, 7, 2]                  # <s> w1..w5 </s>
+    for t in range(1, 5):                         # change word t+1 (ids index t+1), look at word t
+        changed = list(base)
+        changed[t + 1] = 8
+        a, b = model.layers(base), model.layers(changed)
+        k = t - 1                                 # word t is row t-1 of layers()
+        for layer in range(1, 3):
+            assert np.array_equal(a[layer, k, :D], b[layer, k, :D]), (t, layer)      # forward: unchanged
+            assert not np.allclose(a[layer, k, D:], b[layer, k, D:]), (t, layer)     # backward: moved
+            assert not np.allclose(a[layer, k + 1, :D], b[layer, k + 1, :D])         # forward at t+1 moved
+    for t in range(2, 6):                         # change word t-1, look at word t
+        changed = list(base)
+        changed[t - 1] = 8
+        a, b = model.layers(base), model.layers(changed)
+        k = t - 1
+        for layer in range(1, 3):
+            assert np.array_equal(a[layer, k, D:], b[layer, k, D:]), (t, layer)      # backward: unchanged
+            assert not np.allclose(a[layer, k, :D], b[layer, k, :D]), (t, layer)     # forward: moved
+
+
+def test_both_halves_at_a_word_have_read_that_word():
+    # Each direction's state at s_k has read s_k itself: a misaligned backward
+    # half (the state at s_{k+1}) would not move here.
+    model = BiLM(9, dim=4, seed=3)
+    D = model.dim
+    base = [1, 3, 4, 5, 6, 7, 2]
+    for t in range(1, 6):
+        changed = list(base)
+        changed[t] = 8
+        a, b = model.layers(base)[1, t - 1], model.layers(changed)[1, t - 1]
+        assert not np.allclose(a[:D], b[:D]) and not np.allclose(a[D:], b[D:]), t
+
+
+def test_the_forward_logits_before_a_token_do_not_depend_on_it():
+    # The forward model's prediction of s_{k+1} is a softmax of its top state at s_k:
+    # swapping s_{k+1} leaves every logit up to position k exactly as it was.
+    model = BiLM(9, dim=4, seed=2)
+
+    def logits(seq):
+        top = model._run("forward", np.array(seq[:-1])[:, None])[-1][:, 0]
+        return top @ model.softmax_weight.T + model.softmax_bias
+
+    a, b = logits([1, 3, 4, 5, 2]), logits([1, 3, 4, 7, 2])    # s_3 = 5 becomes 7
+    assert np.array_equal(a[:3], b[:3])                        # predictions of s_1, s_2, s_3
+    assert not np.allclose(a[3], b[3])                         # the prediction of s_4 has read s_3
+
+
+def test_a_batch_gives_what_each_sentence_gives_alone():
+    model = BiLM(7, dim=3, num_layers=2, seed=4)
+    together = model.layers_batch(BATCH)
+    for seq, rep in zip(BATCH, together):
+        alone = model.layers(seq)
+        assert rep.shape == (3, len(seq) - 2, 6)
+        np.testing.assert_allclose(rep, alone, rtol=0, atol=1e-14)
+
+
+def test_the_static_row_is_the_same_in_every_sentence_and_is_layer_zero():
+    model = BiLM(9, dim=4, seed=0)
+    a, b = model.layers([1, 3, 5, 2]), model.layers([1, 7, 8, 5, 4, 2])
+    row = model.static_vector(5)
+    assert np.array_equal(a[0, 1], np.concatenate([row, row])) and np.array_equal(a[0, 1], b[0, 2])
+    assert not np.allclose(a[1, 1], b[1, 2])
+    row[:] = 0.0                                   # a copy: the table is untouched
+    assert model.embedding[5].any()
+
+
+def test_scalar_mix_is_a_softmax_weighted_sum_scaled_by_gamma():
+    rng = np.random.default_rng(0)
+    layers = rng.standard_normal((3, 4, 5))
+    w = np.array([0.3, -1.0, 2.0])
+    s = np.exp(w) / np.exp(w).sum()
+    expected = 1.7 * (s[0] * layers[0] + s[1] * layers[1] + s[2] * layers[2])
+    np.testing.assert_allclose(scalar_mix(layers, w, gamma=1.7), expected, rtol=1e-14)
+    np.testing.assert_allclose(scalar_mix(layers, w + 5.0, gamma=1.7), expected, rtol=1e-13)
+    np.testing.assert_allclose(scalar_mix(layers), layers.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(scalar_mix(layers, [0.0, 0.0, 800.0]), layers[2], rtol=1e-14)
+
+
+def test_the_same_seed_gives_the_same_model_and_the_same_training():
+    data = corpus.make_corpus(48, seed=0)
+    vocab = corpus.Vocabulary(data)
+    seqs = [vocab.encode(s) for s in data]
+    runs = []
+    for _ in range(2):
+        model = BiLM(len(vocab), dim=8, seed=5)
+        h = train.fit(model.parameters(), model.loss_and_grads, seqs, steps=5, batch_size=8, lr=0.02, seed=1)
+        runs.append((h.losses, model.embedding.copy()))
+    assert runs[0][0] == runs[1][0] and np.array_equal(runs[0][1], runs[1][1])
+    assert not np.array_equal(BiLM(len(vocab), dim=8, seed=5).embedding, BiLM(len(vocab), dim=8, seed=6).embedding)
+
+
+def test_training_on_the_corpus_lowers_the_loss_from_log_v():
+    data = corpus.make_corpus(120, seed=0)
+    vocab = corpus.Vocabulary(data)
+    seqs = [vocab.encode(s) for s in data]
+    model = BiLM(len(vocab), dim=16, seed=0)
+    before = model.loss(seqs)
+    assert before == pytest.approx((np.log(len(vocab)),) * 2, abs=0.15)
+    history = train.fit(model.parameters(), model.loss_and_grads, seqs, steps=80, batch_size=16, lr=0.03, seed=0)
+    after = model.loss(seqs)
+    assert max(after) < 1.6 < min(before)
+    assert np.mean(history.losses[-10:]) < 0.5 * np.mean(history.losses[:10])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: BiLM(1), "vocab_size must be at least 2"),
+    (lambda: BiLM(0), "vocab_size must be a whole number >= 1, got 0"),
+    (lambda: BiLM(5, dim=0), "dim must be a whole number >= 1, got 0"),
+    (lambda: BiLM(5, num_layers=1.5), "num_layers must be a whole number >= 1, got 1.5"),
+    (lambda: BiLM(5, pad_id=5), "pad_id must be a whole number from 0 to 4, got 5"),
+    (lambda: BiLM(5, seed=-3), "seed must be a whole number >= 0, got -3"),
+    (lambda: BiLM(5).loss_and_grads([[1, 2]]), r"sequences\[0\] must be a list of at least 3 token ids"),
+    (lambda: BiLM(5).loss_and_grads([[1, 3, 9]]), r"sequences\[0\] must be a list of at least 3 token ids .* from 0 to 4"),
+    (lambda: BiLM(5).loss([]), "sequences must be a non-empty list"),
+    (lambda: BiLM(5).layers([1, 2]), r"sequences\[0\] must be a list of at least 3 token ids"),
+    (lambda: BiLM(5).static_vector(7), "token_id must be a whole number from 0 to 4, got 7"),
+    (lambda: scalar_mix(np.zeros((2, 3)), [1.0]), r"weights must have one entry per layer \(2\), got 1"),
+    (lambda: scalar_mix(np.zeros((2, 3)), gamma=float("inf")), "gamma must be finite, got inf"),
+])
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_module_lists_its_public_names():
+    for name in bilm.__all__:
+        assert hasattr(bilm, name)
