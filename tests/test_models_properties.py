@@ -1,10 +1,14 @@
 """Properties over random shapes and seeds: backpropagation matches finite differences,
 and the sequence path matches the single-step equations.
 
-The finite differences here use ``eps=1e-5``: at the default 1e-6 the rounding
-floor of the differences (see :mod:`rnnmem.gradcheck`) reaches a few 1e-8 for
-blocks with small gradients, too close to the 1e-7 asked for random cases;
-at 1e-5 it stays near 1e-9 while the truncation error is still about 1e-11.
+The finite differences here use ``eps=1e-5``. Their rounding floor (see
+:mod:`rnnmem.gradcheck`) is what limits the check on random cases: a block
+whose whole gradient is about 1e-3 (a GRU's reset gate with H = 1, say) reads
+1e-7 from rounding alone at the default 1e-6 (in 1500 random cases, 10 such
+read above 1e-7, the worst 3.5e-6) and about ten times less at 1e-5 (none
+above 1e-7 in the same 1500; median 2e-10), while truncation stays near 1e-11.
+The examples are drawn from a fixed seed (``derandomize``) so that CI sees
+the same cases on every run.
 """
 
 import numpy as np
@@ -33,25 +37,25 @@ def check(model, T, B, seed, with_state):
     assert result.worst < 1e-7, str(result)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(**SHAPES)
 def test_rnn_gradcheck(T, B, D, H, seed, with_state):
     check(RNN(D, H, seed=seed), T, B, seed, with_state)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(**SHAPES)
 def test_lstm_gradcheck(T, B, D, H, seed, with_state):
     check(LSTM(D, H, seed=seed), T, B, seed, with_state)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(**SHAPES, update=GRU_CONVENTIONS[0], reset=GRU_CONVENTIONS[1])
 def test_gru_gradcheck(T, B, D, H, seed, with_state, update, reset):
     check(GRU(D, H, seed=seed, update=update, reset=reset), T, B, seed, with_state)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(**SHAPES, kind=st.sampled_from(["rnn", "lstm", "gru"]), update=GRU_CONVENTIONS[0],
        reset=GRU_CONVENTIONS[1], scale=st.sampled_from([1.0, 6.0]))
 def test_sequence_matches_steps(T, B, D, H, seed, with_state, kind, update, reset, scale):

@@ -90,11 +90,13 @@ class LSTM(Recurrent):
     ``b_ih`` and ``b_hh`` ``(4H,)``, gates ``i|f|g|o``. The state is ``(h, c)``.
 
     The sequence path computes what :func:`step` computes, arranged for speed:
-    one matrix product for the input projections of all steps, one per step
-    for the recurrence, one for each weight gradient; internally the gate
-    blocks are reordered ``o|i|f|g`` so that the three sigmoid gates are
-    contiguous, and :math:`\sigma(z) = (1 + \tanh(z/2))/2` lets a single
-    ``tanh`` activate all four.
+    one matrix product per gate for the input projections of all steps, one
+    batch of products per step for the recurrence, and one product for each
+    weight gradient over the whole sequence. The gates are stored gate-major,
+    so that each gate's ``(B, H)`` block of a step is contiguous, and a
+    single ``exp`` activates all four, the candidate through
+    :math:`\tanh(z) = 2\sigma(2z) - 1`. Scratch arrays are kept from call to
+    call.
 
     >>> model = LSTM(3, 2, seed=0)
     >>> x = np.ones((5, 1, 3))                       # T=5 steps, B=1, D=3
@@ -111,50 +113,47 @@ class LSTM(Recurrent):
     gate_names = ("i", "f", "g", "o")
     state_names = ("h", "c")
 
-    def _internal_rows(self) -> np.ndarray:
-        """Row indices taking torch order ``i|f|g|o`` to the internal order ``o|i|f|g``."""
-        H = self.hidden_size
-        blocks = np.arange(4 * H).reshape(4, H)
-        return blocks[[3, 0, 1, 2]].ravel()
-
     def _forward(self, x: np.ndarray, state: tuple) -> tuple:
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        rows = self._internal_rows()
+        # Gate-major storage, gates[k, t] = gate k at step t, (B, H) and contiguous,
+        # so that every per-step operation runs over contiguous memory.
         # One exp activates all four gates: the rows are scaled (exactly) so that
-        # 1/(1 + exp(-s z)) is sigma(z) for o, i, f (s = 1) and sigma(2z) for g
+        # 1/(1 + exp(-s z)) is sigma(z) for i, f, o (s = 1) and sigma(2z) for g
         # (s = 2), whence the candidate tanh(z) = 2 sigma(2z) - 1.
-        scale = np.full(4 * H, -1.0, dtype=dtype)
-        scale[3 * H:] = -2.0
-        W_x = self.W_ih[rows] * scale[:, None]
-        W_hT = np.ascontiguousarray((self.W_hh[rows] * scale[:, None]).T)
-        bias = (self.b_ih + self.b_hh)[rows] * scale
+        scale = np.array([-1.0, -1.0, -2.0, -1.0], dtype=dtype)[:, None, None]
+        W_x = self.W_ih.reshape(4, H, D) * scale                    # (4, H, D)
+        W_hT = (self.W_hh.reshape(4, H, H) * scale).transpose(0, 2, 1).copy()
+        bias = (self.b_ih + self.b_hh).reshape(4, 1, H) * scale[:, :, 0:1]
 
-        gates = self._buffer("gates", (T, B, 4 * H))     # sigma(z) for o|i|f, sigma(2z) for g
+        gates = self._buffer("gates", (4, T, B, H))       # sigma(z) for i, f, o; sigma(2z) for g
         candidate = self._buffer("candidate", (T, B, H))
         hidden = self._buffer("hidden", (T + 1, B, H))
         cell = self._buffer("cell", (T + 1, B, H))
         tanh_cell = self._buffer("tanh_cell", (T, B, H))
-        recurrent = self._buffer("recurrent", (B, 4 * H))
+        recurrent = self._buffer("recurrent", (4, B, H))
         written = self._buffer("written", (B, H))
-        np.matmul(x.reshape(T * B, D), W_x.T, out=gates.reshape(T * B, 4 * H))
-        gates += bias
+        x_flat = x.reshape(T * B, D)
+        for k in range(4):
+            np.matmul(x_flat, W_x[k].T, out=gates[k].reshape(T * B, H))
+            gates[k] += bias[k]
         hidden[0], cell[0] = state
-        for t in range(T):
-            g_t = gates[t]
-            np.matmul(hidden[t], W_hT, out=recurrent)
-            g_t += recurrent
-            np.exp(g_t, out=g_t)
-            g_t += 1.0
-            np.reciprocal(g_t, out=g_t)
-            output_gate, input_gate, forget_gate = g_t[:, 0:H], g_t[:, H:2 * H], g_t[:, 2 * H:3 * H]
-            np.multiply(g_t[:, 3 * H:], 2.0, out=candidate[t])
-            candidate[t] -= 1.0
-            np.multiply(forget_gate, cell[t], out=cell[t + 1])
-            np.multiply(input_gate, candidate[t], out=written)
-            cell[t + 1] += written
-            np.tanh(cell[t + 1], out=tanh_cell[t])
-            np.multiply(output_gate, tanh_cell[t], out=hidden[t + 1])
+        input_gate, forget_gate, candidate_gate, output_gate = gates
+        with np.errstate(over="ignore"):        # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
+            for t in range(T):
+                g_t = gates[:, t]
+                np.matmul(hidden[t], W_hT, out=recurrent)
+                g_t += recurrent
+                np.exp(g_t, out=g_t)
+                g_t += 1.0
+                np.reciprocal(g_t, out=g_t)
+                np.multiply(candidate_gate[t], 2.0, out=candidate[t])
+                candidate[t] -= 1.0
+                np.multiply(forget_gate[t], cell[t], out=cell[t + 1])
+                np.multiply(input_gate[t], candidate[t], out=written)
+                cell[t + 1] += written
+                np.tanh(cell[t + 1], out=tanh_cell[t])
+                np.multiply(output_gate[t], tanh_cell[t], out=hidden[t + 1])
         cache = {"x": x, "gates": gates, "candidate": candidate, "hidden": hidden, "cell": cell,
                  "tanh_cell": tanh_cell}
         return hidden[1:].copy(), (hidden[T].copy(), cell[T].copy()), cache
@@ -164,52 +163,47 @@ class LSTM(Recurrent):
             cache[k] for k in ("x", "gates", "candidate", "hidden", "cell", "tanh_cell"))
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        rows = self._internal_rows()
-        output_gate, input_gate, forget_gate = gates[..., 0:H], gates[..., H:2 * H], gates[..., 2 * H:3 * H]
+        input_gate, forget_gate, _, output_gate = gates
 
-        # d_gates[t] (pre-activations, internal order o|i|f|g) is the upstream
-        # gradient times a coefficient known from the forward pass: dh_t for
-        # the output gate, dc_t for the other three. The coefficients first,
-        # for all steps at once: the slope s (1 - s) of every sigmoid (times 4
-        # for the candidate, 1 - g^2 = 4 s (1 - s) with s = sigma(2z)), times
-        # what the gate multiplies.
-        d_gates = self._buffer("d_gates", (T, B, 4 * H))
-        to_cell = self._buffer("to_cell", (T, B, H))   # dc_t += dh_t * to_cell[t]
-        d_gates4 = d_gates.reshape(T, B, 4, H)
-        np.subtract(1.0, gates, out=d_gates)
-        d_gates *= gates
-        np.multiply(d_gates4[:, :, 0], tanh_cell, out=d_gates4[:, :, 0])
-        np.multiply(d_gates4[:, :, 1], candidate, out=d_gates4[:, :, 1])
-        np.multiply(d_gates4[:, :, 2], cell[:-1], out=d_gates4[:, :, 2])
+        # The gradient of a gate's pre-activation is the upstream gradient (dc_t
+        # for i, f, g; dh_t for o) times a coefficient known from the forward
+        # pass: the slope s (1 - s) of its sigmoid (times 4 for the candidate,
+        # 1 - g^2 = 4 s (1 - s) with s = sigma(2z)) times what the gate
+        # multiplies. The coefficients first, for all steps at once.
+        coef = self._buffer("coef", (4, T, B, H))
+        to_cell = self._buffer("to_cell", (T, B, H))            # dc_t += dh_t * to_cell[t]
+        np.subtract(1.0, gates, out=coef)
+        coef *= gates
+        coef[0] *= candidate                                     # i multiplies g
+        coef[1] *= cell[:-1]                                     # f multiplies c_{t-1}
         np.multiply(input_gate, 4.0, out=to_cell)
-        np.multiply(d_gates4[:, :, 3], to_cell, out=d_gates4[:, :, 3])
+        coef[2] *= to_cell                                       # g is multiplied by i
+        coef[3] *= tanh_cell                                     # o multiplies tanh(c_t)
         np.multiply(tanh_cell, tanh_cell, out=to_cell)
         np.subtract(1.0, to_cell, out=to_cell)
         to_cell *= output_gate
 
+        # d_gates[t] holds the pre-activation gradients in torch layout, (B, 4H).
+        d_gates = self._buffer("d_gates", (T, B, 4 * H))
+        d_gates4 = d_gates.reshape(T, B, 4, H)
         dh_T, dc_T = d_final
         d_hidden = self._buffer("d_hidden", (B, H))
         scratch = self._buffer("scratch", (B, H))
         d_cell = np.zeros((B, H), dtype=dtype) if dc_T is None else dc_T.copy()
         d_recurrent = np.zeros((B, H), dtype=dtype) if dh_T is None else dh_T.copy()
-        W_h = self.W_hh[rows]
+        W_h = self.W_hh
         for t in range(T - 1, -1, -1):
             np.add(d_outputs[t], d_recurrent, out=d_hidden)
             np.multiply(d_hidden, to_cell[t], out=scratch)
             d_cell += scratch
-            d_output, d_input_forget_candidate = d_gates4[t, :, 0], d_gates4[t, :, 1:]
-            np.multiply(d_output, d_hidden, out=d_output)
-            np.multiply(d_input_forget_candidate, d_cell[:, None, :], out=d_input_forget_candidate)
-            np.multiply(d_cell, forget_gate[t], out=d_cell)
+            np.multiply(coef[3, t], d_hidden, out=d_gates4[t, :, 3])
+            np.multiply(coef[0:3, t], d_cell, out=d_gates4[t, :, 0:3].transpose(1, 0, 2))
+            d_cell *= forget_gate[t]
             np.matmul(d_gates[t], W_h, out=d_recurrent)
 
         d_flat = d_gates.reshape(T * B, 4 * H)
-        d_W_ih = np.empty_like(self.W_ih)
-        d_W_hh = np.empty_like(self.W_hh)
-        d_bias = np.empty_like(self.b_ih)
-        d_W_ih[rows] = (x.reshape(T * B, D).T @ d_flat).T
-        d_W_hh[rows] = (hidden[:-1].reshape(T * B, H).T @ d_flat).T
-        d_bias[rows] = np.ones(T * B, dtype=dtype) @ d_flat
-        d_x = (d_flat @ self.W_ih[rows]).reshape(T, B, D)
-        return {"weight_ih_l0": d_W_ih, "weight_hh_l0": d_W_hh, "bias_ih_l0": d_bias,
-                "bias_hh_l0": d_bias.copy(), "x": d_x, "h0": d_recurrent, "c0": d_cell}
+        d_bias = np.ones(T * B, dtype=dtype) @ d_flat
+        return {"weight_ih_l0": np.ascontiguousarray((x.reshape(T * B, D).T @ d_flat).T),
+                "weight_hh_l0": np.ascontiguousarray((hidden[:-1].reshape(T * B, H).T @ d_flat).T),
+                "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(),
+                "x": (d_flat @ self.W_ih).reshape(T, B, D), "h0": d_recurrent, "c0": d_cell}
