@@ -1,0 +1,88 @@
+"""The figures and tables of "Counting and scaling": each renders, bad arguments fail by name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "chapters" / "counting-scaling.md"
+WHERE = "docs/chapters/counting-scaling.md"
+
+
+def one(comment: str):
+    (d,) = find_directives("# T\n\n" + comment + "\n", WHERE)
+    return d
+
+
+def test_every_directive_of_the_chapter_renders(tmp_path):
+    directives = find_directives(PAGE.read_text(encoding="utf-8"), WHERE)
+    assert sorted(d.name for d in directives) == ["cell_convention_table", "error_vs_data", "model_tally_table"]
+    renderer = Renderer(tmp_path)
+    for d in directives:
+        item = renderer.render(d)
+        if d.kind == "figure":
+            assert item.content.startswith(b"<?xml") and b"<svg" in item.content
+        else:
+            assert item.content.decode().startswith("| ")
+
+
+def test_model_tally_holds_the_sources_numbers(tmp_path):
+    text = Renderer(tmp_path).render(one("<!-- table: model_tally_table -->")).content.decode()
+    for number in ("15,000,000", "18,006,000", "15,010,000", "30,010,000", "45.45%", "36,012,000",
+                   "**66,022,000**", "4 × 1500 × (1500 + 1500 + 1)", "10,000 × 1500", "1500 × 10,000 + 10,000"):
+        assert number in text
+
+
+def test_model_tally_follows_the_convention_and_tying(tmp_path):
+    r = Renderer(tmp_path)
+    torch_like = r.render(one('<!-- table: model_tally_table convention="pytorch" -->')).content.decode()
+    assert "(1500 + 1500 + 2)" in torch_like and "**66,034,000**" in torch_like
+    tied = r.render(one("<!-- table: model_tally_table tied=True -->")).content.decode()
+    assert "**51,022,000**" in tied and "weights shared with the embedding" in tied
+
+
+def test_convention_table_numbers(tmp_path):
+    lines = Renderer(tmp_path).render(one("<!-- table: cell_convention_table -->")).content.decode().splitlines()
+    assert lines[2:7] == [
+        "| tanh RNN (\\(G = 1\\)) | 300,500 | 301,000 | 300,500 |",
+        "| GRU (\\(G = 3\\)) | 901,500 | 903,000 | 903,000 |",
+        "| LSTM (\\(G = 4\\)) | 1,202,000 | 1,204,000 | 1,202,000 |",
+        "| LSTM − GRU | 300,500 | 301,000 | 299,000 |",
+        "| GRU / LSTM | 0.7500 | 0.7500 | 0.7512 |",
+    ]
+    assert "its GRU holds 901,500" in lines[-1]
+
+
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("<!-- table: model_tally_table vocab=0 -->", "vocab must be a whole number >= 1"),
+        ("<!-- table: model_tally_table d_emb=-3 -->", "d_emb must be a whole number >= 1"),
+        ("<!-- table: model_tally_table d_h=1.5 -->", "d_h must be a whole number >= 1"),
+        ("<!-- table: model_tally_table layers=0 -->", "layers must be a whole number >= 1"),
+        ('<!-- table: model_tally_table cell="transformer" -->', "cell must be one of 'rnn', 'gru', 'lstm'"),
+        ('<!-- table: model_tally_table convention="jax" -->', "convention must be one of"),
+        ('<!-- table: model_tally_table tied="yes" -->', "tied must be one of True, False"),
+        ("<!-- table: model_tally_table tied=True d_h=1000 -->", "d_h must equal d_emb (1500) for a tied readout"),
+        ("<!-- table: model_tally_table output_bias=None -->", "output_bias must be one of True, False"),
+        ("<!-- table: cell_convention_table d_in=0 -->", "d_in must be a whole number >= 1"),
+        ("<!-- table: cell_convention_table d_h=[500] -->", "d_h must be a whole number >= 1"),
+        ('<!-- figure: error_vs_data improvements=[] caption="c" -->', "improvements must be a non-empty list"),
+        ('<!-- figure: error_vs_data improvements=[0.3, 1.2] caption="c" -->',
+         "improvements[1] must be a gate value strictly between 0 and 1"),
+        ('<!-- figure: error_vs_data improvements=["0.4"] caption="c" -->', "improvements[0] must be a number"),
+        ('<!-- figure: error_vs_data data0=0 caption="c" -->', "data0 must be a positive finite number"),
+        ('<!-- figure: error_vs_data error0=-0.1 caption="c" -->', "error0 must be a positive finite number"),
+        ('<!-- figure: error_vs_data target=2 caption="c" -->', "target must be a gate value strictly between 0 and 1"),
+        ('<!-- figure: error_vs_data decades=1.5 caption="c" -->',
+         "decades must reach every marked point: an improvement of 0.3 needs 1.94 decades"),
+    ],
+)
+def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):
+    with pytest.raises(DirectiveError) as info:
+        Renderer(tmp_path).render(one(comment))
+    assert expected in str(info.value)
