@@ -124,6 +124,28 @@ def test_scalar_mix_is_a_softmax_weighted_sum_scaled_by_gamma():
     np.testing.assert_allclose(scalar_mix(layers, [0.0, 0.0, 800.0]), layers[2], rtol=1e-14)
 
 
+def test_layers_at_picks_one_word_per_sentence_layers_first():
+    model = BiLM(9, dim=4, num_layers=2, seed=0)
+    seqs = [[1, 3, 5, 2], [1, 7, 8, 5, 4, 2]]
+    got = model.layers_at(seqs, [1, 2])
+    assert got.shape == (3, 2, 8)
+    np.testing.assert_allclose(got[:, 0], model.layers(seqs[0])[:, 1], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(got[:, 1], model.layers(seqs[1])[:, 2], rtol=0, atol=1e-14)
+
+
+def test_mean_cosines_averages_distinct_pairs_within_and_across():
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal((5, 3))
+    labels = ["x", "y", "x", "x", "y"]
+    c = bilm.cosine_matrix(v)
+    got = bilm.mean_cosines(v, labels)
+    assert list(got) == ["within x", "within y", "across"]
+    assert got["within x"] == pytest.approx(np.mean([c[0, 2], c[0, 3], c[2, 3]]), rel=1e-14)
+    assert got["within y"] == pytest.approx(c[1, 4], rel=1e-14)
+    assert got["across"] == pytest.approx(np.mean([c[i, j] for i in (0, 2, 3) for j in (1, 4)]), rel=1e-14)
+    assert np.allclose(np.diag(c), 1.0) and np.allclose(c, c.T)
+
+
 def test_the_same_seed_gives_the_same_model_and_the_same_training():
     data = corpus.make_corpus(48, seed=0)
     vocab = corpus.Vocabulary(data)
@@ -164,6 +186,12 @@ def test_training_on_the_corpus_lowers_the_loss_from_log_v():
     (lambda: BiLM(5).static_vector(7), "token_id must be a whole number from 0 to 4, got 7"),
     (lambda: scalar_mix(np.zeros((2, 3)), [1.0]), r"weights must have one entry per layer \(2\), got 1"),
     (lambda: scalar_mix(np.zeros((2, 3)), gamma=float("inf")), "gamma must be finite, got inf"),
+    (lambda: BiLM(5).layers_at([[1, 3, 2]], [1]), r"positions\[0\] must be a word index from 0 to 0, got 1"),
+    (lambda: BiLM(5).layers_at([[1, 3, 2]], [0, 0]), "positions must give one word index per sequence"),
+    (lambda: bilm.cosine_matrix(np.zeros((2, 2))), "vectors must be nonzero rows"),
+    (lambda: bilm.cosine_matrix(np.ones(3)), r"vectors must have shape \(N, F\)"),
+    (lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "a", "b"]), "labels must hold at least two labels with at least two rows"),
+    (lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "b"]), r"labels must give one label per row of vectors \(3\), got 2"),
 ])
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):

@@ -1,32 +1,33 @@
 r"""A small bidirectional LSTM language model, in the style of ELMo (Peters et al., 2018, §3.1).
 
-A sentence is read as ids :math:`s_0 = \text{<s>}, s_1, \dots, s_n, s_{n+1} = \text{</s>}`.
+A sentence is read as ids :math:`w_0 = \text{<s>}, w_1, \dots, w_n, w_{n+1} = \text{</s>}`.
 Two language models share one token table :math:`E` (one row per token, of
 width ``dim``) and one output softmax, and have their own stacked LSTMs
 (:class:`rnnmem.LSTM`, ``num_layers`` each, every layer of width ``dim``):
 
-* the **forward** model reads :math:`s_0, \dots, s_n` left to right; its top
-  state at :math:`s_k`, :math:`\overrightarrow{h}_k`, has read
-  :math:`s_0, \dots, s_k` and predicts the next token :math:`s_{k+1}`;
-* the **backward** model reads :math:`s_{n+1}, \dots, s_1` right to left; its
-  top state at :math:`s_k`, :math:`\overleftarrow{h}_k`, has read
-  :math:`s_{n+1}, \dots, s_k` and predicts the previous token :math:`s_{k-1}`.
+* the **forward** model reads :math:`w_0, \dots, w_n` left to right; its top
+  state at :math:`w_t`, :math:`\overrightarrow{h}_t`, has read
+  :math:`w_0, \dots, w_t` and predicts the next token :math:`w_{t+1}`;
+* the **backward** model reads :math:`w_{n+1}, \dots, w_1` right to left; its
+  top state at :math:`w_t`, :math:`\overleftarrow{h}_t`, has read
+  :math:`w_{n+1}, \dots, w_t` and predicts the previous token :math:`w_{t-1}`.
 
 Each keeps its own target out of its input: the token a state predicts is
 never among the tokens it has read. The training loss (:meth:`BiLM.loss_and_grads`)
 is the mean of the two directions' mean cross-entropies, in nats per token.
 
-The representations of word :math:`s_k` (:meth:`BiLM.layers`) are, for
-layer :math:`j`: :math:`h_{k,0} = [E_{s_k}; E_{s_k}]` (the token's row, twice,
+The representations of word :math:`w_t` (:meth:`BiLM.layers`) are, for
+layer :math:`j`: :math:`h_{t,0} = [E_{w_t}; E_{w_t}]` (the token's row, twice,
 as ELMo duplicates its context-free layer) and
-:math:`h_{k,j} = [\overrightarrow{h}_{k,j}; \overleftarrow{h}_{k,j}]` for
+:math:`h_{t,j} = [\overrightarrow{h}_{t,j}; \overleftarrow{h}_{t,j}]` for
 :math:`j = 1, \dots, L`, each of width ``2 * dim``. :func:`scalar_mix` forms
 ELMo's task-specific mixture (Peters et al., 2018, eq. 1)
 
-.. math::  \mathrm{ELMo}_k = \gamma \sum_{j=0}^{L} s_j\, h_{k,j}, \qquad s = \operatorname{softmax}(w),
+.. math::  \mathrm{ELMo}_t = \gamma \sum_{j=0}^{L} s_j\, h_{t,j}, \qquad s = \operatorname{softmax}(a),
 
-with :math:`w` and :math:`\gamma` parameters of the task, not of the language
-models, and the same for every position :math:`k`.
+with :math:`a` and :math:`\gamma` parameters of the task, not of the language
+models, and the same for every position :math:`t`. :func:`cosine_matrix` and
+:func:`mean_cosines` compare the vectors of several occurrences of a word.
 
 ELMo's context-free layer is computed from the characters of the word; here
 a plain table of rows stands in for it. Sequences in a batch are padded at
@@ -43,16 +44,16 @@ from ._validate import check_finite, check_positive_int
 from .lstm import LSTM
 from .train import pad_batch, softmax_cross_entropy
 
-__all__ = ["BiLM", "scalar_mix"]
+__all__ = ["BiLM", "scalar_mix", "cosine_matrix", "mean_cosines"]
 
 _KEYS = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
 
 
 def scalar_mix(layers: Any, weights: Any = None, gamma: float = 1.0) -> np.ndarray:
-    r"""ELMo's mixture :math:`\gamma \sum_j \operatorname{softmax}(w)_j\, h_j` of a stack of layers.
+    r"""ELMo's mixture :math:`\gamma \sum_j \operatorname{softmax}(a)_j\, h_j` of a stack of layers.
 
     ``layers`` has shape ``(J, ...)``, one representation per layer;
-    ``weights`` (the unnormalized :math:`w`, ``(J,)``) defaults to zeros,
+    ``weights`` (the unnormalized :math:`a`, ``(J,)``) defaults to zeros,
     which weighs every layer equally; ``gamma`` scales the result. Returns an
     array of shape ``layers.shape[1:]``.
 
@@ -77,6 +78,52 @@ def scalar_mix(layers: Any, weights: Any = None, gamma: float = 1.0) -> np.ndarr
     s = np.exp(w - w.max())
     s /= s.sum()
     return g * np.tensordot(s, h, axes=1)
+
+
+def cosine_matrix(vectors: Any) -> np.ndarray:
+    r"""Cosine similarities :math:`\langle u, v\rangle / (\|u\|\,\|v\|)` between the rows of ``vectors`` ``(N, F)``.
+
+    >>> cosine_matrix([[1.0, 0.0], [1.0, 1.0], [2.0, 0.0]]).round(4).tolist()
+    [[1.0, 0.7071, 1.0], [0.7071, 1.0, 0.7071], [1.0, 0.7071, 1.0]]
+    """
+    v = np.asarray(check_finite("vectors", vectors), dtype=np.float64)
+    if v.ndim != 2 or v.shape[0] < 1 or v.shape[1] < 1:
+        raise ValueError(f"vectors must have shape (N, F) with N >= 1 and F >= 1, got shape {v.shape}")
+    norms = np.linalg.norm(v, axis=1)
+    if not (norms > 0).all():
+        raise ValueError(f"vectors must be nonzero rows (a zero row has no direction), got a zero row "
+                         f"at index {int(np.argmin(norms))}")
+    u = v / norms[:, None]
+    return np.clip(u @ u.T, -1.0, 1.0)
+
+
+def mean_cosines(vectors: Any, labels: Sequence[str]) -> dict:
+    """Mean cosine between distinct occurrences, within each label and across labels.
+
+    ``vectors`` is ``(N, F)``, one row per occurrence; ``labels`` its ``N``
+    labels (a sense). Returns ``{"within <label>": ..., "across": ...}`` in
+    the order labels first appear: the mean over pairs of different rows
+    with the same label, and over pairs with different labels. Each label
+    needs two rows, and there must be two labels.
+
+    >>> v = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, 1.0]]
+    >>> {k: round(x, 3) for k, x in mean_cosines(v, ["a", "a", "b", "b"]).items()}
+    {'within a': 0.995, 'within b': 0.995, 'across': 0.099}
+    """
+    c = cosine_matrix(vectors)
+    labels = list(labels)
+    if len(labels) != c.shape[0]:
+        raise ValueError(f"labels must give one label per row of vectors ({c.shape[0]}), got {len(labels)}")
+    names = list(dict.fromkeys(labels))
+    lab = np.array([names.index(x) for x in labels])
+    if len(names) < 2 or min(np.bincount(lab)) < 2:
+        raise ValueError(f"labels must hold at least two labels with at least two rows each, got counts "
+                         f"{ {n: int(k) for n, k in zip(names, np.bincount(lab))} }")
+    same = lab[:, None] == lab[None, :]
+    off = ~np.eye(len(lab), dtype=bool)
+    out = {f"within {n}": float(c[same & off & (lab[:, None] == i)].mean()) for i, n in enumerate(names)}
+    out["across"] = float(c[~same].mean())
+    return out
 
 
 class BiLM:
@@ -253,6 +300,23 @@ class BiLM:
         between ``<s>`` and ``</s>``.
         """
         return self.layers_batch([sequence])[0]
+
+    def layers_at(self, sequences: Sequence[Sequence[int]], positions: Sequence[int]) -> np.ndarray:
+        """The layers of one word in each sequence: ``(L + 1, N, 2 * dim)``.
+
+        ``positions[i]`` is the index of the word among the words of
+        ``sequences[i]`` (0 for the word after ``<s>``), as
+        :attr:`rnnmem.corpus.Sentence.position` gives it. The result has the
+        layers first, ready for :func:`scalar_mix`.
+        """
+        reps = self.layers_batch(sequences)
+        positions = list(positions) if isinstance(positions, Sequence) else positions
+        if not isinstance(positions, list) or len(positions) != len(reps):
+            raise ValueError(f"positions must give one word index per sequence ({len(reps)}), got {positions!r}")
+        for i, (p, r) in enumerate(zip(positions, reps)):
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < r.shape[1]:
+                raise ValueError(f"positions[{i}] must be a word index from 0 to {r.shape[1] - 1}, got {p!r}")
+        return np.stack([r[:, p] for r, p in zip(reps, positions)], axis=1)
 
     def contextual(self, sequence: Sequence[int], weights: Any = None, gamma: float = 1.0) -> np.ndarray:
         """ELMo's vector of every word of one sequence, ``(n, 2 * dim)``: :func:`scalar_mix` of :meth:`layers`."""
