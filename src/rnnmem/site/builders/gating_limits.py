@@ -1,0 +1,196 @@
+"""Figures and tables of the chapter "What gating does not fix"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rnnmem import gradcheck, jacobians
+from rnnmem._validate import check_finite, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.lstm import LSTM
+
+from ..registry import figure, table
+from ..style import GRID, PALETTE, new_figure
+from ..tables import Table
+
+#: The two regimes of the chapter, as offsets and scale of :func:`rnnmem.jacobians.random_lstm`.
+SATURATED = {"forget_bias": 6.0, "input_bias": -6.0, "candidate_bias": 4.0}
+STRONG = {"scale": 5.0, "forget_bias": 5.0}
+_REGIME_KEYS = ("scale", "forget_bias", "input_bias", "candidate_bias")
+
+
+def _regime(name: str, value) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"{name} must be a dict of random_lstm settings ({', '.join(_REGIME_KEYS)}), "
+                         f"got {value!r}")
+    unknown = sorted(set(value) - set(_REGIME_KEYS))
+    if unknown:
+        raise ValueError(f"{name} has unknown key(s) {', '.join(map(repr, unknown))}; "
+                         f"allowed: {', '.join(_REGIME_KEYS)}")
+    out = {}
+    for key, v in value.items():
+        out[key] = float(check_positive(f"{name}[{key!r}]", v) if key == "scale" else check_finite(f"{name}[{key!r}]", v))
+    return out
+
+
+def cell_paths(regime: dict, steps: int = 30, hidden: int = 8, input_size: int = 2, seed: int = 0,
+               input_seed: int = 1) -> jacobians.CellPaths:
+    """The carry line and the other paths of a random LSTM in ``regime``, from the zero state.
+
+    Inputs are standard normal from ``input_seed``; weights from
+    :func:`rnnmem.jacobians.random_lstm` with ``seed`` and the regime's settings.
+    """
+    xs = np.random.default_rng(input_seed).standard_normal((steps, input_size))
+    zero = np.zeros(hidden)
+    return jacobians.lstm_cell_paths(xs, zero, zero, **jacobians.random_lstm(input_size, hidden, seed, **regime))
+
+
+def _path_args(steps, hidden, input_size, seed, input_seed, saturated, strong):
+    return (check_positive_int("steps", steps), check_positive_int("hidden", hidden),
+            check_positive_int("input_size", input_size), check_nonnegative_int("seed", seed),
+            check_nonnegative_int("input_seed", input_seed), _regime("saturated", saturated),
+            _regime("strong", strong))
+
+
+@figure()
+def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1, saturated=None, strong=None):
+    """Norms of dc_k/dc_0, of its carry line and of the other paths against k, one panel per regime."""
+    steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
+        steps, hidden, input_size, seed, input_seed, SATURATED if saturated is None else saturated,
+        STRONG if strong is None else strong)
+    fig, axes = new_figure(ncols=2, sharey=True, figsize=(7.2, 3.4))
+    k = np.arange(steps + 1)
+    for ax, regime, title in ((axes[0], sat, "saturated gates"), (axes[1], strg, "strong recurrent weights")):
+        p = cell_paths(regime, steps, hidden, input_size, seed, input_seed)
+        ax.semilogy(k, p.total_norm, color=PALETTE[0], label="all paths  $\\|\\partial c_k/\\partial c_0\\|$")
+        ax.semilogy(k, p.carry_norm, color=PALETTE[1], linestyle="--",
+                    label="carry line  $\\|\\mathrm{diag}(f_1 \\odot \\cdots \\odot f_k)\\|$")
+        nonzero = p.other_norm > 0                       # at k = 1 the carry line is the only path
+        ax.semilogy(k[nonzero], p.other_norm[nonzero], color=PALETTE[2], label="every other path")
+        ax.set_title(title)
+        ax.set_xlim(0, steps)
+        ax.set_xlabel("steps back, $k$")
+    axes[0].set_ylabel("spectral norm")
+    axes[0].set_ylim(1e-3, 30)
+    axes[1].legend(loc="lower right", fontsize=8)
+    return fig
+
+
+@table()
+def cell_paths_table(distances=(1, 5, 10, 20, 30), hidden=8, input_size=2, seed=0, input_seed=1, saturated=None,
+                     strong=None):
+    """At each distance k: the carry line, the other paths and their ratio in both regimes."""
+    if not isinstance(distances, (list, tuple)) or not distances:
+        raise ValueError(f"distances must be a non-empty list of step counts, got {distances!r}")
+    ks = [check_positive_int(f"distances[{j}]", d) for j, d in enumerate(distances)]
+    steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
+        max(ks), hidden, input_size, seed, input_seed, SATURATED if saturated is None else saturated,
+        STRONG if strong is None else strong)
+    a = cell_paths(sat, steps, hidden, input_size, seed, input_seed)
+    b = cell_paths(strg, steps, hidden, input_size, seed, input_seed)
+    rows = []
+    for k in ks:
+        rows.append([str(k), f"{a.carry_norm[k]:.3f}", f"{a.other_norm[k]:.3f}", f"{b.carry_norm[k]:.3f}",
+                     f"{b.other_norm[k]:.3f}", f"{b.other_norm[k] / b.carry_norm[k]:.2f}"])
+    return Table(columns=["\\(k\\)", "saturated: carry line", "saturated: other paths", "strong: carry line",
+                          "strong: other paths", "strong: other / carry"], rows=rows,
+                 notes=f"Spectral norms, \\(H = {hidden}\\) units, inputs of width {input_size}, from the zero "
+                       f"state; weights from seed {seed}, inputs from seed {input_seed}.")
+
+
+@figure()
+def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c0_scale=5.0, show=3):
+    """Simulated |c_t| of a few coordinates against their bound; and |c_t|/bound for every coordinate."""
+    hidden = check_positive_int("hidden", hidden)
+    steps = check_positive_int("steps", steps)
+    seed = check_nonnegative_int("seed", seed)
+    show = check_positive_int("show", show)
+    if show > hidden:
+        raise ValueError(f"show must be at most hidden = {hidden} coordinates, got {show}")
+    chk = jacobians.simulate_cell_bound(hidden, steps, seed, scale=float(check_positive("scale", scale)),
+                                        forget_bias=float(check_finite("forget_bias", forget_bias)),
+                                        c0_scale=float(check_positive("c0_scale", c0_scale)))
+    t = np.arange(steps + 1)
+    ratio = chk.cells[1:] / chk.bounds[1:]
+    order = np.argsort(-ratio.max(axis=0))             # the tightest coordinates first
+    fig, (left, right) = new_figure(ncols=2, figsize=(7.2, 3.4))
+    for n, j in enumerate(order[:show]):
+        colour = PALETTE[n % len(PALETTE)]
+        left.semilogy(t, chk.cells[:, j], color=colour, label=f"$|c_t|$, coordinate {j}")
+        left.semilogy(t, chk.bounds[:, j], color=colour, linestyle="--")
+    left.plot([], [], color="#777777", linestyle="--", label="bound (dashed)")
+    left.set_xlim(0, steps)
+    left.set_xlabel("step $t$")
+    left.set_ylabel("$|c_t|$ and its bound")
+    left.set_title(f"{show} coordinates")
+    for j in range(hidden):
+        right.plot(t[1:], ratio[:, j], color=PALETTE[0], alpha=0.45, linewidth=0.9)
+    right.axhline(1.0, color="#777777", linestyle="--", linewidth=1.0)
+    right.set_xlim(0, steps)
+    right.set_ylim(0, 1.1)
+    right.set_xlabel("step $t$")
+    right.set_ylabel("$|c_t|$ / bound")
+    right.set_title(f"all {hidden} coordinates")
+    right.grid(True, color=GRID)
+    handles, labels = left.get_legend_handles_labels()
+    right.plot([], [], color=PALETTE[0], alpha=0.45, label="right: $|c_t|$ / bound, each coordinate")
+    h2, l2 = right.get_legend_handles_labels()
+    right.legend(handles + h2, ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
+                 loc="center right", fontsize=8)
+    return fig
+
+
+def _sci(value: float) -> str:
+    """``1e-06`` as ``10^{-6}``, ``2e-05`` as ``2 \\times 10^{-5}`` (LaTeX)."""
+    mantissa, exponent = f"{value:.0e}".split("e")
+    power = f"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else f"{mantissa} \\times {power}"
+
+
+_BLOCK_NAMES = {"i": "input gate", "f": "forget gate", "g": "candidate", "o": "output gate"}
+
+
+def _label(name: str) -> tuple[str, str]:
+    """The book's symbol and a description for a gradcheck row named in the equations view."""
+    if name in ("h0", "c0"):
+        return f"\\({name[0]}_0\\)", "initial " + ("hidden state" if name == "h0" else "cell")
+    kind, gate = name.split("_")
+    if kind == "W":
+        return f"\\(W_{{i{gate}}}\\)", f"input weights, {_BLOCK_NAMES[gate]}"
+    if kind == "U":
+        return f"\\(W_{{h{gate}}}\\)", f"recurrent weights, {_BLOCK_NAMES[gate]}"
+    return f"\\(b_{{i{gate}}} + b_{{h{gate}}}\\)", f"bias, {_BLOCK_NAMES[gate]}"
+
+
+def run_gradcheck(hidden: int = 2, input_size: int = 2, steps: int = 5, batch: int = 1, seed: int = 0,
+                  eps: float = 1e-6) -> gradcheck.GradcheckResult:
+    """Finite-difference check of a float64 LSTM from ``seed``, random input and random initial state.
+
+    Rows in the equations' view (twelve parameter blocks), then ``h0`` and ``c0``.
+    """
+    model = LSTM(input_size, hidden, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    x = rng.standard_normal((steps, batch, input_size))
+    state = (0.5 * rng.standard_normal((batch, hidden)), rng.standard_normal((batch, hidden)))
+    return gradcheck.gradcheck(model, x, state, eps=eps, blocks="equations", include_x=False)
+
+
+@table()
+def lstm_gradcheck_table(hidden=2, input_size=2, steps=5, batch=1, seed=0, eps=1e-6):
+    """Worst relative error of backpropagation against central differences, per parameter block and initial state."""
+    hidden = check_positive_int("hidden", hidden)
+    input_size = check_positive_int("input_size", input_size)
+    steps = check_positive_int("steps", steps)
+    batch = check_positive_int("batch", batch)
+    seed = check_nonnegative_int("seed", seed)
+    eps = float(check_positive("eps", eps))
+    result = run_gradcheck(hidden, input_size, steps, batch, seed, eps)
+    rows = []
+    for name, err in result.rows:
+        symbol, what = _label(name)
+        rows.append([symbol, what, f"{err:.1e}"])
+    return Table(columns=["block", "what it is", "worst relative error"], rows=rows,
+                 align=["left", "left", "right"],
+                 notes=f"A float64 LSTM with \\(H = {hidden}\\) units and inputs of width {input_size}, "
+                       f"{steps} steps, batch {batch}, weights from seed {seed}, random initial state; "
+                       f"central differences with \\(\\varepsilon = {_sci(eps)}\\). Worst over all blocks: "
+                       f"{result.worst:.1e}.")
