@@ -80,6 +80,9 @@ def test_arrays_in_arrays_out_and_scalars_in_floats_out():
         (lambda: memory.bias_for_mean_lifetime(1.0), "m"),
         (lambda: memory.sigmoid("x"), "z"),
         (lambda: memory.logit(True), "p"),
+        (lambda: memory.horizon("0.9"), "f"),
+        (lambda: memory.horizon([0.5, "0.9"]), "f"),
+        (lambda: memory.efold_horizon(np.array([True, False])), "f"),
     ],
 )
 def test_bad_input_names_the_argument(call, argument):

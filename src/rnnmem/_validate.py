@@ -42,10 +42,16 @@ def _show(value: Any) -> str:
 
 
 def _as_real(name: str, value: Any) -> np.ndarray:
-    if isinstance(value, (bool, np.bool_)) or value is None:
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         raise ValueError(f"{name} must be a real number, got {_show(value)}")
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        raw = np.asarray(value)
+        if raw.dtype.kind == "O":  # a sequence of Python objects: each must be a real number
+            if not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in raw.ravel()):
+                raise TypeError
+        elif raw.dtype.kind not in "iuf":  # strings, booleans, complex numbers
+            raise TypeError
+        arr = raw.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a real number or an array of them, got {_show(value)}") from None
     if np.isnan(arr).any():
