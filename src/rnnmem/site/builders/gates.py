@@ -1,0 +1,203 @@
+"""Figures and tables of the chapter "Gates: the LSTM and the GRU"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rnnmem import gru, lstm, memory, params, worked
+from rnnmem._validate import check_choice, check_finite, check_open_unit, check_positive_int
+
+from ..registry import figure, table
+from ..style import PALETTE, new_figure
+from ..tables import Table
+
+
+def _gates(name: str, values) -> list[float]:
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ValueError(f"{name} must be a non-empty list of gate values, got {values!r}")
+    return [check_open_unit(f"{name}[{i}]", v) for i, v in enumerate(values)]
+
+
+def _pair(v) -> str:
+    return "(" + ", ".join(f"{float(a):.6f}" for a in v) + ")"
+
+
+@figure()
+def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e-18):
+    """f^n along the cell for each forget value, log axis, with the level line.
+
+    Each line is marked at the last step, or at ``mark`` if it has fallen below
+    ``floor`` (the bottom of the plot) by then.
+    """
+    gates = _gates("gates", gates)
+    steps = check_positive_int("steps", steps)
+    level = check_open_unit("level", level)
+    mark = check_positive_int("mark", mark)
+    if mark > steps:
+        raise ValueError(f"mark must be a step within the plot (at most steps={steps}), got {mark}")
+    floor = check_open_unit("floor", floor)
+    n = np.arange(steps + 1)
+    fig, ax = new_figure(figsize=(6.4, 4.0))
+    for k, f in enumerate(gates):
+        color = PALETTE[k % len(PALETTE)]
+        values = memory.decay(f, n)
+        shown = values >= floor / 10
+        ax.semilogy(n[shown], values[shown], color=color, label=f"forget gate $f = {f:g}$")
+        at = steps if memory.decay(f, steps) >= floor else mark
+        left = memory.decay(f, at)
+        if left < floor:
+            continue
+        text = f"{left:.2%}" if left >= 1e-3 else f"{left:.1e}"
+        ax.plot([at], [left], "o", color=color, markersize=4, clip_on=False)
+        if at == steps:
+            ax.annotate(f"{text} at step {at}", (at, left), textcoords="offset points", xytext=(-6, -6),
+                        ha="right", va="top", color=color)
+        else:
+            ax.annotate(f"{text} at step {at}", (at, left), textcoords="offset points", xytext=(8, 0),
+                        ha="left", va="center", color=color)
+    ax.axhline(level, color="#777777", linestyle="--", linewidth=1.0)
+    ax.annotate(f"{level:.0%} level" if level >= 0.01 else f"level {level:g}", (steps * 0.45, level),
+                textcoords="offset points", xytext=(0, -4), ha="center", va="top", color="#555555")
+    ax.set_xlim(0, steps)
+    ax.set_ylim(floor, 3)
+    ax.set_xlabel("steps back along the cell, $n$")
+    ax.set_ylabel("gradient left, $f^n$")
+    ax.legend(loc="center right")
+    return fig
+
+
+@figure()
+def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
+    """The new GRU state against the update gate z, under both update conventions (one unit, no input)."""
+    h_prev = check_finite("h_prev", h_prev)
+    r = check_open_unit("r", r)
+    mark = check_open_unit("mark", mark)
+    z = np.linspace(0.0, 1.0, 201)
+    fig, ax = new_figure()
+    labels = {"z_keeps": "$h_t = z\\,h_{t-1} + (1-z)\\,n_t$  (PyTorch, Keras, Cho et al.)",
+              "z_writes": "$h_t = (1-z)\\,h_{t-1} + z\\,n_t$  (Chung et al., Olah)"}
+    for k, update in enumerate(("z_keeps", "z_writes")):
+        color = PALETTE[k]
+        h = worked.gru_update(h_prev, z=z, r=r, update=update).h
+        ax.plot(z, h, color=color, label=labels[update])
+        at = worked.gru_update(h_prev, z=mark, r=r, update=update).h
+        ax.plot([mark], [at], "o", color=color, markersize=5)
+        ax.annotate(f"{at:.6f}", (mark, at), textcoords="offset points", xytext=(-8, 0), ha="right",
+                    va="center", color=color)
+    n = worked.gru_update(h_prev, z=mark, r=r).n
+    ax.axhline(h_prev, color="#777777", linestyle=":", linewidth=1.0)
+    ax.axhline(n, color="#777777", linestyle=":", linewidth=1.0)
+    ax.annotate(f"old state {h_prev:g}", (0.0, h_prev), textcoords="offset points", xytext=(4, 4),
+                ha="left", va="bottom", color="#555555")
+    ax.annotate(f"candidate {n:.6f}", (0.0, n), textcoords="offset points", xytext=(4, -4),
+                ha="left", va="top", color="#555555")
+    ax.axvline(mark, color="#999999", linewidth=0.8)
+    ax.set_xlim(0, 1)
+    low, high = min(h_prev, n), max(h_prev, n)
+    pad = 0.15 * (high - low or 1.0)
+    ax.set_ylim(low - pad, high + 2.2 * pad)
+    ax.set_xlabel("update gate $z$")
+    ax.set_ylabel("new state $h_t$")
+    ax.legend(loc="upper center", fontsize=8.5)
+    return fig
+
+
+_USED_BY = {
+    ("z_keeps", "after"): "PyTorch, cuDNN, Keras (default)",
+    ("z_keeps", "before"): "Cho et al. (2014); Keras with `reset_after=False`",
+    ("z_writes", "before"): "Chung et al. (2014), Olah (2015), textbooks",
+    ("z_writes", "after"): "none of these",
+}
+
+
+@table()
+def gru_conventions(h_prev=0.8, z=0.9, r=0.25):
+    """Both update conventions and both reset placements: who uses each, and one scalar and one two-unit step."""
+    h_prev = check_finite("h_prev", h_prev)
+    z, r = check_open_unit("z", z), check_open_unit("r", r)
+    case = worked.two_unit_gru()
+    rows = []
+    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"),
+                          ("z_writes", "after")):
+        one = worked.gru_update(h_prev, z=z, r=r, update=update, reset=reset)
+        two = gru.step(*case, update=update, reset=reset)
+        rows.append([f"`{update}`", f"`{reset}`", _USED_BY[update, reset], f"{one.h:.6f}",
+                     _pair(two.n), _pair(two.h)])
+    return Table(
+        columns=["`update=`", "`reset=`", "used by", "one unit: \\(h_t\\)",
+                 "two units: \\(n_t\\)", "two units: \\(h_t\\)"],
+        rows=rows,
+        align=["left", "left", "left", "right", "right", "right"],
+    )
+
+
+@table()
+def mechanisms(d=100, H=500):
+    """The tanh RNN, the LSTM and the GRU side by side, with their parameter counts for widths d and H."""
+    d, H = check_positive_int("d", d), check_positive_int("H", H)
+    count = {cell: params.layer_count(cell, d, H) for cell in params.CELLS}
+    rows = [
+        ["tanh RNN, no gates", "\\(h_t\\)", "\\(W_{hh}\\), then tanh",
+         "in the same sum, through the same tanh", f"{count['rnn']:,}",
+         "\\(\\operatorname{diag}(1 - h_t^2)\\, W_{hh}\\)"],
+        ["LSTM, gates \\(i, f, o\\)", "\\(c_t\\) and \\(h_t\\)", "\\(f_t\\) scales \\(c_{t-1}\\)",
+         "\\(i_t\\) scales \\(g_t\\); \\(o_t\\) exposes \\(\\tanh c_t\\)", f"{count['lstm']:,}",
+         "\\(\\operatorname{diag}(f_t)\\) along \\(c\\)"],
+        ["GRU, gates \\(r, z\\) (\\(z\\) keeps)", "\\(h_t\\)", "\\(z_t\\) scales \\(h_{t-1}\\)",
+         "\\(1 - z_t\\) scales \\(n_t\\); \\(r_t\\) sets what \\(n_t\\) sees", f"{count['gru']:,}",
+         "\\(\\operatorname{diag}(z_t)\\) plus paths through the gates and \\(n_t\\)"],
+    ]
+    return Table(
+        columns=["cell", "carries", "keeps the old by", "lets the new in by",
+                 f"parameters, \\(d = {d}\\), \\(H = {H}\\)", "one-step derivative along the state"],
+        rows=rows,
+        align=["left", "left", "left", "left", "right", "left"],
+    )
+
+
+@table()
+def gate_costs(d=100, H=500):
+    """Parameters of one layer of each cell under the three bias conventions, and the share of the LSTM."""
+    d, H = check_positive_int("d", d), check_positive_int("H", H)
+    names = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
+    lstm_count = params.layer_count("lstm", d, H)
+    rows = []
+    for cell in params.CELLS:
+        G = params.GATES[cell]
+        one = params.layer_count(cell, d, H)
+        rows.append([names[cell], str(G), f"{one:,}", f"{params.layer_count(cell, d, H, 'pytorch'):,}",
+                     f"{params.layer_count(cell, d, H, 'keras'):,}", f"{one / lstm_count:.2f}"])
+    return Table(
+        columns=["cell", "blocks \\(G\\)", "one bias per block", "PyTorch (two biases)", "Keras (default)",
+                 "share of the LSTM"],
+        rows=rows,
+        align=["left", "right", "right", "right", "right", "right"],
+    )
+
+
+@table()
+def cell_weights(cell="lstm"):
+    """Every weight row of the chapter's two-unit cell (columns x1, x2, h1, h2), its bias and its activation."""
+    cell = check_choice("cell", cell, ("lstm", "gru"))
+    if cell == "lstm":
+        case = worked.two_unit_lstm()
+        s = lstm.step(*case)
+        names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
+    else:
+        case = worked.two_unit_gru()
+        s = gru.step(*case)
+        names, values = ("r", "z", "n"), (s.r, s.z, None)
+    H = case.h_prev.size
+    bias = case.b_ih + case.b_hh
+    rows = []
+    for k, name in enumerate(names):
+        for j in range(H):
+            row = k * H + j
+            weights = [*case.W_ih[row], *case.W_hh[row]]
+            value = "depends on the reset" if values[k] is None else f"{float(values[k][j]):.6f}"
+            rows.append([f"\\({name}\\), unit {j + 1}", *(f"{w:.6f}" for w in weights), f"{bias[row]:g}", value])
+    return Table(
+        columns=["row", "\\(x_1\\)", "\\(x_2\\)", "\\(h_1\\)", "\\(h_2\\)", "bias", "value"],
+        rows=rows,
+        align=["left", "right", "right", "right", "right", "right", "right"],
+    )
