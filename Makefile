@@ -16,6 +16,9 @@ export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 export NO_MKDOCS_2_WARNING := 1
+# One BLAS thread: the book's matrices are small, and threads only contend on a shared machine.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
 HOST := 127.0.0.1
 PORT := 8000
 
