@@ -17,11 +17,13 @@ Modules, each one idea:
 * :mod:`rnnmem.params`: parameter counts under each framework's convention.
 * :mod:`rnnmem.dropout`: what dropout does to a carried state.
 * :mod:`rnnmem.scaling`: error as a power law in data.
+* :mod:`rnnmem.worked`, :mod:`rnnmem.data`: the gates chapter's worked examples, and
+  a saved ``torch.nn.LSTM`` to load without torch.
 * :mod:`rnnmem.corpus`, :mod:`rnnmem.train`, :mod:`rnnmem.bilm`: a toy corpus, a
   small trainer, and a bidirectional LSTM language model in the style of ELMo.
 """
 
-from . import bilm, bptt, clipping, corpus, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, rnn, scaling, train
+from . import bilm, bptt, clipping, corpus, data, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, rnn, scaling, train, worked
 from .bilm import BiLM
 from .gru import GRU
 from .lstm import LSTM
@@ -32,6 +34,6 @@ __version__ = "0.1.0"
 __all__ = [
     "RNN", "LSTM", "GRU", "BiLM",
     "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians",
-    "init", "params", "dropout", "scaling", "corpus", "train", "bilm",
+    "init", "params", "dropout", "scaling", "corpus", "train", "bilm", "worked", "data",
     "__version__",
 ]
