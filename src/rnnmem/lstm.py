@@ -89,14 +89,16 @@ class LSTM(Recurrent):
     parameters are the attributes ``W_ih`` ``(4H, D)``, ``W_hh`` ``(4H, H)``,
     ``b_ih`` and ``b_hh`` ``(4H,)``, gates ``i|f|g|o``. The state is ``(h, c)``.
 
-    The sequence path computes what :func:`step` computes, arranged for speed:
-    one matrix product per gate for the input projections of all steps, one
-    batch of products per step for the recurrence, and one product for each
-    weight gradient over the whole sequence. The gates are stored gate-major,
-    so that each gate's ``(B, H)`` block of a step is contiguous, and a
-    single ``exp`` activates all four, the candidate through
-    :math:`\tanh(z) = 2\sigma(2z) - 1`. Scratch arrays are kept from call to
-    call.
+    The sequence path computes what :func:`step` computes, arranged for speed.
+    Row ``t`` of one array holds ``[h_t, x_t, 1]``, so that a single batch of
+    matrix products per step, with the stacked weights ``[W_hh, W_ih, b]``,
+    gives all four pre-activations, and a single product over the whole
+    sequence gives every weight and bias gradient. The gates are stored
+    gate-major, each gate's ``(B, H)`` block of a step contiguous, and one
+    ``exp`` activates all four, the candidate through
+    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass works through the
+    sequence in chunks of steps small enough to stay in cache. Scratch arrays
+    are kept from call to call.
 
     >>> model = LSTM(3, 2, seed=0)
     >>> x = np.ones((5, 1, 3))                       # T=5 steps, B=1, D=3
@@ -116,34 +118,34 @@ class LSTM(Recurrent):
     def _forward(self, x: np.ndarray, state: tuple) -> tuple:
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
+        K = H + D + 1
         # Gate-major storage, gates[k, t] = gate k at step t, (B, H) and contiguous,
         # so that every per-step operation runs over contiguous memory.
+        # Row t of `inputs` is [h_t, x_t, 1]: one product per step with the stacked
+        # weights [W_hh, W_ih, b_ih + b_hh] gives every pre-activation, and in
+        # backward one product gives every weight and bias gradient.
         # One exp activates all four gates: the rows are scaled (exactly) so that
         # 1/(1 + exp(-s z)) is sigma(z) for i, f, o (s = 1) and sigma(2z) for g
         # (s = 2), whence the candidate tanh(z) = 2 sigma(2z) - 1.
         scale = np.array([-1.0, -1.0, -2.0, -1.0], dtype=dtype)[:, None, None]
-        W_x = self.W_ih.reshape(4, H, D) * scale                    # (4, H, D)
-        W_hT = (self.W_hh.reshape(4, H, H) * scale).transpose(0, 2, 1).copy()
-        bias = (self.b_ih + self.b_hh).reshape(4, 1, H) * scale[:, :, 0:1]
+        W = np.concatenate([self.W_hh, self.W_ih, (self.b_ih + self.b_hh)[:, None]], axis=1)
+        W_T = (W.reshape(4, H, K) * scale).transpose(0, 2, 1).copy()      # (4, K, H)
 
+        inputs = self._buffer("inputs", (T + 1, B, K))
         gates = self._buffer("gates", (4, T, B, H))       # sigma(z) for i, f, o; sigma(2z) for g
         candidate = self._buffer("candidate", (T, B, H))
-        hidden = self._buffer("hidden", (T + 1, B, H))
         cell = self._buffer("cell", (T + 1, B, H))
         tanh_cell = self._buffer("tanh_cell", (T, B, H))
-        recurrent = self._buffer("recurrent", (4, B, H))
         written = self._buffer("written", (B, H))
-        x_flat = x.reshape(T * B, D)
-        for k in range(4):
-            np.matmul(x_flat, W_x[k].T, out=gates[k].reshape(T * B, H))
-            gates[k] += bias[k]
-        hidden[0], cell[0] = state
+        inputs[:T, :, H:H + D] = x
+        inputs[:T, :, H + D] = 1.0
+        inputs[T, :, H:] = 0.0
+        inputs[0, :, :H], cell[0] = state
         input_gate, forget_gate, candidate_gate, output_gate = gates
         with np.errstate(over="ignore"):        # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
             for t in range(T):
                 g_t = gates[:, t]
-                np.matmul(hidden[t], W_hT, out=recurrent)
-                g_t += recurrent
+                np.matmul(inputs[t], W_T, out=g_t)
                 np.exp(g_t, out=g_t)
                 g_t += 1.0
                 np.reciprocal(g_t, out=g_t)
@@ -153,57 +155,67 @@ class LSTM(Recurrent):
                 np.multiply(input_gate[t], candidate[t], out=written)
                 cell[t + 1] += written
                 np.tanh(cell[t + 1], out=tanh_cell[t])
-                np.multiply(output_gate[t], tanh_cell[t], out=hidden[t + 1])
-        cache = {"x": x, "gates": gates, "candidate": candidate, "hidden": hidden, "cell": cell,
+                np.multiply(output_gate[t], tanh_cell[t], out=inputs[t + 1, :, :H])
+        cache = {"x": x, "inputs": inputs, "gates": gates, "candidate": candidate, "cell": cell,
                  "tanh_cell": tanh_cell}
-        return hidden[1:].copy(), (hidden[T].copy(), cell[T].copy()), cache
+        hidden = inputs[1:, :, :H]
+        return hidden.copy(), (hidden[T - 1].copy(), cell[T].copy()), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
-        x, gates, candidate, hidden, cell, tanh_cell = (
-            cache[k] for k in ("x", "gates", "candidate", "hidden", "cell", "tanh_cell"))
+        x, inputs, gates, candidate, cell, tanh_cell = (
+            cache[k] for k in ("x", "inputs", "gates", "candidate", "cell", "tanh_cell"))
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
+        K = H + D + 1
         input_gate, forget_gate, _, output_gate = gates
 
         # The gradient of a gate's pre-activation is the upstream gradient (dc_t
         # for i, f, g; dh_t for o) times a coefficient known from the forward
         # pass: the slope s (1 - s) of its sigmoid (times 4 for the candidate,
         # 1 - g^2 = 4 s (1 - s) with s = sigma(2z)) times what the gate
-        # multiplies. The coefficients first, for all steps at once.
-        coef = self._buffer("coef", (4, T, B, H))
-        to_cell = self._buffer("to_cell", (T, B, H))            # dc_t += dh_t * to_cell[t]
-        np.subtract(1.0, gates, out=coef)
-        coef *= gates
-        coef[0] *= candidate                                     # i multiplies g
-        coef[1] *= cell[:-1]                                     # f multiplies c_{t-1}
-        np.multiply(input_gate, 4.0, out=to_cell)
-        coef[2] *= to_cell                                       # g is multiplied by i
-        coef[3] *= tanh_cell                                     # o multiplies tanh(c_t)
-        np.multiply(tanh_cell, tanh_cell, out=to_cell)
-        np.subtract(1.0, to_cell, out=to_cell)
-        to_cell *= output_gate
-
-        # d_gates[t] holds the pre-activation gradients in torch layout, (B, 4H).
-        d_gates = self._buffer("d_gates", (T, B, 4 * H))
-        d_gates4 = d_gates.reshape(T, B, 4, H)
+        # multiplies. The coefficients are computed for a chunk of steps at a
+        # time, small enough to stay in cache while the chunk's steps use them.
+        chunk = max(1, min(T, 2**16 // (4 * B * H)))
+        coef = self._buffer("coef", (4, chunk, B, H))
+        to_cell = self._buffer("to_cell", (chunk, B, H))         # dc_t += dh_t * to_cell[t]
+        d_gates = self._buffer("d_gates", (4, chunk, B, H))      # gate-major, like the gates
+        d_flat = self._buffer("d_flat", (T, B, 4 * H))           # torch layout, for the products
+        d_gate_terms = self._buffer("d_gate_terms", (4, B, H))
         dh_T, dc_T = d_final
         d_hidden = self._buffer("d_hidden", (B, H))
         scratch = self._buffer("scratch", (B, H))
         d_cell = np.zeros((B, H), dtype=dtype) if dc_T is None else dc_T.copy()
         d_recurrent = np.zeros((B, H), dtype=dtype) if dh_T is None else dh_T.copy()
-        W_h = self.W_hh
-        for t in range(T - 1, -1, -1):
-            np.add(d_outputs[t], d_recurrent, out=d_hidden)
-            np.multiply(d_hidden, to_cell[t], out=scratch)
-            d_cell += scratch
-            np.multiply(coef[3, t], d_hidden, out=d_gates4[t, :, 3])
-            np.multiply(coef[0:3, t], d_cell, out=d_gates4[t, :, 0:3].transpose(1, 0, 2))
-            d_cell *= forget_gate[t]
-            np.matmul(d_gates[t], W_h, out=d_recurrent)
+        W_h = self.W_hh.reshape(4, H, H)
+        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
+            steps = slice(start, min(start + chunk, T))
+            n = steps.stop - start
+            c, tc, s = coef[:, :n], to_cell[:n], gates[:, steps]
+            np.subtract(1.0, s, out=c)
+            c *= s
+            c[0] *= candidate[steps]                            # i multiplies g
+            c[1] *= cell[start:steps.stop]                      # f multiplies c_{t-1}
+            np.multiply(input_gate[steps], 4.0, out=tc)
+            c[2] *= tc                                          # g is multiplied by i
+            c[3] *= tanh_cell[steps]                            # o multiplies tanh(c_t)
+            np.multiply(tanh_cell[steps], tanh_cell[steps], out=tc)
+            np.subtract(1.0, tc, out=tc)
+            tc *= output_gate[steps]
+            for j in range(n - 1, -1, -1):
+                t = start + j
+                np.add(d_outputs[t], d_recurrent, out=d_hidden)
+                np.multiply(d_hidden, tc[j], out=scratch)
+                d_cell += scratch
+                np.multiply(c[3, j], d_hidden, out=d_gates[3, j])
+                np.multiply(c[0:3, j], d_cell, out=d_gates[0:3, j])
+                d_cell *= forget_gate[t]
+                np.matmul(d_gates[:, j], W_h, out=d_gate_terms)     # dh_{t-1}, a sum over gates
+                np.add.reduce(d_gate_terms, axis=0, out=d_recurrent)
+            np.copyto(d_flat[steps].reshape(n, B, 4, H), d_gates[:, :n].transpose(1, 2, 0, 3))
 
-        d_flat = d_gates.reshape(T * B, 4 * H)
-        d_bias = np.ones(T * B, dtype=dtype) @ d_flat
-        return {"weight_ih_l0": np.ascontiguousarray((x.reshape(T * B, D).T @ d_flat).T),
-                "weight_hh_l0": np.ascontiguousarray((hidden[:-1].reshape(T * B, H).T @ d_flat).T),
+        d_flat = d_flat.reshape(T * B, 4 * H)
+        d_W = d_flat.T @ inputs[:T].reshape(T * B, K)              # (4H, K): [dW_hh, dW_ih, db]
+        d_bias = d_W[:, H + D].copy()
+        return {"weight_ih_l0": d_W[:, H:H + D].copy(), "weight_hh_l0": d_W[:, :H].copy(),
                 "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(),
                 "x": (d_flat @ self.W_ih).reshape(T, B, D), "h0": d_recurrent, "c0": d_cell}

@@ -9,6 +9,10 @@ ratios (rnnmem / torch; the target is at most 1.3) and the rate of each in
 GFLOP/s, counting matrix-product FLOPs only: ``2 T B 4H (D + H)`` for the
 forward pass and twice that for the backward pass.
 
+Each run is timed twice: wall-clock time, and the CPU time of this process
+(``time.process_time``), which leaves out the time other programs on a shared
+machine take the core away; on a quiet machine the two agree.
+
 numpy's BLAS is held to one thread with threadpoolctl where it is installed,
 otherwise through ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and
 ``MKL_NUM_THREADS`` set before numpy is imported; the script prints which
@@ -90,11 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         outputs, _ = reference(x_t, (h0_t, c0_t))
         outputs.backward(dy_t)
 
-    def timed(fn) -> float:
-        start = time.perf_counter()
+    def timed(fn) -> tuple:
+        wall, cpu = time.perf_counter(), time.process_time()
         fn()
-        return time.perf_counter() - start
+        return time.perf_counter() - wall, time.process_time() - cpu
 
+    load = os.getloadavg()
     limits = threadpool_limits(limits=1, user_api="blas") if threadpool_limits is not None else None
     try:
         for _ in range(args.warmup):
@@ -113,18 +118,23 @@ def main(argv: list[str] | None = None) -> int:
         if limits is not None:
             limits.restore_original_limits()
 
-    ratio = statistics.median(a / b for a, b in zip(ours, theirs))
-    med_ours, med_theirs = statistics.median(ours), statistics.median(theirs)
     print(f"LSTM forward+backward, T={T} B={B} D={D} H={H} float32, {args.repeats} alternating runs each")
     print(f"numpy: {np.__version__}, BLAS: {blas}")
     print(f"torch: {torch.__version__}, {torch.get_num_threads()} thread(s)")
     coretype = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
     if coretype:
         print(f"note: {coretype} is set and may slow numpy's OpenBLAS")
+    print(f"load average before the runs: {load[0]:.2f} (cores: {os.cpu_count()})")
     print(f"matmul FLOPs per run: {flops / 1e9:.3f} G (forward {forward_flops / 1e9:.3f} G, backward twice that)")
-    print(f"rnnmem median {med_ours * 1e3:8.2f} ms  {flops / med_ours / 1e9:6.1f} GFLOP/s")
-    print(f"torch  median {med_theirs * 1e3:8.2f} ms  {flops / med_theirs / 1e9:6.1f} GFLOP/s")
-    print(f"median ratio rnnmem/torch: {ratio:.3f} (target <= 1.3)")
+    for k, clock in enumerate(("wall-clock", "CPU time")):
+        mine = [run[k] for run in ours]
+        other = [run[k] for run in theirs]
+        ratio = statistics.median(a / b for a, b in zip(mine, other))
+        med_ours, med_theirs = statistics.median(mine), statistics.median(other)
+        print(f"{clock}:")
+        print(f"  rnnmem median {med_ours * 1e3:8.2f} ms  {flops / med_ours / 1e9:6.1f} GFLOP/s")
+        print(f"  torch  median {med_theirs * 1e3:8.2f} ms  {flops / med_theirs / 1e9:6.1f} GFLOP/s")
+        print(f"  median ratio rnnmem/torch: {ratio:.3f} (target <= 1.3)")
     return 0
 
 
