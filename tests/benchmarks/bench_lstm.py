@@ -51,9 +51,30 @@ def blas_report() -> str:
                              f"{os.path.basename(pool.get('filepath', ''))}")
         return "; ".join(lines) or "no BLAS found by threadpoolctl"
     blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-    threads = os.environ.get("OPENBLAS_NUM_THREADS")
-    return (f"{blas.get('name')} {blas.get('version')}, OPENBLAS_NUM_THREADS={threads} "
-            f"(threadpoolctl not installed: the thread count is the environment's)")
+    return (f"{blas.get('name')} {blas.get('version')}, {openblas_threads()} "
+            "(threadpoolctl not installed)")
+
+
+def openblas_threads() -> str:
+    """The thread count OpenBLAS reports, asked through ctypes; else the environment's setting."""
+    import ctypes
+    import glob
+
+    pattern = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*")
+    for path in glob.glob(pattern):
+        lib = ctypes.CDLL(path)
+        core = ""
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                     "openblas_get_corename64_", "openblas_get_corename"):
+            if hasattr(lib, name):
+                getattr(lib, name).restype = ctypes.c_char_p
+                core = f", kernel {getattr(lib, name)().decode()}"
+                break
+        for name in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                     "openblas_get_num_threads64_", "openblas_get_num_threads"):
+            if hasattr(lib, name):
+                return f"{getattr(lib, name)()} thread(s) reported by OpenBLAS{core}"
+    return f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')} (thread count not queried)"
 
 
 def main(argv: list[str] | None = None) -> int:
