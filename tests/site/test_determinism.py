@@ -79,5 +79,6 @@ def test_second_build_is_byte_identical(site_dir, tmp_path):
         if not filecmp.cmp(a, b, shallow=False) and not same_allowing(rel, a, b):
             problems.append(f"differs: {rel}")
     assert not problems, (
-        f"two builds of the same sources differ (SOURCE_DATE_EPOCH={env['SOURCE_DATE_EPOCH']}); "
-        "if the sources changed since ./site was built, run `make build` first:\n" + "\n".join(problems))
+        f"two builds of the same sources differ (SOURCE_DATE_EPOCH={env['SOURCE_DATE_EPOCH']}). If the sources "
+        "changed since ./site was built, run `make build` first; a difference that remains comes from the build "
+        "itself, or from output that ./.cache holds and an empty cache does not reproduce:\n" + "\n".join(problems))
