@@ -355,3 +355,25 @@ def test_parameters_are_live():
     model.parameters()["bias_hh_l0"][:] += 1.0
     after, _ = model.forward(x)
     assert not np.allclose(before, after)
+
+
+def test_missing_torch_skips_here_and_fails_under_ci(monkeypatch):
+    """The helper of tests/conftest.py: without torch, skip with the reason; under CI, fail."""
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("torch_helper", Path(__file__).with_name("conftest.py"))
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+
+    def no_torch(name):
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(helper, "importlib", SimpleNamespace(import_module=no_torch))
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="torch is not installed"):
+        helper.require_torch()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set and torch is not installed"):
+        helper.require_torch()
