@@ -139,7 +139,6 @@ class LSTM(Recurrent):
         written = self._buffer("written", (B, H))
         inputs[:T, :, H:H + D] = x
         inputs[:T, :, H + D] = 1.0
-        inputs[T, :, H:] = 0.0
         inputs[0, :, :H], cell[0] = state
         input_gate, forget_gate, candidate_gate, output_gate = gates
         with np.errstate(over="ignore"):        # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
