@@ -42,7 +42,7 @@ def test_lstm_rows_in_both_views():
     assert torch_view[:4] == ["W_ih[i]", "W_ih[f]", "W_ih[g]", "W_ih[o]"]
     assert torch_view[12:] == ["b_hh[i]", "b_hh[f]", "b_hh[g]", "b_hh[o]", "h0", "c0", "x"]
     equations = [name for name, _ in gradcheck(model, x, state, blocks="equations", include_x=False).rows]
-    assert equations == ["W_i", "W_f", "W_g", "W_o", "U_i", "U_f", "U_g", "U_o",
+    assert equations == ["W_ii", "W_if", "W_ig", "W_io", "W_hi", "W_hf", "W_hg", "W_ho",
                          "b_i", "b_f", "b_g", "b_o", "h0", "c0"]
 
 
@@ -50,13 +50,13 @@ def test_gru_and_rnn_rows():
     after = GRU(2, 3, seed=0)
     x, h = data(after, T=3)
     rows = [name for name, _ in gradcheck(after, x, h, blocks="equations").rows]
-    assert rows == ["W_r", "W_z", "W_n", "U_r", "U_z", "U_n", "b_r", "b_z", "b_in", "b_hn", "h0", "x"]
+    assert rows == ["W_ir", "W_iz", "W_in", "W_hr", "W_hz", "W_hn", "b_r", "b_z", "b_in", "b_hn", "h0", "x"]
     before = GRU(2, 3, seed=0, reset="before")
     rows = [name for name, _ in gradcheck(before, x, h, blocks="equations").rows]
     assert rows[6:9] == ["b_r", "b_z", "b_n"]
     rnn = RNN(2, 3, seed=0)
     assert [n for n, _ in gradcheck(rnn, x, h).rows] == ["W_ih", "W_hh", "b_ih", "b_hh", "h0", "x"]
-    assert [n for n, _ in gradcheck(rnn, x, h, blocks="equations").rows] == ["W", "U", "b", "h0", "x"]
+    assert [n for n, _ in gradcheck(rnn, x, h, blocks="equations").rows] == ["W_ih", "W_hh", "b", "h0", "x"]
 
 
 class ForgetGateSlip(LSTM):

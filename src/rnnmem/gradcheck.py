@@ -26,9 +26,11 @@ Two views of the parameter blocks:
 * ``blocks="torch"`` (default): each of PyTorch's four arrays split by gate,
   ``W_ih[i]``, ``W_ih[f]``, ..., ``b_hh[o]``: 16 rows for the LSTM, 12 for the
   GRU, 4 for the tanh RNN (whose single block has no gate suffix);
-* ``blocks="equations"``: the blocks of the chapters' equations, input weights
-  ``W_g``, recurrent weights ``U_g`` and one bias ``b_g`` per gate ``g``: the
-  twelve parameter blocks of the LSTM, 3 for the RNN. The bias of an equation
+* ``blocks="equations"``: the blocks of the chapters' equations, named as the
+  book writes them (see the conventions page): input weights ``W_ig``,
+  recurrent weights ``W_hg`` and one bias ``b_g`` per gate ``g`` (``W_ii``,
+  ``W_if``, ..., ``W_ho``, ``b_i``, ..., ``b_o``): the twelve parameter blocks
+  of the LSTM; ``W_ih``, ``W_hh`` and ``b`` for the tanh RNN. The bias of an equation
   is the sum ``b_ih + b_hh``; its finite difference moves that sum, and both
   of PyTorch's bias gradients are compared with it (the worse is reported).
   The GRU's candidate under ``reset="after"`` keeps two rows, ``b_in`` and
@@ -149,7 +151,7 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
     >>> from rnnmem.lstm import LSTM
     >>> result = gradcheck(LSTM(2, 3, seed=0), np.ones((4, 2, 2)), blocks="equations")
     >>> [name for name, _ in result.rows][:5]
-    ['W_i', 'W_f', 'W_g', 'W_o', 'U_i']
+    ['W_ii', 'W_if', 'W_ig', 'W_io', 'W_hi']
     >>> len(result.rows), result.worst < 1e-7
     (15, True)
     """
@@ -215,11 +217,11 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
                 fd = numeric(params[key], rows_of_gate)
                 rows.append((name, relative_error(analytic[key][rows_of_gate], fd)))
     else:
-        suffix = (lambda gate: "") if G == 1 else (lambda gate: f"_{gate}")
-        for key, letter in (("weight_ih_l0", "W"), ("weight_hh_l0", "U")):
+        for key, source in (("weight_ih_l0", "i"), ("weight_hh_l0", "h")):
             for gate, rows_of_gate in gate_rows:
                 fd = numeric(params[key], rows_of_gate)
-                rows.append((letter + suffix(gate), relative_error(analytic[key][rows_of_gate], fd)))
+                name = f"W_{source}h" if G == 1 else f"W_{source}{gate}"
+                rows.append((name, relative_error(analytic[key][rows_of_gate], fd)))
         separate = getattr(model, "reset", None) == "after"
         for gate, rows_of_gate in gate_rows:
             if separate and gate == "n":
@@ -230,7 +232,7 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
             fd = numeric(params["bias_ih_l0"], rows_of_gate)   # moves b_ih + b_hh
             err = max(relative_error(analytic["bias_ih_l0"][rows_of_gate], fd),
                       relative_error(analytic["bias_hh_l0"][rows_of_gate], fd))
-            rows.append(("b" + suffix(gate), err))
+            rows.append(("b" if G == 1 else f"b_{gate}", err))
     for part, array in zip(parts, initial):
         rows.append((f"{part}0", relative_error(analytic[f"{part}0"], numeric(array, ...))))
     if include_x:

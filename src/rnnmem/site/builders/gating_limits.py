@@ -153,12 +153,12 @@ def _label(name: str) -> tuple[str, str]:
     """The book's symbol and a description for a gradcheck row named in the equations view."""
     if name in ("h0", "c0"):
         return f"\\({name[0]}_0\\)", "initial " + ("hidden state" if name == "h0" else "cell")
-    kind, gate = name.split("_")
+    kind, sub = name.split("_")
     if kind == "W":
-        return f"\\(W_{{i{gate}}}\\)", f"input weights, {_BLOCK_NAMES[gate]}"
-    if kind == "U":
-        return f"\\(W_{{h{gate}}}\\)", f"recurrent weights, {_BLOCK_NAMES[gate]}"
-    return f"\\(b_{{i{gate}}} + b_{{h{gate}}}\\)", f"bias, {_BLOCK_NAMES[gate]}"
+        source, gate = sub[0], sub[1]
+        what = "input weights" if source == "i" else "recurrent weights"
+        return f"\\(W_{{{sub}}}\\)", f"{what}, {_BLOCK_NAMES[gate]}"
+    return f"\\(b_{{i{sub}}} + b_{{h{sub}}}\\)", f"bias, {_BLOCK_NAMES[sub]}"
 
 
 def run_gradcheck(hidden: int = 2, input_size: int = 2, steps: int = 5, batch: int = 1, seed: int = 0,
