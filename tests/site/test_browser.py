@@ -57,6 +57,7 @@ class Visit:
     foreign_requests: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
     requests: int = 0
+    pending: dict = field(default_factory=dict)  # request -> URL, until it finishes or fails
 
     def problems(self) -> list[str]:
         return ([f"console error: {m}" for m in self.console_errors]
@@ -86,6 +87,7 @@ def start_page(context, base: str, rel: str):
 
     def on_request(request):
         record.requests += 1
+        record.pending[request] = request.url
         if is_foreign(request.url):
             record.foreign_requests.append(request.url)
 
@@ -94,6 +96,7 @@ def start_page(context, base: str, rel: str):
             record.failed_requests.append(f"{response.url} (HTTP {response.status})")
 
     def on_failed(request):
+        record.pending.pop(request, None)
         if not is_foreign(request.url):  # foreign ones are reported already
             record.failed_requests.append(f"{request.url} ({request.failure})")
 
@@ -105,6 +108,7 @@ def start_page(context, base: str, rel: str):
     page.on("request", on_request)
     page.on("response", on_response)
     page.on("requestfailed", on_failed)
+    page.on("requestfinished", lambda request: record.pending.pop(request, None))
     page.on("console", on_console)
     page.on("pageerror", lambda exc: record.page_errors.append(str(exc)))
     page.goto(url_of(base, rel), wait_until="commit")
@@ -159,20 +163,6 @@ def prefetcher(browser, site_server, site_dir):
     context.close()
 
 
-@pytest.fixture
-def open_page(browser, site_server):
-    """open_page(rel) -> (page, record) in a fresh context of its own."""
-    contexts = []
-
-    def open_(rel: str):
-        contexts.append(new_context(browser))
-        return visit_page(contexts[-1], site_server, rel)
-
-    yield open_
-    for context in contexts:
-        context.close()
-
-
 def wait_for_mathjax(page) -> None:
     """Wait until MathJax has started and finished the typesetting queued so far."""
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise"
@@ -218,13 +208,23 @@ def test_page_loads_cleanly(prefetcher, site_dir, html_page):
     page, record = prefetcher.take(html_page)
     try:
         problems = check_page(page, html)
-        # Let late requests (fonts, search index) finish, then look at everything recorded.
-        page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+        # Let late requests (fonts, the search index) finish, then look at everything recorded.
+        problems += settle(page, record)
     finally:
         page.close()
     assert record.requests > 0
     problems += record.problems()
     assert not problems, f"{html_page}:\n" + "\n".join(problems)
+
+
+def settle(page, record: Visit) -> list[str]:
+    """Wait until no request of the page is in flight (quicker than Playwright's
+    "networkidle", which always waits half a second more)."""
+    waited = 0
+    while record.pending and waited < TIMEOUT_MS:
+        page.wait_for_timeout(50)  # lets Playwright deliver the page's events
+        waited += 50
+    return [f"request still pending after {TIMEOUT_MS} ms: {url}" for url in record.pending.values()]
 
 
 def check_page(page, html: str) -> list[str]:
@@ -282,8 +282,18 @@ def instant_navigation(context, site_server):
     assert not record.problems(), "\n".join(record.problems())
 
 
-def test_palette_toggle_switches_to_dark(open_page):
-    page, record = open_page(CHAPTER + "index.html")
+@pytest.fixture(scope="module")
+def chapter_page(browser, site_server):
+    """The chapter in a context of its own, shared by the palette and copy-button checks
+    (neither depends on what the other changes)."""
+    context = new_context(browser)
+    page, record = visit_page(context, site_server, CHAPTER + "index.html")
+    yield page, record
+    context.close()
+
+
+def test_palette_toggle_switches_to_dark(chapter_page):
+    page, record = chapter_page
     body = page.locator("body")
     assert body.get_attribute("data-md-color-scheme") == "default"
     toggle = page.locator('form[data-md-component="palette"] label[title="Switch to the dark palette"]')
@@ -308,8 +318,8 @@ COPY_DOCTESTS = """() => { document.querySelectorAll('details').forEach(d => { d
     }); }"""
 
 
-def test_copy_button_copies_code_only(open_page):
-    page, _ = open_page(CHAPTER + "index.html")
+def test_copy_button_copies_code_only(chapter_page):
+    page, _ = chapter_page
     blocks = page.evaluate(COPY_DOCTESTS)
     assert len(blocks) >= 3, "expected several doctest blocks on the chapter"
     assert any("89.8" in b["shown"] for b in blocks), "the known output 89.8 is no longer on the chapter"
