@@ -14,7 +14,6 @@ MKDOCS := $(VENV)/bin/mkdocs
 # One timestamp per commit, so the same sources build a byte-identical site (sitemap dates, gzip headers).
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
 export NO_MKDOCS_2_WARNING := 1
 # One BLAS thread: the book's matrices are small, and threads only contend on a shared machine.
 export OPENBLAS_NUM_THREADS ?= 1
@@ -45,9 +44,11 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-# PyTorch is used only by the parity tests and the benchmark (CPU build, pinned).
+# PyTorch is used only by the parity tests and the benchmark (pinned). TORCH_PIP_ARGS can name
+# an extra index that serves the CPU-only build (CI does), instead of the much larger default one.
+TORCH_PIP_ARGS ?=
 $(TORCH_STAMP): $(VENV_STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt torch==2.13.0
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt $(TORCH_PIP_ARGS) torch==2.13.0
 	@touch $@
 
 # Chromium for the browser checks: Debian's package, installed where we are root with apt.

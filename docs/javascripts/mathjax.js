@@ -9,7 +9,9 @@ window.MathJax = {
     processEnvironments: true,
   },
   options: {
-    ignoreHtmlClass: ".*|",
+    // Skip every element that has a class, unless it is one of those below; an
+    // element without a class (a notebook cell's <p>) follows its parent.
+    ignoreHtmlClass: "[\\w-]+",
     processHtmlClass: "arithmatex|jp-RenderedMarkdown|jp-MarkdownOutput|jp-RenderedHTMLCommon",
   },
   startup: { typeset: false },

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # Exploring horizons
 #
-# A notebook companion to [How far back memory reaches](../chapters/horizon.md).
+# A notebook companion to [How far back memory reaches](../../chapters/horizon/).
 # It tabulates how far a memory reaches for a sweep of forget-gate biases, and
 # plots the level horizon against the bias.
 #
@@ -17,6 +17,7 @@
 # is $\ln 0.01 / \ln f$ and its e-fold horizon $-1/\ln f$.
 
 # %%
+# %matplotlib inline
 import numpy as np
 import matplotlib.pyplot as plt
 

@@ -209,3 +209,30 @@ def load_mkdocs_settings(config_file: Path) -> dict:
 
 
 __all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest"]
+
+
+_EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>\s*')
+_MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>\s*', re.DOTALL)
+_MERMAID_LOADER = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>\s*',
+                             re.DOTALL)
+_CELL_ID = re.compile(r'id="cell-id=[0-9a-f-]+"')
+
+
+def clean_notebook_html(html_text: str) -> str:
+    """Tidy a page rendered by mkdocs-jupyter so it loads nothing from elsewhere and is reproducible.
+
+    nbconvert's template adds an empty MathJax ``<script src="">``, a MathJax 2
+    configuration that this site's MathJax 3 ignores, and a loader that imports
+    mermaid from a CDN when a notebook holds a diagram; all three are removed
+    (the site typesets notebook math with its own MathJax). Cell anchors carry
+    random ids drawn when the notebook is read; they are renumbered in order.
+
+    >>> page = '<script src=""> </script><div id="cell-id=9f2c"></div><div id="cell-id=01ab"></div>'
+    >>> clean_notebook_html(page)
+    '<div id="cell-id=1"></div><div id="cell-id=2"></div>'
+    """
+    html_text = _EMPTY_SCRIPT.sub("", html_text)
+    html_text = _MATHJAX2_CONFIG.sub("", html_text)
+    html_text = _MERMAID_LOADER.sub("", html_text)
+    counter = iter(range(1, 1_000_000))
+    return _CELL_ID.sub(lambda m: f'id="cell-id={next(counter)}"', html_text)

@@ -6,6 +6,8 @@
   cache, add the figures and the MathJax files as generated files (nothing is
   written into ``docs/``).
 * ``on_page_markdown``: replace each directive with its figure or table.
+* ``on_post_page``: tidy the pages rendered from notebooks (no outside
+  loaders, reproducible cell ids).
 
 Every failure becomes a ``PluginError`` naming page, line and directive, so
 the build stops instead of shipping a blank or stale figure.
@@ -15,12 +17,13 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from rnnmem.site.book import Book
+from rnnmem.site.book import Book, clean_notebook_html
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import environment_key, package_digest
 
@@ -49,9 +52,20 @@ def on_config(config):
         base = Path(jupyter.config["cache_dir"])
         if os.environ.get("RNNMEM_CACHE_DIR"):
             base = Path(os.environ["RNNMEM_CACHE_DIR"]) / "mkdocs-jupyter"
-        if not base.name.startswith("rnnmem-"):
-            jupyter.config["cache_dir"] = str(base / f"rnnmem-{environment_key()[:16]}")
+        if base.name.startswith("rnnmem-"):
+            base = base.parent
+        current = base / f"rnnmem-{environment_key()[:16]}"
+        jupyter.config["cache_dir"] = str(current)
+        _prune(base, keep=current)
     return config
+
+
+def _prune(base: Path, keep: Path) -> None:
+    """Remove notebook caches of earlier package versions: they can never be hit again by this code."""
+    if base.is_dir():
+        for old in base.glob("rnnmem-*"):
+            if old != keep and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
 
 
 def on_files(files: Files, config) -> Files:
@@ -97,3 +111,9 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return _book.page_markdown(page.file.src_uri, markdown)
     except DirectiveError as exc:
         raise PluginError(str(exc)) from None
+
+
+def on_post_page(output: str, page, config) -> str:
+    if page.file.src_uri.startswith("notebooks/"):
+        return clean_notebook_html(output)
+    return output
