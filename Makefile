@@ -20,6 +20,8 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 HOST := 127.0.0.1
 PORT := 8000
+# MkDocs serves the site under the path of site_url (as GitHub Pages will); / redirects there.
+SITE_PATH := $(shell sed -n -E 's|^site_url: *https?://[^/]*(/.*)$$|\1|p' mkdocs.yml)
 
 VENV_STAMP := $(VENV)/.stamp-deps
 NODE_STAMP := node_modules/.stamp-npm
@@ -63,7 +65,7 @@ $(BROWSER_STAMP):
 setup: $(VENV_STAMP) $(NODE_STAMP) ## Create .venv and node_modules (skipped when already done)
 
 serve: setup ## Build and serve the site with live reload at http://127.0.0.1:8000
-	@echo "Serving the book at http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
+	@echo "Serving the book at http://$(HOST):$(PORT)$(SITE_PATH)  (live reload; Ctrl-C to stop)"
 	$(MKDOCS) serve --dev-addr $(HOST):$(PORT)
 
 build: setup ## Build the site into site/ (strict: any warning fails)
