@@ -22,20 +22,6 @@ def render(tmp_path, comment: str) -> str:
     return Renderer(tmp_path).render(one(comment)).content.decode()
 
 
-def test_every_directive_of_the_page_renders(tmp_path):
-    directives = find_directives(SOURCE.read_text(), PAGE)
-    assert sorted((d.kind, d.name) for d in directives) == [
-        ("figure", "distance_curves"), ("figure", "truncation_grid"), ("table", "bptt_table"),
-        ("table", "clipping_table"), ("table", "distance_table"), ("table", "truncation_table")]
-    r = Renderer(tmp_path)
-    for d in directives:
-        content = r.render(d).content
-        if d.kind == "figure":
-            assert content.startswith(b"<?xml") and b"<svg" in content
-        else:
-            assert b"\n|" in content
-
-
 def test_the_worked_example_table_holds_the_example(tmp_path):
     text = render(tmp_path, "<!-- table: bptt_table -->")
     for cell in ("| 1 | 0 | 1 | -0.1875 | -0.1875 × 0 = 0 |", "| 2 | 1 | 0.5 | -0.375 | -0.375 × 1 = -0.375 |",

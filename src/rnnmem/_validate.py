@@ -26,6 +26,7 @@ __all__ = [
     "check_choice",
     "check_shape",
     "check_dtype",
+    "check_list",
 ]
 
 
@@ -146,3 +147,14 @@ def check_dtype(name: str, dtype: Any) -> np.dtype:
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"{name} must be float32 or float64, got {dt.name}")
     return dt
+
+
+def check_list(name: str, values: Any, check, what: str) -> list:
+    """A non-empty list or tuple whose items each pass ``check`` (named ``name[i]`` in its errors).
+
+    >>> check_list("factors", [0.9, 0.99], check_open_unit, "gate values")
+    [0.9, 0.99]
+    """
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ValueError(f"{name} must be a non-empty list of {what}, got {_show(values)}")
+    return [check(f"{name}[{i}]", value) for i, value in enumerate(values)]

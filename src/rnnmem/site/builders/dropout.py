@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from rnnmem import dropout
-from rnnmem._validate import check_nonnegative_int, check_positive_int
+from rnnmem._validate import check_list, check_nonnegative_int, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -20,10 +20,8 @@ SHORT = {"recurrent": "per step", "vertical": "between layers", "variational": "
 
 
 def _whole_numbers(name: str, values, *, positive: bool = False) -> list[int]:
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(f"{name} must be a non-empty list of whole numbers, got {values!r}")
     check = check_positive_int if positive else check_nonnegative_int
-    return [check(f"{name}[{i}]", v) for i, v in enumerate(values)]
+    return check_list(name, values, check, "whole numbers")
 
 
 def _keep(name: str, value) -> float:
@@ -33,9 +31,7 @@ def _keep(name: str, value) -> float:
 
 
 def _keeps(name: str, values) -> list[float]:
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(f"{name} must be a non-empty list of keep probabilities, got {values!r}")
-    return [_keep(f"{name}[{i}]", v) for i, v in enumerate(values)]
+    return check_list(name, values, _keep, "keep probabilities")
 
 
 def _big(value: float) -> str:

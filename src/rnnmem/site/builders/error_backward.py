@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import bptt, clipping
-from rnnmem._validate import check_finite, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem._validate import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
@@ -19,9 +19,7 @@ def _num(value: float) -> str:
 
 
 def _list(name: str, values, what: str) -> list:
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(f"{name} must be a non-empty list of {what}, got {values!r}")
-    return list(values)
+    return check_list(name, values, lambda _, value: value, what)
 
 
 @table()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import jacobians
-from rnnmem._validate import check_nonnegative_int, check_open_unit, check_positive, check_positive_int
+from rnnmem._validate import check_list, check_nonnegative_int, check_open_unit, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
@@ -13,9 +13,7 @@ from ..tables import Table
 
 
 def _positives(name: str, values) -> list[float]:
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(f"{name} must be a non-empty list of positive numbers, got {values!r}")
-    return [float(check_positive(f"{name}[{i}]", v)) for i, v in enumerate(values)]
+    return [float(v) for v in check_list(name, values, check_positive, "positive numbers")]
 
 
 def _run(radius: float, hidden: int, steps: int, input_scale: float, seed: int):

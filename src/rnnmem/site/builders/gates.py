@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import gru, lstm, memory, params, worked
-from rnnmem._validate import check_choice, check_finite, check_open_unit, check_positive_int
+from rnnmem._validate import check_choice, check_finite, check_list, check_open_unit, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -13,9 +13,7 @@ from ..tables import Table
 
 
 def _gates(name: str, values) -> list[float]:
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(f"{name} must be a non-empty list of gate values, got {values!r}")
-    return [check_open_unit(f"{name}[{i}]", v) for i, v in enumerate(values)]
+    return check_list(name, values, check_open_unit, "gate values")
 
 
 def _pair(v) -> str:
