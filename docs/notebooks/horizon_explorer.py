@@ -34,7 +34,7 @@ for b, f in zip(biases, gates):
 # about $e$: the horizon grows exponentially in the bias, since
 # $1/(1-f) = 1 + e^b$.
 
-# %%
+# %% alt="The 1% horizon, the e-fold horizon and 1 + e^b against the forget bias b from -2 to 8, on a logarithmic axis: all three rise about e-fold per unit of bias once b is above 2, the 1% horizon a constant factor above the e-fold one, which runs just under 1 + e^b."
 b = np.linspace(-2, 8, 200)
 f = memory.sigmoid(b)
 fig, ax = plt.subplots(figsize=(6, 3.5))

@@ -216,9 +216,15 @@ _MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script
 _MERMAID_LOADER = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>\s*',
                              re.DOTALL)
 _CELL_ID = re.compile(r'id="cell-id=[0-9a-f-]+"')
+#: The alt text nbconvert gives an image whose notebook does not describe it.
+NO_ALT = 'alt="No description has been provided for this image"'
 
 
-def clean_notebook_html(html_text: str) -> str:
+class NotebookAltError(ValueError):
+    """A plot in a notebook page has no description (alt text)."""
+
+
+def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *, where: str = "notebook") -> str:
     """Tidy a page rendered by mkdocs-jupyter so it loads nothing from elsewhere and is reproducible.
 
     nbconvert's template adds an empty MathJax ``<script src="">``, a MathJax 2
@@ -227,6 +233,11 @@ def clean_notebook_html(html_text: str) -> str:
     (the site typesets notebook math with its own MathJax). Cell anchors carry
     random ids drawn when the notebook is read; they are renumbered in order.
 
+    ``alts`` gives, cell by cell, the ``alt`` metadata of the notebook's cells
+    (``# %% alt="..."`` in a Jupytext percent file): it becomes the alt text of
+    the images that cell outputs. An image left without one raises
+    :class:`NotebookAltError` naming the cell, so no plot ships undescribed.
+
     >>> page = '<script src=""> </script><div id="cell-id=9f2c"></div><div id="cell-id=01ab"></div>'
     >>> clean_notebook_html(page)
     '<div id="cell-id=1"></div><div id="cell-id=2"></div>'
@@ -234,5 +245,16 @@ def clean_notebook_html(html_text: str) -> str:
     html_text = _EMPTY_SCRIPT.sub("", html_text)
     html_text = _MATHJAX2_CONFIG.sub("", html_text)
     html_text = _MERMAID_LOADER.sub("", html_text)
-    counter = iter(range(1, 1_000_000))
-    return _CELL_ID.sub(lambda m: f'id="cell-id={next(counter)}"', html_text)
+    starts = [m.start() for m in _CELL_ID.finditer(html_text)] + [len(html_text)]
+    pieces = [html_text[:starts[0]]]
+    for index, (a, b) in enumerate(zip(starts, starts[1:])):
+        cell = _CELL_ID.sub(f'id="cell-id={index + 1}"', html_text[a:b], count=1)
+        if NO_ALT in cell:
+            alt = alts[index] if alts is not None and index < len(alts) else None
+            if not alt:
+                raise NotebookAltError(
+                    f"{where}: cell {index + 1} shows an image without a description; give the cell one "
+                    'with `# %% alt="what the plot shows"`')
+            cell = cell.replace(NO_ALT, f'alt="{html.escape(alt)}"')
+        pieces.append(cell)
+    return "".join(pieces)

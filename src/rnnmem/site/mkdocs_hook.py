@@ -23,7 +23,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from rnnmem.site.book import Book, clean_notebook_html
+from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import environment_key, package_digest
 
@@ -114,6 +114,12 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
-    if page.file.src_uri.startswith("notebooks/"):
-        return clean_notebook_html(output)
-    return output
+    if not page.file.src_uri.startswith("notebooks/"):
+        return output
+    import jupytext
+
+    alts = [cell.metadata.get("alt") for cell in jupytext.read(page.file.abs_src_path).cells]
+    try:
+        return clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
+    except NotebookAltError as exc:
+        raise PluginError(str(exc)) from None
