@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from rnnmem import bilm, corpus, train
-from rnnmem._validate import check_choice, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem._validate import check_choice, check_list, check_nonnegative_int, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
@@ -111,12 +111,15 @@ def sense_similarity(word="train", sentences=300, dim=16, steps=300, batch_size=
                  rows=rows, align=["left", "right", "right", "right"])
 
 
+def _words(words) -> list[str]:
+    return check_list("words", words, lambda name, w: check_choice(name, w, WORDS),
+                      f"the words {', '.join(WORDS)}")
+
+
 @table()
 def sense_summary(words=WORDS, sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0):
     """For each ambiguous word: layer 1's mean cosine within each sense and across."""
-    if not isinstance(words, (list, tuple)) or not words:
-        raise ValueError(f"words must be a non-empty list of the words {', '.join(WORDS)}, got {words!r}")
-    words = [check_choice(f"words[{i}]", w, WORDS) for i, w in enumerate(words)]
+    words = _words(words)
     recipe = _recipe(sentences, dim, steps, batch_size, lr, seed)
     rows = []
     for word in words:
@@ -165,9 +168,7 @@ def sense_heatmap(word="train", sentences=300, dim=16, steps=300, batch_size=16,
 @figure()
 def sense_projection(words=WORDS, sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0):
     """The mixture vectors of each word's occurrences on their first two principal axes, by sense."""
-    if not isinstance(words, (list, tuple)) or not words:
-        raise ValueError(f"words must be a non-empty list of the words {', '.join(WORDS)}, got {words!r}")
-    words = [check_choice(f"words[{i}]", w, WORDS) for i, w in enumerate(words)]
+    words = _words(words)
     recipe = _recipe(sentences, dim, steps, batch_size, lr, seed)
     fig, axes = new_figure(ncols=len(words), figsize=(6.4, 3.2))
     axes = np.atleast_1d(axes)
