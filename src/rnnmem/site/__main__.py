@@ -1,11 +1,13 @@
 """Command line: build the book's figures and tables, and its notebooks, without MkDocs.
 
-    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR]
+    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
-line), 2 with usage on bad arguments.
+line, and for a builder that raises, the builder's file and line), 2 with usage
+on bad arguments. ``--timings`` lists each directive's render time and whether
+it came from the cache, slowest first.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=Path, default=Path("build/rnnmem-site"),
                    help="where to write the figures (SVG) and tables (Markdown); default build/rnnmem-site")
     b.add_argument("--cache", type=Path, default=None, help="cache folder (default .cache/rnnmem-site)")
+    b.add_argument("--timings", action="store_true",
+                   help="list each directive's render time and cache status (hit/miss), slowest first")
 
     sub.add_parser("list", help="list the registered figure and table builders")
 
@@ -62,13 +66,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{b.kind:6} {b.name:28} ({params})  [{b.module}]")
             return 0
         if args.command == "render-json":
+            # Used by a long-running `mkdocs serve` to render with the code now on disk; prints the
+            # errors as JSON ([{page, line, error}]) and exits 1 if there are any.
             renderer = Renderer(args.cache)
+            errors = []
             for spec in json.load(sys.stdin):
-                found = find_directives(spec["text"], spec["page"])
-                for d in found:
-                    d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
-                    renderer.render(d)
-            return 0
+                try:
+                    for d in find_directives(spec["text"], spec["page"]):
+                        d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
+                        renderer.render(d)
+                except DirectiveError as exc:
+                    errors.append({"page": spec["page"], "line": spec["line"], "error": str(exc)})
+            print(json.dumps(errors))
+            return 1 if errors else 0
         if args.command == "notebooks":
             book = _book(args.config)
             if args.check:
@@ -90,10 +100,16 @@ def main(argv: list[str] | None = None) -> int:
                 (out / item.filename).write_bytes(item.content)
                 count += 1
         r = book.renderer
+        r.prune()
+        if args.timings:
+            print(r.timing_report())
         print(f"{count} items from {len(book.pages)} pages into {out}: "
               f"{len(r.rendered)} rendered, {len(r.cached)} from the cache")
         return 0
     except DirectiveError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except registry.BuilderImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

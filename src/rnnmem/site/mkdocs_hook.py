@@ -1,7 +1,9 @@
 """MkDocs hook: a thin adapter between MkDocs and :class:`rnnmem.site.book.Book`.
 
-* ``on_config``: start a build (and notice when a long-running ``mkdocs serve``
-  has outlived the package code it imported).
+* ``on_startup``: note whether this process serves (``mkdocs serve``).
+* ``on_config``: start a build; while serving, import new and edited builder
+  modules again (:func:`rnnmem.site.registry.refresh`) and render items whose
+  other code changed in a fresh interpreter.
 * ``on_files``: read every page, render its figures and tables through the
   cache, add the figures and the MathJax files as generated files (nothing is
   written into ``docs/``).
@@ -9,8 +11,11 @@
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
   loaders, reproducible cell ids).
 
-Every failure becomes a ``PluginError`` naming page, line and directive, so
-the build stops instead of shipping a blank or stale figure.
+Every failure becomes a ``PluginError`` naming page, line and directive (and,
+for a builder that raises, its file and line), so the build stops instead of
+shipping a blank or stale figure. While serving, a failure is logged in the
+terminal and shown on its page instead, so the browser never waits for a
+build that will not come.
 """
 
 from __future__ import annotations
@@ -23,14 +28,22 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html
+from rnnmem.site import registry
+from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings
 from rnnmem.site.directives import DirectiveError
-from rnnmem.site.render import environment_key, package_digest
+from rnnmem.site.render import environment_key
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
 
-_IMPORTED_DIGEST = package_digest()
 _book: Book | None = None
+_serving = False
+#: Serving: each page's item keys at the previous build, to rebuild the pages whose items changed.
+_last_keys: dict[str, tuple[str, ...]] = {}
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
 
 #: MathJax 3 (from the npm registry, pinned in package-lock.json), copied into the site.
 MATHJAX_SOURCE = Path("node_modules/mathjax/es5")
@@ -40,11 +53,21 @@ MATHJAX_PARTS = ["tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/wof
 
 def on_config(config):
     global _book
-    fresh = package_digest() != _IMPORTED_DIGEST
-    if fresh:
-        log.info("rnnmem changed since this process started: rendering changed figures in a fresh interpreter")
-    _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=config["site_url"] or "",
-                 fresh_process=fresh)
+    try:
+        reloaded = registry.refresh()
+    except registry.BuilderImportError as exc:
+        if not _serving:
+            raise PluginError(str(exc)) from exc
+        log.error(str(exc))
+        reloaded = []
+    if _serving and reloaded and _book is not None:
+        log.info("rnnmem: builder modules imported again: " + ", ".join(reloaded))
+    # `mkdocs serve` rewrites site_url to its own address; the notebooks embed the book's.
+    site_url = config["site_url"] or ""
+    if config.get("config_file_path"):
+        site_url = load_mkdocs_settings(Path(config["config_file_path"]))["site_url"] or site_url
+    _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=site_url,
+                 fresh_process=_serving, keep_going=_serving)
     # mkdocs-jupyter caches executed notebooks by their own source only; a notebook's output
     # also depends on rnnmem and the numeric libraries, so key its cache folder on them too.
     jupyter = config["plugins"].get("mkdocs-jupyter")
@@ -75,7 +98,13 @@ def on_files(files: Files, config) -> Files:
             _book.add_page(file.src_uri, file.content_string)
         _book.render()
     except DirectiveError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(str(exc)) from exc
+    for error in _book.errors:  # serving only: shown on the page as well
+        log.error(f"rnnmem: {error}")
+    if not _book.errors:
+        _book.renderer.prune()
+    if _serving:
+        _mark_changed_pages(files)
     for path, content in sorted(_book.generated_files().items()):
         files.append(File.generated(config, path, content=content))
     _add_mathjax(files, config)
@@ -85,6 +114,20 @@ def on_files(files: Files, config) -> Files:
     r = _book.renderer
     log.info(f"rnnmem: {len(r.rendered)} figures/tables rendered, {len(r.cached)} from the cache")
     return files
+
+
+def _mark_changed_pages(files: Files) -> None:
+    """Serving with --dirty: rebuild the pages whose figures or tables changed, though their Markdown did not.
+
+    MkDocs rebuilds a page when its source is newer than its output; removing
+    the output of a page whose items changed (a builder edited) makes it so.
+    """
+    assert _book is not None
+    for file in files.documentation_pages():
+        keys = _book.keys(file.src_uri)
+        if _last_keys.get(file.src_uri, keys) != keys or any(not k or " " in k for k in keys):
+            Path(file.abs_dest_path).unlink(missing_ok=True)
+        _last_keys[file.src_uri] = keys
 
 
 def _add_mathjax(files: Files, config) -> None:
@@ -110,7 +153,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     try:
         return _book.page_markdown(page.file.src_uri, markdown)
     except DirectiveError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(str(exc)) from exc
 
 
 def on_post_page(output: str, page, config) -> str:
@@ -122,4 +165,4 @@ def on_post_page(output: str, page, config) -> str:
     try:
         return clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
     except NotebookAltError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(str(exc)) from exc

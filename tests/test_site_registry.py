@@ -1,0 +1,95 @@
+"""The builder registry: one builder per name, new and edited builder modules picked up while serving."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import textwrap
+
+import pytest
+
+from rnnmem.site import registry
+from rnnmem.site.directives import find_directives
+from rnnmem.site.render import Renderer
+
+BUILDER = '''
+from rnnmem.site.registry import table
+from rnnmem.site.tables import Table
+
+
+@table("{name}")
+def {func}(n=1):
+    return Table(["n"], [[{value}]])
+'''
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """A package of builder modules of its own, forgotten afterwards."""
+    root = tmp_path / "src"
+    (root / "tb").mkdir(parents=True)
+    (root / "tb" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    yield root / "tb"
+    for name in [m for m in sys.modules if m == "tb" or m.startswith("tb.")]:
+        registry._drop(name)
+        registry._IMPORTED.pop(name, None)
+        registry._IMPORT_ERRORS.pop(name, None)
+        del sys.modules[name]
+
+
+def write(path, name, func, value, mtime=None):
+    path.write_text(textwrap.dedent(BUILDER.format(name=name, func=func, value=value)))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9 * (mtime or 0)))  # a new mtime: no stale .pyc
+    importlib.invalidate_caches()
+
+
+def test_a_second_builder_of_the_same_name_fails_naming_both_modules(package):
+    write(package / "one.py", "tb_curve", "tb_curve", 1)
+    write(package / "two.py", "tb_curve", "tb_curve", 2)  # equal __qualname__, another module
+    with pytest.raises(registry.BuilderImportError) as info:
+        registry.refresh(importlib.import_module("tb"))
+    message = str(info.value)
+    assert "two table builders are named 'tb_curve'" in message
+    assert "tb.one.tb_curve" in message and "tb.two.tb_curve" in message
+    assert f"{package / 'one.py'}:6" in message, "the first builder's file and line"
+    # The first one stays registered, unchanged.
+    assert registry.get("table", "tb_curve").module == "tb.one"
+
+
+def test_new_and_edited_builder_modules_are_picked_up_without_a_restart(package, tmp_path):
+    tb = importlib.import_module("tb")
+    write(package / "one.py", "tb_first", "tb_first", 1)
+    assert registry.refresh(tb) == ["tb.one"]
+    assert registry.refresh(tb) == [], "nothing changed, nothing imported again"
+    # A builder added while serving: known at the next refresh.
+    write(package / "two.py", "tb_second", "tb_second", 2)
+    with pytest.raises(KeyError, match="unknown table 'tb_second'"):
+        registry.get("table", "tb_second")
+    assert registry.refresh(tb) == ["tb.two"]
+    (d,) = find_directives("<!-- table: tb_second -->", "p.md")
+    assert b"| 2 |" in Renderer(tmp_path / "c").render(d).content
+    # An edited builder module is imported again: not a duplicate of itself, and its new code runs.
+    write(package / "two.py", "tb_second", "tb_second", 3, mtime=5)
+    assert registry.refresh(tb) == ["tb.two"]
+    assert b"| 3 |" in Renderer(tmp_path / "c").render(d).content
+    # A renamed builder: the old name is gone.
+    write(package / "two.py", "tb_renamed", "tb_renamed", 3, mtime=10)
+    registry.refresh(tb)
+    with pytest.raises(KeyError):
+        registry.get("table", "tb_second")
+    assert registry.get("table", "tb_renamed").module == "tb.two"
+
+
+def test_a_builder_module_that_fails_to_import_is_named_with_file_and_line(package):
+    (package / "bad.py").write_text("x = 1\nfrom rnnmem.site.registry import table\n\nraise KeyError('truncated')\n")
+    importlib.invalidate_caches()
+    with pytest.raises(registry.BuilderImportError) as info:
+        registry.refresh(importlib.import_module("tb"))
+    message = str(info.value)
+    assert "tb.bad failed to import: KeyError: 'truncated'" in message
+    with pytest.raises(KeyError, match="tb.bad failed to import"):
+        registry.get("table", "whatever")
