@@ -3,6 +3,7 @@
     python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
+    python -m rnnmem.site port-free HOST PORT
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
 line, and for a builder that raises, the builder's file and line), 2 with usage
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -42,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
     n.add_argument("--check", action="store_true", help="only report stale notebooks (exit 1 if any)")
 
+    f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
+    f.add_argument("host")
+    f.add_argument("port", type=int)
+
     r = sub.add_parser("render-json", help=argparse.SUPPRESS)
     r.add_argument("--cache", type=Path, required=True)
     return p
@@ -57,6 +63,24 @@ def _book(config: Path, cache: Path | None = None) -> Book:
     return book
 
 
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does: TIME_WAIT is no obstacle
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _port_free(host: str, port: int) -> int:
+    if _bindable(host, port):
+        return 0
+    spare = next((p for p in range(port + 1, port + 50) if _bindable(host, p)), port + 1)
+    print(f"port {port} is in use: try make serve PORT={spare}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -65,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                 params = ", ".join(n for n in b.parameters)
                 print(f"{b.kind:6} {b.name:28} ({params})  [{b.module}]")
             return 0
+        if args.command == "port-free":
+            return _port_free(args.host, args.port)
         if args.command == "render-json":
             # Used by a long-running `mkdocs serve` to render with the code now on disk; prints the
             # errors as JSON ([{page, line, error}]) and exits 1 if there are any.

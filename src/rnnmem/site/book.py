@@ -228,6 +228,27 @@ class Book:
         return text[:end] + "\n" + links + text[end:]
 
 
+_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure") markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_CAPTION = re.compile(r'<p><p class="rnnmem-table-caption" markdown="span">(.*?)</p></p>', re.DOTALL)
+
+
+def unwrap_nested_blocks(html_text: str) -> str:
+    """Finish the figures and tables of directives that stand inside an indented block.
+
+    Python-Markdown's ``md_in_html`` only sees HTML at the top level of a page;
+    inside an admonition, an exercise answer or a list item, the figure's
+    Markdown (image, caption) is still converted, but the ``<figure>`` lands in
+    a paragraph with its ``markdown`` attribute left on. This puts it back as
+    at the top level.
+
+    >>> unwrap_nested_blocks('<p><figure class="rnnmem-figure" markdown="span"><img/></figure></p>')
+    '<figure class="rnnmem-figure"><img/></figure>'
+    """
+    html_text = _NESTED_FIGURE.sub(r"\1>\2", html_text)
+    html_text = _NESTED_CAPTION.sub(r'<p class="rnnmem-table-caption">\1</p>', html_text)
+    return html_text.replace('<div class="rnnmem-table" markdown>', '<div class="rnnmem-table">')
+
+
 def load_mkdocs_settings(config_file: Path) -> dict:
     """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs."""
     import yaml
@@ -246,7 +267,7 @@ def load_mkdocs_settings(config_file: Path) -> dict:
     }
 
 
-__all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest"]
+__all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest", "unwrap_nested_blocks"]
 
 
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>\s*')

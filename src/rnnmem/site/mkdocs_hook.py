@@ -8,6 +8,7 @@
   cache, add the figures and the MathJax files as generated files (nothing is
   written into ``docs/``).
 * ``on_page_markdown``: replace each directive with its figure or table.
+* ``on_page_content``: finish the figures and tables that stand in indented blocks.
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
   loaders, reproducible cell ids).
 
@@ -29,7 +30,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from rnnmem.site import registry
-from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings
+from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
+                              unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import environment_key
 
@@ -154,6 +156,10 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return _book.page_markdown(page.file.src_uri, markdown)
     except DirectiveError as exc:
         raise PluginError(str(exc)) from exc
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    return unwrap_nested_blocks(html)
 
 
 def on_post_page(output: str, page, config) -> str:
