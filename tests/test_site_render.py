@@ -223,6 +223,22 @@ def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "index.md:3:" in proc.stderr and "factors[0] must be a gate value" in proc.stderr
+    assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
+
+
+def test_command_line_timings_list_each_directive_slowest_first(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n\n{FIG}\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
+    cmd = [sys.executable, "-m", "rnnmem.site", "build", "--config", str(tmp_path / "mkdocs.yml"),
+           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c"), "--timings"]
+    first = subprocess.run(cmd, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    rows = [line.split() for line in first.stdout.splitlines()[1:3]]
+    assert [(r[1], r[2], r[4]) for r in rows] == [("miss", "docs/index.md:5", "decay_curves"),
+                                                  ("miss", "docs/index.md:3", "horizon_table")]
+    second = subprocess.run(cmd, capture_output=True, text=True)
+    assert [line.split()[1] for line in second.stdout.splitlines()[1:3]] == ["hit", "hit"]
 
 
 def test_table_markdown_is_a_real_table(tmp_path):

@@ -31,6 +31,7 @@ The rules are CommonMark's where the site's Markdown follows them:
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -124,7 +125,16 @@ def _mask_code_spans(line: str) -> str:
 
 
 def lex(markdown: str) -> Document:
-    """Lex a page (or a docstring). Never raises: problems are listed in ``Document.problems``."""
+    """Lex a page (or a docstring). Never raises: problems are listed in ``Document.problems``.
+
+    The result is shared between callers that lex the same text (a rebuild
+    while serving lexes every page again): treat it as read-only.
+    """
+    return _lex(markdown)
+
+
+@functools.lru_cache(maxsize=512)
+def _lex(markdown: str) -> Document:
     doc = Document(markdown)
     lines = markdown.splitlines(keepends=True)
     offsets, pos = [], 0

@@ -26,7 +26,9 @@ import os
 import shutil
 from pathlib import Path
 
+import jinja2
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from rnnmem.site import registry
@@ -156,6 +158,39 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return _book.page_markdown(page.file.src_uri, markdown)
     except DirectiveError as exc:
         raise PluginError(str(exc)) from exc
+
+
+class _TemplateCache(jinja2.BytecodeCache):
+    """Compiled theme templates kept in memory, so a rebuild while serving does not compile them again."""
+
+    store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+def on_env(env, config, files):
+    env.bytecode_cache = _TemplateCache()
+    return env
+
+
+@event_priority(100)  # before mkdocs-jupyter's own on_post_build, which evicts the caches it did not use
+def on_post_build(config):
+    """Serving with --dirty: a notebook page not rebuilt this time still needs its executed-notebook cache.
+
+    mkdocs-jupyter drops every cache file its build did not read; a dirty
+    rebuild reads none for the pages it skips, so the next full build would run
+    those notebooks again. (Caches of earlier package versions are removed in
+    ``on_config``; within one version the plugin's own eviction bounds the folder.)
+    """
+    jupyter = config["plugins"].get("mkdocs-jupyter")
+    used = getattr(jupyter, "_used_cache_paths", None)
+    if _serving and isinstance(used, set):
+        used.update(Path(jupyter.config["cache_dir"]).glob("*.json"))
 
 
 def on_page_content(html: str, page, config, files) -> str:

@@ -18,6 +18,7 @@ recipe and never serves a stale one.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import inspect
 import json
@@ -154,6 +155,7 @@ def environment_key() -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
