@@ -21,7 +21,7 @@ def project(tmp_path: Path, page: str, chapter: bool = False) -> Path:
     (docs / "chapters" / "c.md").write_text(page)
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: t\nrepo_url: https://github.com/o/r\nsite_url: https://o.github.io/r/\n"
-        "markdown_extensions: [md_in_html, attr_list, tables, admonition, pymdownx.details, pymdownx.superfences]\n"
+        "markdown_extensions: [md_in_html, attr_list, tables, admonition, pymdownx.details]\n"
         f"hooks: [{HOOK}]\n"
         "nav: [{Home: index.md}, {C: chapters/c.md}]\n"
     )

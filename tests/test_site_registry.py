@@ -93,3 +93,38 @@ def test_a_builder_module_that_fails_to_import_is_named_with_file_and_line(packa
     assert "tb.bad failed to import: KeyError: 'truncated'" in message
     with pytest.raises(KeyError, match="tb.bad failed to import"):
         registry.get("table", "whatever")
+
+
+def test_editing_one_builder_module_re_renders_only_its_items(package, tmp_path):
+    tb = importlib.import_module("tb")
+    write(package / "one.py", "tb_one", "tb_one", 1)
+    write(package / "two.py", "tb_two", "tb_two", 2)
+    registry.refresh(tb)
+    page = "<!-- table: tb_one -->\n\n<!-- table: tb_two -->\n\n<!-- table: horizon_table factors=[0.5] -->\n"
+    first = Renderer(tmp_path / "c")
+    first.render_all(find_directives(page, "p.md"))
+    assert len(first.rendered) == 3
+    write(package / "two.py", "tb_two", "tb_two", 22, mtime=5)
+    registry.refresh(tb)
+    again = Renderer(tmp_path / "c")
+    items = again.render_all(find_directives(page, "p.md"))
+    assert [i.from_cache for i in items] == [True, False, True]
+    assert b"| 22 |" in items[1].content
+    assert len(again.prune()) == 1, "the old item of tb_two is no longer used"
+
+
+def test_the_decorator_refuses_a_name_taken_by_a_function_of_equal_qualname_in_another_module():
+    def make(module):
+        def decay_curves():
+            return None
+        decay_curves.__module__ = module
+        return decay_curves
+
+    registry.table("tb_dup")(make("tb.a"))
+    try:
+        registry.table("tb_dup")(make("tb.a"))  # the same module again (a reload): fine
+        with pytest.raises(ValueError, match=r"two table builders are named 'tb_dup': tb\.a\..* and tb\.b\."):
+            registry.table("tb_dup")(make("tb.b"))
+        assert registry.get("table", "tb_dup").module == "tb.a"
+    finally:
+        registry._drop("tb.a")

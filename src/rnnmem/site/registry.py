@@ -121,6 +121,8 @@ def refresh(package=None) -> list[str]:
     if package is None:
         from . import builders as package
 
+        _LOADED = True
+
     prefix = package.__name__ + "."
     folder = Path(package.__path__[0])
     on_disk = sorted(prefix + info.name for info in pkgutil.iter_modules([str(folder)]))
@@ -151,7 +153,6 @@ def refresh(package=None) -> list[str]:
         _IMPORTED.pop(module)
         sys.modules.pop(module, None)
     _snapshot()
-    _LOADED = True
     if failed:
         raise BuilderImportError("\n".join(failed))
     return done
