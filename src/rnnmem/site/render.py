@@ -291,6 +291,7 @@ class Renderer:
         return key, self.cache_dir / directive.kind / f"{directive.name}-{key}"
 
     def render(self, directive: Directive) -> Item:
+        registry.load_builders()  # once per process; not part of any item's time
         start = time.perf_counter()
         key, path = self._lookup(directive)
         self.used.add(path)
