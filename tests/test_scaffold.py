@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from rnnmem.site.book import load_mkdocs_settings
 from rnnmem.site.check import home_chapters, nav_chapters
 from rnnmem.site.scaffold import Scaffold, add_to_home, add_to_nav, check_arguments
 
@@ -80,6 +81,58 @@ def test_the_new_chapter_passes_test_chapter_at_once(repo):
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout and " failed" not in done.stdout
     assert f"docs/chapters/{SLUG}.md: ok: 1 directives" in done.stdout
+
+
+STRICT_CONFIG = """\
+site_name: one chapter
+site_url: {site_url}
+repo_url: {repo_url}
+theme: {{name: material, font: false}}
+nav:
+  - chapters/{slug}.md
+  - conventions.md
+  - references.md
+exclude_docs: |
+  /index.md
+  /notebooks/
+  /chapters/*
+  !/chapters/{slug}.md
+hooks: [{hook}]
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - tables
+  - footnotes
+  - toc: {{permalink: true}}
+  - pymdownx.arithmatex: {{generic: true}}
+  - pymdownx.details
+  - pymdownx.superfences
+validation:
+  nav: {{omitted_files: info, not_found: warn}}
+  links: {{not_found: warn, anchors: warn, unrecognized_links: warn}}
+"""
+
+
+def test_the_new_chapter_passes_the_strict_build(repo):
+    """The strict build of the chapter with the pages it links to (the whole site's build is `make build`)."""
+    config = repo / "mkdocs-one-chapter.yml"
+    settings = load_mkdocs_settings(repo / "mkdocs.yml")  # the notebook embeds both URLs
+    config.write_text(STRICT_CONFIG.format(slug=SLUG, hook=repo / "src" / "rnnmem" / "site" / "mkdocs_hook.py",
+                                           site_url=settings["site_url"], repo_url=settings["repo_url"]))
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"),
+               NO_MKDOCS_2_WARNING="1")
+    try:
+        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config),
+                               "-d", str(repo / "site-one")], cwd=repo, capture_output=True, text=True, env=env,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        html = (repo / "site-one" / "chapters" / SLUG / "index.html").read_text()
+        assert '<figure class="rnnmem-figure">' in html and "long_memory_decay-" in html
+        assert "<details class=\"success\">" in html
+    finally:
+        config.unlink()
+        shutil.rmtree(repo / "site-one", ignore_errors=True)
 
 
 def test_test_chapter_runs_the_chapter_not_a_page_of_the_same_name(repo):
