@@ -165,10 +165,10 @@ def _check_links(src_uri: str, markdown: str, docs_dir: Path, report: ChapterRep
         report.links += 1
         path, _, anchor = target.partition("#")
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path)) if path else src_uri
-        if resolved not in pages:
+        if path and resolved not in pages:
             report.problems.append(f"{where}:{line}: link to {target!r}: docs/{resolved} does not exist")
             continue
-        text = markdown if resolved == src_uri else pages[resolved]
+        text = markdown if resolved == src_uri else pages.get(resolved)
         if anchor and text is not None and anchor not in page_anchors(text):
             report.problems.append(f"{where}:{line}: link to {target!r}: docs/{resolved} has no heading "
                                    f"or id {anchor!r}")
