@@ -25,7 +25,7 @@ __all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run", "credit_table", "g
 
 NAME = "bptt"
 HELP = "the worked BPTT tables, the finite-difference check and both gate examples"
-DESCRIPTION = __doc__.split("\n\n", 1)[1]
+DESCRIPTION = __doc__.split("\n\n", 1)[1].replace("``", "")
 
 
 def _real(text: str) -> float:

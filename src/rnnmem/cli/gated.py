@@ -6,8 +6,8 @@ the chapter on the forget bias); ``--step`` runs the worked cells through the
 LSTM and the GRU (the scalar examples and the two-unit cells with every weight,
 under each GRU convention); ``--params`` counts what a gate costs. Without a
 flag, all four are printed. Every value is computed by the same functions the
-pages call, with the arguments of the pages' directives as defaults, and
-formatted as the pages' tables format it.
+pages call, with the pages' arguments as defaults, and formatted as the
+pages' tables format it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run", "highway", "bias",
 
 NAME = "gated"
 HELP = "the gates chapter's tables: --highway, --bias, --step, --params"
-DESCRIPTION = __doc__.split("\n\n", 1)[1]
+DESCRIPTION = __doc__.split("\n\n", 1)[1].replace("``", "")
 
 SECTIONS = ("highway", "bias", "step", "params")
 
@@ -80,7 +80,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                            "with every weight, under each GRU convention")
     what.add_argument("--params", action="store_true",
                       help="what a gate costs: parameters of one layer of each cell, widths --d and --hidden")
-    opts = parser.add_argument_group("options")
+    opts = parser.add_argument_group("settings")
     opts.add_argument("--gates", type=_gate, nargs="+", default=[0.99, 0.9, 0.5], metavar="F",
                       help="--highway: forget gate values in (0, 1) (default: 0.99 0.9 0.5)")
     opts.add_argument("--steps", type=_count(0), nargs="+", default=[8, 50, 100, 500], metavar="N",
