@@ -312,7 +312,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for path in written:
         print(f"wrote {path.relative_to(args.root) if path.is_relative_to(args.root) else path}")
-    print(f"next: edit docs/chapters/{args.name}.md, then `make test-chapter CH={args.name}`")
+    print(f"next: write docs/chapters/{args.name}.md and its builders, replace the placeholder sentence of its "
+          f"entry in docs/index.md, run `make notebooks` after changing its code, and check it with "
+          f"`make test-chapter CH={args.name}`")
     return 0
 
 
