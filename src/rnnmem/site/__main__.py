@@ -3,6 +3,7 @@
     python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
+    python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
     python -m rnnmem.site port-free HOST PORT
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
@@ -44,6 +45,10 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
     n.add_argument("--check", action="store_true", help="only report stale notebooks (exit 1 if any)")
 
+    c = sub.add_parser("check", help="check one chapter: directives render, notebook fresh, links resolve")
+    c.add_argument("chapter", metavar="CHAPTER", help="the chapter's file name in docs/chapters/, without .md")
+    c.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
+
     f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
     f.add_argument("host")
     f.add_argument("port", type=int)
@@ -82,7 +87,12 @@ def _port_free(host: str, port: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        from .check import run_check
+
+        return run_check(args, parser)
     try:
         if args.command == "list":
             for b in registry.all_builders():

@@ -5,8 +5,9 @@
   modules again (:func:`rnnmem.site.registry.refresh`) and render items whose
   other code changed in a fresh interpreter.
 * ``on_files``: read every page, render its figures and tables through the
-  cache, add the figures and the MathJax files as generated files (nothing is
-  written into ``docs/``).
+  cache, add the figures, the MathJax files and the API pages
+  (:mod:`rnnmem.site.apipages`) as generated files (nothing is written into
+  ``docs/``).
 * ``on_page_markdown``: replace each directive with its figure or table.
 * ``on_page_content``: finish the figures and tables that stand in indented blocks.
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
@@ -31,7 +32,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from rnnmem.site import registry
+from rnnmem.site import apipages, registry
 from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
                               unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
@@ -48,6 +49,7 @@ _last_keys: dict[str, tuple[str, ...]] = {}
 def on_startup(command, dirty):
     global _serving
     _serving = command == "serve"
+
 
 #: MathJax 3 (from the npm registry, pinned in package-lock.json), copied into the site.
 MATHJAX_SOURCE = Path("node_modules/mathjax/es5")
@@ -84,6 +86,7 @@ def on_config(config):
         current = base / f"rnnmem-{environment_key()[:16]}"
         jupyter.config["cache_dir"] = str(current)
         _prune(base, keep=current)
+    apipages.set_nav(config)  # the API section lists the generated pages
     return config
 
 
@@ -112,6 +115,10 @@ def on_files(files: Files, config) -> Files:
     for path, content in sorted(_book.generated_files().items()):
         files.append(File.generated(config, path, content=content))
     _add_mathjax(files, config)
+    try:
+        apipages.add_files(files, config)  # api/*.md, generated from the package's modules
+    except ValueError as exc:
+        raise PluginError(str(exc)) from None
     stale = _book.stale_notebooks()
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
