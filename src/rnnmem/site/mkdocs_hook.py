@@ -36,7 +36,7 @@ from rnnmem.site import apipages, registry
 from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
                               unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
-from rnnmem.site.render import environment_key
+from rnnmem.site.render import default_cache_dir, environment_key
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
 
@@ -119,12 +119,44 @@ def on_files(files: Files, config) -> Files:
         apipages.add_files(files, config)  # api/*.md, generated from the package's modules
     except ValueError as exc:
         raise PluginError(str(exc)) from None
+    if _serving:
+        _file_backed_pages(files, config)
     stale = _book.stale_notebooks()
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
     r = _book.renderer
     log.info(f"rnnmem: {len(r.rendered)} figures/tables rendered, {len(r.cached)} from the cache")
     return files
+
+
+def _file_backed_pages(files: Files, config) -> None:
+    """Serving with --dirty: back each generated page (the API pages) by a file rewritten only when it changes.
+
+    MkDocs rebuilds a page held in memory on every change anywhere; a page
+    backed by a file is rebuilt only when that file is newer than its output,
+    so an edit elsewhere no longer re-renders every API page. The files live
+    under the cache folder, never in ``docs/``.
+    """
+    folder = default_cache_dir().parent / "rnnmem-generated"
+    sources = {page.path: page.source for page in apipages.api_pages()}
+    for file in list(files.documentation_pages()):
+        if file.generated_by is None or file.abs_src_path is not None:
+            continue
+        path = folder / file.src_uri
+        text = file.content_string
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        elif file.src_uri in sources:
+            # An API page shows its module's docstrings: rebuild it when the module (or package) changed.
+            source = sources[file.src_uri]
+            code = [source] if source.name != "__init__.py" else list(source.parent.glob("*.py"))
+            if max(p.stat().st_mtime for p in code) > path.stat().st_mtime:
+                os.utime(path)
+        backed = File.generated(config, file.src_uri, abs_src_path=str(path), inclusion=file.inclusion)
+        backed.edit_uri = file.edit_uri
+        files.remove(file)
+        files.append(backed)
 
 
 def _mark_changed_pages(files: Files) -> None:
