@@ -228,7 +228,9 @@ def train(task: Task, scheme: str = "none", *, keep: float = 0.9, seeds: Any = (
         batches = [task.sample(batch, seed=stream) for stream in streams]
         x = np.stack([b.inputs for b in batches], axis=1)
         y = np.stack([b.targets for b in batches])
-        carry = np.stack([draw_masks(scheme, T, batch, H, keep, r) for r in mask_streams], axis=1) / keep
+        carry = np.stack([draw_masks(scheme, T, batch, H, keep, r) for r in mask_streams], axis=1)
+        if scheme != "none":
+            carry /= keep                                                  # inverted dropout: mean one
         with np.errstate(over="ignore", invalid="ignore"):
             loss, grads = loss_and_grads(ens.params, x, y, carry)
             norm = np.sqrt(sum((g.reshape(E, -1) ** 2).sum(axis=1) for g in grads.values()))

@@ -228,7 +228,7 @@ def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, 
 
 
 @table()
-def horizon_table(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
+def measured_horizon_table(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
     """Per model: the starting factor, the horizons it predicts, successes K/S by lag, the measured horizon."""
     specs, lags, seed_list, design, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
     S = len(seed_list)
@@ -257,7 +257,7 @@ def horizon_table(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, s
 # ---------------------------------------------------------------------------- (b) learning curves
 
 @figure()
-def learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9):
+def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Held-out accuracy against updates at one lag, every seed, one panel per model, chance marked."""
     lag = check_positive_int("lag", lag)
     specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
@@ -288,7 +288,7 @@ def learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thres
 # ---------------------------------------------------------------------------- (c) gradient by distance
 
 @figure()
-def gradient_by_distance(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9, sequences=256):
+def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9, sequences=256):
     """||dL/dh_s|| over ||dL/dh_T|| against the distance T - s, at initialization and after training."""
     lag = check_positive_int("lag", lag)
     sequences = check_positive_int("sequences", sequences)
@@ -310,7 +310,7 @@ def gradient_by_distance(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, 
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("distance from the query, T − s")
         ax.set_xlim(0, task.length - 1)
-    left.set_ylabel("‖∂ℓ/∂h_s‖ / ‖∂ℓ/∂h_T‖,\nmedian over seeds")
+    left.set_ylabel("$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds")
     right.legend(loc="lower left", fontsize=8)
     return fig
 
@@ -350,8 +350,11 @@ def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, 
     ax.axhline(design["steps"], color="#777777", linestyle="--", linewidth=0.8)
     ax.annotate(f"budget, {design['steps']} updates", (biases[0], design["steps"]), textcoords="offset points",
                 xytext=(0, -12), fontsize=8.5, color="#555555")
-    ax.annotate("× not within the budget", (biases[0], never), textcoords="offset points", xytext=(8, -3),
-                fontsize=8.5, color="#555555")
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], marker="o", linestyle="none", color=PALETTE[0], label="one seed: updates to success"),
+                       Line2D([], [], marker="x", linestyle="none", color=PALETTE[1], label="one seed: not within the budget")],
+              loc="lower left", fontsize=8.5)
     ax.set_xticks(biases, [f"{b:g}" for b in biases])
     ax.set_ylim(0, design["steps"] * 1.2)
     ax.set_xlabel(f"forget bias $b_f$ (lag {lag})")
@@ -360,7 +363,7 @@ def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, 
 
 
 @table()
-def bias_table(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def bias_updates_table(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Per forget bias at one lag: starting gate, predicted horizons, successes, median updates to success."""
     biases, lag, seed_list, design, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
     rows = []
@@ -419,6 +422,11 @@ def sgd_run(spec: str, length: int, lr: float, clip: float | None, seeds: tuple,
             "baseline": task.baseline_mse}
 
 
+def _power(value: float) -> str:
+    exponent = int(math.floor(math.log10(value)))
+    return f"\\({value / 10 ** exponent:.1f} \\times 10^{{{exponent}}}\\)"
+
+
 def _clip_ladder(model, length, rates, clip, seeds, hidden, steps):
     spec = _config("model", model) and model
     length = check_positive_int("length", length)
@@ -438,21 +446,27 @@ def _clip_ladder(model, length, rates, clip, seeds, hidden, steps):
 
 
 @figure()
-def clipping_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16,
+def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16,
                   steps=150):
     """Loss and gradient norm per update, unclipped and clipped, at the smallest rate where every unclipped seed diverges."""
     spec, length, clip, seed_list, steps, ladder, (lr, free, clipped) = _clip_ladder(
         model, length, rates, clip, seeds, hidden, steps)
     fig, (top, bottom) = new_figure(nrows=2, figsize=(6.4, 4.8), sharex=True)
     u = np.arange(1, steps + 1)
+    cap = 1e30                                          # values above are drawn at the top edge
     for run, colour, name in ((free, PALETTE[1], "no clipping"), (clipped, PALETTE[0], f"clipped at norm {clip:g}")):
         for e in range(len(seed_list)):
             label = name if e == 0 else None
-            top.semilogy(u, run["losses"][e], color=colour, linewidth=1.0, alpha=0.85, label=label)
-            bottom.semilogy(u, run["grad_norms"][e], color=colour, linewidth=1.0, alpha=0.85)
+            top.semilogy(u, np.minimum(run["losses"][e], cap), color=colour, linewidth=1.0, alpha=0.85,
+                         label=label)
+            bottom.semilogy(u, np.minimum(run["grad_norms"][e], cap), color=colour, linewidth=1.0, alpha=0.85)
             if run["diverged_at"][e] is not None:
-                top.plot(run["diverged_at"][e], np.nanmax(run["losses"][e][:max(1, run["diverged_at"][e])]),
-                         marker="x", color=colour, markersize=8)
+                top.plot(run["diverged_at"][e], cap, marker="x", color=colour, markersize=8)
+    for ax, key in ((top, "losses"), (bottom, "grad_norms")):
+        values = np.concatenate([free[key].ravel(), clipped[key].ravel()])
+        values = np.minimum(values[np.isfinite(values) & (values > 0)], cap)
+        exponents = np.log10(values)
+        ax.set_ylim(10 ** (exponents.min() - 0.3), 10 ** (exponents.max() + 0.5))
     top.axhline(free["baseline"], color="#777777", linestyle=":", linewidth=1.0)
     top.annotate("constant prediction", (steps, free["baseline"]), textcoords="offset points", xytext=(-4, 4),
                  ha="right", fontsize=8.5, color="#555555")
@@ -466,7 +480,7 @@ def clipping_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.
 
 
 @table()
-def clipping_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16,
+def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16,
                    steps=150):
     """Per learning rate: unclipped and clipped runs, diverged seeds and held-out MSE over the baseline."""
     spec, length, clip, seed_list, steps, ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden,
@@ -476,7 +490,8 @@ def clipping_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1
     def outcome(run):
         n = sum(d is not None for d in run["diverged_at"])
         ok = run["mse"][np.isfinite(run["mse"])] / run["baseline"]
-        ratio = "–" if ok.size == 0 else f"{np.median(ok):.2f}"
+        middle = float(np.median(ok)) if ok.size else math.nan
+        ratio = "–" if ok.size == 0 else f"{middle:.2f}" if middle < 1000 else _power(middle)
         return [f"{n}/{S}", ratio]
 
     rows = [[f"{lr:g}" + (" (figure)" if lr == chosen[0] else "")] + outcome(free) + outcome(clipped)
@@ -509,7 +524,7 @@ SCHEME_LABELS = {"none": "no dropout", "per-step": "a fresh mask every step", "p
 
 
 @figure()
-def dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def carry_dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Held-out accuracy against updates for the three carry-line schemes, every seed."""
     schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps,
                                                                         threshold)
@@ -529,7 +544,7 @@ def dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, thre
 
 
 @table()
-def dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def carry_dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Per scheme: the chance a unit's carried value survives the lag, successes, held-out accuracy."""
     schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps,
                                                                         threshold)
