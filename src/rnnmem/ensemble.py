@@ -196,7 +196,13 @@ class Ensemble:
             raise ValueError(f"e must be a member index from 0 to {self.size - 1}, got {e!r}")
         return k
 
-    # ------------------------------------------------------------------ buffers and inputs
+    # ------------------------------------------------------------------ layout, buffers and inputs
+    #
+    # Inside, every per-step array is stored time first and feature-major: (T, E, features, B),
+    # the batch last. A step of all members is then the batched product W (E, G H, H) @ h_t
+    # (E, H, B), each gate is a block of rows whose (H, B) entries are contiguous per member,
+    # and every elementwise operation of a step runs over long contiguous stretches of memory
+    # (with the batch first, a gate would be a slice of H entries of every row).
 
     def _buffer(self, name: str, shape: tuple) -> np.ndarray:
         key = (name, shape)
@@ -205,22 +211,22 @@ class Ensemble:
             buf = self._workspace[key] = np.empty(shape, dtype=self.dtype)
         return buf
 
-    def _check_x(self, x: Any) -> np.ndarray:
-        """x as (E or 1, T*B, D) float, member first, and T, B."""
+    def _check_x(self, x: Any) -> tuple:
+        """x as (T, E or 1, D, B), feature-major, and T, B."""
         D, E = self.input_size, self.size
         arr = np.asarray(x)
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
         if arr.ndim == 3 and arr.shape[0] >= 1 and arr.shape[1] >= 1 and arr.shape[2] == D:
-            T, B = arr.shape[:2]
-            return np.ascontiguousarray(arr, dtype=self.dtype).reshape(1, T * B, D), T, B
-        if arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1 and arr.shape[3] == D:
-            T, B = arr.shape[0], arr.shape[2]
-            buf = self._buffer("x", (E, T, B, D))
-            np.copyto(buf, arr.transpose(1, 0, 2, 3))
-            return buf.reshape(E, T * B, D), T, B
-        raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
-                         f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
+            arr = arr[:, None]
+        elif not (arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1
+                  and arr.shape[3] == D):
+            raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
+                             f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
+        T, M, B = arr.shape[:3]
+        buf = self._buffer("x", (T, M, D, B))
+        np.copyto(buf, arr.transpose(0, 1, 3, 2))
+        return buf, T, B
 
     # ------------------------------------------------------------------ forward
 
@@ -235,98 +241,113 @@ class Ensemble:
         >>> ens.forward(np.ones((4, 3, 1))).shape
         (2, 3, 2)
         """
+        return self._forward(x).transpose(0, 2, 1).copy()
+
+    def _forward(self, x: Any) -> np.ndarray:
+        """The forward pass; the last hidden states feature-major, (E, H, B)."""
         self._cache = None
-        xs, T, B = self._check_x(x)
+        xT, T, B = self._check_x(x)
         run = {"rnn": self._forward_rnn, "gru": self._forward_gru, "lstm": self._forward_lstm}[self.model]
         with np.errstate(over="ignore", invalid="ignore"):
-            h_last, cache = run(xs, T, B)
-        cache.update(x=xs, T=T, B=B)
+            cache = run(xT, T, B)
+        cache.update(x=xT, T=T, B=B)
         self._cache = cache
-        return h_last
+        return cache["hidden"][T]
 
-    def _input_projection(self, xs: np.ndarray, T: int, B: int, columns: int) -> np.ndarray:
-        """W_ih x for every step and member, (E, T, B, G H), plus b_ih: one batched product."""
-        E = self.size
-        out = self._buffer("projection", (E, T, B, columns))
-        np.matmul(xs, self.params["weight_ih_l0"].transpose(0, 2, 1), out=out.reshape(E, T * B, columns))
-        out += self.params["bias_ih_l0"][:, None, None, :]
-        return out
+    # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
+    # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs
+    # and the factors 2 are folded into the weights before the loop (scaling by a power
+    # of two is exact), so a pre-activation comes out of the product already as -z or -2z.
 
-    def _forward_rnn(self, xs, T, B):
+    def _projection(self, xT: np.ndarray, T: int, B: int, scale: np.ndarray) -> tuple:
+        """-s (W_ih x_t + b) for every step, (T, E, G H, B), and the scaled recurrent weights (E, G H, H).
+
+        The bias b is b_ih + b_hh for the rows where only the sum enters (all
+        but the GRU's candidate rows, whose b_hh the caller adds inside r * (.)).
+        """
+        E, GH = self.size, self.params["weight_ih_l0"].shape[1]
+        W_ih = self.params["weight_ih_l0"] * scale[:, None]
+        bias = self.params["bias_ih_l0"] + self.params["bias_hh_l0"]
+        if self.model == "gru":
+            bias[:, 2 * self.hidden_size:] = self.params["bias_ih_l0"][:, 2 * self.hidden_size:]
+        out = self._buffer("projection", (T, E, GH, B))
+        np.matmul(W_ih, xT, out=out)
+        out += (bias * scale)[:, :, None]
+        return out, self.params["weight_hh_l0"] * scale[:, None]
+
+    def _forward_rnn(self, xT, T, B):
         E, H = self.size, self.hidden_size
-        pre = self._input_projection(xs, T, B, H)
-        pre += self.params["bias_hh_l0"][:, None, None, :]
-        hidden = self._buffer("hidden", (E, T + 1, B, H))
-        hidden[:, 0] = 0.0
-        W_hT = self.params["weight_hh_l0"].transpose(0, 2, 1).copy()
-        recurrent = self._buffer("recurrent", (E, B, H))
+        pre, W_hh = self._projection(xT, T, B, np.full(H, -2.0, dtype=self.dtype))       # -2 z
+        hidden = self._buffer("hidden", (T + 1, E, H, B))
+        hidden[0] = 0.0
         for t in range(T):
-            np.matmul(hidden[:, t], W_hT, out=recurrent)
-            recurrent += pre[:, t]
-            np.tanh(recurrent, out=hidden[:, t + 1])
-        return hidden[:, T].copy(), {"hidden": hidden}
+            a = pre[t]
+            np.matmul(W_hh, hidden[t], out=hidden[t + 1])
+            a += hidden[t + 1]                                   # -2 z_t
+            _sigmoid_of_negated(a)                               # sigma(2 z_t)
+            np.multiply(a, 2.0, out=hidden[t + 1])
+            hidden[t + 1] -= 1.0                                 # h_t = tanh(z_t)
+        return {"hidden": hidden}
 
-    def _forward_gru(self, xs, T, B):
+    def _forward_gru(self, xT, T, B):
         E, H = self.size, self.hidden_size
-        b_hh = self.params["bias_hh_l0"]
-        gates = self._input_projection(xs, T, B, 3 * H)          # becomes r | z | n in place
-        gates[..., :2 * H] += b_hh[:, None, None, :2 * H]
-        b_hn = b_hh[:, None, 2 * H:].copy()                      # (E, 1, H)
-        hidden = self._buffer("hidden", (E, T + 1, B, H))
-        hidden[:, 0] = 0.0
-        reset_input = self._buffer("reset_input", (E, T, B, H))  # W_hn h + b_hn, which r multiplies
-        from_state = self._buffer("from_state", (E, B, 3 * H))
-        W_hT = self.params["weight_hh_l0"].transpose(0, 2, 1).copy()
+        scale = np.repeat(np.array([-1.0, -1.0, -2.0], dtype=self.dtype), H)    # r, z: -z; n: -2 a_n
+        gates, W_hh = self._projection(xT, T, B, scale)          # becomes r | z | sigma(2 a_n) in place
+        b_hn = (-2.0 * self.params["bias_hh_l0"][:, 2 * H:, None]).copy()       # (E, H, 1)
+        hidden = self._buffer("hidden", (T + 1, E, H, B))
+        hidden[0] = 0.0
+        reset_input = self._buffer("reset_input", (T, E, H, B))  # -2 (W_hn h + b_hn), which r multiplies
+        from_state = self._buffer("from_state", (E, 3 * H, B))
+        candidate = self._buffer("candidate", (T, E, H, B))
+        scratch = self._buffer("scratch", (E, H, B))
         for t in range(T):
-            g = gates[:, t]
-            np.matmul(hidden[:, t], W_hT, out=from_state)
-            rz = g[..., :2 * H]
-            rz += from_state[..., :2 * H]
-            _sigmoid_inplace(rz)
-            np.add(from_state[..., 2 * H:], b_hn, out=reset_input[:, t])
-            n = g[..., 2 * H:]
-            n += g[..., :H] * reset_input[:, t]
-            np.tanh(n, out=n)
-            h_next = hidden[:, t + 1]
-            np.subtract(hidden[:, t], n, out=h_next)             # h = n + z (h_prev - n)
-            h_next *= g[..., H:2 * H]
-            h_next += n
-        return hidden[:, T].copy(), {"hidden": hidden, "gates": gates, "reset_input": reset_input}
+            g = gates[t]
+            np.matmul(W_hh, hidden[t], out=from_state)
+            rz = g[:, :2 * H]
+            rz += from_state[:, :2 * H]
+            _sigmoid_of_negated(rz)                               # r_t, z_t
+            np.add(from_state[:, 2 * H:], b_hn, out=reset_input[t])
+            n = g[:, 2 * H:]
+            np.multiply(g[:, :H], reset_input[t], out=scratch)
+            n += scratch                                          # -2 a_n
+            _sigmoid_of_negated(n)
+            np.multiply(n, 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                   # n_t = tanh(a_n)
+            np.subtract(hidden[t], candidate[t], out=hidden[t + 1])     # h_t = n + z (h_{t-1} - n)
+            hidden[t + 1] *= g[:, H:2 * H]
+            hidden[t + 1] += candidate[t]
+        return {"hidden": hidden, "gates": gates, "reset_input": reset_input, "candidate": candidate}
 
-    def _forward_lstm(self, xs, T, B):
-        # Gate columns are scaled so that one exp activates all four: 1/(1 + exp(s z))
-        # with s = -1 is sigma(z) for i, f, o, and with s = -2 sigma(2z) for g, whence
-        # the candidate tanh(z) = 2 sigma(2z) - 1 (the scalings by powers of 2 are exact).
+    def _forward_lstm(self, xT, T, B):
+        # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
         E, H = self.size, self.hidden_size
         scale = np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H)
-        gates = self._input_projection(xs, T, B, 4 * H)
-        gates += self.params["bias_hh_l0"][:, None, None, :]
-        gates *= scale
-        W_hT = (self.params["weight_hh_l0"] * scale[:, None]).transpose(0, 2, 1).copy()
-        hidden = self._buffer("hidden", (E, T + 1, B, H))
-        cell = self._buffer("cell", (E, T + 1, B, H))
-        candidate = self._buffer("candidate", (E, T, B, H))
-        tanh_cell = self._buffer("tanh_cell", (E, T, B, H))
-        recurrent = self._buffer("recurrent", (E, B, 4 * H))
-        written = self._buffer("written", (E, B, H))
-        hidden[:, 0] = 0.0
-        cell[:, 0] = 0.0
+        gates, W_hh = self._projection(xT, T, B, scale)
+        hidden = self._buffer("hidden", (T + 1, E, H, B))
+        cell = self._buffer("cell", (T + 1, E, H, B))
+        candidate = self._buffer("candidate", (T, E, H, B))
+        tanh_cell = self._buffer("tanh_cell", (T, E, H, B))
+        recurrent = self._buffer("recurrent", (E, 4 * H, B))
+        written = self._buffer("written", (E, H, B))
+        hidden[0] = 0.0
+        cell[0] = 0.0
         for t in range(T):
-            g = gates[:, t]
-            np.matmul(hidden[:, t], W_hT, out=recurrent)
+            g = gates[t]
+            np.matmul(W_hh, hidden[t], out=recurrent)
             g += recurrent
-            np.exp(g, out=g)
-            g += 1.0
-            np.reciprocal(g, out=g)
-            np.multiply(g[..., 2 * H:3 * H], 2.0, out=candidate[:, t])
-            candidate[:, t] -= 1.0
-            np.multiply(g[..., H:2 * H], cell[:, t], out=cell[:, t + 1])
-            np.multiply(g[..., :H], candidate[:, t], out=written)
-            cell[:, t + 1] += written
-            np.tanh(cell[:, t + 1], out=tanh_cell[:, t])
-            np.multiply(g[..., 3 * H:], tanh_cell[:, t], out=hidden[:, t + 1])
-        return hidden[:, T].copy(), {"hidden": hidden, "gates": gates, "cell": cell, "candidate": candidate,
-                                     "tanh_cell": tanh_cell}
+            _sigmoid_of_negated(g)                                    # i, f, sigma(2 z_g), o
+            np.multiply(g[:, 2 * H:3 * H], 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                       # g_t
+            np.multiply(g[:, H:2 * H], cell[t], out=cell[t + 1])
+            np.multiply(g[:, :H], candidate[t], out=written)
+            cell[t + 1] += written                                    # c_t = f c_{t-1} + i g
+            tc = tanh_cell[t]
+            np.multiply(cell[t + 1], -2.0, out=tc)
+            _sigmoid_of_negated(tc)
+            tc *= 2.0
+            tc -= 1.0                                                 # tanh(c_t)
+            np.multiply(g[:, 3 * H:], tc, out=hidden[t + 1])          # h_t = o tanh(c_t)
+        return {"hidden": hidden, "gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell}
 
     # ------------------------------------------------------------------ backward
 
@@ -337,8 +358,10 @@ class Ensemble:
         the last hidden states. Returns the gradients of the four recurrent
         arrays, stacked like ``params``; with ``step_norms=True`` also
         ``"step_norms"`` ``(E, T)``: entry ``[e, s - 1]`` is the mean over the
-        batch of :math:`\|\partial L / \partial h_s\|` per sequence, the
-        gradient that reaches step :math:`s` through the recurrence.
+        batch of :math:`\|\partial L / \partial h_s\|` per sequence (``B``
+        times the norm of that sequence's row of the gradient, the loss being
+        a mean over the batch), the gradient that reaches step :math:`s`
+        through the recurrence.
 
         >>> ens = Ensemble("lstm", 2, 3, 1, seeds=[0])
         >>> h = ens.forward(np.ones((6, 4, 2)))
@@ -352,110 +375,120 @@ class Ensemble:
         d = np.asarray(d_last)
         if d.shape != (E, B, H):
             raise ValueError(f"d_last must have shape ({E}, {B}, {H}), got shape {d.shape}")
+        return self._backward(np.array(d.transpose(0, 2, 1), dtype=self.dtype, order="C"), step_norms)
+
+    def _backward(self, dh: np.ndarray, step_norms: bool) -> dict:
+        """backward, from the gradient of the last hidden states feature-major, (E, H, B)."""
         run = {"rnn": self._backward_rnn, "gru": self._backward_gru, "lstm": self._backward_lstm}[self.model]
-        norms = np.zeros((E, self._cache["T"])) if step_norms else None
+        norms = np.zeros((self.size, self._cache["T"])) if step_norms else None
         with np.errstate(over="ignore", invalid="ignore"):
-            grads = run(self._cache, np.array(d, dtype=self.dtype), norms)
+            grads = run(self._cache, dh, norms)
         if step_norms:
             grads["step_norms"] = norms
         return grads
 
     def _weight_grads(self, cache: dict, d_input: np.ndarray, d_state: np.ndarray) -> dict:
-        """One batched product each for W_ih, W_hh and the biases, from (E, T, B, G H) pre-activation gradients."""
+        """One batched product each for W_ih and W_hh, from (T, E, G H, B) pre-activation gradients.
+
+        d_input multiplies the input (and b_ih), d_state the previous hidden
+        state (and b_hh); they differ only for the GRU's candidate rows.
+        """
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        GH = d_input.shape[-1]
-        d_in = d_input.reshape(E, T * B, GH)
-        d_st = d_state.reshape(E, T * B, GH)
-        h_prev = cache["hidden"][:, :T].reshape(E, T * B, H)
-        return {"weight_ih_l0": np.matmul(d_in.transpose(0, 2, 1), cache["x"]),
-                "weight_hh_l0": np.matmul(d_st.transpose(0, 2, 1), h_prev),
-                "bias_ih_l0": d_in.sum(axis=1),
-                "bias_hh_l0": d_st.sum(axis=1) if d_state is not d_input else d_in.sum(axis=1)}
+        GH = d_input.shape[2]
+        xT = cache["x"]
+        x_rows = np.ascontiguousarray(xT.transpose(1, 0, 3, 2)).reshape(xT.shape[1], T * B, self.input_size)
+        h_rows = np.ascontiguousarray(cache["hidden"][:T].transpose(1, 0, 3, 2)).reshape(E, T * B, H)
+        d_in = np.ascontiguousarray(d_input.transpose(1, 2, 0, 3)).reshape(E, GH, T * B)
+        d_st = d_in if d_state is d_input else \
+            np.ascontiguousarray(d_state.transpose(1, 2, 0, 3)).reshape(E, GH, T * B)
+        return {"weight_ih_l0": np.matmul(d_in, x_rows), "weight_hh_l0": np.matmul(d_st, h_rows),
+                "bias_ih_l0": d_in.sum(axis=2), "bias_hh_l0": d_st.sum(axis=2)}
 
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         hidden = cache["hidden"]
-        d_pre = self._buffer("d_pre", (E, T, B, H))
-        np.multiply(hidden[:, 1:], hidden[:, 1:], out=d_pre)
+        d_pre = self._buffer("d_pre", (T, E, H, B))
+        np.multiply(hidden[1:], hidden[1:], out=d_pre)
         np.subtract(1.0, d_pre, out=d_pre)                        # tanh' = 1 - h^2
-        W_hh = self.params["weight_hh_l0"]
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
-                norms[:, t] = _row_norms(dh, B)
-            d_pre[:, t] *= dh
-            np.matmul(d_pre[:, t], W_hh, out=dh)
+                norms[:, t] = _sequence_norms(dh)
+            d_pre[t] *= dh
+            np.matmul(W_hhT, d_pre[t], out=dh)
         return self._weight_grads(cache, d_pre, d_pre)
 
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        hidden, gates, reset_input = cache["hidden"], cache["gates"], cache["reset_input"]
-        r, z, n = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
-        # d(pre-activation) = dh_t * coefficient, all known from the forward pass.
-        coef = self._buffer("coef", (E, T, B, 3 * H))
-        c_r, c_z, c_n = coef[..., :H], coef[..., H:2 * H], coef[..., 2 * H:]
+        hidden, gates, n = cache["hidden"], cache["gates"], cache["candidate"]
+        r, z = gates[:, :, :H], gates[:, :, H:2 * H]
+        # d(pre-activation) = dh_t * coefficient, every coefficient known from the forward pass.
+        coef = self._buffer("coef", (T, E, 3 * H, B))
+        c_r, c_z, c_n = coef[:, :, :H], coef[:, :, H:2 * H], coef[:, :, 2 * H:]
         np.multiply(n, n, out=c_n)
         np.subtract(1.0, c_n, out=c_n)
         c_n *= 1.0 - z                                            # n: (1 - z)(1 - n^2)
-        np.subtract(hidden[:, :T], n, out=c_z)
+        np.subtract(hidden[:T], n, out=c_z)
         c_z *= z * (1.0 - z)                                      # z: (h_prev - n) z (1 - z)
-        np.multiply(c_n, reset_input, out=c_r)
+        np.multiply(c_n, cache["reset_input"], out=c_r)
+        c_r *= -0.5                                               # the forward pass kept -2 (W_hn h + b_hn)
         c_r *= r * (1.0 - r)                                      # r: via r * (W_hn h + b_hn)
-        coef_state = self._buffer("coef_state", (E, T, B, 3 * H))
-        coef_state[..., :2 * H] = coef[..., :2 * H]
-        np.multiply(c_n, r, out=coef_state[..., 2 * H:])          # W_hn h sits inside r * (.)
-        d_input = self._buffer("d_input", (E, T, B, 3 * H))
-        d_state = self._buffer("d_state", (E, T, B, 3 * H))
-        W_hh = self.params["weight_hh_l0"]
-        kept = self._buffer("kept", (E, B, H))
+        coef_state = self._buffer("coef_state", (T, E, 3 * H, B))
+        coef_state[:, :, :2 * H] = coef[:, :, :2 * H]
+        np.multiply(c_n, r, out=coef_state[:, :, 2 * H:])          # W_hn h + b_hn sits inside r * (.)
+        d_input = self._buffer("d_input", (T, E, 3 * H, B))
+        d_state = self._buffer("d_state", (T, E, 3 * H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        kept = self._buffer("kept", (E, H, B))
         for t in range(T - 1, -1, -1):
             if norms is not None:
-                norms[:, t] = _row_norms(dh, B)
-            d3 = dh[:, :, None, :]
-            np.multiply(coef[:, t].reshape(E, B, 3, H), d3, out=d_input[:, t].reshape(E, B, 3, H))
-            np.multiply(coef_state[:, t].reshape(E, B, 3, H), d3, out=d_state[:, t].reshape(E, B, 3, H))
-            np.multiply(dh, z[:, t], out=kept)
-            np.matmul(d_state[:, t], W_hh, out=dh)
+                norms[:, t] = _sequence_norms(dh)
+            d3 = dh[:, None]
+            np.multiply(coef[t].reshape(E, 3, H, B), d3, out=d_input[t].reshape(E, 3, H, B))
+            np.multiply(coef_state[t].reshape(E, 3, H, B), d3, out=d_state[t].reshape(E, 3, H, B))
+            np.multiply(dh, z[t], out=kept)
+            np.matmul(W_hhT, d_state[t], out=dh)
             dh += kept
         return self._weight_grads(cache, d_input, d_state)
 
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         gates, cell, candidate, tanh_cell = cache["gates"], cache["cell"], cache["candidate"], cache["tanh_cell"]
-        i, f, o = gates[..., :H], gates[..., H:2 * H], gates[..., 3 * H:]
+        i, f, o = gates[:, :, :H], gates[:, :, H:2 * H], gates[:, :, 3 * H:]
         # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
         # the slope of the gate's nonlinearity times what the gate multiplies.
-        coef = self._buffer("coef", (E, T, B, 4 * H))
-        c_i, c_f, c_g, c_o = (coef[..., k * H:(k + 1) * H] for k in range(4))
+        coef = self._buffer("coef", (T, E, 4 * H, B))
+        c_i, c_f, c_g, c_o = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
         np.subtract(1.0, i, out=c_i)
         c_i *= i
         c_i *= candidate                                          # i multiplies g
         np.subtract(1.0, f, out=c_f)
         c_f *= f
-        c_f *= cell[:, :T]                                        # f multiplies c_{t-1}
+        c_f *= cell[:T]                                           # f multiplies c_{t-1}
         np.multiply(candidate, candidate, out=c_g)
         np.subtract(1.0, c_g, out=c_g)
         c_g *= i                                                  # g is multiplied by i
         np.subtract(1.0, o, out=c_o)
         c_o *= o
         c_o *= tanh_cell                                          # o multiplies tanh(c_t)
-        to_cell = self._buffer("to_cell", (E, T, B, H))           # dc_t += dh_t * o (1 - tanh^2 c_t)
+        to_cell = self._buffer("to_cell", (T, E, H, B))           # dc_t += dh_t * o (1 - tanh^2 c_t)
         np.multiply(tanh_cell, tanh_cell, out=to_cell)
         np.subtract(1.0, to_cell, out=to_cell)
         to_cell *= o
-        d_pre = self._buffer("d_pre", (E, T, B, 4 * H))
-        dc = np.zeros((E, B, H), dtype=self.dtype)
-        scratch = self._buffer("scratch", (E, B, H))
-        W_hh = self.params["weight_hh_l0"]
+        d_pre = self._buffer("d_pre", (T, E, 4 * H, B))
+        dc = np.zeros((E, H, B), dtype=self.dtype)
+        scratch = self._buffer("scratch", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
-                norms[:, t] = _row_norms(dh, B)
-            np.multiply(dh, to_cell[:, t], out=scratch)
+                norms[:, t] = _sequence_norms(dh)
+            np.multiply(dh, to_cell[t], out=scratch)
             dc += scratch
-            np.multiply(coef[:, t, :, :3 * H].reshape(E, B, 3, H), dc[:, :, None, :],
-                        out=d_pre[:, t, :, :3 * H].reshape(E, B, 3, H))
-            np.multiply(c_o[:, t], dh, out=d_pre[:, t, :, 3 * H:])
-            dc *= f[:, t]
-            np.matmul(d_pre[:, t], W_hh, out=dh)
+            np.multiply(coef[t, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
+                        out=d_pre[t, :, :3 * H].reshape(E, 3, H, B))
+            np.multiply(c_o[t], dh, out=d_pre[t, :, 3 * H:])
+            dc *= f[t]
+            np.matmul(W_hhT, d_pre[t], out=dh)
         return self._weight_grads(cache, d_pre, d_pre)
 
     # ------------------------------------------------------------------ readout and loss
@@ -471,6 +504,12 @@ class Ensemble:
         out += self.params["readout_bias"][:, None, :]
         return out
 
+    def _readout(self, hT: np.ndarray) -> np.ndarray:
+        """The readout of feature-major last states (E, H, B): (E, O, B)."""
+        out = np.matmul(self.params["readout_weight"], hT)
+        out += self.params["readout_bias"][:, :, None]
+        return out
+
     def predict(self, x: Any) -> np.ndarray:
         """The readout of every member on ``x``: ``(E, B, O)`` (logits, or the predicted number).
 
@@ -478,7 +517,7 @@ class Ensemble:
         (1, 5, 4)
         """
         with np.errstate(over="ignore", invalid="ignore"):
-            return self.readout(self.forward(x))
+            return self._readout(self._forward(x)).transpose(0, 2, 1)
 
     def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False) -> tuple:
         r"""Each member's loss on its batch and the gradients of every parameter array.
@@ -497,28 +536,30 @@ class Ensemble:
         ((2,), ['bias_hh_l0', 'bias_ih_l0'])
         """
         kind = check_choice("kind", kind, KINDS)
-        h_last = self.forward(x)
-        E, B, O = self.size, self._cache["B"], self.output_size
+        E = self.size
+        hT = self._forward(x)                                             # (E, H, B)
+        B = self._cache["B"]
         y = self._check_targets(targets, kind, E, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = self.readout(h_last)
+            out = self._readout(hT)                                       # (E, O, B)
             if kind == "classification":
-                shifted = out - out.max(axis=2, keepdims=True)
-                log_norm = np.log(np.exp(shifted).sum(axis=2, keepdims=True))
+                shifted = out - out.max(axis=1, keepdims=True)
+                log_norm = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
                 log_p = shifted - log_norm
-                picked = np.take_along_axis(log_p, y[:, :, None], axis=2)[:, :, 0]
+                picked = np.take_along_axis(log_p, y[:, None, :], axis=1)[:, 0]
                 losses = -picked.mean(axis=1)
-                d_out = np.exp(log_p)
-                np.put_along_axis(d_out, y[:, :, None],
-                                  np.take_along_axis(d_out, y[:, :, None], axis=2) - 1.0, axis=2)
+                d_out = np.exp(log_p)                                     # softmax - onehot, over B
+                np.put_along_axis(d_out, y[:, None, :],
+                                  np.take_along_axis(d_out, y[:, None, :], axis=1) - 1.0, axis=1)
                 d_out /= B
             else:
-                err = out[:, :, 0] - y
+                err = out[:, 0] - y
                 losses = (err * err).mean(axis=1)
-                d_out = (2.0 / B) * err[:, :, None]
-            grads = self.backward(np.matmul(d_out, self.params["readout_weight"]), step_norms=step_norms)
-            grads["readout_weight"] = np.matmul(d_out.transpose(0, 2, 1), h_last)
-            grads["readout_bias"] = d_out.sum(axis=1)
+                d_out = (2.0 / B) * err[:, None, :]
+            V = self.params["readout_weight"]
+            grads = self._backward(np.matmul(V.transpose(0, 2, 1), d_out), step_norms)
+            grads["readout_weight"] = np.matmul(d_out, hT.transpose(0, 2, 1))
+            grads["readout_bias"] = d_out.sum(axis=2)
         return losses, grads
 
     def _check_targets(self, targets: Any, kind: str, E: int, B: int) -> np.ndarray:
@@ -537,13 +578,14 @@ class Ensemble:
         return np.asarray(check_finite("targets", y), dtype=self.dtype)
 
 
-def _sigmoid_inplace(a: np.ndarray) -> None:
-    np.negative(a, out=a)
+def _sigmoid_of_negated(a: np.ndarray) -> None:
+    """Overwrite ``a = -z`` with sigma(z) = 1/(1 + exp(-z)) (exp may overflow to inf: sigma = 0)."""
     np.exp(a, out=a)
     a += 1.0
     np.reciprocal(a, out=a)
 
 
-def _row_norms(dh: np.ndarray, B: int) -> np.ndarray:
-    """Mean over the batch of each sequence's gradient norm; dL/dh of a batch mean is 1/B of a sequence's."""
-    return np.sqrt((dh * dh).sum(axis=2)).mean(axis=1) * B
+def _sequence_norms(dh: np.ndarray) -> np.ndarray:
+    """Mean over the batch of each sequence's gradient norm, from dL/dh (E, H, B) of a batch-mean loss."""
+    B = dh.shape[2]
+    return np.sqrt((dh * dh).sum(axis=1)).mean(axis=1) * B

@@ -49,7 +49,22 @@ from .ensemble import INITS, MODELS, Ensemble
 from .tasks import Task
 from .train import Adam
 
-__all__ = ["LabResult", "make_ensemble", "train", "evaluate", "gradient_by_step", "check_threshold"]
+__all__ = ["OPTIMIZERS", "LabResult", "make_ensemble", "train", "evaluate", "gradient_by_step", "check_threshold"]
+
+OPTIMIZERS = ("adam", "sgd")
+"""The update rules :func:`train` knows: Adam (Kingma and Ba 2015), or plain gradient descent."""
+
+
+class _SGD:
+    """Plain gradient descent on a dict of arrays in place, with Adam's interface (m and v unused)."""
+
+    def __init__(self, params: dict, *, lr: float) -> None:
+        self.params, self.lr = params, lr
+        self.m = self.v = {}
+
+    def step(self, grads: dict) -> None:
+        for k, p in self.params.items():
+            p -= self.lr * grads[k]
 
 
 @dataclass
@@ -122,9 +137,9 @@ def check_threshold(threshold: Any) -> float:
 
 def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forget_bias: Any = None,
                   init: str = "default", t_max: float | None = None, dtype: Any = np.float64) -> Ensemble:
-    """The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
+    r"""The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
 
-    With ``init="chrono"`` and no ``t_max``, :math:`T_{\\max}` is the task's sequence length.
+    With ``init="chrono"`` and no ``t_max``, :math:`T_{\max}` is the task's sequence length.
 
     >>> from rnnmem.tasks import recall
     >>> ens = make_ensemble(recall(lag=10), "lstm", seeds=[0, 1], hidden=8, init="chrono")
@@ -141,11 +156,13 @@ def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forge
                     init=init, t_max=t_max, dtype=dtype)
 
 
-def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray, chunk: int = 256) -> np.ndarray:
+def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray,
+             chunk: int | None = None) -> np.ndarray:
     """Each member's score on one set of sequences, ``(E,)``: accuracy, or mean squared error.
 
     ``inputs`` ``(T, N, D)`` and ``targets`` ``(N,)`` are shared by every
-    member; they are run ``chunk`` sequences at a time.
+    member; they are run ``chunk`` sequences at a time (by default as many
+    as keep the forward pass's stored gates under about 2 million numbers).
 
     >>> from rnnmem.tasks import recall
     >>> task = recall(lag=2, alphabet=4)
@@ -153,7 +170,10 @@ def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.nda
     >>> evaluate(make_ensemble(task, "rnn", [0, 1], hidden=4), task, *batch).shape
     (2,)
     """
-    N = inputs.shape[1]
+    T, N = inputs.shape[:2]
+    if chunk is None:
+        gates = {"rnn": 1, "gru": 3, "lstm": 4}[ensemble.model]
+        chunk = max(1, min(N, 2**21 // (T * ensemble.size * gates * ensemble.hidden_size)))
     chunk = check_positive_int("chunk", chunk)
     total = np.zeros(ensemble.size)
     for start in range(0, N, chunk):
@@ -171,8 +191,8 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
           batch: int = 64, lr: float = 1e-2, clip: float | None = 1.0, forget_bias: Any = None,
           init: str = "default", t_max: float | None = None, eval_every: int = 50, eval_size: int = 512,
           eval_seed: int = 0, threshold: float = 0.9, stop_when_done: bool = False,
-          dtype: Any = np.float64) -> LabResult:
-    """Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
+          dtype: Any = np.float64, optimizer: str = "adam") -> LabResult:
+    r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
 
     See the module for the procedure and the definition of success. ``model``
     is ``"rnn"``, ``"gru"`` or ``"lstm"``; ``forget_bias`` (one number, or
@@ -181,7 +201,10 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     :class:`~rnnmem.ensemble.Ensemble` describes. ``stop_when_done=True``
     stops at the first evaluation at which every member has succeeded or
     diverged (the remaining columns of ``losses`` and ``grad_norms`` are
-    NaN).
+    NaN). ``optimizer="sgd"`` replaces Adam by plain gradient descent,
+    :math:`\theta \leftarrow \theta - \eta g` (with Adam the step size is
+    about ``lr`` whatever the gradient's size, so a gradient that explodes
+    shows in its norm but hardly moves the weights; with SGD it does).
 
     >>> from rnnmem.tasks import recall
     >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
@@ -202,6 +225,7 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     eval_size = check_positive_int("eval_size", eval_size)
     eval_seed = check_nonnegative_int("eval_seed", eval_seed)
     threshold = check_threshold(threshold)
+    optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
     ens = make_ensemble(task, model, seeds, hidden=hidden, forget_bias=forget_bias, init=init, t_max=t_max,
                         dtype=dtype)
     E = ens.size
@@ -216,7 +240,7 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
         def passed(score):
             return score <= limit
 
-    opt = Adam(ens.params, lr=lr)
+    opt = Adam(ens.params, lr=lr) if optimizer == "adam" else _SGD(ens.params, lr=lr)
     losses = np.full((E, steps), np.nan)
     grad_norms = np.full((E, steps), np.nan)
     success_step: list = [None] * E
@@ -225,7 +249,7 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     eval_steps, scores = [], []
 
     def evaluation(done: int) -> None:
-        score = evaluate(ens, task, held_out.inputs, held_out.targets, chunk=batch)
+        score = evaluate(ens, task, held_out.inputs, held_out.targets)
         eval_steps.append(done)
         scores.append(score)
         for e in range(E):
