@@ -262,27 +262,22 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
         batches = [task.sample(batch, seed=stream) for stream in streams]
         x = np.stack([b.inputs for b in batches], axis=1)                  # (T, E, B, D)
         y = np.stack([b.targets for b in batches])                         # (E, B)
-        loss, grads = ens.loss_and_grads(x, y, task.kind)
-        sq = sum((g.reshape(E, -1) ** 2).sum(axis=1) for g in grads.values())
-        norm = np.sqrt(sq)
-        bad = live & ~(np.isfinite(loss) & np.isfinite(norm))
-        for e in np.flatnonzero(bad):
-            diverged_at[e] = done
-            live[e] = False
-            for k in opt.m:
-                opt.m[k][e] = 0.0
-                opt.v[k][e] = 0.0
-        losses[live, done] = loss[live]
-        grad_norms[live, done] = norm[live]
-        if clip is None:
-            scale = np.ones(E)
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                scale = np.where(norm > clip, clip / norm, 1.0)
-        scale = np.where(live, scale, 0.0)
-        for k, g in grads.items():
-            g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
-        opt.step(grads)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            loss, grads = ens.loss_and_grads(x, y, task.kind)
+            norm = np.sqrt(sum((g.reshape(E, -1).astype(np.float64) ** 2).sum(axis=1) for g in grads.values()))
+            for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
+                diverged_at[e] = done                                      # frozen from here on
+                live[e] = False
+                for k in opt.m:
+                    opt.m[k][e] = 0.0
+                    opt.v[k][e] = 0.0
+            losses[live, done] = loss[live]
+            grad_norms[live, done] = norm[live]
+            scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
+            for g in grads.values():
+                g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
+                g[~live] = 0.0
+            opt.step(grads)
         done += 1
         if done % eval_every == 0 or done == steps:
             evaluation(done)
