@@ -198,11 +198,18 @@ class Ensemble:
 
     # ------------------------------------------------------------------ layout, buffers and inputs
     #
-    # Inside, every per-step array is stored time first and feature-major: (T, E, features, B),
-    # the batch last. A step of all members is then the batched product W (E, G H, H) @ h_t
-    # (E, H, B), each gate is a block of rows whose (H, B) entries are contiguous per member,
-    # and every elementwise operation of a step runs over long contiguous stretches of memory
-    # (with the batch first, a gate would be a slice of H entries of every row).
+    # Inside, every per-step array is stored time first and feature-major: (T, E, rows, B), the
+    # batch last. Row block t of the array `rows` holds [h_t; x_t; 1] for every member, (E, K, B)
+    # with K = H + D + 1, so that a step of all members is ONE batched product with the stacked
+    # weights [W_hh, W_ih, b] (E, G H, K), giving every pre-activation, biases included; in the
+    # backward pass the same rows give every weight and bias gradient, one product per step.
+    # Each gate is then a block of rows whose (H, B) entries are contiguous per member, so every
+    # elementwise operation of a step runs over long contiguous stretches of memory.
+    #
+    # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
+    # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs and the
+    # factors 2 are folded into the stacked weights (scaling by a power of two is exact), so a
+    # pre-activation comes out of the product already as -z or -2z.
 
     def _buffer(self, name: str, shape: tuple) -> np.ndarray:
         key = (name, shape)
@@ -211,9 +218,9 @@ class Ensemble:
             buf = self._workspace[key] = np.empty(shape, dtype=self.dtype)
         return buf
 
-    def _check_x(self, x: Any) -> tuple:
-        """x as (T, E or 1, D, B), feature-major, and T, B."""
-        D, E = self.input_size, self.size
+    def _rows(self, x: Any) -> tuple:
+        """The (T + 1, E, K, B) array of rows [h_t; x_t; 1], with x filled in and h_0 = 0; and T, B."""
+        D, E, H = self.input_size, self.size, self.hidden_size
         arr = np.asarray(x)
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
@@ -223,10 +230,18 @@ class Ensemble:
                   and arr.shape[3] == D):
             raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
                              f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
-        T, M, B = arr.shape[:3]
-        buf = self._buffer("x", (T, M, D, B))
-        np.copyto(buf, arr.transpose(0, 1, 3, 2))
-        return buf, T, B
+        T, B = arr.shape[0], arr.shape[2]
+        rows = self._buffer("rows", (T + 1, E, H + D + 1, B))
+        rows[0, :, :H] = 0.0
+        rows[:T, :, H:H + D] = arr.transpose(0, 1, 3, 2)
+        rows[:, :, H + D] = 1.0
+        return rows, T, B
+
+    def _stacked(self, blocks: list, scale: np.ndarray) -> np.ndarray:
+        """Row blocks [W_h, W_x, b] side by side, (E, rows, K), each row times its scale."""
+        W = np.concatenate([blocks[0], blocks[1], blocks[2][:, :, None]], axis=2)
+        W *= scale[:, None]
+        return W
 
     # ------------------------------------------------------------------ forward
 
@@ -246,95 +261,73 @@ class Ensemble:
     def _forward(self, x: Any) -> np.ndarray:
         """The forward pass; the last hidden states feature-major, (E, H, B)."""
         self._cache = None
-        xT, T, B = self._check_x(x)
+        rows, T, B = self._rows(x)
         run = {"rnn": self._forward_rnn, "gru": self._forward_gru, "lstm": self._forward_lstm}[self.model]
         with np.errstate(over="ignore", invalid="ignore"):
-            cache = run(xT, T, B)
-        cache.update(x=xT, T=T, B=B)
+            cache = run(rows, T, B)
+        cache.update(rows=rows, T=T, B=B)
         self._cache = cache
-        return cache["hidden"][T]
+        return rows[T, :, :self.hidden_size]
 
-    # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
-    # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs
-    # and the factors 2 are folded into the weights before the loop (scaling by a power
-    # of two is exact), so a pre-activation comes out of the product already as -z or -2z.
-
-    def _projection(self, xT: np.ndarray, T: int, B: int, scale: np.ndarray) -> tuple:
-        """-s (W_ih x_t + b) for every step, (T, E, G H, B), and the scaled recurrent weights (E, G H, H).
-
-        The bias b is b_ih + b_hh for the rows where only the sum enters (all
-        but the GRU's candidate rows, whose b_hh the caller adds inside r * (.)).
-        """
-        E, GH = self.size, self.params["weight_ih_l0"].shape[1]
-        W_ih = self.params["weight_ih_l0"] * scale[:, None]
-        bias = self.params["bias_ih_l0"] + self.params["bias_hh_l0"]
-        if self.model == "gru":
-            bias[:, 2 * self.hidden_size:] = self.params["bias_ih_l0"][:, 2 * self.hidden_size:]
-        out = self._buffer("projection", (T, E, GH, B))
-        np.matmul(W_ih, xT, out=out)
-        out += (bias * scale)[:, :, None]
-        return out, self.params["weight_hh_l0"] * scale[:, None]
-
-    def _forward_rnn(self, xT, T, B):
+    def _forward_rnn(self, rows, T, B):
         E, H = self.size, self.hidden_size
-        pre, W_hh = self._projection(xT, T, B, np.full(H, -2.0, dtype=self.dtype))       # -2 z
-        hidden = self._buffer("hidden", (T + 1, E, H, B))
-        hidden[0] = 0.0
+        p = self.params
+        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+                          np.full(H, -2.0, dtype=self.dtype))
         for t in range(T):
-            a = pre[t]
-            np.matmul(W_hh, hidden[t], out=hidden[t + 1])
-            a += hidden[t + 1]                                   # -2 z_t
-            _sigmoid_of_negated(a)                               # sigma(2 z_t)
-            np.multiply(a, 2.0, out=hidden[t + 1])
-            hidden[t + 1] -= 1.0                                 # h_t = tanh(z_t)
-        return {"hidden": hidden}
+            h_next = rows[t + 1, :, :H]
+            np.matmul(W, rows[t], out=h_next)                    # -2 z_t
+            _sigmoid_of_negated(h_next)                          # sigma(2 z_t)
+            h_next *= 2.0
+            h_next -= 1.0                                        # h_t = tanh(z_t)
+        return {}
 
-    def _forward_gru(self, xT, T, B):
-        E, H = self.size, self.hidden_size
-        scale = np.repeat(np.array([-1.0, -1.0, -2.0], dtype=self.dtype), H)    # r, z: -z; n: -2 a_n
-        gates, W_hh = self._projection(xT, T, B, scale)          # becomes r | z | sigma(2 a_n) in place
-        b_hn = (-2.0 * self.params["bias_hh_l0"][:, 2 * H:, None]).copy()       # (E, H, 1)
-        hidden = self._buffer("hidden", (T + 1, E, H, B))
-        hidden[0] = 0.0
-        reset_input = self._buffer("reset_input", (T, E, H, B))  # -2 (W_hn h + b_hn), which r multiplies
-        from_state = self._buffer("from_state", (E, 3 * H, B))
+    def _forward_gru(self, rows, T, B):
+        # Four row blocks: r and z from the state, the input and both biases; the candidate's
+        # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
+        E, H, D = self.size, self.hidden_size, self.input_size
+        p = self.params
+        W_ih, W_hh, b_ih, b_hh = p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]
+        rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
+        zero_h, zero_x = np.zeros((E, H, H), dtype=self.dtype), np.zeros((E, H, D), dtype=self.dtype)
+        W = self._stacked([np.concatenate([W_hh[:, rz], W_hh[:, n], zero_h], axis=1),
+                           np.concatenate([W_ih[:, rz], zero_x, W_ih[:, n]], axis=1),
+                           np.concatenate([b_ih[:, rz] + b_hh[:, rz], b_hh[:, n], b_ih[:, n]], axis=1)],
+                          np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H))
+        gates = self._buffer("gates", (T, E, 4 * H, B))         # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
         candidate = self._buffer("candidate", (T, E, H, B))
         scratch = self._buffer("scratch", (E, H, B))
         for t in range(T):
             g = gates[t]
-            np.matmul(W_hh, hidden[t], out=from_state)
-            rz = g[:, :2 * H]
-            rz += from_state[:, :2 * H]
-            _sigmoid_of_negated(rz)                               # r_t, z_t
-            np.add(from_state[:, 2 * H:], b_hn, out=reset_input[t])
-            n = g[:, 2 * H:]
-            np.multiply(g[:, :H], reset_input[t], out=scratch)
-            n += scratch                                          # -2 a_n
-            _sigmoid_of_negated(n)
-            np.multiply(n, 2.0, out=candidate[t])
-            candidate[t] -= 1.0                                   # n_t = tanh(a_n)
-            np.subtract(hidden[t], candidate[t], out=hidden[t + 1])     # h_t = n + z (h_{t-1} - n)
-            hidden[t + 1] *= g[:, H:2 * H]
-            hidden[t + 1] += candidate[t]
-        return {"hidden": hidden, "gates": gates, "reset_input": reset_input, "candidate": candidate}
+            np.matmul(W, rows[t], out=g)
+            _sigmoid_of_negated(g[:, :2 * H])                    # r_t, z_t
+            np.multiply(g[:, :H], g[:, 2 * H:3 * H], out=scratch)
+            a = g[:, 3 * H:]
+            a += scratch                                         # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
+            _sigmoid_of_negated(a)
+            np.multiply(a, 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                  # n_t = tanh(a_n)
+            h_next = rows[t + 1, :, :H]
+            np.subtract(rows[t, :, :H], candidate[t], out=h_next)      # h_t = n + z (h_{t-1} - n)
+            h_next *= g[:, H:2 * H]
+            h_next += candidate[t]
+        return {"gates": gates, "candidate": candidate}
 
-    def _forward_lstm(self, xT, T, B):
+    def _forward_lstm(self, rows, T, B):
         # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
         E, H = self.size, self.hidden_size
-        scale = np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H)
-        gates, W_hh = self._projection(xT, T, B, scale)
-        hidden = self._buffer("hidden", (T + 1, E, H, B))
+        p = self.params
+        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+                          np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H))
+        gates = self._buffer("gates", (T, E, 4 * H, B))
         cell = self._buffer("cell", (T + 1, E, H, B))
         candidate = self._buffer("candidate", (T, E, H, B))
         tanh_cell = self._buffer("tanh_cell", (T, E, H, B))
-        recurrent = self._buffer("recurrent", (E, 4 * H, B))
         written = self._buffer("written", (E, H, B))
-        hidden[0] = 0.0
         cell[0] = 0.0
         for t in range(T):
             g = gates[t]
-            np.matmul(W_hh, hidden[t], out=recurrent)
-            g += recurrent
+            np.matmul(W, rows[t], out=g)
             _sigmoid_of_negated(g)                                    # i, f, sigma(2 z_g), o
             np.multiply(g[:, 2 * H:3 * H], 2.0, out=candidate[t])
             candidate[t] -= 1.0                                       # g_t
@@ -346,8 +339,8 @@ class Ensemble:
             _sigmoid_of_negated(tc)
             tc *= 2.0
             tc -= 1.0                                                 # tanh(c_t)
-            np.multiply(g[:, 3 * H:], tc, out=hidden[t + 1])          # h_t = o tanh(c_t)
-        return {"hidden": hidden, "gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell}
+            np.multiply(g[:, 3 * H:], tc, out=rows[t + 1, :, :H])     # h_t = o tanh(c_t)
+        return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell}
 
     # ------------------------------------------------------------------ backward
 
@@ -387,73 +380,77 @@ class Ensemble:
             grads["step_norms"] = norms
         return grads
 
-    def _weight_grads(self, cache: dict, d_input: np.ndarray, d_state: np.ndarray) -> dict:
-        """One batched product each for W_ih and W_hh, from (T, E, G H, B) pre-activation gradients.
+    def _accumulate(self, total: np.ndarray, d_rows: np.ndarray, rows_t: np.ndarray) -> None:
+        """total += d_rows (E, R, B) @ rows_t^T (E, B, K): step t's share of every weight and bias gradient."""
+        product = self._buffer("product", total.shape)
+        np.matmul(d_rows, rows_t.transpose(0, 2, 1), out=product)
+        total += product
 
-        d_input multiplies the input (and b_ih), d_state the previous hidden
-        state (and b_hh); they differ only for the GRU's candidate rows.
-        """
-        E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        GH = d_input.shape[2]
-        xT = cache["x"]
-        x_rows = np.ascontiguousarray(xT.transpose(1, 0, 3, 2)).reshape(xT.shape[1], T * B, self.input_size)
-        h_rows = np.ascontiguousarray(cache["hidden"][:T].transpose(1, 0, 3, 2)).reshape(E, T * B, H)
-        d_in = np.ascontiguousarray(d_input.transpose(1, 2, 0, 3)).reshape(E, GH, T * B)
-        d_st = d_in if d_state is d_input else \
-            np.ascontiguousarray(d_state.transpose(1, 2, 0, 3)).reshape(E, GH, T * B)
-        return {"weight_ih_l0": np.matmul(d_in, x_rows), "weight_hh_l0": np.matmul(d_st, h_rows),
-                "bias_ih_l0": d_in.sum(axis=2), "bias_hh_l0": d_st.sum(axis=2)}
+    def _split(self, total: np.ndarray, rows: slice = slice(None)) -> tuple:
+        """The W_hh, W_ih and bias columns of a gradient of the stacked weights."""
+        H, D = self.hidden_size, self.input_size
+        return total[:, rows, :H], total[:, rows, H:H + D], total[:, rows, H + D]
 
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        hidden = cache["hidden"]
-        d_pre = self._buffer("d_pre", (T, E, H, B))
-        np.multiply(hidden[1:], hidden[1:], out=d_pre)
-        np.subtract(1.0, d_pre, out=d_pre)                        # tanh' = 1 - h^2
+        rows = cache["rows"]
+        total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
+        d_pre = self._buffer("d_pre", (E, H, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
                 norms[:, t] = _sequence_norms(dh)
-            d_pre[t] *= dh
-            np.matmul(W_hhT, d_pre[t], out=dh)
-        return self._weight_grads(cache, d_pre, d_pre)
+            h = rows[t + 1, :, :H]
+            np.multiply(h, h, out=d_pre)
+            np.subtract(1.0, d_pre, out=d_pre)                    # tanh' = 1 - h^2
+            d_pre *= dh
+            self._accumulate(total, d_pre, rows[t])
+            np.matmul(W_hhT, d_pre, out=dh)
+        d_W_hh, d_W_ih, d_b = self._split(total)
+        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
+                "bias_hh_l0": d_b.copy()}
 
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        hidden, gates, n = cache["hidden"], cache["gates"], cache["candidate"]
+        rows, gates, n = cache["rows"], cache["gates"], cache["candidate"]
         r, z = gates[:, :, :H], gates[:, :, H:2 * H]
-        # d(pre-activation) = dh_t * coefficient, every coefficient known from the forward pass.
-        coef = self._buffer("coef", (T, E, 3 * H, B))
-        c_r, c_z, c_n = coef[:, :, :H], coef[:, :, H:2 * H], coef[:, :, 2 * H:]
+        # Gradients of the four row blocks' outputs = dh_t * coefficient, all known from the forward pass.
+        coef = self._buffer("coef", (T, E, 4 * H, B))
+        c_r, c_z, c_sn, c_n = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
         np.multiply(n, n, out=c_n)
         np.subtract(1.0, c_n, out=c_n)
-        c_n *= 1.0 - z                                            # n: (1 - z)(1 - n^2)
-        np.subtract(hidden[:T], n, out=c_z)
+        c_n *= 1.0 - z                                            # n's input part: (1 - z)(1 - n^2)
+        np.subtract(rows[:T, :, :H], n, out=c_z)
         c_z *= z * (1.0 - z)                                      # z: (h_prev - n) z (1 - z)
-        np.multiply(c_n, cache["reset_input"], out=c_r)
+        np.multiply(c_n, gates[:, :, 2 * H:3 * H], out=c_r)
         c_r *= -0.5                                               # the forward pass kept -2 (W_hn h + b_hn)
         c_r *= r * (1.0 - r)                                      # r: via r * (W_hn h + b_hn)
-        coef_state = self._buffer("coef_state", (T, E, 3 * H, B))
-        coef_state[:, :, :2 * H] = coef[:, :, :2 * H]
-        np.multiply(c_n, r, out=coef_state[:, :, 2 * H:])          # W_hn h + b_hn sits inside r * (.)
-        d_input = self._buffer("d_input", (T, E, 3 * H, B))
-        d_state = self._buffer("d_state", (T, E, 3 * H, B))
-        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        np.multiply(c_n, r, out=c_sn)                             # W_hn h + b_hn sits inside r * (.)
+        total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
+        d_rows = self._buffer("d_rows", (E, 4 * H, B))
         kept = self._buffer("kept", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
                 norms[:, t] = _sequence_norms(dh)
-            d3 = dh[:, None]
-            np.multiply(coef[t].reshape(E, 3, H, B), d3, out=d_input[t].reshape(E, 3, H, B))
-            np.multiply(coef_state[t].reshape(E, 3, H, B), d3, out=d_state[t].reshape(E, 3, H, B))
+            np.multiply(coef[t].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
+            self._accumulate(total, d_rows, rows[t])
             np.multiply(dh, z[t], out=kept)
-            np.matmul(W_hhT, d_state[t], out=dh)
+            np.matmul(W_hhT, d_rows[:, :3 * H], out=dh)
             dh += kept
-        return self._weight_grads(cache, d_input, d_state)
+        H2, H3 = 2 * H, 3 * H
+        d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
+        d_W_hn, _, d_b_hn = self._split(total, slice(H2, H3))
+        _, d_W_in, d_b_in = self._split(total, slice(H3, 4 * H))
+        return {"weight_ih_l0": np.concatenate([d_W_ih_rz, d_W_in], axis=1),
+                "weight_hh_l0": np.concatenate([d_W_hh_rz, d_W_hn], axis=1),
+                "bias_ih_l0": np.concatenate([d_b_rz, d_b_in], axis=1),
+                "bias_hh_l0": np.concatenate([d_b_rz, d_b_hn], axis=1)}
 
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        gates, cell, candidate, tanh_cell = cache["gates"], cache["cell"], cache["candidate"], cache["tanh_cell"]
+        rows, gates, cell = cache["rows"], cache["gates"], cache["cell"]
+        candidate, tanh_cell = cache["candidate"], cache["tanh_cell"]
         i, f, o = gates[:, :, :H], gates[:, :, H:2 * H], gates[:, :, 3 * H:]
         # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
         # the slope of the gate's nonlinearity times what the gate multiplies.
@@ -475,7 +472,8 @@ class Ensemble:
         np.multiply(tanh_cell, tanh_cell, out=to_cell)
         np.subtract(1.0, to_cell, out=to_cell)
         to_cell *= o
-        d_pre = self._buffer("d_pre", (T, E, 4 * H, B))
+        total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
+        d_pre = self._buffer("d_pre", (E, 4 * H, B))
         dc = np.zeros((E, H, B), dtype=self.dtype)
         scratch = self._buffer("scratch", (E, H, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
@@ -485,11 +483,14 @@ class Ensemble:
             np.multiply(dh, to_cell[t], out=scratch)
             dc += scratch
             np.multiply(coef[t, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
-                        out=d_pre[t, :, :3 * H].reshape(E, 3, H, B))
-            np.multiply(c_o[t], dh, out=d_pre[t, :, 3 * H:])
+                        out=d_pre[:, :3 * H].reshape(E, 3, H, B))
+            np.multiply(c_o[t], dh, out=d_pre[:, 3 * H:])
             dc *= f[t]
-            np.matmul(W_hhT, d_pre[t], out=dh)
-        return self._weight_grads(cache, d_pre, d_pre)
+            self._accumulate(total, d_pre, rows[t])
+            np.matmul(W_hhT, d_pre, out=dh)
+        d_W_hh, d_W_ih, d_b = self._split(total)
+        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
+                "bias_hh_l0": d_b.copy()}
 
     # ------------------------------------------------------------------ readout and loss
 

@@ -262,22 +262,12 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
         batches = [task.sample(batch, seed=stream) for stream in streams]
         x = np.stack([b.inputs for b in batches], axis=1)                  # (T, E, B, D)
         y = np.stack([b.targets for b in batches])                         # (E, B)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            loss, grads = ens.loss_and_grads(x, y, task.kind)
-            norm = np.sqrt(sum((g.reshape(E, -1).astype(np.float64) ** 2).sum(axis=1) for g in grads.values()))
-            for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
-                diverged_at[e] = done                                      # frozen from here on
-                live[e] = False
-                for k in opt.m:
-                    opt.m[k][e] = 0.0
-                    opt.v[k][e] = 0.0
-            losses[live, done] = loss[live]
-            grad_norms[live, done] = norm[live]
-            scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
-            for g in grads.values():
-                g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
-                g[~live] = 0.0
-            opt.step(grads)
+        loss, norm = _update(ens, opt, x, y, task.kind, clip, live)
+        for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
+            diverged_at[e] = done                                          # frozen from here on
+            live[e] = False
+        losses[live, done] = loss[live]
+        grad_norms[live, done] = norm[live]
         done += 1
         if done % eval_every == 0 or done == steps:
             evaluation(done)
@@ -286,6 +276,29 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     return LabResult(task=task, model=ens.model, seeds=ens.seeds, threshold=threshold,
                      eval_steps=np.array(eval_steps), scores=np.array(scores).T, losses=losses,
                      grad_norms=grad_norms, success_step=success_step, diverged_at=diverged_at, ensemble=ens)
+
+
+def _update(ens: Ensemble, opt: Any, x: np.ndarray, y: np.ndarray, kind: str, clip: float | None,
+            live: np.ndarray) -> tuple:
+    """One update of every live member; returns each member's loss and gradient norm before clipping.
+
+    A member whose loss or norm is not finite gets no update (its gradient
+    and Adam moments are zeroed); the caller marks it diverged.
+    """
+    E = ens.size
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        loss, grads = ens.loss_and_grads(x, y, kind)
+        norm = np.sqrt(sum((g.reshape(E, -1).astype(np.float64) ** 2).sum(axis=1) for g in grads.values()))
+        frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
+        scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
+        for k, g in grads.items():
+            g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
+            g[frozen] = 0.0
+            if k in opt.m:
+                opt.m[k][frozen] = 0.0
+                opt.v[k][frozen] = 0.0
+        opt.step(grads)
+    return loss, norm
 
 
 def gradient_by_step(ensemble: Ensemble, task: Task, *, n: int = 256, seed: int = 0) -> np.ndarray:
