@@ -185,3 +185,45 @@ def test_bad_inputs_are_named():
         ens.loss_and_grads(np.zeros((5, 3, 2)), np.array([0, 1, 1]), "ranking")
     with pytest.raises(ValueError, match="e must be a member index from 0 to 1, got 2"):
         ens.member(2)
+
+
+def test_carry_masks_multiply_the_cell_state_with_exact_gradients():
+    rng = np.random.default_rng(4)
+    E, T, B, D, H = 2, 5, 3, 2, 4
+    ens = Ensemble("lstm", D, H, 3, seeds=[0, 1])
+    x = rng.normal(size=(T, E, B, D))
+    y = rng.integers(0, 3, size=(E, B))
+    ones = np.ones((T, E, B, H))
+    plain, plain_grads = ens.loss_and_grads(x, y, "classification")
+    same, same_grads = ens.loss_and_grads(x, y, "classification", carry_masks=ones)
+    assert np.array_equal(plain, same)
+    assert all(np.array_equal(plain_grads[k], same_grads[k]) for k in plain_grads)
+    masks = (rng.random((T, E, B, H)) < 0.7) / 0.7
+    losses, grads = ens.loss_and_grads(x, y, "classification", carry_masks=masks)
+    assert not np.allclose(losses, plain)
+    # against the equations written out for member 1, one step at a time
+    from rnnmem.lstm import step
+    p = {k: v[1] for k, v in ens.params.items()}
+    h, c = np.zeros((B, H)), np.zeros((B, H))
+    for t in range(T):
+        s = step(x[t, 1], h, masks[t, 1] * c, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"],
+                 p["bias_hh_l0"])
+        h, c = s.h, s.c
+    logits = h @ p["readout_weight"].T + p["readout_bias"]
+    log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    assert losses[1] == pytest.approx(-log_p[np.arange(B), y[1]].mean(), rel=1e-12)
+    eps = 1e-6
+    for name in ("weight_hh_l0", "bias_ih_l0", "weight_ih_l0"):
+        flat = ens.params[name][1].reshape(-1)
+        for j in range(0, flat.size, 5):
+            saved = flat[j]
+            flat[j] = saved + eps
+            up = ens.loss_and_grads(x, y, "classification", carry_masks=masks)[0][1]
+            flat[j] = saved - eps
+            down = ens.loss_and_grads(x, y, "classification", carry_masks=masks)[0][1]
+            flat[j] = saved
+            assert grads[name][1].reshape(-1)[j] == pytest.approx((up - down) / (2 * eps), rel=1e-5, abs=1e-8)
+    with pytest.raises(ValueError, match=r"carry_masks must have shape \(5, 2, 3, 4\)"):
+        ens.loss_and_grads(x, y, "classification", carry_masks=np.ones((5, 2, 4, 3)))
+    with pytest.raises(ValueError, match="carry_masks multiply the LSTM's cell state; model must be 'lstm'"):
+        Ensemble("gru", D, H, 3, seeds=[0, 1]).loss_and_grads(x, y, "classification", carry_masks=ones)

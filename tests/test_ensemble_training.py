@@ -145,3 +145,21 @@ def test_bad_training_arguments_are_named(kwargs, message):
     assert str(info.value) == message
     with pytest.raises(ValueError, match="task must be a Task"):
         train("recall", "lstm")
+
+
+@pytest.mark.parametrize("carry_mask", ["step", "sequence"])
+def test_carry_dropout_trains_each_member_as_alone_and_changes_training(carry_mask):
+    task = recall(lag=3, alphabet=3)
+    kwargs = dict(carry_keep=0.8, carry_mask=carry_mask, **SMALL)
+    together = train(task, "lstm", seeds=[2, 5], **kwargs)
+    for e, seed in enumerate([2, 5]):
+        assert_same_run(together, train(task, "lstm", seeds=[seed], **kwargs), e)
+    plain = train(task, "lstm", seeds=[2, 5], **SMALL)
+    assert not np.array_equal(plain.losses, together.losses)
+    assert np.array_equal(plain.scores[:, 0], together.scores[:, 0])        # evaluation uses no mask
+    with pytest.raises(ValueError, match=r"carry_keep must be a keep probability in \(0, 1\], got 0.0"):
+        train(task, "lstm", carry_keep=0.0, **SMALL)
+    with pytest.raises(ValueError, match="carry_keep drops the LSTM's cell state; model must be 'lstm', got 'gru'"):
+        train(task, "gru", carry_keep=0.5, **SMALL)
+    with pytest.raises(ValueError, match="carry_mask must be one of 'step', 'sequence', got 'layer'"):
+        train(task, "lstm", carry_keep=0.5, carry_mask="layer", **SMALL)

@@ -258,14 +258,17 @@ class Ensemble:
         """
         return self._forward(x).transpose(0, 2, 1).copy()
 
-    def _forward(self, x: Any) -> np.ndarray:
+    def _forward(self, x: Any, carry_masks: Any = None) -> np.ndarray:
         """The forward pass; the last hidden states feature-major, (E, H, B)."""
         self._cache = None
         rows, T, B = self._rows(x)
-        run = {"rnn": self._forward_rnn, "gru": self._forward_gru, "lstm": self._forward_lstm}[self.model]
+        masks = None if carry_masks is None else self._check_masks(carry_masks, T, B)
         with np.errstate(over="ignore", invalid="ignore"):
-            cache = run(rows, T, B)
-        cache.update(rows=rows, T=T, B=B)
+            if self.model == "lstm":
+                cache = self._forward_lstm(rows, T, B, masks)
+            else:
+                cache = {"rnn": self._forward_rnn, "gru": self._forward_gru}[self.model](rows, T, B)
+        cache.update(rows=rows, T=T, B=B, masks=masks)
         self._cache = cache
         return rows[T, :, :self.hidden_size]
 
@@ -313,7 +316,18 @@ class Ensemble:
             h_next += candidate[t]
         return {"gates": gates, "candidate": candidate}
 
-    def _forward_lstm(self, rows, T, B):
+    def _check_masks(self, masks: Any, T: int, B: int) -> np.ndarray:
+        """Carry-line masks (T, E, B, H), LSTM only, as (T, E, H, B)."""
+        E, H = self.size, self.hidden_size
+        if self.model != "lstm":
+            raise ValueError(f"carry_masks multiply the LSTM's cell state; model must be 'lstm', got {self.model!r}")
+        arr = np.asarray(masks)
+        if arr.shape != (T, E, B, H):
+            raise ValueError(f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, "
+                             f"got shape {arr.shape}")
+        return np.ascontiguousarray(arr.transpose(0, 1, 3, 2), dtype=self.dtype)
+
+    def _forward_lstm(self, rows, T, B, masks=None):
         # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
         E, H = self.size, self.hidden_size
         p = self.params
@@ -324,6 +338,7 @@ class Ensemble:
         candidate = self._buffer("candidate", (T, E, H, B))
         tanh_cell = self._buffer("tanh_cell", (T, E, H, B))
         written = self._buffer("written", (E, H, B))
+        carried = cell if masks is None else self._buffer("carried", (T, E, H, B))
         cell[0] = 0.0
         for t in range(T):
             g = gates[t]
@@ -331,7 +346,9 @@ class Ensemble:
             _sigmoid_of_negated(g)                                    # i, f, sigma(2 z_g), o
             np.multiply(g[:, 2 * H:3 * H], 2.0, out=candidate[t])
             candidate[t] -= 1.0                                       # g_t
-            np.multiply(g[:, H:2 * H], cell[t], out=cell[t + 1])
+            if masks is not None:                                     # dropout on the carry line:
+                np.multiply(masks[t], cell[t], out=carried[t])        # f multiplies M_t c_{t-1}
+            np.multiply(g[:, H:2 * H], carried[t], out=cell[t + 1])
             np.multiply(g[:, :H], candidate[t], out=written)
             cell[t + 1] += written                                    # c_t = f c_{t-1} + i g
             tc = tanh_cell[t]
@@ -340,7 +357,7 @@ class Ensemble:
             tc *= 2.0
             tc -= 1.0                                                 # tanh(c_t)
             np.multiply(g[:, 3 * H:], tc, out=rows[t + 1, :, :H])     # h_t = o tanh(c_t)
-        return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell}
+        return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell, "carried": carried}
 
     # ------------------------------------------------------------------ backward
 
@@ -449,7 +466,7 @@ class Ensemble:
 
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        rows, gates, cell = cache["rows"], cache["gates"], cache["cell"]
+        rows, gates, masks = cache["rows"], cache["gates"], cache["masks"]
         candidate, tanh_cell = cache["candidate"], cache["tanh_cell"]
         i, f, o = gates[:, :, :H], gates[:, :, H:2 * H], gates[:, :, 3 * H:]
         # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
@@ -461,7 +478,7 @@ class Ensemble:
         c_i *= candidate                                          # i multiplies g
         np.subtract(1.0, f, out=c_f)
         c_f *= f
-        c_f *= cell[:T]                                           # f multiplies c_{t-1}
+        c_f *= cache["carried"][:T]                               # f multiplies c_{t-1} (times its mask)
         np.multiply(candidate, candidate, out=c_g)
         np.subtract(1.0, c_g, out=c_g)
         c_g *= i                                                  # g is multiplied by i
@@ -486,6 +503,8 @@ class Ensemble:
                         out=d_pre[:, :3 * H].reshape(E, 3, H, B))
             np.multiply(c_o[t], dh, out=d_pre[:, 3 * H:])
             dc *= f[t]
+            if masks is not None:
+                dc *= masks[t]
             self._accumulate(total, d_pre, rows[t])
             np.matmul(W_hhT, d_pre, out=dh)
         d_W_hh, d_W_ih, d_b = self._split(total)
@@ -520,7 +539,8 @@ class Ensemble:
         with np.errstate(over="ignore", invalid="ignore"):
             return self._readout(self._forward(x)).transpose(0, 2, 1)
 
-    def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False) -> tuple:
+    def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False,
+                       carry_masks: Any = None) -> tuple:
         r"""Each member's loss on its batch and the gradients of every parameter array.
 
         ``kind`` is ``"classification"`` (``targets`` class indices, mean
@@ -531,6 +551,11 @@ class Ensemble:
         :meth:`backward`). A member whose loss is not finite has a NaN or
         infinite loss here; nothing is raised.
 
+        ``carry_masks`` (LSTM only), ``(T, E, B, H)`` like the cell states,
+        multiplies the carry line: :math:`c_t = f_t \odot (M_t \odot c_{t-1})
+        + i_t \odot g_t` (dropout on the cell state; the caller draws the
+        masks and their scale).
+
         >>> ens = Ensemble("lstm", 1, 2, 1, seeds=[0, 1])
         >>> losses, grads = ens.loss_and_grads(np.ones((3, 4, 1)), np.ones(4), "regression")
         >>> losses.shape, sorted(grads)[:2]
@@ -538,7 +563,7 @@ class Ensemble:
         """
         kind = check_choice("kind", kind, KINDS)
         E = self.size
-        hT = self._forward(x)                                             # (E, H, B)
+        hT = self._forward(x, carry_masks)                                # (E, H, B)
         B = self._cache["B"]
         y = self._check_targets(targets, kind, E, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):

@@ -49,10 +49,13 @@ from .ensemble import INITS, MODELS, Ensemble
 from .tasks import Task
 from .train import Adam
 
-__all__ = ["OPTIMIZERS", "LabResult", "make_ensemble", "train", "evaluate", "gradient_by_step", "check_threshold"]
+__all__ = ["OPTIMIZERS", "CARRY_MASKS", "LabResult", "make_ensemble", "train", "evaluate", "gradient_by_step", "check_threshold"]
 
 OPTIMIZERS = ("adam", "sgd")
 """The update rules :func:`train` knows: Adam (Kingma and Ba 2015), or plain gradient descent."""
+
+CARRY_MASKS = ("step", "sequence")
+"""Dropout masks on the LSTM's carry line: a fresh one at every step, or one per sequence."""
 
 
 class _SGD:
@@ -191,7 +194,8 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
           batch: int = 64, lr: float = 1e-2, clip: float | None = 1.0, forget_bias: Any = None,
           init: str = "default", t_max: float | None = None, eval_every: int = 50, eval_size: int = 512,
           eval_seed: int = 0, threshold: float = 0.9, stop_when_done: bool = False,
-          dtype: Any = np.float64, optimizer: str = "adam") -> LabResult:
+          dtype: Any = np.float64, optimizer: str = "adam", carry_keep: float | None = None,
+          carry_mask: str = "step") -> LabResult:
     r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
 
     See the module for the procedure and the definition of success. ``model``
@@ -205,6 +209,15 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     :math:`\theta \leftarrow \theta - \eta g` (with Adam the step size is
     about ``lr`` whatever the gradient's size, so a gradient that explodes
     shows in its norm but hardly moves the weights; with SGD it does).
+
+    ``carry_keep=p`` (LSTM only) trains with inverted dropout on the carry
+    line, :math:`c_t = f_t \odot (M_t \odot c_{t-1}) + i_t \odot g_t` with
+    :math:`M_t = m_t / p`, :math:`m_t \sim \text{Bernoulli}(p)` per unit and
+    sequence: a fresh mask at every step (``carry_mask="step"``) or one mask
+    per sequence used at every step (``"sequence"``, as Gal and Ghahramani
+    2016 and Keras' ``recurrent_dropout`` do, scaled at every step). The masks
+    come from the member's own stream ``default_rng((seed, 3))``; evaluation
+    uses no mask.
 
     >>> from rnnmem.tasks import recall
     >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
@@ -226,11 +239,19 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     eval_seed = check_nonnegative_int("eval_seed", eval_seed)
     threshold = check_threshold(threshold)
     optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
+    carry_mask = check_choice("carry_mask", carry_mask, CARRY_MASKS)
+    if carry_keep is not None:
+        carry_keep = float(check_finite("carry_keep", carry_keep))
+        if not 0.0 < carry_keep <= 1.0:
+            raise ValueError(f"carry_keep must be a keep probability in (0, 1], got {carry_keep!r}")
+        if model != "lstm":
+            raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {model!r}")
     ens = make_ensemble(task, model, seeds, hidden=hidden, forget_bias=forget_bias, init=init, t_max=t_max,
                         dtype=dtype)
     E = ens.size
     held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
     streams = [np.random.default_rng((seed, 1)) for seed in ens.seeds]
+    mask_streams = [np.random.default_rng((seed, 3)) for seed in ens.seeds]
     if task.kind == "classification":
         def passed(score):
             return score >= threshold
@@ -262,7 +283,13 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
         batches = [task.sample(batch, seed=stream) for stream in streams]
         x = np.stack([b.inputs for b in batches], axis=1)                  # (T, E, B, D)
         y = np.stack([b.targets for b in batches])                         # (E, B)
-        loss, norm = _update(ens, opt, x, y, task.kind, clip, live)
+        masks = None
+        if carry_keep is not None:
+            steps_drawn = task.length if carry_mask == "step" else 1
+            drawn = [rng.random((steps_drawn, batch, ens.hidden_size)) < carry_keep for rng in mask_streams]
+            masks = np.broadcast_to(np.stack(drawn, axis=1) / carry_keep,
+                                    (task.length, E, batch, ens.hidden_size))
+        loss, norm = _update(ens, opt, x, y, task.kind, clip, live, masks)
         for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
             diverged_at[e] = done                                          # frozen from here on
             live[e] = False
@@ -279,7 +306,7 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
 
 
 def _update(ens: Ensemble, opt: Any, x: np.ndarray, y: np.ndarray, kind: str, clip: float | None,
-            live: np.ndarray) -> tuple:
+            live: np.ndarray, carry_masks: Any = None) -> tuple:
     """One update of every live member; returns each member's loss and gradient norm before clipping.
 
     A member whose loss or norm is not finite gets no update (its gradient
@@ -287,7 +314,7 @@ def _update(ens: Ensemble, opt: Any, x: np.ndarray, y: np.ndarray, kind: str, cl
     """
     E = ens.size
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        loss, grads = ens.loss_and_grads(x, y, kind)
+        loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks)
         norm = np.sqrt(sum((g.reshape(E, -1).astype(np.float64) ** 2).sum(axis=1) for g in grads.values()))
         frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
         scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
