@@ -427,34 +427,46 @@ class Ensemble:
         return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
                 "bias_hh_l0": d_b.copy()}
 
+    def _chunks(self, T: int, rows_per_step: int, B: int):
+        """Spans of steps, last first, each small enough (about 2**18 numbers per array) to stay in cache.
+
+        The backward pass computes its coefficients one span at a time, from
+        the forward pass's stored values, just before the steps that use them.
+        """
+        chunk = max(1, min(T, 2**18 // (self.size * rows_per_step * B)))
+        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
+            yield start, min(start + chunk, T)
+
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        rows, gates, n = cache["rows"], cache["gates"], cache["candidate"]
-        r, z = gates[:, :, :H], gates[:, :, H:2 * H]
-        # Gradients of the four row blocks' outputs = dh_t * coefficient, all known from the forward pass.
-        coef = self._buffer("coef", (T, E, 4 * H, B))
-        c_r, c_z, c_sn, c_n = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
-        np.multiply(n, n, out=c_n)
-        np.subtract(1.0, c_n, out=c_n)
-        c_n *= 1.0 - z                                            # n's input part: (1 - z)(1 - n^2)
-        np.subtract(rows[:T, :, :H], n, out=c_z)
-        c_z *= z * (1.0 - z)                                      # z: (h_prev - n) z (1 - z)
-        np.multiply(c_n, gates[:, :, 2 * H:3 * H], out=c_r)
-        c_r *= -0.5                                               # the forward pass kept -2 (W_hn h + b_hn)
-        c_r *= r * (1.0 - r)                                      # r: via r * (W_hn h + b_hn)
-        np.multiply(c_n, r, out=c_sn)                             # W_hn h + b_hn sits inside r * (.)
+        rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
         d_rows = self._buffer("d_rows", (E, 4 * H, B))
         kept = self._buffer("kept", (E, H, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
-        for t in range(T - 1, -1, -1):
-            if norms is not None:
-                norms[:, t] = _sequence_norms(dh)
-            np.multiply(coef[t].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
-            self._accumulate(total, d_rows, rows[t])
-            np.multiply(dh, z[t], out=kept)
-            np.matmul(W_hhT, d_rows[:, :3 * H], out=dh)
-            dh += kept
+        for start, stop in self._chunks(T, 4 * H, B):
+            span = slice(start, stop)
+            r, z, n = gates[span, :, :H], gates[span, :, H:2 * H], candidate[span]
+            # Gradients of the four row blocks' outputs = dh_t * coefficient, known from the forward pass.
+            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
+            c_r, c_z, c_sn, c_n = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            np.multiply(n, n, out=c_n)
+            np.subtract(1.0, c_n, out=c_n)
+            c_n *= 1.0 - z                                        # n's input part: (1 - z)(1 - n^2)
+            np.subtract(rows[span, :, :H], n, out=c_z)
+            c_z *= z * (1.0 - z)                                  # z: (h_prev - n) z (1 - z)
+            np.multiply(c_n, gates[span, :, 2 * H:3 * H], out=c_r)
+            c_r *= -0.5                                           # the forward pass kept -2 (W_hn h + b_hn)
+            c_r *= r * (1.0 - r)                                  # r: via r * (W_hn h + b_hn)
+            np.multiply(c_n, r, out=c_sn)                         # W_hn h + b_hn sits inside r * (.)
+            for t in range(stop - 1, start - 1, -1):
+                if norms is not None:
+                    norms[:, t] = _sequence_norms(dh)
+                np.multiply(coef[t - start].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
+                self._accumulate(total, d_rows, rows[t])
+                np.multiply(dh, gates[t, :, H:2 * H], out=kept)
+                np.matmul(W_hhT, d_rows[:, :3 * H], out=dh)
+                dh += kept
         H2, H3 = 2 * H, 3 * H
         d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
         d_W_hn, _, d_b_hn = self._split(total, slice(H2, H3))
@@ -467,46 +479,49 @@ class Ensemble:
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, masks = cache["rows"], cache["gates"], cache["masks"]
-        candidate, tanh_cell = cache["candidate"], cache["tanh_cell"]
-        i, f, o = gates[:, :, :H], gates[:, :, H:2 * H], gates[:, :, 3 * H:]
-        # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
-        # the slope of the gate's nonlinearity times what the gate multiplies.
-        coef = self._buffer("coef", (T, E, 4 * H, B))
-        c_i, c_f, c_g, c_o = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
-        np.subtract(1.0, i, out=c_i)
-        c_i *= i
-        c_i *= candidate                                          # i multiplies g
-        np.subtract(1.0, f, out=c_f)
-        c_f *= f
-        c_f *= cache["carried"][:T]                               # f multiplies c_{t-1} (times its mask)
-        np.multiply(candidate, candidate, out=c_g)
-        np.subtract(1.0, c_g, out=c_g)
-        c_g *= i                                                  # g is multiplied by i
-        np.subtract(1.0, o, out=c_o)
-        c_o *= o
-        c_o *= tanh_cell                                          # o multiplies tanh(c_t)
-        to_cell = self._buffer("to_cell", (T, E, H, B))           # dc_t += dh_t * o (1 - tanh^2 c_t)
-        np.multiply(tanh_cell, tanh_cell, out=to_cell)
-        np.subtract(1.0, to_cell, out=to_cell)
-        to_cell *= o
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
         d_pre = self._buffer("d_pre", (E, 4 * H, B))
         dc = np.zeros((E, H, B), dtype=self.dtype)
         scratch = self._buffer("scratch", (E, H, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
-        for t in range(T - 1, -1, -1):
-            if norms is not None:
-                norms[:, t] = _sequence_norms(dh)
-            np.multiply(dh, to_cell[t], out=scratch)
-            dc += scratch
-            np.multiply(coef[t, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
-                        out=d_pre[:, :3 * H].reshape(E, 3, H, B))
-            np.multiply(c_o[t], dh, out=d_pre[:, 3 * H:])
-            dc *= f[t]
-            if masks is not None:
-                dc *= masks[t]
-            self._accumulate(total, d_pre, rows[t])
-            np.matmul(W_hhT, d_pre, out=dh)
+        for start, stop in self._chunks(T, 4 * H, B):
+            span = slice(start, stop)
+            i, f, o = gates[span, :, :H], gates[span, :, H:2 * H], gates[span, :, 3 * H:]
+            candidate, tanh_cell = cache["candidate"][span], cache["tanh_cell"][span]
+            # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
+            # the slope of the gate's nonlinearity times what the gate multiplies.
+            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
+            c_i, c_f, c_g, c_o = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            np.subtract(1.0, i, out=c_i)
+            c_i *= i
+            c_i *= candidate                                      # i multiplies g
+            np.subtract(1.0, f, out=c_f)
+            c_f *= f
+            c_f *= cache["carried"][span]                         # f multiplies c_{t-1} (times its mask)
+            np.multiply(candidate, candidate, out=c_g)
+            np.subtract(1.0, c_g, out=c_g)
+            c_g *= i                                              # g is multiplied by i
+            np.subtract(1.0, o, out=c_o)
+            c_o *= o
+            c_o *= tanh_cell                                      # o multiplies tanh(c_t)
+            to_cell = self._buffer("to_cell", (stop - start, E, H, B))   # dc_t += dh_t o (1 - tanh^2 c_t)
+            np.multiply(tanh_cell, tanh_cell, out=to_cell)
+            np.subtract(1.0, to_cell, out=to_cell)
+            to_cell *= o
+            for t in range(stop - 1, start - 1, -1):
+                j = t - start
+                if norms is not None:
+                    norms[:, t] = _sequence_norms(dh)
+                np.multiply(dh, to_cell[j], out=scratch)
+                dc += scratch
+                np.multiply(coef[j, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
+                            out=d_pre[:, :3 * H].reshape(E, 3, H, B))
+                np.multiply(c_o[j], dh, out=d_pre[:, 3 * H:])
+                dc *= gates[t, :, H:2 * H]
+                if masks is not None:
+                    dc *= masks[t]
+                self._accumulate(total, d_pre, rows[t])
+                np.matmul(W_hhT, d_pre, out=dh)
         d_W_hh, d_W_ih, d_b = self._split(total)
         return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
                 "bias_hh_l0": d_b.copy()}
