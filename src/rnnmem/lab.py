@@ -31,10 +31,21 @@ A member whose loss or gradient norm stops being finite is **diverged**: it
 is frozen from that update on (its parameters no longer change), reported
 with the update it diverged at, and never counted as a success.
 
-Members never mix: member :math:`e` of an ensemble computes the same numbers
-as the same seed trained alone (bitwise in float64 on this machine's BLAS,
-which computes each member's product by itself), and the ensemble is faster
-because each step is one batched matrix product for all of them.
+Members never mix: member :math:`e` of an ensemble computes the same numbers,
+bit for bit, as the same seed trained alone (the batched product computes each
+member's matrix product by itself, and every other operation is elementwise
+or a sum within one member), and the ensemble is faster because each step is
+one batched matrix product for all of them.
+
+**Precision.** Training runs in float64 unless ``dtype=np.float32`` is asked
+for. float32 is about twice as fast (the exponentials and the products both
+halve), but training is chaotic: a difference in the last bit of one product,
+such as another BLAS kernel produces, grows from update to update until, after
+some hundreds of updates, a member's accuracy and even whether it succeeds
+can differ. In float64 that difference starts about :math:`10^9` times
+smaller and stays invisible for longer, so printed counts and rounded scores
+agree across kernels in more runs; on one machine and kernel every run is
+reproducible exactly. Report counts over seeds, not single runs.
 """
 
 from __future__ import annotations
