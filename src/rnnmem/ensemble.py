@@ -18,8 +18,11 @@ is ``(E, G H, D)``, ``weight_hh_l0`` ``(E, G H, H)``, ``bias_ih_l0`` and
 ``bias_hh_l0`` ``(E, G H)`` (torch layout per member, gates ``i|f|g|o``,
 ``r|z|n`` or one block), ``readout_weight`` :math:`V` ``(E, O, H)`` and
 ``readout_bias`` :math:`c` ``(E, O)``. A step of all members is one batched
-matrix product, ``np.matmul`` over ``(E, B, H) @ (E, H, G H)``, so a Python
-loop runs over time steps, never over members. Member :math:`e` computes what
+matrix product, ``np.matmul`` of the stacked weights
+:math:`[W_{hh}, W_{ih}, b]` ``(E, G H, H + D + 1)`` with the rows
+:math:`[h_{t-1}; x_t; 1]` ``(E, H + D + 1, B)`` (the GRU's candidate takes
+two row blocks, one for its state part and one for its input part), so a
+Python loop runs over time steps, never over members. Member :math:`e` computes what
 a single model with its parameters computes (:meth:`Ensemble.member` returns
 it as an :class:`~rnnmem.lstm.LSTM`, :class:`~rnnmem.gru.GRU` or
 :class:`~rnnmem.rnn.RNN`), and its gradients are the exact backpropagation
