@@ -135,6 +135,9 @@ def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
     (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),
     (dict(optimizer="rmsprop"), "optimizer must be one of 'adam', 'sgd', got 'rmsprop'"),
     (dict(eval_every=0), "eval_every must be a whole number >= 1, got 0"),
+    (dict(hidden=0), "hidden must be a whole number >= 1, got 0"),
+    (dict(seeds=[0, -2]), "seeds[1] must be a whole number >= 0, got -2"),
+    (dict(eval_size=0), "eval_size must be a whole number >= 1, got 0"),
 ])
 def test_bad_training_arguments_are_named(kwargs, message):
     args = dict(model="lstm", seeds=[0], steps=2)

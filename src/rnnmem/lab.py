@@ -164,6 +164,7 @@ def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forge
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
     model = check_choice("model", model, MODELS)
     init = check_choice("init", init, INITS)
+    hidden = check_positive_int("hidden", hidden)
     if init == "chrono" and t_max is None:
         t_max = task.length
     return Ensemble(model, task.input_size, hidden, task.output_size, seeds, forget_bias=forget_bias,
