@@ -18,8 +18,11 @@ is ``(E, G H, D)``, ``weight_hh_l0`` ``(E, G H, H)``, ``bias_ih_l0`` and
 ``bias_hh_l0`` ``(E, G H)`` (torch layout per member, gates ``i|f|g|o``,
 ``r|z|n`` or one block), ``readout_weight`` :math:`V` ``(E, O, H)`` and
 ``readout_bias`` :math:`c` ``(E, O)``. A step of all members is one batched
-matrix product, ``np.matmul`` over ``(E, B, H) @ (E, H, G H)``, so a Python
-loop runs over time steps, never over members. Member :math:`e` computes what
+matrix product, ``np.matmul`` of the stacked weights
+:math:`[W_{hh}, W_{ih}, b]` ``(E, G H, H + D + 1)`` with the rows
+:math:`[h_{t-1}; x_t; 1]` ``(E, H + D + 1, B)`` (the GRU's candidate takes
+two row blocks, one for its state part and one for its input part), so a
+Python loop runs over time steps, never over members. Member :math:`e` computes what
 a single model with its parameters computes (:meth:`Ensemble.member` returns
 it as an :class:`~rnnmem.lstm.LSTM`, :class:`~rnnmem.gru.GRU` or
 :class:`~rnnmem.rnn.RNN`), and its gradients are the exact backpropagation
@@ -196,7 +199,20 @@ class Ensemble:
             raise ValueError(f"e must be a member index from 0 to {self.size - 1}, got {e!r}")
         return k
 
-    # ------------------------------------------------------------------ buffers and inputs
+    # ------------------------------------------------------------------ layout, buffers and inputs
+    #
+    # Inside, every per-step array is stored time first and feature-major: (T, E, rows, B), the
+    # batch last. Row block t of the array `rows` holds [h_t; x_t; 1] for every member, (E, K, B)
+    # with K = H + D + 1, so that a step of all members is ONE batched product with the stacked
+    # weights [W_hh, W_ih, b] (E, G H, K), giving every pre-activation, biases included; in the
+    # backward pass the same rows give every weight and bias gradient, one product per step.
+    # Each gate is then a block of rows whose (H, B) entries are contiguous per member, so every
+    # elementwise operation of a step runs over long contiguous stretches of memory.
+    #
+    # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
+    # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs and the
+    # factors 2 are folded into the stacked weights (scaling by a power of two is exact), so a
+    # pre-activation comes out of the product already as -z or -2z.
 
     def _buffer(self, name: str, shape: tuple) -> np.ndarray:
         key = (name, shape)
@@ -205,22 +221,30 @@ class Ensemble:
             buf = self._workspace[key] = np.empty(shape, dtype=self.dtype)
         return buf
 
-    def _check_x(self, x: Any) -> np.ndarray:
-        """x as (E or 1, T*B, D) float, member first, and T, B."""
-        D, E = self.input_size, self.size
+    def _rows(self, x: Any) -> tuple:
+        """The (T + 1, E, K, B) array of rows [h_t; x_t; 1], with x filled in and h_0 = 0; and T, B."""
+        D, E, H = self.input_size, self.size, self.hidden_size
         arr = np.asarray(x)
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
         if arr.ndim == 3 and arr.shape[0] >= 1 and arr.shape[1] >= 1 and arr.shape[2] == D:
-            T, B = arr.shape[:2]
-            return np.ascontiguousarray(arr, dtype=self.dtype).reshape(1, T * B, D), T, B
-        if arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1 and arr.shape[3] == D:
-            T, B = arr.shape[0], arr.shape[2]
-            buf = self._buffer("x", (E, T, B, D))
-            np.copyto(buf, arr.transpose(1, 0, 2, 3))
-            return buf.reshape(E, T * B, D), T, B
-        raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
-                         f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
+            arr = arr[:, None]
+        elif not (arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1
+                  and arr.shape[3] == D):
+            raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
+                             f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
+        T, B = arr.shape[0], arr.shape[2]
+        rows = self._buffer("rows", (T + 1, E, H + D + 1, B))
+        rows[0, :, :H] = 0.0
+        rows[:T, :, H:H + D] = arr.transpose(0, 1, 3, 2)
+        rows[:, :, H + D] = 1.0
+        return rows, T, B
+
+    def _stacked(self, blocks: list, scale: np.ndarray) -> np.ndarray:
+        """Row blocks [W_h, W_x, b] side by side, (E, rows, K), each row times its scale."""
+        W = np.concatenate([blocks[0], blocks[1], blocks[2][:, :, None]], axis=2)
+        W *= scale[:, None]
+        return W
 
     # ------------------------------------------------------------------ forward
 
@@ -235,98 +259,108 @@ class Ensemble:
         >>> ens.forward(np.ones((4, 3, 1))).shape
         (2, 3, 2)
         """
+        return self._forward(x).transpose(0, 2, 1).copy()
+
+    def _forward(self, x: Any, carry_masks: Any = None) -> np.ndarray:
+        """The forward pass; the last hidden states feature-major, (E, H, B)."""
         self._cache = None
-        xs, T, B = self._check_x(x)
-        run = {"rnn": self._forward_rnn, "gru": self._forward_gru, "lstm": self._forward_lstm}[self.model]
+        rows, T, B = self._rows(x)
+        masks = None if carry_masks is None else self._check_masks(carry_masks, T, B)
         with np.errstate(over="ignore", invalid="ignore"):
-            h_last, cache = run(xs, T, B)
-        cache.update(x=xs, T=T, B=B)
+            if self.model == "lstm":
+                cache = self._forward_lstm(rows, T, B, masks)
+            else:
+                cache = {"rnn": self._forward_rnn, "gru": self._forward_gru}[self.model](rows, T, B)
+        cache.update(rows=rows, T=T, B=B, masks=masks)
         self._cache = cache
-        return h_last
+        return rows[T, :, :self.hidden_size]
 
-    def _input_projection(self, xs: np.ndarray, T: int, B: int, columns: int) -> np.ndarray:
-        """W_ih x for every step and member, (E, T, B, G H), plus b_ih: one batched product."""
-        E = self.size
-        out = self._buffer("projection", (E, T, B, columns))
-        np.matmul(xs, self.params["weight_ih_l0"].transpose(0, 2, 1), out=out.reshape(E, T * B, columns))
-        out += self.params["bias_ih_l0"][:, None, None, :]
-        return out
-
-    def _forward_rnn(self, xs, T, B):
+    def _forward_rnn(self, rows, T, B):
         E, H = self.size, self.hidden_size
-        pre = self._input_projection(xs, T, B, H)
-        pre += self.params["bias_hh_l0"][:, None, None, :]
-        hidden = self._buffer("hidden", (E, T + 1, B, H))
-        hidden[:, 0] = 0.0
-        W_hT = self.params["weight_hh_l0"].transpose(0, 2, 1).copy()
-        recurrent = self._buffer("recurrent", (E, B, H))
+        p = self.params
+        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+                          np.full(H, -2.0, dtype=self.dtype))
         for t in range(T):
-            np.matmul(hidden[:, t], W_hT, out=recurrent)
-            recurrent += pre[:, t]
-            np.tanh(recurrent, out=hidden[:, t + 1])
-        return hidden[:, T].copy(), {"hidden": hidden}
+            h_next = rows[t + 1, :, :H]
+            np.matmul(W, rows[t], out=h_next)                    # -2 z_t
+            _sigmoid_of_negated(h_next)                          # sigma(2 z_t)
+            h_next *= 2.0
+            h_next -= 1.0                                        # h_t = tanh(z_t)
+        return {}
 
-    def _forward_gru(self, xs, T, B):
-        E, H = self.size, self.hidden_size
-        b_hh = self.params["bias_hh_l0"]
-        gates = self._input_projection(xs, T, B, 3 * H)          # becomes r | z | n in place
-        gates[..., :2 * H] += b_hh[:, None, None, :2 * H]
-        b_hn = b_hh[:, None, 2 * H:].copy()                      # (E, 1, H)
-        hidden = self._buffer("hidden", (E, T + 1, B, H))
-        hidden[:, 0] = 0.0
-        reset_input = self._buffer("reset_input", (E, T, B, H))  # W_hn h + b_hn, which r multiplies
-        from_state = self._buffer("from_state", (E, B, 3 * H))
-        W_hT = self.params["weight_hh_l0"].transpose(0, 2, 1).copy()
+    def _forward_gru(self, rows, T, B):
+        # Four row blocks: r and z from the state, the input and both biases; the candidate's
+        # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
+        E, H, D = self.size, self.hidden_size, self.input_size
+        p = self.params
+        W_ih, W_hh, b_ih, b_hh = p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]
+        rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
+        zero_h, zero_x = np.zeros((E, H, H), dtype=self.dtype), np.zeros((E, H, D), dtype=self.dtype)
+        W = self._stacked([np.concatenate([W_hh[:, rz], W_hh[:, n], zero_h], axis=1),
+                           np.concatenate([W_ih[:, rz], zero_x, W_ih[:, n]], axis=1),
+                           np.concatenate([b_ih[:, rz] + b_hh[:, rz], b_hh[:, n], b_ih[:, n]], axis=1)],
+                          np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H))
+        gates = self._buffer("gates", (T, E, 4 * H, B))         # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
+        candidate = self._buffer("candidate", (T, E, H, B))
+        scratch = self._buffer("scratch", (E, H, B))
         for t in range(T):
-            g = gates[:, t]
-            np.matmul(hidden[:, t], W_hT, out=from_state)
-            rz = g[..., :2 * H]
-            rz += from_state[..., :2 * H]
-            _sigmoid_inplace(rz)
-            np.add(from_state[..., 2 * H:], b_hn, out=reset_input[:, t])
-            n = g[..., 2 * H:]
-            n += g[..., :H] * reset_input[:, t]
-            np.tanh(n, out=n)
-            h_next = hidden[:, t + 1]
-            np.subtract(hidden[:, t], n, out=h_next)             # h = n + z (h_prev - n)
-            h_next *= g[..., H:2 * H]
-            h_next += n
-        return hidden[:, T].copy(), {"hidden": hidden, "gates": gates, "reset_input": reset_input}
+            g = gates[t]
+            np.matmul(W, rows[t], out=g)
+            _sigmoid_of_negated(g[:, :2 * H])                    # r_t, z_t
+            np.multiply(g[:, :H], g[:, 2 * H:3 * H], out=scratch)
+            a = g[:, 3 * H:]
+            a += scratch                                         # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
+            _sigmoid_of_negated(a)
+            np.multiply(a, 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                  # n_t = tanh(a_n)
+            h_next = rows[t + 1, :, :H]
+            np.subtract(rows[t, :, :H], candidate[t], out=h_next)      # h_t = n + z (h_{t-1} - n)
+            h_next *= g[:, H:2 * H]
+            h_next += candidate[t]
+        return {"gates": gates, "candidate": candidate}
 
-    def _forward_lstm(self, xs, T, B):
-        # Gate columns are scaled so that one exp activates all four: 1/(1 + exp(s z))
-        # with s = -1 is sigma(z) for i, f, o, and with s = -2 sigma(2z) for g, whence
-        # the candidate tanh(z) = 2 sigma(2z) - 1 (the scalings by powers of 2 are exact).
+    def _check_masks(self, masks: Any, T: int, B: int) -> np.ndarray:
+        """Carry-line masks (T, E, B, H), LSTM only, as (T, E, H, B)."""
         E, H = self.size, self.hidden_size
-        scale = np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H)
-        gates = self._input_projection(xs, T, B, 4 * H)
-        gates += self.params["bias_hh_l0"][:, None, None, :]
-        gates *= scale
-        W_hT = (self.params["weight_hh_l0"] * scale[:, None]).transpose(0, 2, 1).copy()
-        hidden = self._buffer("hidden", (E, T + 1, B, H))
-        cell = self._buffer("cell", (E, T + 1, B, H))
-        candidate = self._buffer("candidate", (E, T, B, H))
-        tanh_cell = self._buffer("tanh_cell", (E, T, B, H))
-        recurrent = self._buffer("recurrent", (E, B, 4 * H))
-        written = self._buffer("written", (E, B, H))
-        hidden[:, 0] = 0.0
-        cell[:, 0] = 0.0
+        if self.model != "lstm":
+            raise ValueError(f"carry_masks multiply the LSTM's cell state; model must be 'lstm', got {self.model!r}")
+        arr = np.asarray(masks)
+        if arr.shape != (T, E, B, H):
+            raise ValueError(f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, "
+                             f"got shape {arr.shape}")
+        return np.ascontiguousarray(arr.transpose(0, 1, 3, 2), dtype=self.dtype)
+
+    def _forward_lstm(self, rows, T, B, masks=None):
+        # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
+        E, H = self.size, self.hidden_size
+        p = self.params
+        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+                          np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H))
+        gates = self._buffer("gates", (T, E, 4 * H, B))
+        cell = self._buffer("cell", (T + 1, E, H, B))
+        candidate = self._buffer("candidate", (T, E, H, B))
+        tanh_cell = self._buffer("tanh_cell", (T, E, H, B))
+        written = self._buffer("written", (E, H, B))
+        carried = cell if masks is None else self._buffer("carried", (T, E, H, B))
+        cell[0] = 0.0
         for t in range(T):
-            g = gates[:, t]
-            np.matmul(hidden[:, t], W_hT, out=recurrent)
-            g += recurrent
-            np.exp(g, out=g)
-            g += 1.0
-            np.reciprocal(g, out=g)
-            np.multiply(g[..., 2 * H:3 * H], 2.0, out=candidate[:, t])
-            candidate[:, t] -= 1.0
-            np.multiply(g[..., H:2 * H], cell[:, t], out=cell[:, t + 1])
-            np.multiply(g[..., :H], candidate[:, t], out=written)
-            cell[:, t + 1] += written
-            np.tanh(cell[:, t + 1], out=tanh_cell[:, t])
-            np.multiply(g[..., 3 * H:], tanh_cell[:, t], out=hidden[:, t + 1])
-        return hidden[:, T].copy(), {"hidden": hidden, "gates": gates, "cell": cell, "candidate": candidate,
-                                     "tanh_cell": tanh_cell}
+            g = gates[t]
+            np.matmul(W, rows[t], out=g)
+            _sigmoid_of_negated(g)                                    # i, f, sigma(2 z_g), o
+            np.multiply(g[:, 2 * H:3 * H], 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                       # g_t
+            if masks is not None:                                     # dropout on the carry line:
+                np.multiply(masks[t], cell[t], out=carried[t])        # f multiplies M_t c_{t-1}
+            np.multiply(g[:, H:2 * H], carried[t], out=cell[t + 1])
+            np.multiply(g[:, :H], candidate[t], out=written)
+            cell[t + 1] += written                                    # c_t = f c_{t-1} + i g
+            tc = tanh_cell[t]
+            np.multiply(cell[t + 1], -2.0, out=tc)
+            _sigmoid_of_negated(tc)
+            tc *= 2.0
+            tc -= 1.0                                                 # tanh(c_t)
+            np.multiply(g[:, 3 * H:], tc, out=rows[t + 1, :, :H])     # h_t = o tanh(c_t)
+        return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell, "carried": carried}
 
     # ------------------------------------------------------------------ backward
 
@@ -337,8 +371,10 @@ class Ensemble:
         the last hidden states. Returns the gradients of the four recurrent
         arrays, stacked like ``params``; with ``step_norms=True`` also
         ``"step_norms"`` ``(E, T)``: entry ``[e, s - 1]`` is the mean over the
-        batch of :math:`\|\partial L / \partial h_s\|` per sequence, the
-        gradient that reaches step :math:`s` through the recurrence.
+        batch of :math:`\|\partial L / \partial h_s\|` per sequence (``B``
+        times the norm of that sequence's row of the gradient, the loss being
+        a mean over the batch), the gradient that reaches step :math:`s`
+        through the recurrence.
 
         >>> ens = Ensemble("lstm", 2, 3, 1, seeds=[0])
         >>> h = ens.forward(np.ones((6, 4, 2)))
@@ -352,111 +388,146 @@ class Ensemble:
         d = np.asarray(d_last)
         if d.shape != (E, B, H):
             raise ValueError(f"d_last must have shape ({E}, {B}, {H}), got shape {d.shape}")
+        return self._backward(np.array(d.transpose(0, 2, 1), dtype=self.dtype, order="C"), step_norms)
+
+    def _backward(self, dh: np.ndarray, step_norms: bool) -> dict:
+        """backward, from the gradient of the last hidden states feature-major, (E, H, B)."""
         run = {"rnn": self._backward_rnn, "gru": self._backward_gru, "lstm": self._backward_lstm}[self.model]
-        norms = np.zeros((E, self._cache["T"])) if step_norms else None
+        norms = np.zeros((self.size, self._cache["T"])) if step_norms else None
         with np.errstate(over="ignore", invalid="ignore"):
-            grads = run(self._cache, np.array(d, dtype=self.dtype), norms)
+            grads = run(self._cache, dh, norms)
         if step_norms:
             grads["step_norms"] = norms
         return grads
 
-    def _weight_grads(self, cache: dict, d_input: np.ndarray, d_state: np.ndarray) -> dict:
-        """One batched product each for W_ih, W_hh and the biases, from (E, T, B, G H) pre-activation gradients."""
-        E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        GH = d_input.shape[-1]
-        d_in = d_input.reshape(E, T * B, GH)
-        d_st = d_state.reshape(E, T * B, GH)
-        h_prev = cache["hidden"][:, :T].reshape(E, T * B, H)
-        return {"weight_ih_l0": np.matmul(d_in.transpose(0, 2, 1), cache["x"]),
-                "weight_hh_l0": np.matmul(d_st.transpose(0, 2, 1), h_prev),
-                "bias_ih_l0": d_in.sum(axis=1),
-                "bias_hh_l0": d_st.sum(axis=1) if d_state is not d_input else d_in.sum(axis=1)}
+    def _accumulate(self, total: np.ndarray, d_rows: np.ndarray, rows_t: np.ndarray) -> None:
+        """total += d_rows (E, R, B) @ rows_t^T (E, B, K): step t's share of every weight and bias gradient."""
+        product = self._buffer("product", total.shape)
+        np.matmul(d_rows, rows_t.transpose(0, 2, 1), out=product)
+        total += product
+
+    def _split(self, total: np.ndarray, rows: slice = slice(None)) -> tuple:
+        """The W_hh, W_ih and bias columns of a gradient of the stacked weights."""
+        H, D = self.hidden_size, self.input_size
+        return total[:, rows, :H], total[:, rows, H:H + D], total[:, rows, H + D]
 
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        hidden = cache["hidden"]
-        d_pre = self._buffer("d_pre", (E, T, B, H))
-        np.multiply(hidden[:, 1:], hidden[:, 1:], out=d_pre)
-        np.subtract(1.0, d_pre, out=d_pre)                        # tanh' = 1 - h^2
-        W_hh = self.params["weight_hh_l0"]
+        rows = cache["rows"]
+        total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
+        d_pre = self._buffer("d_pre", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
-                norms[:, t] = _row_norms(dh, B)
-            d_pre[:, t] *= dh
-            np.matmul(d_pre[:, t], W_hh, out=dh)
-        return self._weight_grads(cache, d_pre, d_pre)
+                norms[:, t] = _sequence_norms(dh)
+            h = rows[t + 1, :, :H]
+            np.multiply(h, h, out=d_pre)
+            np.subtract(1.0, d_pre, out=d_pre)                    # tanh' = 1 - h^2
+            d_pre *= dh
+            self._accumulate(total, d_pre, rows[t])
+            np.matmul(W_hhT, d_pre, out=dh)
+        d_W_hh, d_W_ih, d_b = self._split(total)
+        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
+                "bias_hh_l0": d_b.copy()}
+
+    def _chunks(self, T: int, rows_per_step: int, B: int):
+        """Spans of steps, last first, each small enough (about 2**18 numbers per array) to stay in cache.
+
+        The backward pass computes its coefficients one span at a time, from
+        the forward pass's stored values, just before the steps that use them.
+        """
+        chunk = max(1, min(T, 2**18 // (self.size * rows_per_step * B)))
+        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
+            yield start, min(start + chunk, T)
 
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        hidden, gates, reset_input = cache["hidden"], cache["gates"], cache["reset_input"]
-        r, z, n = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
-        # d(pre-activation) = dh_t * coefficient, all known from the forward pass.
-        coef = self._buffer("coef", (E, T, B, 3 * H))
-        c_r, c_z, c_n = coef[..., :H], coef[..., H:2 * H], coef[..., 2 * H:]
-        np.multiply(n, n, out=c_n)
-        np.subtract(1.0, c_n, out=c_n)
-        c_n *= 1.0 - z                                            # n: (1 - z)(1 - n^2)
-        np.subtract(hidden[:, :T], n, out=c_z)
-        c_z *= z * (1.0 - z)                                      # z: (h_prev - n) z (1 - z)
-        np.multiply(c_n, reset_input, out=c_r)
-        c_r *= r * (1.0 - r)                                      # r: via r * (W_hn h + b_hn)
-        coef_state = self._buffer("coef_state", (E, T, B, 3 * H))
-        coef_state[..., :2 * H] = coef[..., :2 * H]
-        np.multiply(c_n, r, out=coef_state[..., 2 * H:])          # W_hn h sits inside r * (.)
-        d_input = self._buffer("d_input", (E, T, B, 3 * H))
-        d_state = self._buffer("d_state", (E, T, B, 3 * H))
-        W_hh = self.params["weight_hh_l0"]
-        kept = self._buffer("kept", (E, B, H))
-        for t in range(T - 1, -1, -1):
-            if norms is not None:
-                norms[:, t] = _row_norms(dh, B)
-            d3 = dh[:, :, None, :]
-            np.multiply(coef[:, t].reshape(E, B, 3, H), d3, out=d_input[:, t].reshape(E, B, 3, H))
-            np.multiply(coef_state[:, t].reshape(E, B, 3, H), d3, out=d_state[:, t].reshape(E, B, 3, H))
-            np.multiply(dh, z[:, t], out=kept)
-            np.matmul(d_state[:, t], W_hh, out=dh)
-            dh += kept
-        return self._weight_grads(cache, d_input, d_state)
+        rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
+        total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
+        d_rows = self._buffer("d_rows", (E, 4 * H, B))
+        kept = self._buffer("kept", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        for start, stop in self._chunks(T, 4 * H, B):
+            span = slice(start, stop)
+            r, z, n = gates[span, :, :H], gates[span, :, H:2 * H], candidate[span]
+            # Gradients of the four row blocks' outputs = dh_t * coefficient, known from the forward pass.
+            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
+            c_r, c_z, c_sn, c_n = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            np.multiply(n, n, out=c_n)
+            np.subtract(1.0, c_n, out=c_n)
+            c_n *= 1.0 - z                                        # n's input part: (1 - z)(1 - n^2)
+            np.subtract(rows[span, :, :H], n, out=c_z)
+            c_z *= z * (1.0 - z)                                  # z: (h_prev - n) z (1 - z)
+            np.multiply(c_n, gates[span, :, 2 * H:3 * H], out=c_r)
+            c_r *= -0.5                                           # the forward pass kept -2 (W_hn h + b_hn)
+            c_r *= r * (1.0 - r)                                  # r: via r * (W_hn h + b_hn)
+            np.multiply(c_n, r, out=c_sn)                         # W_hn h + b_hn sits inside r * (.)
+            for t in range(stop - 1, start - 1, -1):
+                if norms is not None:
+                    norms[:, t] = _sequence_norms(dh)
+                np.multiply(coef[t - start].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
+                self._accumulate(total, d_rows, rows[t])
+                np.multiply(dh, gates[t, :, H:2 * H], out=kept)
+                np.matmul(W_hhT, d_rows[:, :3 * H], out=dh)
+                dh += kept
+        H2, H3 = 2 * H, 3 * H
+        d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
+        d_W_hn, _, d_b_hn = self._split(total, slice(H2, H3))
+        _, d_W_in, d_b_in = self._split(total, slice(H3, 4 * H))
+        return {"weight_ih_l0": np.concatenate([d_W_ih_rz, d_W_in], axis=1),
+                "weight_hh_l0": np.concatenate([d_W_hh_rz, d_W_hn], axis=1),
+                "bias_ih_l0": np.concatenate([d_b_rz, d_b_in], axis=1),
+                "bias_hh_l0": np.concatenate([d_b_rz, d_b_hn], axis=1)}
 
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        gates, cell, candidate, tanh_cell = cache["gates"], cache["cell"], cache["candidate"], cache["tanh_cell"]
-        i, f, o = gates[..., :H], gates[..., H:2 * H], gates[..., 3 * H:]
-        # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
-        # the slope of the gate's nonlinearity times what the gate multiplies.
-        coef = self._buffer("coef", (E, T, B, 4 * H))
-        c_i, c_f, c_g, c_o = (coef[..., k * H:(k + 1) * H] for k in range(4))
-        np.subtract(1.0, i, out=c_i)
-        c_i *= i
-        c_i *= candidate                                          # i multiplies g
-        np.subtract(1.0, f, out=c_f)
-        c_f *= f
-        c_f *= cell[:, :T]                                        # f multiplies c_{t-1}
-        np.multiply(candidate, candidate, out=c_g)
-        np.subtract(1.0, c_g, out=c_g)
-        c_g *= i                                                  # g is multiplied by i
-        np.subtract(1.0, o, out=c_o)
-        c_o *= o
-        c_o *= tanh_cell                                          # o multiplies tanh(c_t)
-        to_cell = self._buffer("to_cell", (E, T, B, H))           # dc_t += dh_t * o (1 - tanh^2 c_t)
-        np.multiply(tanh_cell, tanh_cell, out=to_cell)
-        np.subtract(1.0, to_cell, out=to_cell)
-        to_cell *= o
-        d_pre = self._buffer("d_pre", (E, T, B, 4 * H))
-        dc = np.zeros((E, B, H), dtype=self.dtype)
-        scratch = self._buffer("scratch", (E, B, H))
-        W_hh = self.params["weight_hh_l0"]
-        for t in range(T - 1, -1, -1):
-            if norms is not None:
-                norms[:, t] = _row_norms(dh, B)
-            np.multiply(dh, to_cell[:, t], out=scratch)
-            dc += scratch
-            np.multiply(coef[:, t, :, :3 * H].reshape(E, B, 3, H), dc[:, :, None, :],
-                        out=d_pre[:, t, :, :3 * H].reshape(E, B, 3, H))
-            np.multiply(c_o[:, t], dh, out=d_pre[:, t, :, 3 * H:])
-            dc *= f[:, t]
-            np.matmul(d_pre[:, t], W_hh, out=dh)
-        return self._weight_grads(cache, d_pre, d_pre)
+        rows, gates, masks = cache["rows"], cache["gates"], cache["masks"]
+        total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
+        d_pre = self._buffer("d_pre", (E, 4 * H, B))
+        dc = np.zeros((E, H, B), dtype=self.dtype)
+        scratch = self._buffer("scratch", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        for start, stop in self._chunks(T, 4 * H, B):
+            span = slice(start, stop)
+            i, f, o = gates[span, :, :H], gates[span, :, H:2 * H], gates[span, :, 3 * H:]
+            candidate, tanh_cell = cache["candidate"][span], cache["tanh_cell"][span]
+            # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
+            # the slope of the gate's nonlinearity times what the gate multiplies.
+            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
+            c_i, c_f, c_g, c_o = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            np.subtract(1.0, i, out=c_i)
+            c_i *= i
+            c_i *= candidate                                      # i multiplies g
+            np.subtract(1.0, f, out=c_f)
+            c_f *= f
+            c_f *= cache["carried"][span]                         # f multiplies c_{t-1} (times its mask)
+            np.multiply(candidate, candidate, out=c_g)
+            np.subtract(1.0, c_g, out=c_g)
+            c_g *= i                                              # g is multiplied by i
+            np.subtract(1.0, o, out=c_o)
+            c_o *= o
+            c_o *= tanh_cell                                      # o multiplies tanh(c_t)
+            to_cell = self._buffer("to_cell", (stop - start, E, H, B))   # dc_t += dh_t o (1 - tanh^2 c_t)
+            np.multiply(tanh_cell, tanh_cell, out=to_cell)
+            np.subtract(1.0, to_cell, out=to_cell)
+            to_cell *= o
+            for t in range(stop - 1, start - 1, -1):
+                j = t - start
+                if norms is not None:
+                    norms[:, t] = _sequence_norms(dh)
+                np.multiply(dh, to_cell[j], out=scratch)
+                dc += scratch
+                np.multiply(coef[j, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
+                            out=d_pre[:, :3 * H].reshape(E, 3, H, B))
+                np.multiply(c_o[j], dh, out=d_pre[:, 3 * H:])
+                dc *= gates[t, :, H:2 * H]
+                if masks is not None:
+                    dc *= masks[t]
+                self._accumulate(total, d_pre, rows[t])
+                np.matmul(W_hhT, d_pre, out=dh)
+        d_W_hh, d_W_ih, d_b = self._split(total)
+        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
+                "bias_hh_l0": d_b.copy()}
 
     # ------------------------------------------------------------------ readout and loss
 
@@ -471,6 +542,12 @@ class Ensemble:
         out += self.params["readout_bias"][:, None, :]
         return out
 
+    def _readout(self, hT: np.ndarray) -> np.ndarray:
+        """The readout of feature-major last states (E, H, B): (E, O, B)."""
+        out = np.matmul(self.params["readout_weight"], hT)
+        out += self.params["readout_bias"][:, :, None]
+        return out
+
     def predict(self, x: Any) -> np.ndarray:
         """The readout of every member on ``x``: ``(E, B, O)`` (logits, or the predicted number).
 
@@ -478,9 +555,10 @@ class Ensemble:
         (1, 5, 4)
         """
         with np.errstate(over="ignore", invalid="ignore"):
-            return self.readout(self.forward(x))
+            return self._readout(self._forward(x)).transpose(0, 2, 1)
 
-    def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False) -> tuple:
+    def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False,
+                       carry_masks: Any = None) -> tuple:
         r"""Each member's loss on its batch and the gradients of every parameter array.
 
         ``kind`` is ``"classification"`` (``targets`` class indices, mean
@@ -491,34 +569,41 @@ class Ensemble:
         :meth:`backward`). A member whose loss is not finite has a NaN or
         infinite loss here; nothing is raised.
 
+        ``carry_masks`` (LSTM only), ``(T, E, B, H)`` like the cell states,
+        multiplies the carry line: :math:`c_t = f_t \odot (M_t \odot c_{t-1})
+        + i_t \odot g_t` (dropout on the cell state; the caller draws the
+        masks and their scale).
+
         >>> ens = Ensemble("lstm", 1, 2, 1, seeds=[0, 1])
         >>> losses, grads = ens.loss_and_grads(np.ones((3, 4, 1)), np.ones(4), "regression")
         >>> losses.shape, sorted(grads)[:2]
         ((2,), ['bias_hh_l0', 'bias_ih_l0'])
         """
         kind = check_choice("kind", kind, KINDS)
-        h_last = self.forward(x)
-        E, B, O = self.size, self._cache["B"], self.output_size
+        E = self.size
+        hT = self._forward(x, carry_masks)                                # (E, H, B)
+        B = self._cache["B"]
         y = self._check_targets(targets, kind, E, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = self.readout(h_last)
+            out = self._readout(hT)                                       # (E, O, B)
             if kind == "classification":
-                shifted = out - out.max(axis=2, keepdims=True)
-                log_norm = np.log(np.exp(shifted).sum(axis=2, keepdims=True))
+                shifted = out - out.max(axis=1, keepdims=True)
+                log_norm = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
                 log_p = shifted - log_norm
-                picked = np.take_along_axis(log_p, y[:, :, None], axis=2)[:, :, 0]
+                picked = np.take_along_axis(log_p, y[:, None, :], axis=1)[:, 0]
                 losses = -picked.mean(axis=1)
-                d_out = np.exp(log_p)
-                np.put_along_axis(d_out, y[:, :, None],
-                                  np.take_along_axis(d_out, y[:, :, None], axis=2) - 1.0, axis=2)
+                d_out = np.exp(log_p)                                     # softmax - onehot, over B
+                np.put_along_axis(d_out, y[:, None, :],
+                                  np.take_along_axis(d_out, y[:, None, :], axis=1) - 1.0, axis=1)
                 d_out /= B
             else:
-                err = out[:, :, 0] - y
+                err = out[:, 0] - y
                 losses = (err * err).mean(axis=1)
-                d_out = (2.0 / B) * err[:, :, None]
-            grads = self.backward(np.matmul(d_out, self.params["readout_weight"]), step_norms=step_norms)
-            grads["readout_weight"] = np.matmul(d_out.transpose(0, 2, 1), h_last)
-            grads["readout_bias"] = d_out.sum(axis=1)
+                d_out = (2.0 / B) * err[:, None, :]
+            V = self.params["readout_weight"]
+            grads = self._backward(np.matmul(V.transpose(0, 2, 1), d_out), step_norms)
+            grads["readout_weight"] = np.matmul(d_out, hT.transpose(0, 2, 1))
+            grads["readout_bias"] = d_out.sum(axis=2)
         return losses, grads
 
     def _check_targets(self, targets: Any, kind: str, E: int, B: int) -> np.ndarray:
@@ -537,13 +622,14 @@ class Ensemble:
         return np.asarray(check_finite("targets", y), dtype=self.dtype)
 
 
-def _sigmoid_inplace(a: np.ndarray) -> None:
-    np.negative(a, out=a)
+def _sigmoid_of_negated(a: np.ndarray) -> None:
+    """Overwrite ``a = -z`` with sigma(z) = 1/(1 + exp(-z)) (exp may overflow to inf: sigma = 0)."""
     np.exp(a, out=a)
     a += 1.0
     np.reciprocal(a, out=a)
 
 
-def _row_norms(dh: np.ndarray, B: int) -> np.ndarray:
-    """Mean over the batch of each sequence's gradient norm; dL/dh of a batch mean is 1/B of a sequence's."""
-    return np.sqrt((dh * dh).sum(axis=2)).mean(axis=1) * B
+def _sequence_norms(dh: np.ndarray) -> np.ndarray:
+    """Mean over the batch of each sequence's gradient norm, from dL/dh (E, H, B) of a batch-mean loss."""
+    B = dh.shape[2]
+    return np.sqrt((dh * dh).sum(axis=1)).mean(axis=1) * B

@@ -197,8 +197,7 @@ def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.G
     else:
         tokens[1:T - 1] = rng.integers(0, alphabet, size=(lag, n))
     tokens[T - 1] = alphabet + 1
-    inputs = np.zeros((T, n, alphabet + 2))
-    np.put_along_axis(inputs, tokens[:, :, None], 1.0, axis=2)
+    inputs = np.eye(alphabet + 2)[tokens]                     # one-hot rows, (T, n, K + 2)
     return Batch(inputs, tokens[0].copy())
 
 
