@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnnmem import carry_dropout, lab, tasks
 from rnnmem.site.builders import memory_measured as mm
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
@@ -125,49 +124,3 @@ def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))
     assert f"{name} must" in str(info.value)
-
-
-# ------------------------------------------------------------------ rnnmem.carry_dropout
-
-def test_no_dropout_is_the_lab_lstm():
-    task = tasks.recall(lag=3, alphabet=4)
-    kw = dict(seeds=[0, 1], hidden=6, steps=8, batch=8, eval_every=4, eval_size=32, forget_bias=1.0)
-    plain = lab.train(task, "lstm", **kw)
-    masked = carry_dropout.train(task, "none", **kw)
-    np.testing.assert_allclose(masked.losses, plain.losses, rtol=1e-9)
-    np.testing.assert_allclose(masked.ensemble.params["weight_hh_l0"], plain.ensemble.params["weight_hh_l0"],
-                               rtol=1e-7, atol=1e-12)
-
-
-@pytest.mark.parametrize("scheme", ["per-step", "per-sequence"])
-def test_masked_gradients_match_finite_differences(scheme):
-    task = tasks.recall(lag=4, alphabet=3)
-    params = {k: v.copy() for k, v in lab.make_ensemble(task, "lstm", [0, 1], hidden=3).params.items()}
-    b = task.sample(4, seed=1)
-    x, y = np.stack([b.inputs] * 2, axis=1), np.stack([b.targets] * 2)
-    rng = np.random.default_rng(2)
-    masks = np.stack([carry_dropout.draw_masks(scheme, 6, 4, 3, 0.6, rng) for _ in range(2)], axis=1) / 0.6
-    losses, grads = carry_dropout.loss_and_grads(params, x, y, masks)
-    for name in ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "readout_weight"):
-        flat = params[name].reshape(-1)
-        for j in rng.choice(flat.size, 5, replace=False):
-            old = flat[j]
-            flat[j] = old + 1e-6
-            up = carry_dropout.loss_and_grads(params, x, y, masks)[0].sum()
-            flat[j] = old - 1e-6
-            down = carry_dropout.loss_and_grads(params, x, y, masks)[0].sum()
-            flat[j] = old
-            assert grads[name].reshape(-1)[j] == pytest.approx((up - down) / 2e-6, abs=1e-7)
-
-
-def test_masks_keep_the_right_share_and_the_right_pattern():
-    rng = np.random.default_rng(0)
-    fresh = carry_dropout.draw_masks("per-step", 50, 20, 30, 0.8, rng)
-    once = carry_dropout.draw_masks("per-sequence", 50, 20, 30, 0.8, rng)
-    assert abs(fresh.mean() - 0.8) < 0.02 and abs(once.mean() - 0.8) < 0.05
-    assert (once == once[0]).all() and not (fresh == fresh[0]).all()
-    assert carry_dropout.draw_masks("none", 3, 2, 2, 0.5, rng).min() == 1.0
-    with pytest.raises(ValueError, match="keep must"):
-        carry_dropout.draw_masks("per-step", 3, 2, 2, 0.0, rng)
-    with pytest.raises(ValueError, match="task must"):
-        carry_dropout.train(tasks.adding(5), "none")

@@ -1,8 +1,8 @@
 """Figures and tables of the chapter "Memory, measured by training".
 
-Every experiment trains ensembles with :func:`rnnmem.lab.train` (or, for the
-dropout and clipping experiments, with :mod:`rnnmem.carry_dropout` and the
-plain gradient-descent loop :func:`sgd_run` below). The design is fixed here
+Every experiment trains ensembles with :func:`rnnmem.lab.train` (with its
+carry-line dropout for the dropout experiment, and plain gradient descent for
+the clipping experiment, :func:`sgd_run`). The design is fixed here
 and in the chapter's directives before any result is looked at:
 
 * task: recall, alphabet of :data:`ALPHABET` tokens (chance ``1/8``), random
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from rnnmem import carry_dropout, lab, memory, tasks
+from rnnmem import lab, memory, tasks
 from rnnmem._validate import check_list, check_nonnegative_int, check_positive, check_positive_int
 
 from ..registry import figure, table
@@ -128,8 +128,10 @@ def _execute(key: tuple) -> dict:
     if kind == "dropout":
         _, scheme, keep, bias, lag, seeds, items = key
         design = dict(items)
-        result = carry_dropout.train(tasks.recall(lag, ALPHABET), scheme, keep=keep, seeds=list(seeds),
-                                     forget_bias=bias, **design)
+        keep_arg = None if scheme == "none" else keep
+        result = lab.train(tasks.recall(lag, ALPHABET), "lstm", seeds=list(seeds), forget_bias=bias,
+                           carry_keep=keep_arg, carry_mask="sequence" if scheme == "per-sequence" else "step",
+                           **design)
         return _summary(result)
     if kind == "sgd":
         _, spec, length, lr, clip, seeds, hidden, batch, steps = key
@@ -384,42 +386,18 @@ def sgd_run(spec: str, length: int, lr: float, clip: float | None, seeds: tuple,
             batch: int = 32, steps: int = 200, eval_size: int = 512) -> dict:
     """Plain gradient descent (no Adam) on the adding problem, with or without clipping by global norm.
 
-    Same weights, batches and held-out set as :func:`rnnmem.lab.train`; a member
-    whose loss or gradient norm stops being finite is frozen and reported as
-    diverged. Returns losses, gradient norms, held-out MSE and divergence per member.
+    :func:`rnnmem.lab.train` with ``optimizer="sgd"``: a member whose loss or
+    gradient norm stops being finite is frozen and reported as diverged.
+    Returns losses, gradient norms, held-out MSE (NaN if diverged), divergence
+    per member, and the constant-prediction baseline.
     """
     model, bias, init = _config("model", spec)
     task = tasks.adding(length)
-    ens = lab.make_ensemble(task, model, list(seeds), hidden=hidden, forget_bias=bias, init=init)
-    E = ens.size
-    streams = [np.random.default_rng((s, 1)) for s in ens.seeds]
-    held_out = task.sample(eval_size, seed=np.random.default_rng((0, 2)))
-    losses = np.full((E, steps), np.nan)
-    norms = np.full((E, steps), np.nan)
-    diverged: list = [None] * E
-    live = np.ones(E, dtype=bool)
-    for t in range(steps):
-        bs = [task.sample(batch, seed=s) for s in streams]
-        x = np.stack([b.inputs for b in bs], axis=1)
-        y = np.stack([b.targets for b in bs])
-        with np.errstate(all="ignore"):
-            loss, grads = ens.loss_and_grads(x, y, task.kind)
-            norm = np.sqrt(sum((g.reshape(E, -1) ** 2).sum(axis=1) for g in grads.values()))
-        for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
-            diverged[e] = t
-            live[e] = False
-        losses[live, t] = loss[live]
-        norms[live, t] = norm[live]
-        with np.errstate(all="ignore"):
-            scale = np.ones(E) if clip is None else np.minimum(1.0, clip / norm)
-            scale = np.where(live, scale, 0.0)
-            for name, g in grads.items():
-                ens.params[name] -= lr * np.nan_to_num(g * scale.reshape((E,) + (1,) * (g.ndim - 1)))
-    with np.errstate(all="ignore"):
-        mse = lab.evaluate(ens, task, held_out.inputs, held_out.targets, chunk=256)
-    mse = np.where([d is None for d in diverged], mse, np.nan)
-    return {"losses": losses, "grad_norms": norms, "diverged_at": diverged, "mse": mse,
-            "baseline": task.baseline_mse}
+    result = lab.train(task, model, seeds=list(seeds), hidden=hidden, batch=batch, steps=steps, lr=lr, clip=clip,
+                       forget_bias=bias, init=init, optimizer="sgd", eval_every=steps, eval_size=eval_size)
+    mse = np.where([d is None for d in result.diverged_at], result.scores[:, -1], np.nan)
+    return {"losses": result.losses, "grad_norms": result.grad_norms, "diverged_at": list(result.diverged_at),
+            "mse": mse, "baseline": task.baseline_mse}
 
 
 def _power(value: float) -> str:
@@ -506,9 +484,10 @@ def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), cli
 
 # ---------------------------------------------------------------------------- (f) carry-line dropout
 
-def _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold):
-    from rnnmem.carry_dropout import SCHEMES
+SCHEMES = ("none", "per-step", "per-sequence")
 
+
+def _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold):
     keep = float(check_positive("keep", keep))
     if keep > 1:
         raise ValueError(f"keep must be a keep probability in (0, 1], got {keep!r}")
