@@ -162,6 +162,11 @@ def test_forget_bias_and_chrono_set_the_gate_rows():
     (dict(forget_bias=float("nan")), "forget_bias must not be NaN, got nan"),
     (dict(t_max=10), "t_max is used only with init='chrono', got t_max=10 with init='default'"),
     (dict(seeds=[]), "seeds must be a non-empty list of whole numbers >= 0, got []"),
+    (dict(init=["default"]), "init must be one of 'default', 'chrono' or one per member (2), got 1 values"),
+    (dict(init=["default", "he"]), "init[1] must be one of 'default', 'chrono', got 'he'"),
+    (dict(init=["default", "chrono"], t_max=10, forget_bias=[1.0, 1.0]),
+     "forget_bias and init='chrono' both set the forget bias (member 1): give one of them"),
+    (dict(init=["default", "chrono"]), "init='chrono' needs t_max, the longest lifetime wanted (a number > 2)"),
     (dict(seeds=[0, -1]), "seeds[1] must be a whole number >= 0, got -1"),
 ])
 def test_bad_construction_is_named(kwargs, message):

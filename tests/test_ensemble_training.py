@@ -39,6 +39,17 @@ def test_configurations_stack_too():
         assert_same_run(together, train(task, "lstm", seeds=[seed], forget_bias=b, **SMALL), e)
 
 
+def test_initializations_stack_too():
+    """b_f = 0, b_f = 2 and chrono in one ensemble, each member as it trains alone."""
+    task = recall(lag=4, alphabet=3)
+    members = [(3, 0.0, "default"), (3, 2.0, "default"), (3, None, "chrono"), (4, None, "default")]
+    together = train(task, "lstm", seeds=[m[0] for m in members], forget_bias=[m[1] for m in members],
+                     init=[m[2] for m in members], **SMALL)
+    assert together.ensemble.t_max == task.length
+    for e, (seed, b, init) in enumerate(members):
+        assert_same_run(together, train(task, "lstm", seeds=[seed], forget_bias=b, init=init, **SMALL), e)
+
+
 def test_curves_and_norms_are_recorded():
     result = train(recall(lag=2, alphabet=4), "gru", seeds=[0, 1], hidden=8, steps=30, batch=16,
                    eval_every=10, eval_size=64, clip=0.5)

@@ -93,8 +93,11 @@ class Ensemble:
     ``Ensemble(model, input_size, hidden_size, output_size, seeds, *,
     forget_bias=None, init="default", t_max=None, dtype=np.float64)``: one
     member per seed (see the module for what each draws). ``forget_bias`` is
-    ``None``, one number for every member, or a list with one number per
-    member (LSTM only); ``init="chrono"`` needs ``t_max > 2`` (LSTM only).
+    ``None``, one number for every member, or a list with one entry per
+    member, a number or ``None`` (LSTM only); ``init`` is ``"default"`` or
+    ``"chrono"``, or a list of them, one per member; chrono needs
+    ``t_max > 2`` (LSTM only). So configurations stack like seeds: members
+    with :math:`b_f = 0`, :math:`b_f = 1` and chrono in one ensemble.
     ``params`` maps each name to its live stacked array.
 
     >>> ens = Ensemble("lstm", 3, 4, 2, seeds=[0, 1, 2], forget_bias=1.0)
@@ -113,7 +116,7 @@ class Ensemble:
     """
 
     def __init__(self, model: str, input_size: int, hidden_size: int, output_size: int, seeds: Any, *,
-                 forget_bias: Any = None, init: str = "default", t_max: float | None = None,
+                 forget_bias: Any = None, init: Any = "default", t_max: float | None = None,
                  dtype: Any = np.float64) -> None:
         self.model = check_choice("model", model, MODELS)
         self.input_size = check_positive_int("input_size", input_size)
@@ -121,14 +124,20 @@ class Ensemble:
         self.output_size = check_positive_int("output_size", output_size)
         self.seeds = _seeds(seeds)
         self.dtype = check_dtype("dtype", dtype)
-        self.init = check_choice("init", init, INITS)
         E, D, H, O = len(self.seeds), self.input_size, self.hidden_size, self.output_size
+        inits = self._inits(init, E)
+        self.init = inits[0] if isinstance(init, str) else inits
+        self.inits = inits
         biases = self._forget_biases(forget_bias, E)
-        if self.init == "chrono":
+        if "chrono" in inits:
             if self.model != "lstm":
                 raise ValueError(f"init='chrono' sets LSTM gate biases; model must be 'lstm', got {model!r}")
-            if biases is not None:
-                raise ValueError("forget_bias and init='chrono' both set the forget bias: give one of them")
+            for k, (b, i) in enumerate(zip(biases or [None] * E, inits)):
+                if b is not None and i == "chrono":
+                    where = "" if isinstance(init, str) and not isinstance(forget_bias, (list, tuple, np.ndarray)) \
+                        else f" (member {k})"
+                    raise ValueError(f"forget_bias and init='chrono' both set the forget bias{where}: "
+                                     f"give one of them")
             if t_max is None:
                 raise ValueError("init='chrono' needs t_max, the longest lifetime wanted (a number > 2)")
             t_max = float(check_positive("t_max", t_max))
@@ -147,10 +156,10 @@ class Ensemble:
             rng = np.random.default_rng(seed)
             for name, shape in shapes.items():          # the order the single models draw in
                 stacked[name][e] = rng.uniform(-bound, bound, size=shape)
-            if self.model == "lstm" and biases is not None:
+            if biases is not None and biases[e] is not None:
                 stacked["bias_ih_l0"][e, H:2 * H] = biases[e]
                 stacked["bias_hh_l0"][e, H:2 * H] = 0.0
-            if self.init == "chrono":
+            if inits[e] == "chrono":
                 b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
                 stacked["bias_ih_l0"][e, H:2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
                 stacked["bias_hh_l0"][e, 0:2 * H] = 0.0
@@ -158,8 +167,17 @@ class Ensemble:
         self._cache: Any = None
         self._workspace: dict = {}
 
+    def _inits(self, init: Any, E: int) -> tuple:
+        if isinstance(init, (list, tuple)):
+            if len(init) != E:
+                raise ValueError(f"init must be one of {', '.join(map(repr, INITS))} or one per member ({E}), "
+                                 f"got {len(init)} values")
+            return tuple(check_choice(f"init[{k}]", i, INITS) for k, i in enumerate(init))
+        return (check_choice("init", init, INITS),) * E
+
     def _forget_biases(self, forget_bias: Any, E: int) -> list | None:
-        if forget_bias is None:
+        if forget_bias is None or (isinstance(forget_bias, (list, tuple)) and all(b is None for b in forget_bias)
+                                   and len(forget_bias) == E):
             return None
         if self.model != "lstm":
             raise ValueError(f"forget_bias sets the LSTM's forget gate; model must be 'lstm', got {self.model!r}")
@@ -167,7 +185,8 @@ class Ensemble:
             if len(forget_bias) != E:
                 raise ValueError(f"forget_bias must be one number or one per member ({E}), "
                                  f"got {len(forget_bias)} values")
-            return [float(check_finite(f"forget_bias[{k}]", b)) for k, b in enumerate(forget_bias)]
+            return [None if b is None else float(check_finite(f"forget_bias[{k}]", b))
+                    for k, b in enumerate(forget_bias)]
         return [float(check_finite("forget_bias", forget_bias))] * E
 
     @property

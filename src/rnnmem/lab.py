@@ -150,10 +150,11 @@ def check_threshold(threshold: Any) -> float:
 
 
 def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forget_bias: Any = None,
-                  init: str = "default", t_max: float | None = None, dtype: Any = np.float64) -> Ensemble:
+                  init: Any = "default", t_max: float | None = None, dtype: Any = np.float64) -> Ensemble:
     r"""The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
 
-    With ``init="chrono"`` and no ``t_max``, :math:`T_{\max}` is the task's sequence length.
+    With ``init="chrono"`` (for every member, or for some, ``init`` being a
+    list) and no ``t_max``, :math:`T_{\max}` is the task's sequence length.
 
     >>> from rnnmem.tasks import recall
     >>> ens = make_ensemble(recall(lag=10), "lstm", seeds=[0, 1], hidden=8, init="chrono")
@@ -163,9 +164,11 @@ def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forge
     if not isinstance(task, Task):
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
     model = check_choice("model", model, MODELS)
-    init = check_choice("init", init, INITS)
+    if isinstance(init, str):
+        init = check_choice("init", init, INITS)
     hidden = check_positive_int("hidden", hidden)
-    if init == "chrono" and t_max is None:
+    chrono = init == "chrono" if isinstance(init, str) else "chrono" in list(init)
+    if chrono and t_max is None:
         t_max = task.length
     return Ensemble(model, task.input_size, hidden, task.output_size, seeds, forget_bias=forget_bias,
                     init=init, t_max=t_max, dtype=dtype)
@@ -204,7 +207,7 @@ def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.nda
 
 def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 32, steps: int = 1000,
           batch: int = 64, lr: float = 1e-2, clip: float | None = 1.0, forget_bias: Any = None,
-          init: str = "default", t_max: float | None = None, eval_every: int = 50, eval_size: int = 512,
+          init: Any = "default", t_max: float | None = None, eval_every: int = 50, eval_size: int = 512,
           eval_seed: int = 0, threshold: float = 0.9, stop_when_done: bool = False,
           dtype: Any = np.float64, optimizer: str = "adam", carry_keep: float | None = None,
           carry_mask: str = "step") -> LabResult:
