@@ -31,28 +31,19 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._validate import check_dtype, check_finite, check_positive_int, check_shape
+from .checks import check_dtype, check_finite, check_positive_int, check_seed, check_shape
+from .init import pytorch_weights
+from .memory import sigmoid  # noqa: F401  (the package's one sigmoid, importable here as before)
 
-__all__ = ["Recurrent", "PARAMETER_NAMES", "sigmoid", "sigmoid_inplace", "check_step_args"]
+__all__ = ["Recurrent", "PARAMETER_NAMES", "WEIGHT_NAMES", "sigmoid_inplace", "check_step_args"]
 
 PARAMETER_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 """PyTorch's names of the four parameter arrays of a single-layer model."""
 
-_ATTRIBUTE = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
+WEIGHT_NAMES = ("W_ih", "W_hh", "b_ih", "b_hh")
+"""The same four arrays as the chapters and the step functions name them (:attr:`Recurrent.weights`)."""
 
-
-def sigmoid(z: np.ndarray) -> np.ndarray:
-    r"""The logistic function :math:`\sigma(z) = 1/(1+e^{-z})`, in the dtype of ``z``.
-
-    Written as :math:`e^{-\log(1 + e^{-z})}`, which does not overflow and
-    keeps the relative precision of gate values near 0 (a shut gate's
-    :math:`\sigma(-30) \approx 9.4 \cdot 10^{-14}` comes out to all its digits).
-
-    >>> sigmoid(np.array([-40.0, 0.0, 3.0])).round(6).tolist()
-    [0.0, 0.5, 0.952574]
-    """
-    z = np.asarray(z)
-    return np.exp(-np.logaddexp(0, -z))
+_ATTRIBUTE = dict(zip(PARAMETER_NAMES, WEIGHT_NAMES))
 
 
 def sigmoid_inplace(a: np.ndarray) -> np.ndarray:
@@ -132,15 +123,10 @@ class Recurrent:
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
         self.dtype = check_dtype("dtype", dtype)
-        try:
-            rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        except (TypeError, ValueError):
-            raise ValueError(f"seed must be None, a whole number >= 0 or a numpy.random.Generator, "
-                             f"got {seed!r}") from None
-        bound = 1.0 / np.sqrt(self.hidden_size)
-        for name, shape in self._shapes().items():
-            value = rng.uniform(-bound, bound, size=shape)
-            setattr(self, _ATTRIBUTE[name], value.astype(self.dtype))
+        drawn = pytorch_weights(self.input_size, self.hidden_size, gates=len(self.gate_names),
+                                seed=check_seed("seed", seed))
+        for name, value in drawn.items():
+            setattr(self, name, value.astype(self.dtype))
         self._cache: Any = None
         self._workspace: dict = {}
 
@@ -183,6 +169,25 @@ class Recurrent:
         [3.0, 3.0]
         """
         return {name: getattr(self, _ATTRIBUTE[name]) for name in PARAMETER_NAMES}
+
+    @property
+    def weights(self) -> dict:
+        """The four parameter arrays keyed as the chapters and the step functions write them: the live arrays.
+
+        ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh``, the same arrays as
+        :meth:`parameters` under PyTorch's names, so a step function takes a
+        model's weights as they are:
+
+        >>> from rnnmem import lstm
+        >>> model = lstm.LSTM(3, 2, seed=0)
+        >>> sorted(model.weights)
+        ['W_hh', 'W_ih', 'b_hh', 'b_ih']
+        >>> s = lstm.step(np.ones(3), np.zeros(2), np.zeros(2), **model.weights)
+        >>> outputs, (h, c) = model.forward(np.ones((1, 1, 3)))
+        >>> bool(np.allclose(s.h, h[0]))
+        True
+        """
+        return {name: getattr(self, name) for name in WEIGHT_NAMES}
 
     def to_torch_state_dict(self) -> dict:
         """Copies of the four parameter arrays keyed by PyTorch's names.

@@ -48,8 +48,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._recurrent import Recurrent, check_step_args, sigmoid, sigmoid_inplace
-from ._validate import check_choice
+from ._recurrent import Recurrent, check_step_args, sigmoid_inplace
+from .checks import check_choice
+from .memory import sigmoid
 
 __all__ = ["GRU", "UPDATE_CONVENTIONS", "RESET_CONVENTIONS", "GRUStep", "step"]
 
