@@ -139,6 +139,7 @@ class GRU(Recurrent):
 
     gate_names = ("r", "z", "n")
     state_names = ("h",)
+    option_names = ("update", "reset")
 
     def __init__(self, input_size: int, hidden_size: int, *, dtype: Any = np.float64, seed: Any = None,
                  update: str = "z_keeps", reset: str = "after") -> None:
