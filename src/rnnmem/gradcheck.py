@@ -135,7 +135,7 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
     ``model`` is a float64 :class:`~rnnmem.rnn.RNN`, :class:`~rnnmem.lstm.LSTM`
     or :class:`~rnnmem.gru.GRU`; ``x`` a sequence ``(T, B, D)``; ``state`` the
     initial state (zeros when ``None``); ``eps`` the step, a number with
-    :math:`0 < \varepsilon < 1`; ``seed`` fixes the projection of the loss
+    ``0 < eps < 1``; ``seed`` fixes the projection of the loss
     (:func:`rnnmem.checks.check_seed`); ``blocks`` is ``"torch"`` or
     ``"equations"`` (see the module); ``include_x`` is ``True`` or ``False``.
     The model's parameters are moved and put back exactly. A bad argument
