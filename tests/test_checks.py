@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rnnmem
-from rnnmem import checks, dropout, init, jacobians, memory, train
+from rnnmem import checks, dropout, init, jacobians, memory, tasks, train
 from rnnmem.checks import check_seed
 from rnnmem.gradcheck import gradcheck
 from rnnmem.gru import GRU
@@ -25,6 +25,7 @@ SEED_TAKERS = {
     "dropout.inverted_mask": lambda seed: dropout.inverted_mask((6,), 0.5, seed=seed),
     "jacobians.random_rnn": lambda seed: jacobians.random_rnn(2, 3, 0.9, seed=seed)["W_ih"],
     "train.minibatches": lambda seed: next(train.minibatches(8, 8, seed=seed)),
+    "tasks.recall().sample": lambda seed: tasks.recall(lag=3).sample(4, seed=seed).inputs,
     "gradcheck": lambda seed: gradcheck(RNN(1, 1, seed=0), np.ones((2, 1, 1)), seed=seed).worst,
 }
 
