@@ -15,7 +15,7 @@ import pytest
 from sybil import Sybil
 from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 PYTHONISH = re.compile(r"^\{?\s*\.?(py|python|python3|pycon|ipython|py3)\b", re.IGNORECASE)

@@ -364,7 +364,7 @@ def test_missing_torch_skips_here_and_fails_under_ci(monkeypatch):
     from pathlib import Path
     from types import SimpleNamespace
 
-    spec = importlib.util.spec_from_file_location("torch_helper", Path(__file__).with_name("conftest.py"))
+    spec = importlib.util.spec_from_file_location("torch_helper", Path(__file__).resolve().parents[1] / "conftest.py")
     helper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helper)
 
