@@ -86,8 +86,8 @@ test-chapter: setup ## Check one chapter end to end: make test-chapter CH=horizo
 	  echo "usage: make test-chapter CH=<chapter>  (a file of docs/chapters/ without .md)" >&2; \
 	  echo "make test-chapter: error: CH must name a chapter, got '$${CH:-}'; the chapters are:" >&2; \
 	  ls docs/chapters/*.md | sed -E 's|^docs/chapters/(.*)\.md$$|  \1|' >&2; exit 2; fi
-	$(PY) -m pytest -q "docs/chapters/$(CH).md" tests/test_docs_fences.py \
-	  $$(f="tests/test_builders_$(subst -,_,$(CH)).py"; test -f "$$f" && echo "$$f") \
+	$(PY) -m pytest -q "docs/chapters/$(CH).md" tests/repo/test_docs_fences.py \
+	  $$(f="tests/builders/test_builders_$(subst -,_,$(CH)).py"; test -f "$$f" && echo "$$f") \
 	  -k "$(CH).md or test_builders_$(subst -,_,$(CH))"
 	$(PY) -m rnnmem.site check "$(CH)"
 

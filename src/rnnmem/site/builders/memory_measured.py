@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from rnnmem import lab, memory, tasks
-from rnnmem._validate import check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.checks import check_list, check_nonnegative_int, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure

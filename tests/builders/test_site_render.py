@@ -162,7 +162,7 @@ def test_a_builder_that_raises_is_reported_with_its_file_line_and_the_package_fr
     assert message.startswith("docs/chapters/c.md:3: ")
     shown = [int(m) for m in re.findall(r"src/rnnmem/site/builders/horizon.py:(\d+) in decay_curves", message)]
     assert shown and first <= shown[0] < first + len(lines), "the builder's own file and line"
-    assert "src/rnnmem/_validate.py:" in message, "the innermost package frame, where it failed"
+    assert "src/rnnmem/checks.py:" in message, "the innermost package frame, where it failed"
     assert "render.py" not in message and "registry.py" not in message, "machinery frames are trimmed"
     # The exception chain is kept for a debugger or a traceback (no `from None`).
     assert isinstance(info.value.__cause__, ValueError)

@@ -10,7 +10,7 @@ from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
 PAGE = "docs/chapters/error-backward.md"
-SOURCE = Path(__file__).resolve().parents[1] / PAGE
+SOURCE = Path(__file__).resolve().parents[2] / PAGE
 
 
 def one(comment: str):

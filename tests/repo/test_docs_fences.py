@@ -17,7 +17,7 @@ from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
 
 from rnnmem.site.markdown import lex
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
 PYTHONISH = re.compile(r"^\{?\s*\.?(py|python|python3|pycon|ipython|py3)\b", re.IGNORECASE)
 NUMPY_SCALAR_REPR = re.compile(r"\bnp\.(float|int|bool|complex)\w*\(")

@@ -15,7 +15,7 @@ from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def directives_of(page: Path):

@@ -71,7 +71,7 @@ def test_same_seed_same_batch_other_seed_other_batch(name):
     (lambda: adding(1), "length must be a whole number >= 2 (one marked step in each half), got 1"),
     (lambda: make_task("copy", 3), "task must be one of 'recall', 'blank-recall', 'adding', got 'copy'"),
     (lambda: recall(lag=3).sample(0), "n must be a whole number >= 1, got 0"),
-    (lambda: recall(lag=3).sample(4, seed=-1), "seed must be a whole number >= 0, got -1"),
+    (lambda: recall(lag=3).sample(4, seed=-1), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -1"),
 ])
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError) as info:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from rnnmem import bptt, worked
+from rnnmem import bptt, gate_arithmetic
 from rnnmem.cli import main
 from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -66,8 +66,8 @@ def test_the_finite_difference_check_and_the_update(out):
 
 
 def test_both_gate_examples(out):
-    u = worked.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
-    g = worked.gru_update(0.8, z=0.9, r=0.25)
+    u = gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
+    g = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25)
     examples = out.split("Two gate examples", 1)[1]
     assert f"new cell {u.c:.6g}" in examples and f"= {u.h:.6f}\n" in examples
     assert f"n = tanh(0.2) = {g.n:.6f}" in examples and examples.rstrip().endswith(f"= {g.h:.6f}")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DOCS_CONFTEST = Path(__file__).resolve().parent.parent / "docs" / "conftest.py"
+DOCS_CONFTEST = Path(__file__).resolve().parents[2] / "docs" / "conftest.py"
 
 PAGE = """# T
 

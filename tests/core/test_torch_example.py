@@ -17,7 +17,7 @@ from rnnmem.data import load_torch_lstm_example
 from rnnmem.lstm import LSTM
 
 TOLERANCE = 1e-12
-SCRIPT = Path(__file__).resolve().parent / "tools" / "make_torch_lstm_example.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "tools" / "make_torch_lstm_example.py"
 
 
 def max_diff(a, b) -> float:

@@ -9,7 +9,7 @@ import pytest
 from rnnmem.site import check
 from rnnmem.site.__main__ import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 CHAPTERS = check.chapters(DOCS)
 

@@ -9,7 +9,7 @@ import pytest
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "chapters" / "gates.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "chapters" / "gates.md"
 BUILDERS = {"gradient_highway", "gru_update_conventions", "gru_conventions", "mechanisms", "gate_costs",
             "cell_weights"}
 

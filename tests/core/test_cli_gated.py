@@ -19,7 +19,7 @@ from rnnmem.cli import main
 from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def gated(*args: str) -> subprocess.CompletedProcess:

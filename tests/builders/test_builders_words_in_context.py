@@ -10,7 +10,7 @@ from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
 PAGE_NAME = "docs/chapters/words-in-context.md"
-PAGE = Path(__file__).resolve().parents[1] / PAGE_NAME
+PAGE = Path(__file__).resolve().parents[2] / PAGE_NAME
 
 
 def one(comment: str):

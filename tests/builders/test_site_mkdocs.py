@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "src" / "rnnmem" / "site" / "mkdocs_hook.py"
 
 
@@ -130,4 +130,4 @@ def test_a_builder_error_names_the_builders_file_and_line(tmp_path):
     assert proc.returncode != 0
     assert "docs/chapters/c.md:3: " in proc.stderr
     assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
-    assert "src/rnnmem/_validate.py:" in proc.stderr
+    assert "src/rnnmem/checks.py:" in proc.stderr

@@ -194,7 +194,7 @@ def test_fit_is_deterministic_for_a_seed_and_decreases_the_loss():
     ({"steps": 0}, "steps must be a whole number >= 1, got 0"),
     ({"batch_size": -2}, "batch_size must be a whole number >= 1, got -2"),
     ({"max_norm": 0.0}, "max_norm must be a positive finite number, got 0.0"),
-    ({"seed": "a"}, "seed must be a whole number >= 0, got 'a'"),
+    ({"seed": "a"}, "seed must be a whole number >= 0, None or a numpy.random.Generator, got 'a'"),
     ({"lr": -1.0}, "lr must be a positive finite number, got -1.0"),
 ])
 def test_fit_bad_settings_name_the_argument(kwargs, message):

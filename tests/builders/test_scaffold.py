@@ -20,7 +20,7 @@ from rnnmem.site.book import load_mkdocs_settings
 from rnnmem.site.check import home_chapters, nav_chapters
 from rnnmem.site.scaffold import Scaffold, add_to_home, add_to_nav, check_arguments
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SLUG, TITLE = "long-memory", "Long memory: a first look"
 
 
@@ -57,7 +57,7 @@ def repo(tmp_path_factory) -> Path:
     changed = sorted(k for k, v in tree(repo).items() if before.get(k) != v)
     assert changed == sorted(["docs/chapters/long-memory.md", "docs/downloads/long-memory.ipynb", "docs/index.md",
                               "mkdocs.yml", "src/rnnmem/site/builders/long_memory.py",
-                              "tests/test_builders_long_memory.py"]), changed
+                              "tests/builders/test_builders_long_memory.py"]), changed
     return repo
 
 
@@ -180,7 +180,7 @@ def test_test_chapter_with_an_unknown_chapter_exits_2_listing_the_chapters(repo,
 def test_paths_and_names():
     s = Scaffold(Path("/r"), "a-b", "T")
     assert (s.module, s.builder) == ("a_b", "a_b_decay")
-    assert s.test_path == Path("/r/tests/test_builders_a_b.py")
+    assert s.test_path == Path("/r/tests/builders/test_builders_a_b.py")
     with pytest.raises(ValueError, match="NAME must not be a Python keyword"):
         check_arguments(ROOT, "class", "T")
 

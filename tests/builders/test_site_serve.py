@@ -15,7 +15,7 @@ import pytest
 
 from test_site_mkdocs import GOOD, project, write_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 from sybil import Sybil
 from sybil.parsers.markdown import PythonCodeBlockParser
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_snippets_run_as_printed():

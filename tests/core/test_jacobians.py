@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rnnmem import gru, jacobians as jac, lstm, rnn
+from rnnmem import cell_bound, cell_paths, growth_cell, gru, jacobians as jac, lstm, rnn
 
 FD = dict(rtol=1e-6, atol=1e-8)
 
@@ -169,7 +169,7 @@ def test_cell_paths_total_is_the_finite_difference_of_the_cell():
     W = _weights(4, D, H, 3, scale=2.0)
     xs = np.random.default_rng(4).standard_normal((T, D))
     h0, c0 = np.zeros(H), np.array([0.3, -0.2, 0.9])
-    paths = jac.lstm_cell_paths(xs, h0, c0, **W)
+    paths = cell_paths.lstm_cell_paths(xs, h0, c0, **W)
 
     def cell_T(c):
         h = h0
@@ -189,7 +189,7 @@ def test_without_recurrent_weights_only_the_carry_line_is_left():
     W = _weights(4, 2, 3, 5)
     W["W_hh"][:] = 0.0  # every other path passes through W_hh
     xs = np.random.default_rng(1).standard_normal((10, 2))
-    paths = jac.lstm_cell_paths(xs, np.zeros(3), np.ones(3), **W)
+    paths = cell_paths.lstm_cell_paths(xs, np.zeros(3), np.ones(3), **W)
     assert np.all(paths.other == 0.0)
     np.testing.assert_allclose(paths.total_norm, paths.carry_norm, rtol=1e-14)
 
@@ -197,9 +197,9 @@ def test_without_recurrent_weights_only_the_carry_line_is_left():
 def test_which_path_dominates_depends_on_saturation():
     xs = np.random.default_rng(1).standard_normal((30, 2))
     start = np.zeros(8), np.zeros(8)
-    sat = jac.lstm_cell_paths(xs, *start, **jac.random_lstm(2, 8, seed=0, forget_bias=6, input_bias=-6,
+    sat = cell_paths.lstm_cell_paths(xs, *start, **jac.random_lstm(2, 8, seed=0, forget_bias=6, input_bias=-6,
                                                             candidate_bias=4))
-    strong = jac.lstm_cell_paths(xs, *start, **jac.random_lstm(2, 8, seed=0, scale=5.0, forget_bias=5.0))
+    strong = cell_paths.lstm_cell_paths(xs, *start, **jac.random_lstm(2, 8, seed=0, scale=5.0, forget_bias=5.0))
     assert np.all(sat.other_norm[1:] < 0.05 * sat.carry_norm[1:])
     assert strong.other_norm[30] > 5 * strong.carry_norm[30]
     assert strong.total_norm[30] > 1.0  # grows although every forget value is below one
@@ -208,7 +208,7 @@ def test_which_path_dominates_depends_on_saturation():
 # --------------------------------------------------------------------------- the scalar growth cell
 
 def test_growth_example_factors_and_product():
-    g = jac.growth_trajectory(0.4)
+    g = growth_cell.growth_trajectory(0.4)
     assert [round(v, 6) for v in g.factors] == [1.221326, 1.078827]
     assert round(g.product, 6) == 1.317600
     assert g.carry_line == 0.75 ** 2 == 0.5625
@@ -216,56 +216,56 @@ def test_growth_example_factors_and_product():
 
 
 def test_growth_factor_is_the_lstm_jacobian_along_h_equal_o_tanh_c():
-    W = jac.growth_cell_weights()
+    W = growth_cell.growth_cell_weights()
     for c in (-1.3, 0.0, 0.4, 2.0):
         h = 0.75 * math.tanh(c)
         J = jac.lstm_jacobian(np.zeros(1), [h], [c], **W)
         total = J.dc_dc[0, 0] + J.dc_dh[0, 0] * 0.75 * (1 - math.tanh(c) ** 2)
-        assert jac.growth_factor(c) == pytest.approx(total, rel=1e-12)
+        assert growth_cell.growth_factor(c) == pytest.approx(total, rel=1e-12)
 
 
 def test_growth_product_matches_finite_differences_of_the_run():
     def c3(c1):
-        return jac.growth_trajectory(c1, steps=2).cells[-1]
+        return growth_cell.growth_trajectory(c1, steps=2).cells[-1]
 
     eps = 1e-6
     fd = (c3(0.4 + eps) - c3(0.4 - eps)) / (2 * eps)
-    assert fd == pytest.approx(jac.growth_trajectory(0.4).product, rel=1e-8)
+    assert fd == pytest.approx(growth_cell.growth_trajectory(0.4).product, rel=1e-8)
     assert round(fd, 6) == 1.317600
 
 
 def test_find_growth_start():
-    s = jac.find_growth_start()
+    s = growth_cell.find_growth_start()
     assert f"{s.c_start:.6f}" == "0.400000"
     assert all(abs(r) < 5e-7 for r in s.residuals)
-    mirrored = jac.growth_trajectory(-s.c_start)
+    mirrored = growth_cell.growth_trajectory(-s.c_start)
     assert mirrored.factors == pytest.approx(s.trajectory.factors, rel=1e-12)
     # any reachable first factor is found again
     for c in (0.05, 0.9, 2.5):
-        target = jac.growth_trajectory(c, steps=3).factors
-        assert jac.find_growth_start(target).c_start == pytest.approx(c, rel=1e-9)
+        target = growth_cell.growth_trajectory(c, steps=3).factors
+        assert growth_cell.find_growth_start(target).c_start == pytest.approx(c, rel=1e-9)
 
 
 def test_the_one_point_625_cell():
-    assert jac.weight_for_zero_state_growth(1.625, f=0.5, i=0.5, o=0.75) == 3.0
-    assert jac.zero_state_growth(0.5, 0.5, 0.75, 3.0) == 1.625
-    ratios = jac.perturbation_growth(eps=1e-9, steps=12)
+    assert growth_cell.weight_for_zero_state_growth(1.625, f=0.5, i=0.5, o=0.75) == 3.0
+    assert growth_cell.zero_state_growth(0.5, 0.5, 0.75, 3.0) == 1.625
+    ratios = growth_cell.perturbation_growth(eps=1e-9, steps=12)
     np.testing.assert_allclose(ratios, 1.625, rtol=1e-6)
     # independently: the LSTM Jacobian of (c, h) at the zero state has eigenvalues 0 and 1.625
-    J = jac.lstm_jacobian(np.zeros(1), [0.0], [0.0], **jac.growth_cell_weights(0.5, 0.5, 0.75, 3.0))
+    J = jac.lstm_jacobian(np.zeros(1), [0.0], [0.0], **growth_cell.growth_cell_weights(0.5, 0.5, 0.75, 3.0))
     assert sorted(np.abs(np.linalg.eigvals(J.full)).round(12).tolist()) == [0.0, 1.625]
     # and it stops once the perturbation is large enough to saturate tanh
-    late = jac.perturbation_growth(eps=1e-3, steps=40)
+    late = growth_cell.perturbation_growth(eps=1e-3, steps=40)
     assert late[-1] < 1.01
 
 
 # --------------------------------------------------------------------------- the cell bound
 
 def test_cell_bound_formula():
-    assert jac.cell_bound(0, 0.9, 3.0) == 3.0
-    assert jac.cell_bound(5, 1.0, -2.0) == 7.0
+    assert cell_bound.cell_bound(0, 0.9, 3.0) == 3.0
+    assert cell_bound.cell_bound(5, 1.0, -2.0) == 7.0
     t = np.arange(50)
-    b = jac.cell_bound(t, 0.8, 1.0)
+    b = cell_bound.cell_bound(t, 0.8, 1.0)
     assert b[-1] == pytest.approx(0.8 ** 49 + (1 - 0.8 ** 49) / 0.2)
     assert np.all(b <= max(1.0, 1 / 0.2) + 1e-12)
 
@@ -279,19 +279,19 @@ def test_random_gates_never_break_the_bound(phi, c0, seed):
         f = rng.uniform(0, phi)
         i, g = rng.uniform(0, 1), rng.uniform(-1, 1)
         c = f * c + i * g
-        assert abs(c) <= jac.cell_bound(t, phi, c0) * (1 + 1e-12)
+        assert abs(c) <= cell_bound.cell_bound(t, phi, c0) * (1 + 1e-12)
 
 
 def test_the_bound_is_approached_by_the_worst_case():
     phi, c = 0.9, 0.0
     for _ in range(100):
         c = phi * c + 0.999999 * math.tanh(20.0)  # f = phi, i and g as close to 1 as floats allow
-    assert c == pytest.approx(jac.cell_bound(100, phi), rel=1e-5)
+    assert c == pytest.approx(cell_bound.cell_bound(100, phi), rel=1e-5)
 
 
 @pytest.mark.parametrize("forget_bias", [0.0, 3.0, 8.0])
 def test_simulated_lstm_respects_the_bound(forget_bias):
-    chk = jac.simulate_cell_bound(hidden=12, steps=150, seed=1, forget_bias=forget_bias)
+    chk = cell_bound.simulate_cell_bound(hidden=12, steps=150, seed=1, forget_bias=forget_bias)
     assert chk.holds and chk.tightness <= 1.0
     assert np.all(chk.cells <= chk.bounds)
 
@@ -314,14 +314,14 @@ W4 = _weights(4, 2, 3, 0)
     (lambda: jac.random_lstm(2, 3, scale=-1.0), "scale"),
     (lambda: jac.jacobian_products(np.ones((2, 2, 3))), "jacobians"),
     (lambda: jac.nonnormal_growth(radius=-0.5), "radius"),
-    (lambda: jac.growth_factor(0.4, f=1.0), "f"),
-    (lambda: jac.find_growth_start((2.0,)), r"factors\[0\] must"),
-    (lambda: jac.find_growth_start(()), "factors"),
-    (lambda: jac.find_growth_start((0.75,)), r"factors\[0\] must"),
-    (lambda: jac.perturbation_growth(eps=0.0), "eps"),
-    (lambda: jac.cell_bound(3, 1.5), "phi"),
-    (lambda: jac.cell_bound(-1, 0.5), "t"),
-    (lambda: jac.simulate_cell_bound(hidden=0), "hidden"),
+    (lambda: growth_cell.growth_factor(0.4, f=1.0), "f"),
+    (lambda: growth_cell.find_growth_start((2.0,)), r"factors\[0\] must"),
+    (lambda: growth_cell.find_growth_start(()), "factors"),
+    (lambda: growth_cell.find_growth_start((0.75,)), r"factors\[0\] must"),
+    (lambda: growth_cell.perturbation_growth(eps=0.0), "eps"),
+    (lambda: cell_bound.cell_bound(3, 1.5), "phi"),
+    (lambda: cell_bound.cell_bound(-1, 0.5), "t"),
+    (lambda: cell_bound.simulate_cell_bound(hidden=0), "hidden"),
     (lambda: jac.finite_difference_jacobian(lambda v: v, [1.0], eps=0.0), "eps"),
 ])
 def test_bad_input_names_the_argument(call, name):

@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import gru, lstm, memory  # noqa: F401  (gru, lstm: the docstring examples run them)
-from ._validate import check_choice, check_finite
+from .checks import check_choice, check_finite
 
 __all__ = [
     "ACTIVATIONS",
@@ -242,7 +242,7 @@ def gate_rows(q: Any, targets: Any, bias: Any = 0.0, activation: str = "sigmoid"
         if np.any(targets <= 0) or np.any(targets >= 1):
             raise ValueError(f"targets must be gate values strictly between 0 and 1 for a sigmoid row, "
                              f"got {targets.tolist()}")
-        pre = np.log(targets / (1.0 - targets))
+        pre = memory.logit(targets)
     else:
         if np.any(targets <= -1) or np.any(targets >= 1):
             raise ValueError(f"targets must be strictly between -1 and 1 for a tanh row, got {targets.tolist()}")

@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 from rnnmem.site.book import Book, load_mkdocs_settings
 from rnnmem.site.notebook import python_blocks
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = load_mkdocs_settings(ROOT / "mkdocs.yml")
 
 

@@ -332,18 +332,19 @@ def test_step_functions_agree_with_the_sequence(kind, options):
     x = rng.standard_normal((12, 2, 3))
     state = state_for(model, 2, rng)
     outputs, final = model.forward(x, state)
-    W = [model.W_ih, model.W_hh, model.b_ih, model.b_hh]
+    W = model.weights                              # keyed as the step functions take them
+    assert list(W) == ["W_ih", "W_hh", "b_ih", "b_hh"] and W["W_hh"] is model.W_hh
     if kind == "lstm":
         h, c = state
         for t in range(12):
-            s = lstm.step(x[t], h, c, *W)
+            s = lstm.step(x[t], h, c, **W)
             h, c = s.h, s.c
             np.testing.assert_allclose(outputs[t], h, rtol=0, atol=1e-13)
         np.testing.assert_allclose(final[1], c, rtol=0, atol=1e-12)
     else:
         h = state
         for t in range(12):
-            h = rnn.step(x[t], h, *W) if kind == "rnn" else gru.step(x[t], h, *W, **options).h
+            h = rnn.step(x[t], h, **W) if kind == "rnn" else gru.step(x[t], h, **W, **options).h
             np.testing.assert_allclose(outputs[t], h, rtol=0, atol=1e-13)
         np.testing.assert_allclose(final, h, rtol=0, atol=1e-13)
 
@@ -363,7 +364,7 @@ def test_missing_torch_skips_here_and_fails_under_ci(monkeypatch):
     from pathlib import Path
     from types import SimpleNamespace
 
-    spec = importlib.util.spec_from_file_location("torch_helper", Path(__file__).with_name("conftest.py"))
+    spec = importlib.util.spec_from_file_location("torch_helper", Path(__file__).resolve().parents[1] / "conftest.py")
     helper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helper)
 

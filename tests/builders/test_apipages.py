@@ -11,7 +11,7 @@ import rnnmem
 from rnnmem.site import apipages
 from rnnmem.site.check import home_chapters, nav_chapters
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_public_module_has_a_page_and_a_row_and_a_nav_entry():
