@@ -23,6 +23,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from rnnmem.site import mathjax
 from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import environment_key, package_digest
@@ -123,3 +124,14 @@ def on_post_page(output: str, page, config) -> str:
         return clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
     except NotebookAltError as exc:
         raise PluginError(str(exc)) from None
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    try:  # math typeset at build time (rnnmem.site.mathjax): no MathJax in the reader's browser
+        return mathjax.on_page_content(html, page, config)
+    except mathjax.MathError as exc:
+        raise PluginError(str(exc)) from None
+
+
+def on_post_build(config) -> None:
+    mathjax.on_post_build(config)
