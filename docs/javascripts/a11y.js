@@ -15,11 +15,10 @@
   }
 
   function fixScrollers(root) {
-    root.querySelectorAll(SCROLLERS).forEach((el) => {
-      if (el.scrollWidth > el.clientWidth + 1 && !el.hasAttribute("tabindex")) {
-        el.setAttribute("tabindex", "0");
-      }
-    });
+    // All reads first, then all writes: one layout, not one per block.
+    const scrolling = [...root.querySelectorAll(SCROLLERS)]
+      .filter((el) => !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth + 1);
+    scrolling.forEach((el) => el.setAttribute("tabindex", "0"));
   }
 
   function fix() {

@@ -5,7 +5,8 @@ and every control reachable from the keyboard with a name.
   through Playwright) runs its default rules (WCAG 2 A and AA, and best practices) on every
   HTML page of site/, once in the light palette and once after the palette toggle switched
   it to the dark one. Any violation, of any impact, fails with the page, the palette, the
-  rule, axe's help text and the elements. A rule the book cannot satisfy is listed, with its
+  rule, axe's help text and the elements. (In the dark palette only the rules that
+  depend on colour run again: structure, names and roles do not change with it.) A rule the book cannot satisfy is listed, with its
   reason, in ``axe_allowlist.toml`` beside this file, never skipped page by page.
 * **Math without JavaScript**: every page with math, opened with JavaScript disabled,
   shows each formula typeset (MathJax CHTML, with its MathML kept for screen readers) and
@@ -35,12 +36,18 @@ ALLOWLIST = Path(__file__).with_name("axe_allowlist.toml")
 PALETTES = ("light", "dark")
 TIMEOUT_MS = 15_000
 
-RUN_AXE = """async (allowed) => {
+# Rules whose outcome depends on colour: the only ones run again in the dark palette
+# (the page's structure, names and roles do not change with the palette).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+
+RUN_AXE = """async ([allowed, only]) => {
     // allowed: {rule: selector or null}; null switches the rule off, a selector excuses
     // only the violating elements that match it.
     const rules = Object.fromEntries(Object.entries(allowed).filter(([, only]) => !only)
         .map(([id]) => [id, {enabled: false}]));
-    const result = await axe.run(document, {resultTypes: ['violations'], rules});
+    const options = {resultTypes: ['violations'], rules};
+    if (only) options.runOnly = {type: 'rule', values: only};
+    const result = await axe.run(document, options);
     const excused = (v, n) => allowed[v.id] && n.target.length === 1
         && [...document.querySelectorAll(n.target[0])].every(el => el.matches(allowed[v.id]));
     return result.violations
@@ -50,6 +57,25 @@ RUN_AXE = """async (allowed) => {
         id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
         nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
                                   summary: (n.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 240)}))}));
+}"""
+
+# Code tokens are thousands of spans per page that differ only in their text. The first
+# SAME_KEEP tokens of each class path (the classes of the span and of every ancestor, which
+# fix its colours and its background) get the same verdicts as all of them would: the other
+# spans are replaced by their text before axe runs (axe's time grows with the page's
+# elements; their text stays, checked in the colours of the code around it).
+SAME_KEEP = 2
+UNWRAP_SAME = """(keep) => {
+    const seen = new Map();
+    let unwrapped = 0;
+    for (const span of document.querySelectorAll('pre code span[class], .highlight-ipynb span[class]')) {
+        let key = '', el = span;
+        while (el && el !== document.body) { key += el.tagName + '.' + el.className + '/'; el = el.parentElement; }
+        const n = (seen.get(key) || 0) + 1;
+        seen.set(key, n);
+        if (n > keep && !span.firstElementChild) { span.replaceWith(span.textContent); unwrapped++; }
+    }
+    return unwrapped;
 }"""
 
 TO_DARK = """() => {
@@ -80,9 +106,13 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
-def audit(page, url: str, source: str, allowed: dict[str, str | None]) -> dict[str, list[dict]]:
-    """axe's violations on url, by palette; page is reused from one call to the next."""
+def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample: bool = True,
+          only: list[str] | None = None) -> dict[str, list[dict]]:
+    """axe's violations on url, by palette; page is reused from one call to the next.
+    sample unwraps the code tokens UNWRAP_SAME names; only runs those rules alone."""
     page.goto(url, wait_until="load")
+    if sample:
+        page.evaluate(UNWRAP_SAME, SAME_KEEP)
     found = {}
     for palette in PALETTES:
         if palette == "dark":
@@ -90,7 +120,8 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None]) -> dict[s
             page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
         if not page.evaluate("() => typeof window.axe === 'object'"):
             page.add_script_tag(content=source)
-        found[palette] = page.evaluate(RUN_AXE, allowed)
+        rules = only or (None if palette == "light" else COLOUR_RULES)
+        found[palette] = page.evaluate(RUN_AXE, [allowed, rules])
     # Leave the next page in the light palette (Material keeps the choice in localStorage).
     page.evaluate("() => localStorage.clear()")
     return found
@@ -111,15 +142,24 @@ def url_of(base: str, rel: str) -> str:
     return base + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
 
 
-def _context(browser, **options):
+def _context(browser, *, search=True, **options):
+    """A light-palette context that reaches only the loopback server; without search, the
+    search index is served empty (axe does not need it, and indexing the whole site on
+    every page would cost more than the checks)."""
     context = browser.new_context(color_scheme="light", service_workers="block", **options)
     context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
+    if not search:
+        def empty_index(route):
+            index = route.fetch().json()
+            route.fulfill(json={"config": index["config"], "docs": []})
+
+        context.route("**/search/search_index.json", empty_index)
     return context
 
 
 @pytest.fixture(scope="module")
 def axe_page(browser):
-    context = _context(browser)
+    context = _context(browser, search=False)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     yield page
@@ -308,12 +348,12 @@ def count_violations(site: Path) -> Counter:
     source = axe_source()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        context = _context(browser)
+        context = _context(browser, search=False)
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         pages = sorted(x.relative_to(site).as_posix() for x in site.rglob("*.html"))
         for rel in pages:
-            for palette, violations in audit(page, url_of(base, rel), source, {}).items():
+            for palette, violations in audit(page, url_of(base, rel), source, {}, sample=False).items():
                 for v in violations:
                     counts[v["id"]] += len(v["nodes"])
         browser.close()
