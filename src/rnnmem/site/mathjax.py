@@ -22,7 +22,9 @@ import json
 import os
 import re
 import shutil
+import logging
 import subprocess
+import time
 from pathlib import Path
 
 __all__ = ["MathError", "Typesetter", "find_math", "on_page_content", "on_post_build", "typeset_page",
@@ -34,6 +36,8 @@ TARGET = "assets/mathjax"
 STYLESHEET = f"{TARGET}/chtml.css"
 FONTS = "woff-v2"
 FONT_SOURCE = Path("mathjax-full/es5/output/chtml/fonts/woff-v2")
+
+log = logging.getLogger("mkdocs.hooks.rnnmem")
 
 # pymdownx.arithmatex (generic mode) wraps inline math in a span and display math in a div.
 _ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -55,7 +59,7 @@ def find_math(page_html: str) -> list[tuple[int, int, str, bool]]:
     delimited TeX, or a delimited formula in a notebook Markdown cell (outside code).
 
     >>> find_math('<p>A gate <span class="arithmatex">\\\\(f &lt; 1\\\\)</span>.</p>')
-    [(36, 50, 'f < 1', False)]
+    [(35, 47, 'f < 1', False)]
     """
     found = []
     for m in _ARITHMATEX.finditer(page_html):
@@ -113,6 +117,8 @@ class Typesetter:
     def __init__(self, node_modules: Path):
         self.node_modules = Path(node_modules)
         self._process: subprocess.Popen | None = None
+        self.formulas = 0  # typeset since the last reset, and the seconds it took
+        self.seconds = 0.0
 
     def _request(self, request: dict) -> dict:
         if self._process is None or self._process.poll() is not None:
@@ -135,7 +141,10 @@ class Typesetter:
         """CHTML of each ``(tex, display)``; raises :class:`MathError` naming the first bad formula."""
         if not formulas:
             return []
+        start = time.perf_counter()
         reply = self._request({"formulas": [[tex, display] for tex, display in formulas]})
+        self.seconds += time.perf_counter() - start
+        self.formulas += len(formulas)
         if "error" in reply:
             bad = formulas[reply["index"]][0] if "index" in reply else "?"
             raise MathError(f"{reply['error']} in the formula {bad!r}")
@@ -145,6 +154,7 @@ class Typesetter:
         return self._request({"stylesheet": True})["css"]
 
     def reset(self) -> None:
+        self.formulas, self.seconds = 0, 0.0
         if self._process is not None and self._process.poll() is None:
             self._request({"reset": True})
 
@@ -202,4 +212,5 @@ def on_post_build(config) -> None:
     """
     typesetter = _typesetter(config)
     write_assets(Path(config["site_dir"]), typesetter)
+    log.info(f"rnnmem: {typesetter.formulas} formulas typeset by MathJax in {typesetter.seconds:.1f} s")
     typesetter.reset()
