@@ -141,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for run in range(args.runs):  # interleaved: each run visits every page once
             for page in targets:
-                results[page].append(lighthouse(base + page, chrome))
+                scores = lighthouse(base + page, chrome)
+                results[page].append(scores)
+                print(f"run {run + 1}: {page or '(home)':32} " + " ".join(f"{scores[c]:>4}" for c in CATEGORIES),
+                      flush=True)
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1
