@@ -211,6 +211,8 @@ def on_post_build(config) -> None:
     builds) each build's stylesheet holds exactly what that build uses.
     """
     typesetter = _typesetter(config)
+    if typesetter.formulas == 0:  # a site without math needs neither MathJax nor its files
+        return
     write_assets(Path(config["site_dir"]), typesetter)
     log.info(f"rnnmem: {typesetter.formulas} formulas typeset by MathJax in {typesetter.seconds:.1f} s")
     typesetter.reset()
