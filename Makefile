@@ -28,7 +28,7 @@ NODE_STAMP := node_modules/.stamp-npm
 TORCH_STAMP := $(VENV)/.stamp-torch
 BROWSER_STAMP := $(VENV)/.stamp-browser
 
-.PHONY: help setup serve build test test-fast test-chapter chapter notebooks bench bench-build lock clean
+.PHONY: help setup serve build test test-fast test-chapter chapter notebooks bench bench-build bench-lighthouse lock clean
 
 help: ## List the targets
 	@echo "usage: make <target>"
@@ -41,7 +41,8 @@ $(VENV_STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[site,test]'
 	@touch $@
 
-# MathJax comes from the npm registry, pinned by package-lock.json, into the ignored node_modules/.
+# npm packages (MathJax for build-time math, axe-core and Lighthouse for the checks) come from the
+# npm registry, pinned by package-lock.json, into the ignored node_modules/.
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -104,6 +105,9 @@ bench: setup $(TORCH_STAMP) ## Benchmark LSTM forward+backward against torch.nn.
 
 bench-build: setup ## Benchmark the site build: cold, warm, and without the hook
 	$(PY) tests/benchmarks/bench_build.py
+
+bench-lighthouse: build ## Lighthouse (mobile) on Home and every chapter, served gzipped; medians of 3 runs
+	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(PY) tests/benchmarks/bench_lighthouse.py --port $${PORT:-8106}
 
 lock: ## Refresh constraints.txt on purpose from the newest releases
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock

@@ -5,13 +5,16 @@
   modules again (:func:`rnnmem.site.registry.refresh`) and render items whose
   other code changed in a fresh interpreter.
 * ``on_files``: read every page, render its figures and tables through the
-  cache, add the figures, the MathJax files and the API pages
+  cache, add the figures and the API pages
   (:mod:`rnnmem.site.apipages`) as generated files (nothing is written into
   ``docs/``).
 * ``on_page_markdown``: replace each directive with its figure or table.
-* ``on_page_content``: finish the figures and tables that stand in indented blocks.
+* ``on_page_content``: finish the figures and tables that stand in indented blocks,
+  and typeset the page's math (:mod:`rnnmem.site.mathjax`).
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
   loaders, reproducible cell ids).
+* ``on_post_build``: the math stylesheet and fonts into the site; keep the
+  executed-notebook cache of pages a dirty rebuild skipped.
 
 Every failure becomes a ``PluginError`` naming page, line and directive (and,
 for a builder that raises, its file and line), so the build stops instead of
@@ -30,9 +33,9 @@ from pathlib import Path
 import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import File, Files
 
-from rnnmem.site import apipages, registry
+from rnnmem.site import apipages, mathjax, registry
 from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
                               unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
@@ -49,12 +52,6 @@ _last_keys: dict[str, tuple[str, ...]] = {}
 def on_startup(command, dirty):
     global _serving
     _serving = command == "serve"
-
-
-#: MathJax 3 (from the npm registry, pinned in package-lock.json), copied into the site.
-MATHJAX_SOURCE = Path("node_modules/mathjax/es5")
-MATHJAX_TARGET = "assets/mathjax"
-MATHJAX_PARTS = ["tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2", "ui", "a11y", "sre"]
 
 
 def on_config(config):
@@ -114,7 +111,6 @@ def on_files(files: Files, config) -> Files:
         _mark_changed_pages(files)
     for path, content in sorted(_book.generated_files().items()):
         files.append(File.generated(config, path, content=content))
-    _add_mathjax(files, config)
     try:
         apipages.add_files(files, config)  # api/*.md, generated from the package's modules
     except ValueError as exc:
@@ -173,23 +169,6 @@ def _mark_changed_pages(files: Files) -> None:
         _last_keys[file.src_uri] = keys
 
 
-def _add_mathjax(files: Files, config) -> None:
-    """Copy MathJax into the site when the config's extra_javascript asks for it."""
-    wanted = f"{MATHJAX_TARGET}/tex-chtml.js"
-    if not any(str(getattr(js, "path", js)) == wanted for js in config["extra_javascript"]):
-        return
-    root = Path(config["config_file_path"]).parent
-    source = root / MATHJAX_SOURCE
-    if not (source / "tex-chtml.js").is_file():
-        raise PluginError(f"MathJax not found at {source}: run `make setup` (npm ci installs it from package-lock.json)")
-    for part in MATHJAX_PARTS:
-        path = source / part
-        paths = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-        for p in paths:
-            rel = p.relative_to(source).as_posix()
-            files.append(File.generated(config, f"{MATHJAX_TARGET}/{rel}", abs_src_path=str(p),
-                                        inclusion=InclusionLevel.NOT_IN_NAV))
-
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     assert _book is not None
@@ -230,10 +209,17 @@ def on_post_build(config):
     used = getattr(jupyter, "_used_cache_paths", None)
     if _serving and isinstance(used, set):
         used.update(Path(jupyter.config["cache_dir"]).glob("*.json"))
+    # Math typeset at build time: its stylesheet and fonts into the site. While serving with
+    # --dirty, pages not rebuilt still use the glyphs of earlier builds, so the list is kept.
+    mathjax.on_post_build(config, keep_glyphs=_serving)
 
 
 def on_page_content(html: str, page, config, files) -> str:
-    return unwrap_nested_blocks(html)
+    html = unwrap_nested_blocks(html)
+    try:  # math typeset at build time (rnnmem.site.mathjax): no MathJax in the reader's browser
+        return mathjax.on_page_content(html, page, config)
+    except mathjax.MathError as exc:
+        raise PluginError(str(exc)) from exc
 
 
 def on_post_page(output: str, page, config) -> str:

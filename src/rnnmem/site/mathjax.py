@@ -1,0 +1,220 @@
+"""Math typeset when the site is built, so no reader's browser runs MathJax.
+
+Every formula of a page (the ``arithmatex`` spans and blocks of the chapters,
+the ``$...$`` and ``$$...$$`` of the notebooks' Markdown cells) is sent to one
+long-lived Node process (``mathjax_server.js``, MathJax's own ``mathjax-full``
+package from the npm pins) and replaced by its CHTML, which keeps the MathML in
+``<mjx-assistive-mml>`` for screen readers. One stylesheet for the whole site,
+``assets/mathjax/chtml.css``, holds the rules of every glyph used, and MathJax's
+web fonts are served from ``assets/mathjax/woff-v2/`` (no other host).
+
+The MkDocs hook calls :func:`typeset_page` from ``on_page_content`` (before the
+search plugin reads the page, so the index holds the formulas' text, not TeX)
+and :func:`write_assets` from ``on_post_build``. A TeX error fails the build
+naming the page and the formula.
+"""
+
+from __future__ import annotations
+
+import atexit
+import html
+import json
+import os
+import re
+import shutil
+import logging
+import subprocess
+import time
+from pathlib import Path
+
+__all__ = ["MathError", "Typesetter", "find_math", "on_page_content", "on_post_build", "typeset_page",
+           "write_assets"]
+
+HERE = Path(__file__).resolve().parent
+SERVER = HERE / "mathjax_server.js"
+TARGET = "assets/mathjax"
+STYLESHEET = f"{TARGET}/chtml.css"
+FONTS = "woff-v2"
+FONT_SOURCE = Path("mathjax-full/es5/output/chtml/fonts/woff-v2")
+
+log = logging.getLogger("mkdocs.hooks.rnnmem")
+
+# pymdownx.arithmatex (generic mode) wraps inline math in a span and display math in a div.
+_ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+_MARKDOWN_CELL = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>')
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*>")
+# TeX in notebook Markdown text, as MathJax's own finder reads it (display first).
+_NOTEBOOK_TEX = re.compile(
+    r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i1>.+?)\\\)|(?<![\\$])\$(?P<i2>(?:\\.|[^$\\])+?)\$", re.S)
+
+
+class MathError(ValueError):
+    """A formula MathJax cannot typeset, named with its page."""
+
+
+def find_math(page_html: str) -> list[tuple[int, int, str, bool]]:
+    """Every formula of a page's HTML as ``(start, end, tex, display)``, in order.
+
+    ``start:end`` is the text the typeset formula replaces: an arithmatex element's
+    delimited TeX, or a delimited formula in a notebook Markdown cell (outside code).
+
+    >>> find_math('<p>A gate <span class="arithmatex">\\\\(f &lt; 1\\\\)</span>.</p>')
+    [(35, 47, 'f < 1', False)]
+    """
+    found = []
+    for m in _ARITHMATEX.finditer(page_html):
+        raw = m.group(2).strip()
+        display = m.group(1) == "div"
+        tex = html.unescape(raw)
+        for left, right in (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"), ("$", "$")):
+            if tex.startswith(left) and tex.endswith(right) and len(tex) >= len(left) + len(right):
+                tex = tex[len(left): len(tex) - len(right)]
+                break
+        found.append((m.start(2), m.end(2), tex.strip(), display))
+    for start, end in _markdown_cells(page_html):
+        found += _notebook_math(page_html, start, end)
+    return sorted(found)
+
+
+def _markdown_cells(page_html: str) -> list[tuple[int, int]]:
+    """Spans of the inner HTML of the notebook Markdown cells."""
+    cells = []
+    for m in _MARKDOWN_CELL.finditer(page_html):
+        depth = 1
+        for tag in _TAG.finditer(page_html, m.end()):
+            if tag.group(2).lower() != "div":
+                continue
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                cells.append((m.end(), tag.start()))
+                break
+        else:
+            cells.append((m.end(), len(page_html)))
+    return cells
+
+
+def _notebook_math(page_html: str, start: int, end: int) -> list[tuple[int, int, str, bool]]:
+    found = []
+    code_depth = 0
+    pos = start
+    for tag in list(_TAG.finditer(page_html, start, end)) + [None]:
+        stop = tag.start() if tag else end
+        if code_depth == 0 and stop > pos:
+            for m in _NOTEBOOK_TEX.finditer(page_html, pos, stop):
+                name = next(k for k, v in m.groupdict().items() if v is not None)
+                found.append((m.start(), m.end(), html.unescape(m.group(name)).strip(), name.startswith("d")))
+        if tag is None:
+            break
+        if tag.group(2).lower() in ("code", "pre", "script", "style"):
+            code_depth += -1 if tag.group(1) else 1
+        pos = tag.end()
+    return found
+
+
+class Typesetter:
+    """One Node process running MathJax, started on first use and kept for the whole build."""
+
+    def __init__(self, node_modules: Path):
+        self.node_modules = Path(node_modules)
+        self._process: subprocess.Popen | None = None
+        self.formulas = 0  # typeset since the last reset, and the seconds it took
+        self.seconds = 0.0
+
+    def _request(self, request: dict) -> dict:
+        if self._process is None or self._process.poll() is not None:
+            if not (self.node_modules / "mathjax-full" / "js" / "mathjax.js").is_file():
+                raise MathError(f"mathjax-full not found in {self.node_modules}: run `make setup` "
+                                "(npm ci installs it from package-lock.json)")
+            env = dict(os.environ, NODE_PATH=str(self.node_modules))
+            self._process = subprocess.Popen(["node", str(SERVER), FONTS], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, env=env, text=True, encoding="utf-8")
+            atexit.register(self.close)
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(json.dumps(request) + "\n")
+        self._process.stdin.flush()
+        line = self._process.stdout.readline()
+        if not line:
+            raise MathError(f"the MathJax process ({SERVER.name}) stopped with status {self._process.wait()}")
+        return json.loads(line)
+
+    def typeset(self, formulas: list[tuple[str, bool]]) -> list[str]:
+        """CHTML of each ``(tex, display)``; raises :class:`MathError` naming the first bad formula."""
+        if not formulas:
+            return []
+        start = time.perf_counter()
+        reply = self._request({"formulas": [[tex, display] for tex, display in formulas]})
+        self.seconds += time.perf_counter() - start
+        self.formulas += len(formulas)
+        if "error" in reply:
+            bad = formulas[reply["index"]][0] if "index" in reply else "?"
+            raise MathError(f"{reply['error']} in the formula {bad!r}")
+        return reply["html"]
+
+    def stylesheet(self) -> str:
+        return self._request({"stylesheet": True})["css"]
+
+    def reset(self) -> None:
+        self.formulas, self.seconds = 0, 0.0
+        if self._process is not None and self._process.poll() is None:
+            self._request({"reset": True})
+
+    def close(self) -> None:
+        if self._process is not None:
+            if self._process.poll() is None:
+                assert self._process.stdin is not None
+                self._process.stdin.close()
+                self._process.wait(timeout=10)
+            self._process = None
+
+
+def typeset_page(page_html: str, typesetter: Typesetter, *, where: str = "page") -> str:
+    """The page's HTML with every formula :func:`find_math` finds replaced by its CHTML."""
+    found = find_math(page_html)
+    try:
+        rendered = typesetter.typeset([(tex, display) for _, _, tex, display in found])
+    except MathError as exc:
+        raise MathError(f"{where}: {exc}") from None
+    pieces, pos = [], 0
+    for (start, end, _, _), chtml in zip(found, rendered):
+        pieces += [page_html[pos:start], chtml]
+        pos = end
+    pieces.append(page_html[pos:])
+    return "".join(pieces)
+
+
+def write_assets(site_dir: Path, typesetter: Typesetter) -> None:
+    """Write the stylesheet of every glyph typeset so far and MathJax's fonts into the site."""
+    target = Path(site_dir) / TARGET
+    (target / FONTS).mkdir(parents=True, exist_ok=True)
+    (target / "chtml.css").write_text(typesetter.stylesheet(), encoding="utf-8")
+    for font in sorted((typesetter.node_modules / FONT_SOURCE).glob("*.woff")):
+        shutil.copyfile(font, target / FONTS / font.name)
+
+
+_typesetters: dict[Path, Typesetter] = {}
+
+
+def _typesetter(config) -> Typesetter:
+    root = Path(config["config_file_path"]).parent
+    return _typesetters.setdefault(root, Typesetter(root / "node_modules"))
+
+
+def on_page_content(page_html: str, page, config) -> str:
+    """The MkDocs hook's ``on_page_content``: the page with its math typeset."""
+    return typeset_page(page_html, _typesetter(config), where=f"docs/{page.file.src_uri}")
+
+
+def on_post_build(config, *, keep_glyphs: bool = False) -> None:
+    """The MkDocs hook's ``on_post_build``: the stylesheet and the fonts into the site.
+
+    The glyph list then starts afresh, so that each full build's stylesheet holds
+    exactly what that build uses; ``keep_glyphs`` keeps it (``mkdocs serve --dirty``
+    rebuilds only the changed pages, and the others still need their glyphs).
+    """
+    typesetter = _typesetter(config)
+    if typesetter.formulas == 0:  # a site without math needs neither MathJax nor its files
+        return
+    write_assets(Path(config["site_dir"]), typesetter)
+    log.info(f"rnnmem: {typesetter.formulas} formulas typeset by MathJax in {typesetter.seconds:.1f} s")
+    if not keep_glyphs:
+        typesetter.reset()

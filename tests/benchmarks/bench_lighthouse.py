@@ -1,0 +1,170 @@
+"""Lighthouse on the built site, served gzipped on loopback as GitHub Pages serves it.
+
+Usage: python tests/benchmarks/bench_lighthouse.py [--runs 3] [--port 8106] [--site site] [PAGE ...]
+
+Lighthouse (the npm package pinned in package-lock.json) audits Home and every chapter
+with its default mobile preset (simulated slow 4G and a 4x slower CPU), RUNS times each,
+and prints the median per page of its four category scores: performance, accessibility,
+best practices and SEO, beside the targets (95, 100, 100, 100). The site is served by a
+small threaded server that gzips text files and sends Pages' ``Cache-Control:
+max-age=600``, under the path prefix of ``site_url``.
+
+Chromium is ``$CHROME_PATH`` (default /usr/bin/chromium), started by Lighthouse with the
+same headless flags as the browser tests. A benchmark, not a test: it reports and exits 0
+(exit 1 when Lighthouse itself fails, 2 on bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.server
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--no-first-run"]
+COMPRESSIBLE = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map", ".ipynb", ".py"}
+
+
+def site_prefix() -> str:
+    match = re.search(r"^site_url:\s*(\S+)", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    path = urlsplit(match.group(1)).path if match else "/"
+    return path if path.endswith("/") else path + "/"
+
+
+class GzipHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files under ``prefix``, gzipped when the client accepts it (as GitHub Pages does)."""
+
+    prefix = "/"
+
+    def translate_path(self, path):
+        path = path.split("?")[0].split("#")[0]
+        if not path.startswith(self.prefix):
+            return os.path.join(self.directory, "-outside-the-site-", "-")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?")[0].endswith("/"):
+                return super().send_head()  # the redirect to the slash
+            path = path / "index.html"
+        if not path.is_file():
+            self.send_error(404)
+            return None
+        data = path.read_bytes()
+        gzipped = path.suffix in COMPRESSIBLE and "gzip" in self.headers.get("Accept-Encoding", "")
+        if gzipped:
+            data = gzip.compress(data, compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "max-age=600")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(data)
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+def serve(site: Path, port: int) -> http.server.ThreadingHTTPServer:
+    handler = type("Handler", (GzipHandler,), {"prefix": site_prefix()})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
+                                             lambda *a, **k: handler(*a, directory=str(site), **k))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def pages(site: Path) -> list[str]:
+    """Home and every chapter, in the order of the site."""
+    return ["", *sorted(p.parent.relative_to(site).as_posix() + "/" for p in (site / "chapters").glob("*/index.html"))]
+
+
+def lighthouse(url: str, chrome: str) -> dict[str, float]:
+    command = [str(LIGHTHOUSE), url, "--output=json", "--output-path=stdout", "--quiet",
+               f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={' '.join(CHROME_FLAGS)}"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, CHROME_PATH=chrome))
+    if result.returncode != 0:
+        raise RuntimeError(f"lighthouse failed on {url} (exit {result.returncode}):\n{result.stderr[-2000:]}")
+    report = json.loads(result.stdout)
+    scores = {c: round(100 * report["categories"][c]["score"]) for c in CATEGORIES}
+    failing = [f"{a['id']} ({a['score']})" for a in report["audits"].values()
+               if a.get("score") is not None and a["score"] < 1 and a.get("scoreDisplayMode") in ("binary", "numeric")
+               and any(ref["id"] == a["id"] and ref.get("weight", 0) > 0
+                       for c in CATEGORIES for ref in report["categories"][c]["auditRefs"])]
+    scores["failing"] = failing
+    return scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page (default 3; the median is reported)")
+    parser.add_argument("--port", type=int, default=8106, help="loopback port for the gzip server (default 8106)")
+    parser.add_argument("--site", type=Path, default=ROOT / "site", help="the built site (default ./site)")
+    parser.add_argument("pages", nargs="*", help="pages relative to the site root, e.g. chapters/gates/ "
+                        "(default: Home and every chapter)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, got {args.runs}")
+    if not (args.site / "index.html").is_file():
+        parser.error(f"--site {args.site} holds no built site: run `make build` first")
+    if not LIGHTHOUSE.is_file():
+        parser.error(f"lighthouse not found at {LIGHTHOUSE}: run `make setup`")
+    chrome = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+    targets = args.pages or pages(args.site)
+    server = serve(args.site.resolve(), args.port)
+    base = f"http://127.0.0.1:{args.port}{site_prefix()}"
+    version = subprocess.run([str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"Lighthouse {version}, mobile preset, {args.runs} runs per page, {base} (gzip)")
+    results: dict[str, list[dict]] = {page: [] for page in targets}
+    start = time.perf_counter()
+    try:
+        for run in range(args.runs):  # interleaved: each run visits every page once
+            for page in targets:
+                scores = lighthouse(base + page, chrome)
+                results[page].append(scores)
+                print(f"run {run + 1}: {page or '(home)':32} " + " ".join(f"{scores[c]:>4}" for c in CATEGORIES),
+                      flush=True)
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    finally:
+        server.shutdown()
+    print(f"\n{'page':34} " + " ".join(f"{c:>14}" for c in CATEGORIES))
+    misses = 0
+    for page, runs in results.items():
+        medians = {c: statistics.median(r[c] for r in runs) for c in CATEGORIES}
+        misses += sum(medians[c] < TARGETS[c] for c in CATEGORIES)
+        cells = " ".join(f"{medians[c]:>7.0f} ({min(r[c] for r in runs):>3}-{max(r[c] for r in runs):>3})"
+                         for c in CATEGORIES)
+        print(f"{page or '(home)':34} {cells}")
+        failing = sorted({a for r in runs for a in r["failing"]})
+        if failing:
+            print(f"{'':34} audits below 1 in some run: {', '.join(failing)}")
+    print(f"\ntargets: " + ", ".join(f"{c} >= {TARGETS[c]}" for c in CATEGORIES)
+          + f"; medians below target: {misses}; {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

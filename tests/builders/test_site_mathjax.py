@@ -1,0 +1,61 @@
+"""Math typeset at build time (rnnmem.site.mathjax): what is found, what it becomes, and bad TeX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rnnmem.site import mathjax
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_find_math_reads_arithmatex_inline_and_display():
+    page = ('<p>gate <span class="arithmatex">\\(f &lt; 1\\)</span></p>'
+            '<div class="arithmatex">\\[h_t = \\tanh(a_t)\\]</div>')
+    found = mathjax.find_math(page)
+    assert [(tex, display) for _, _, tex, display in found] == [("f < 1", False), ("h_t = \\tanh(a_t)", True)]
+    start, end, _, _ = found[0]
+    assert page[start:end] == "\\(f &lt; 1\\)"
+
+
+def test_find_math_reads_notebook_markdown_but_not_its_code():
+    page = ('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'
+            '<p>keeps $f^n$ and $$1 + e^b$$ costs \\$5</p><pre><code>x = "$a$"</code></pre>'
+            '<div><p>nested $n$</p></div></div><p>outside $z$</p>')
+    found = [(tex, display) for _, _, tex, display in mathjax.find_math(page)]
+    assert found == [("f^n", False), ("1 + e^b", True), ("n", False)]
+
+
+@pytest.fixture(scope="module")
+def typesetter():
+    node_modules = ROOT / "node_modules"
+    if not (node_modules / "mathjax-full").is_dir():
+        pytest.fail("mathjax-full is not installed: run `make setup` (npm ci)")
+    t = mathjax.Typesetter(node_modules)
+    yield t
+    t.close()
+
+
+def test_typeset_page_replaces_tex_with_chtml_and_mathml(typesetter):
+    page = '<p>A gate <span class="arithmatex">\\(f = \\sigma(b)\\)</span>.</p>'
+    out = mathjax.typeset_page(page, typesetter, where="docs/x.md")
+    assert out.startswith('<p>A gate <span class="arithmatex"><mjx-container class="MathJax" jax="CHTML"')
+    assert "\\(" not in out and "<mjx-assistive-mml" in out and "<mi>σ</mi>" in out
+    assert out.endswith("</mjx-container></span>.</p>")
+    css = typesetter.stylesheet()
+    assert "woff-v2/MathJax_Math-Italic.woff" in css and "mjx-c1D453" in css  # the italic f
+
+
+def test_bad_tex_fails_naming_the_page_and_formula(typesetter):
+    page = '<span class="arithmatex">\\(\\undefinedmacro x\\)</span>'
+    with pytest.raises(mathjax.MathError, match=r"docs/bad\.md: Undefined control sequence \\undefinedmacro in the formula"):
+        mathjax.typeset_page(page, typesetter, where="docs/bad.md")
+    # The process survives a bad formula and goes on typesetting.
+    assert "mjx-container" in mathjax.typeset_page('<span class="arithmatex">\\(x\\)</span>', typesetter)
+
+
+def test_missing_node_package_is_a_clear_error(tmp_path):
+    with pytest.raises(mathjax.MathError, match="mathjax-full not found.*make setup"):
+        mathjax.Typesetter(tmp_path).typeset([("x", False)])

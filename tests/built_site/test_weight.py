@@ -1,0 +1,174 @@
+"""Page weight: what a reader downloads, measured on the built files, gzipped as GitHub Pages serves them.
+
+* **First load of a chapter** (nothing cached): the page's HTML, every stylesheet and
+  script it links (Material's search worker included), its favicon, its figures, the
+  math fonts its formulas use, and the search index: at most FIRST_LOAD_BUDGET.
+* **Later navigation**: a reader who came in through Home and follows a link to a page
+  downloads that page's HTML, its figures and the math fonts Home did not already need
+  (stylesheets, scripts and the search index are cached): at most NAVIGATION_BUDGET,
+  for every page of the site.
+
+Text files are counted gzipped (level 6, as web servers do); fonts and images that
+are compressed already count at their size when gzip would not make them smaller.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import posixpath
+import re
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+
+KB = 1024
+FIRST_LOAD_BUDGET = 600 * KB
+NAVIGATION_BUDGET = 150 * KB
+SEARCH_INDEX = "search/search_index.json"
+MATH_CSS = "assets/mathjax/chtml.css"
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.styles, self.scripts, self.images, self.icons = [], [], [], []
+        self.config = ""
+        self.math_classes: set[str] = set()
+        self._in_config = False
+        self._math_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "link" and "stylesheet" in (a.get("rel") or "").split() and a.get("href"):
+            self.styles.append(a["href"])
+        elif tag == "link" and "icon" in (a.get("rel") or "").split() and a.get("href"):
+            self.icons.append(a["href"])
+        elif tag == "script":
+            if a.get("src"):
+                self.scripts.append(a["src"])
+            self._in_config = a.get("id") == "__config"
+        elif tag in ("img", "source") and (a.get("src") or "").strip():
+            self.images.append(a["src"])
+        if tag == "mjx-container":
+            self._math_depth += 1
+        if self._math_depth and a.get("class"):
+            self.math_classes.update(a["class"].split())
+
+    def handle_endtag(self, tag):
+        if tag == "mjx-container":
+            self._math_depth -= 1
+        if tag == "script":
+            self._in_config = False
+
+    def handle_data(self, data):
+        if self._in_config:
+            self.config += data
+
+
+@cache
+def gzipped_size(path: Path) -> int:
+    data = path.read_bytes()
+    return min(len(data), len(gzip.compress(data, compresslevel=6, mtime=0)))
+
+
+def resolve(site: Path, page_rel: str, url: str) -> Path | None:
+    """The file of site that url, written in page_rel, names; None for data: and other hosts."""
+    if url.startswith(("data:", "http:", "https:", "//")):
+        return None
+    url = url.split("#")[0].split("?")[0]
+    return site / posixpath.normpath(posixpath.join(posixpath.dirname(page_rel), url))
+
+
+@cache
+def math_fonts(site: Path) -> list[tuple[frozenset[str], tuple[str, ...]]]:
+    """(classes a rule needs, font files it draws with) for each font-family rule of the math stylesheet."""
+    css = (site / MATH_CSS).read_text(encoding="utf-8")
+    files = dict(re.findall(r'@font-face[^{]*\{\s*font-family:\s*([\w-]+);\s*src:\s*url\("([^"]+)"', css))
+    rules = []
+    for selector, families in re.findall(r"([^{}]+)\{[^{}]*?font-family:\s*([^;]+);", css):
+        if "@font-face" in selector:
+            continue
+        fonts = tuple(f"assets/mathjax/{files[f.strip()]}" for f in families.split(",") if f.strip() in files)
+        for one in selector.split(","):
+            classes = frozenset(re.findall(r"\.([\w-]+)", one.split("::")[0]))
+            rules.append((classes, fonts))
+    return rules
+
+
+def page_files(site: Path, rel: str, *, first_load: bool) -> dict[str, int]:
+    """Every file a reader downloads for the page rel, with its gzipped size."""
+    parser = _Links()
+    parser.feed((site / rel).read_text(encoding="utf-8"))
+    urls = parser.images + (parser.styles + parser.scripts + parser.icons if first_load else [])
+    paths = {resolve(site, rel, u) for u in urls} - {None}
+    if first_load:
+        paths.add(site / SEARCH_INDEX)
+        worker = json.loads(parser.config or "{}").get("search")
+        if worker:
+            paths.add(resolve(site, rel, worker))
+    if parser.math_classes:
+        used = parser.math_classes
+        for classes, fonts in math_fonts(site):
+            if classes <= used:
+                paths.update(site / f for f in fonts)
+    missing = sorted(str(p.relative_to(site)) for p in paths if not p.is_file())
+    assert not missing, f"{rel} links files the site does not have: {missing}"
+    return {p.relative_to(site).as_posix(): gzipped_size(p) for p in paths | {site / rel}}
+
+
+def report(files: dict[str, int]) -> str:
+    return ", ".join(f"{name} {size / KB:.0f} KB" for name, size in sorted(files.items(), key=lambda kv: -kv[1])[:8])
+
+
+def chapters(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in (site / "chapters").glob("*/index.html"))
+
+
+def test_first_load_of_every_chapter_is_within_budget(site_dir):
+    found = chapters(site_dir)
+    assert found, "no chapters under site/chapters/"
+    over, lines = [], []
+    for rel in found:
+        files = page_files(site_dir, rel, first_load=True)
+        total = sum(files.values())
+        lines.append(f"{rel}: {total / KB:.0f} KB")
+        if total > FIRST_LOAD_BUDGET:
+            over.append(f"{rel}: {total / KB:.0f} KB > {FIRST_LOAD_BUDGET / KB:.0f} KB ({report(files)})")
+    print("first load, gzipped:", "; ".join(lines))
+    assert not over, "first load over budget:\n" + "\n".join(over)
+
+
+def navigation_files(site: Path, rel: str) -> dict[str, int]:
+    """What following a link from Home to rel downloads: what Home's first load did not."""
+    cached = page_files(site, "index.html", first_load=True)
+    return {name: size for name, size in page_files(site, rel, first_load=False).items()
+            if name not in cached or name == rel}
+
+
+def test_navigation_to_every_page_is_within_budget(site_dir):
+    pages = sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html"))
+    over, sizes = [], {}
+    for rel in pages:
+        files = navigation_files(site_dir, rel)
+        sizes[rel] = sum(files.values())
+        if sizes[rel] > NAVIGATION_BUDGET:
+            over.append(f"{rel}: {sizes[rel] / KB:.0f} KB > {NAVIGATION_BUDGET / KB:.0f} KB ({report(files)})")
+    heaviest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+    print("navigation, gzipped, heaviest:", "; ".join(f"{r} {s / KB:.0f} KB" for r, s in heaviest))
+    assert not over, "navigation over budget:\n" + "\n".join(over)
+
+
+def test_weights_count_what_a_page_links(site_dir):
+    # The measure itself: a chapter's first load holds its HTML, Material's bundle,
+    # the math stylesheet and a math font, its figures and the search index.
+    rel = next(r for r in chapters(site_dir) if "arithmatex" in (site_dir / r).read_text(encoding="utf-8"))
+    files = page_files(site_dir, rel, first_load=True)
+    names = set(files)
+    assert {rel, SEARCH_INDEX, MATH_CSS} <= names, sorted(names)
+    assert any(n.startswith("assets/javascripts/bundle.") for n in names), sorted(names)
+    assert any(n.endswith(".woff") for n in names), sorted(names)
+    assert all(size > 0 for size in files.values())
+    later = navigation_files(site_dir, rel)
+    assert SEARCH_INDEX not in later and rel in later and sum(later.values()) < sum(files.values())
+    assert "index.html" in navigation_files(site_dir, "index.html")
