@@ -21,9 +21,10 @@ Modules, each one idea:
   a saved ``torch.nn.LSTM`` to load without torch.
 * :mod:`rnnmem.corpus`, :mod:`rnnmem.train`, :mod:`rnnmem.bilm`: a toy corpus, a
   small trainer, and a bidirectional LSTM language model in the style of ELMo.
+* :mod:`rnnmem.probe`: classifiers on frozen vectors, and the words-in-context comparison.
 """
 
-from . import bilm, bptt, clipping, corpus, data, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, rnn, scaling, train, worked
+from . import bilm, bptt, clipping, corpus, data, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, probe, rnn, scaling, train, worked
 from .bilm import BiLM
 from .gru import GRU
 from .lstm import LSTM
@@ -34,6 +35,6 @@ __version__ = "0.1.0"
 __all__ = [
     "RNN", "LSTM", "GRU", "BiLM",
     "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians",
-    "init", "params", "dropout", "scaling", "corpus", "train", "bilm", "worked", "data",
+    "init", "params", "dropout", "scaling", "corpus", "train", "bilm", "probe", "worked", "data",
     "__version__",
 ]
