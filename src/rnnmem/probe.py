@@ -350,8 +350,7 @@ class Comparison:
     maps ``(direction, distance)`` to ``(correct, total)``; ``chance`` is the
     share of the commoner sense among held-out occurrences; ``s`` and
     ``gamma`` are the mixture's layer weights and scale per word;
-    ``lm_loss`` the trained model's (forward, backward) loss on the training
-    and on the held-out sentences; ``slot_loss[(direction of the model,
+    ``slot_loss[(direction of the model,
     side of the cue)]`` its cross-entropy of the noun in the held-out
     sentences, read from the forward state at ``the`` or the backward state at
     ``was`` (:func:`slot_loss`); ``losses`` the training loss at every step.
@@ -364,7 +363,6 @@ class Comparison:
     chance: float
     s: dict
     gamma: dict
-    lm_loss: dict
     slot_loss: dict
     losses: list
 
@@ -435,10 +433,8 @@ def compare(seed: int = 0, recipe: Recipe | None = None, *, n_train: int = 1200,
     data = _corpus.make_corpus(n_train, n_held_out, distances=distances, length=length, seed=seed)
     vocab = _corpus.vocabulary()
     train_seqs = [vocab.encode(s) for s in data.train]
-    held_seqs = [vocab.encode(s) for s in data.held_out]
     untrained = recipe.model(len(vocab), seed)
     model, history = recipe.fit(train_seqs, len(vocab), seed)
-    lm_loss = {"train": model.loss(train_seqs), "held out": model.loss(held_seqs)}
     slots = slot_loss(model, vocab, data.held_out)
     D, L = model.dim, model.num_layers
     correct = {m: 0 for m in METHODS}
@@ -479,5 +475,4 @@ def compare(seed: int = 0, recipe: Recipe | None = None, *, n_train: int = 1200,
             for cell, h in zip(where, hit):
                 c, n = cells[method].get(cell, (0, 0))
                 cells[method][cell] = (c + int(h), n + 1)
-    return Comparison(int(seed), correct, total, cells, majority / total, s_by_word, gamma_by_word, lm_loss,
-                      slots, list(history.losses))
+    return Comparison(int(seed), correct, total, cells, majority / total, s_by_word, gamma_by_word, slots, list(history.losses))
