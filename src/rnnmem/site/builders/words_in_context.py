@@ -8,6 +8,7 @@ comparison is computed once per process (:func:`_comparison` keeps it).
 
 from __future__ import annotations
 
+import inspect
 from functools import lru_cache
 
 import numpy as np
@@ -19,9 +20,12 @@ from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
 
+WINDOW = inspect.signature(probe.compare).parameters["window"].default
+"""The bag of rows' half-width: the default of :func:`rnnmem.probe.compare`, which the builders use."""
+
 NAMES = {
     "static": "static row \\(E_w\\)",
-    "bag": "bag of rows, \\(\\pm 3\\) words",
+    "bag": f"bag of rows, \\(\\pm {WINDOW}\\) words",
     "untrained": "untrained BiLM, \\([\\overrightarrow{h}; \\overleftarrow{h}]\\)",
     "forward": "trained, forward \\(\\overrightarrow{h}\\)",
     "backward": "trained, backward \\(\\overleftarrow{h}\\)",
@@ -33,7 +37,7 @@ NAMES = {
 
 CURVES = ("forward", "backward", "both", "untrained", "bag")
 LABELS = {"forward": "trained, forward", "backward": "trained, backward", "both": "trained, both joined",
-          "untrained": "untrained, both joined", "bag": "bag of rows ±3"}
+          "untrained": "untrained, both joined", "bag": f"bag of rows ±{WINDOW}"}
 
 
 @lru_cache(maxsize=None)
