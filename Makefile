@@ -99,6 +99,7 @@ notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit 
 
 bench: setup $(TORCH_STAMP) ## Benchmark LSTM forward+backward against torch.nn.LSTM
 	$(PY) tests/benchmarks/bench_lstm.py
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) tests/benchmarks/bench_ensemble.py
 
 bench-build: setup ## Benchmark the site build: cold, warm, and without the hook
 	$(PY) tests/benchmarks/bench_build.py

@@ -22,9 +22,13 @@ Modules, each one idea:
 * :mod:`rnnmem.corpus`, :mod:`rnnmem.train`, :mod:`rnnmem.bilm`: a toy corpus, a
   small trainer, and a bidirectional LSTM language model in the style of ELMo.
 * :mod:`rnnmem.probe`: classifiers on frozen vectors, and the words-in-context comparison.
+* :mod:`rnnmem.tasks`, :mod:`rnnmem.ensemble`, :mod:`rnnmem.lab`: tasks with a dependency
+  at a known distance, many models stacked on one axis, and training them to measure
+  when they succeed.
 """
 
 from . import bilm, bptt, clipping, corpus, data, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, probe, rnn, scaling, train, worked
+from . import ensemble, lab, tasks
 from .bilm import BiLM
 from .gru import GRU
 from .lstm import LSTM
@@ -36,5 +40,6 @@ __all__ = [
     "RNN", "LSTM", "GRU", "BiLM",
     "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians",
     "init", "params", "dropout", "scaling", "corpus", "train", "bilm", "probe", "worked", "data",
+    "tasks", "ensemble", "lab",
     "__version__",
 ]
