@@ -237,11 +237,18 @@ def mixture_loss_and_grads(params: dict, layers: Any, y: Any, l2: float = 0.0) -
     J, N, F = h.shape
     yv = _check_y(y, N, both=False)
     l2 = _check_l2(l2)
-    a, gamma = np.asarray(params["a"], dtype=np.float64), float(np.asarray(params["gamma"]).reshape(-1)[0])
-    w, b = np.asarray(params["weight"], dtype=np.float64), float(np.asarray(params["bias"]).reshape(-1)[0])
+    a, w = np.asarray(params["a"], dtype=np.float64), np.asarray(params["weight"], dtype=np.float64)
     if a.shape != (J,) or w.shape != (F,):
         raise ValueError(f"params must hold a of shape ({J},) and weight of shape ({F},), "
                          f"got {a.shape} and {w.shape}")
+    return _mixture_loss_and_grads(params, h, yv, l2)
+
+
+def _mixture_loss_and_grads(params: dict, h: np.ndarray, yv: np.ndarray, l2: float) -> tuple[float, dict]:
+    """:func:`mixture_loss_and_grads` on checked arrays (the training loop checks them once)."""
+    N = h.shape[1]
+    a, gamma = np.asarray(params["a"], dtype=np.float64), float(np.asarray(params["gamma"]).reshape(-1)[0])
+    w, b = np.asarray(params["weight"], dtype=np.float64), float(np.asarray(params["bias"]).reshape(-1)[0])
     s = _softmax(a)
     mixed = np.tensordot(s, h, axes=1)                    # sum_j s_j x_j, (N, F)
     m = gamma * mixed
@@ -320,7 +327,7 @@ def fit_mixture(layers: Any, y: Any, *, l2: float = 0.01, steps: int = 400, lr: 
     opt = Adam(params, lr=lr)
     losses = []
     for _ in range(steps):
-        loss, grads = mixture_loss_and_grads(params, x, yv.astype(np.int64), l2)
+        loss, grads = _mixture_loss_and_grads(params, x, yv, l2)
         losses.append(loss)
         opt.step(grads)
     return MixtureProbe(params["a"].copy(), float(params["gamma"][0]), params["weight"].copy(),
