@@ -316,14 +316,24 @@ class BiLM:
         :attr:`rnnmem.corpus.Sentence.position` gives it. The result has the
         layers first, ready for :func:`scalar_mix`.
         """
-        reps = self.layers_batch(sequences)
+        seqs = self._check_sequences(sequences)
         positions = list(positions) if isinstance(positions, Sequence) else positions
-        if not isinstance(positions, list) or len(positions) != len(reps):
-            raise ValueError(f"positions must give one word index per sequence ({len(reps)}), got {positions!r}")
-        for i, (p, r) in enumerate(zip(positions, reps)):
-            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < r.shape[1]:
-                raise ValueError(f"positions[{i}] must be a word index from 0 to {r.shape[1] - 1}, got {p!r}")
-        return np.stack([r[:, p] for r, p in zip(reps, positions)], axis=1)
+        if not isinstance(positions, list) or len(positions) != len(seqs):
+            raise ValueError(f"positions must give one word index per sequence ({len(seqs)}), got {positions!r}")
+        n = np.array([s.size - 2 for s in seqs])
+        for i, p in enumerate(positions):
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < n[i]:
+                raise ValueError(f"positions[{i}] must be a word index from 0 to {n[i] - 1}, got {p!r}")
+        p = np.array(positions, dtype=np.int64)
+        b = np.arange(len(seqs))
+        forward = self._run("forward", pad_batch([s[:-1] for s in seqs], self.pad_id)[0])
+        backward = self._run("backward", pad_batch([s[::-1][:-1] for s in seqs], self.pad_id)[0])
+        static = self.embedding[np.array([s[q + 1] for s, q in zip(seqs, p)])]
+        stack = [np.concatenate([static, static], axis=1)]
+        for l in range(self.num_layers):
+            # word p is forward input p + 1 and backward input n - p (as in layers_batch)
+            stack.append(np.concatenate([forward[l][p + 1, b], backward[l][n - p, b]], axis=1))
+        return np.stack(stack)
 
     def bag_of_rows(self, sequences: Sequence[Sequence[int]], positions: Sequence[int],
                     window: int) -> np.ndarray:
