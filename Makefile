@@ -64,9 +64,10 @@ $(BROWSER_STAMP):
 
 setup: $(VENV_STAMP) $(NODE_STAMP) ## Create .venv and node_modules (skipped when already done)
 
-serve: setup ## Build and serve the site with live reload at http://127.0.0.1:8000
+serve: setup ## Build and serve the site with live reload at http://127.0.0.1:8000 (another port: PORT=8001)
+	@$(PY) -m rnnmem.site port-free $(HOST) $(PORT)
 	@echo "Serving the book at http://$(HOST):$(PORT)$(SITE_PATH)  (live reload; Ctrl-C to stop)"
-	$(MKDOCS) serve --dev-addr $(HOST):$(PORT)
+	$(MKDOCS) serve --dirty --dev-addr $(HOST):$(PORT)
 
 build: setup ## Build the site into site/ (strict: any warning fails)
 	$(MKDOCS) build --strict --clean --site-dir site

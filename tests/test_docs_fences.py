@@ -15,32 +15,23 @@ import pytest
 from sybil import Sybil
 from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
 
+from rnnmem.site.markdown import lex
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = sorted(DOCS.rglob("*.md"))
-FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 PYTHONISH = re.compile(r"^\{?\s*\.?(py|python|python3|pycon|ipython|py3)\b", re.IGNORECASE)
 NUMPY_SCALAR_REPR = re.compile(r"\bnp\.(float|int|bool|complex)\w*\(")
 
 
 def scan(text: str):
-    """Yield (line, info, body_lines) for every fenced block; and bare >>> lines outside fences."""
-    lines = text.splitlines()
-    blocks, loose = [], []
-    i = 0
-    while i < len(lines):
-        m = FENCE.match(lines[i])
-        if m:
-            fence = m.group("fence")
-            j = i + 1
-            while j < len(lines) and lines[j].strip() != fence:
-                j += 1
-            blocks.append((i + 1, m.group("info").strip(), lines[i + 1:j]))
-            i = j + 1
-            continue
-        if lines[i].lstrip().startswith(">>>"):
-            loose.append(i + 1)
-        i += 1
-    return blocks, loose
+    """(line, info, body_lines) for every fenced block, and the bare >>> lines outside fences.
+
+    The fences are those of the site's one lexer (rnnmem.site.markdown), the
+    one the directives, the notebooks and the page rewriting use.
+    """
+    doc = lex(text)
+    blocks = [(f.line, f.info, list(f.body)) for f in doc.fences]
+    return blocks, doc.loose_prompts()
 
 
 def test_pages_exist():
@@ -58,6 +49,13 @@ def test_every_python_block_is_one_sybil_runs(page):
     for line in loose:
         problems.append(f"{page.relative_to(DOCS.parent)}:{line}: a >>> prompt outside a ```python fence "
                         "is shown but never run")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_no_fence_or_comment_is_left_open(page):
+    problems = [f"{page.relative_to(DOCS.parent)}:{line}: {message}"
+                for line, message in lex(page.read_text(encoding="utf-8")).problems]
     assert not problems, "\n".join(problems)
 
 

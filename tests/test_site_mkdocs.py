@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +20,8 @@ def project(tmp_path: Path, page: str, chapter: bool = False) -> Path:
     (docs / "index.md").write_text("# Home\n\n[chapter](chapters/c.md)\n")
     (docs / "chapters" / "c.md").write_text(page)
     (tmp_path / "mkdocs.yml").write_text(
-        "site_name: t\nrepo_url: https://github.com/o/r\n"
-        "markdown_extensions: [md_in_html, attr_list, tables]\n"
+        "site_name: t\nrepo_url: https://github.com/o/r\nsite_url: https://o.github.io/r/\n"
+        "markdown_extensions: [md_in_html, attr_list, tables, admonition, pymdownx.details]\n"
         f"hooks: [{HOOK}]\n"
         "nav: [{Home: index.md}, {C: chapters/c.md}]\n"
     )
@@ -92,3 +93,41 @@ def test_a_stale_chapter_notebook_fails_the_strict_build(tmp_path):
     proc = build(p)
     assert proc.returncode != 0
     assert "chapter notebooks out of date" in proc.stderr and "docs/downloads/c.ipynb" in proc.stderr
+
+
+ANSWER = ("# C\n\n1. How fast does a half-gate forget?\n\n"
+          "    ??? success \"Answer\"\n"
+          "        Like this:\n\n"
+          '        <!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
+          "        And this text stays text.\n\n"
+          '        <!-- table: horizon_table factors=[0.5] caption="The table." -->\n\n'
+          "        The end of the answer.\n\n"
+          "After the exercises.\n")
+
+
+def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
+    p = project(tmp_path, ANSWER)
+    write_notebook(p)
+    proc = build(p)
+    assert proc.returncode == 0, proc.stderr
+    html = (p / "site" / "chapters" / "c" / "index.html").read_text()
+    details = re.search(r"<details class=\"success\">(.*?)</details>", html, re.DOTALL)
+    assert details, html
+    inside = details.group(1)
+    assert '<figure class="rnnmem-figure">' in inside and "<figcaption>Half, twenty times.</figcaption>" in inside
+    assert "<table>" in inside and ">0.5</td>" in inside
+    assert '<p class="rnnmem-table-caption">The table.</p>' in inside and '<div class="rnnmem-table">' in inside
+    assert "markdown=" not in inside and "<p><figure" not in inside
+    assert "<p>And this text stays text.</p>" in inside and "<p>The end of the answer.</p>" in inside
+    assert "<pre" not in inside and "<code>" not in inside, "no text after the figure turned into code"
+    assert "<p>After the exercises.</p>" in html[details.end():]
+
+
+def test_a_builder_error_names_the_builders_file_and_line(tmp_path):
+    p = project(tmp_path, '# C\n\n<!-- figure: decay_curves factors=[0.5, 7] caption="x" -->\n')
+    write_notebook(p)
+    proc = build(p)
+    assert proc.returncode != 0
+    assert "docs/chapters/c.md:3: " in proc.stderr
+    assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
+    assert "src/rnnmem/_validate.py:" in proc.stderr
