@@ -26,13 +26,14 @@ Modules, each one idea:
 * :mod:`rnnmem.checks`: the argument checks every module (and every site builder) uses.
 * :mod:`rnnmem.corpus`, :mod:`rnnmem.train`, :mod:`rnnmem.bilm`: a toy corpus, a
   small trainer, and a bidirectional LSTM language model in the style of ELMo.
+* :mod:`rnnmem.probe`: classifiers on frozen vectors, and the words-in-context comparison.
 * :mod:`rnnmem.tasks`, :mod:`rnnmem.ensemble`, :mod:`rnnmem.lab`: tasks with a dependency
   at a known distance, many models stacked on one axis, and training them to measure
   when they succeed.
 """
 
 from . import (bilm, bptt, cell_bound, cell_paths, checks, clipping, corpus, data, dropout, gate_arithmetic, gradcheck,
-               growth_cell, gru, init, jacobians, lstm, memory, params, rnn, scaling, train)
+               growth_cell, gru, init, jacobians, lstm, memory, params, probe, rnn, scaling, train)
 from . import ensemble, lab, tasks
 from .bilm import BiLM
 from .gru import GRU
@@ -45,7 +46,7 @@ __all__ = [
     "RNN", "LSTM", "GRU", "BiLM",
     "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians", "cell_paths",
     "growth_cell", "cell_bound", "init", "params", "dropout", "scaling", "corpus", "train", "bilm",
-    "gate_arithmetic", "data", "checks",
+    "probe", "gate_arithmetic", "data", "checks",
     "tasks", "ensemble", "lab",
     "__version__",
 ]

@@ -27,7 +27,13 @@ ELMo's task-specific mixture (Peters et al., 2018, eq. 1)
 
 with :math:`a` and :math:`\gamma` parameters of the task, not of the language
 models, and the same for every position :math:`t`. :func:`cosine_matrix` and
-:func:`mean_cosines` compare the vectors of several occurrences of a word.
+:func:`mean_cosines` compare the vectors of several occurrences of a word;
+:meth:`BiLM.bag_of_rows` is the context-free baseline that averages the
+table's rows around a word.
+
+:class:`Recipe` declares how the book trains a BiLM (width, layers, steps,
+batch, learning rate, clipping): one frozen value that the chapter, its
+builders and the tests share, so the recipe is written down once.
 
 ELMo's context-free layer is computed from the characters of the word; here
 a plain table of rows stands in for it. Sequences in a batch are padded at
@@ -36,15 +42,16 @@ the end with ``pad_id``, so padding never enters a real position's state.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
-from .checks import check_finite, check_positive_int
+from .checks import check_finite, check_positive, check_positive_int
 from .lstm import LSTM
-from .train import pad_batch, softmax_cross_entropy
+from .train import History, fit, pad_batch, softmax_cross_entropy
 
-__all__ = ["BiLM", "scalar_mix", "cosine_matrix", "mean_cosines"]
+__all__ = ["BiLM", "Recipe", "scalar_mix", "cosine_matrix", "mean_cosines"]
 
 _KEYS = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
 
@@ -309,15 +316,112 @@ class BiLM:
         :attr:`rnnmem.corpus.Sentence.position` gives it. The result has the
         layers first, ready for :func:`scalar_mix`.
         """
-        reps = self.layers_batch(sequences)
+        seqs = self._check_sequences(sequences)
         positions = list(positions) if isinstance(positions, Sequence) else positions
-        if not isinstance(positions, list) or len(positions) != len(reps):
-            raise ValueError(f"positions must give one word index per sequence ({len(reps)}), got {positions!r}")
-        for i, (p, r) in enumerate(zip(positions, reps)):
-            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < r.shape[1]:
-                raise ValueError(f"positions[{i}] must be a word index from 0 to {r.shape[1] - 1}, got {p!r}")
-        return np.stack([r[:, p] for r, p in zip(reps, positions)], axis=1)
+        if not isinstance(positions, list) or len(positions) != len(seqs):
+            raise ValueError(f"positions must give one word index per sequence ({len(seqs)}), got {positions!r}")
+        n = np.array([s.size - 2 for s in seqs])
+        for i, p in enumerate(positions):
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < n[i]:
+                raise ValueError(f"positions[{i}] must be a word index from 0 to {n[i] - 1}, got {p!r}")
+        p = np.array(positions, dtype=np.int64)
+        b = np.arange(len(seqs))
+        forward = self._run("forward", pad_batch([s[:-1] for s in seqs], self.pad_id)[0])
+        backward = self._run("backward", pad_batch([s[::-1][:-1] for s in seqs], self.pad_id)[0])
+        static = self.embedding[np.array([s[q + 1] for s, q in zip(seqs, p)])]
+        stack = [np.concatenate([static, static], axis=1)]
+        for l in range(self.num_layers):
+            # word p is forward input p + 1 and backward input n - p (as in layers_batch)
+            stack.append(np.concatenate([forward[l][p + 1, b], backward[l][n - p, b]], axis=1))
+        return np.stack(stack)
+
+    def bag_of_rows(self, sequences: Sequence[Sequence[int]], positions: Sequence[int],
+                    window: int) -> np.ndarray:
+        """The mean of the table's rows over the words within ``window`` of one word per sequence: ``(N, dim)``.
+
+        ``positions[i]`` indexes the words of ``sequences[i]`` as in
+        :meth:`layers_at`; the bag holds the words ``positions[i] - window``
+        to ``positions[i] + window`` that exist (the boundaries ``<s>`` and
+        ``</s>`` excluded), the word itself included. It is context without
+        order or memory: a cue inside the window counts, one outside does not.
+
+        >>> model = BiLM(10, dim=2, seed=0)
+        >>> bag = model.bag_of_rows([[1, 4, 5, 6, 2]], [0], window=1)
+        >>> bool(np.allclose(bag[0], model.embedding[[4, 5]].mean(axis=0)))
+        True
+        """
+        seqs = self._check_sequences(sequences)
+        window = int(_check_count("window", window))
+        positions = list(positions) if isinstance(positions, Sequence) else positions
+        if not isinstance(positions, list) or len(positions) != len(seqs):
+            raise ValueError(f"positions must give one word index per sequence ({len(seqs)}), got {positions!r}")
+        out = np.empty((len(seqs), self.dim))
+        for i, (s, p) in enumerate(zip(seqs, positions)):
+            n = s.size - 2
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < n:
+                raise ValueError(f"positions[{i}] must be a word index from 0 to {n - 1}, got {p!r}")
+            words = s[1 + max(0, p - window):1 + min(n, p + window + 1)]
+            out[i] = self.embedding[words].mean(axis=0)
+        return out
 
     def contextual(self, sequence: Sequence[int], weights: Any = None, gamma: float = 1.0) -> np.ndarray:
         """ELMo's vector of every word of one sequence, ``(n, 2 * dim)``: :func:`scalar_mix` of :meth:`layers`."""
         return scalar_mix(self.layers(sequence), weights, gamma)
+
+
+def _check_count(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How the book trains a :class:`BiLM`: declared once, shared by the chapter, its builders and tests.
+
+    ``dim`` and ``num_layers`` shape the model; :meth:`fit` trains it with
+    :func:`rnnmem.train.fit` for ``steps`` Adam steps on minibatches of
+    ``batch_size`` sequences at learning rate ``lr``, clipping the gradient to
+    global norm ``max_norm``. The seed that draws the weights and the
+    minibatches is an argument of :meth:`model` and :meth:`fit`, not of the
+    recipe, so one recipe serves every seed.
+
+    >>> recipe = Recipe(dim=4, num_layers=1, steps=3, batch_size=2)
+    >>> model, history = recipe.fit([[1, 3, 4, 2], [1, 4, 3, 2]], vocab_size=5, seed=0)
+    >>> model, history.steps
+    (BiLM(vocab_size=5, dim=4, num_layers=1), 3)
+    >>> Recipe(steps=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: steps must be a whole number >= 1, got 0
+    """
+
+    dim: int = 16
+    num_layers: int = 2
+    steps: int = 200
+    batch_size: int = 32
+    lr: float = 0.02
+    max_norm: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("dim", "num_layers", "steps", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        check_positive("lr", self.lr)
+        check_positive("max_norm", self.max_norm)
+
+    def model(self, vocab_size: int, seed: int = 0) -> BiLM:
+        """An untrained :class:`BiLM` of this recipe's shape, its weights drawn with ``seed``."""
+        return BiLM(vocab_size, dim=self.dim, num_layers=self.num_layers, seed=seed)
+
+    def fit(self, sequences: Sequence[Sequence[int]], vocab_size: int, seed: int = 0) -> tuple[BiLM, History]:
+        """A :class:`BiLM` drawn with ``seed`` and trained on ``sequences``; with the :class:`History`.
+
+        The same seed draws the weights (:meth:`model`) and the order of the
+        minibatches, so the same sequences and seed give the same model.
+        """
+        model = self.model(vocab_size, seed)
+        history = fit(model.parameters(), model.loss_and_grads, sequences, steps=self.steps,
+                      batch_size=self.batch_size, lr=self.lr, max_norm=self.max_norm, seed=seed)
+        return model, history

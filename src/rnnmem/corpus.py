@@ -1,28 +1,38 @@
-r"""A toy corpus in which the same word is used in clearly different senses.
+r"""A toy corpus that tests context at a distance: one ambiguous noun, its sense given k words away.
 
-Three words carry two senses each: *train* (a vehicle, or to teach),
-*bank* (of a river, or for money) and *book* (to reserve, or a thing to
-read). Every sentence is drawn from a small template of its word and sense,
-whose slots are filled from short lists of words, so that a sentence's
-sense is known by construction:
+Three nouns carry two senses each, and in both senses they are nouns used in
+the same frame, ``the <noun> was``, so neither the part of speech nor the
+immediate neighbours tell the senses apart:
 
-=====  ==========  =========================================
-word   sense       an example
-=====  ==========  =========================================
-train  vehicle     ``the night train stopped at the station``
-train  teach       ``we train models on text``
-bank   river       ``we sat on the bank of the lake``
-bank   money       ``they put money in the bank``
-book   reserve     ``i book a table for two``
-book   read        ``she read a book about the river``
-=====  ==========  =========================================
+=====  ==========================  =============================  ======================
+word   sense                       cues (one per sentence)        nouns of the same topic
+=====  ==========================  =============================  ======================
+bank   river, money                river fish reeds / money       shore stream /
+                                   loan cash                      vault teller
+plant  garden, factory             garden seeds soil / factory    flower hedge /
+                                   steel workers                  mill furnace
+bat    cave, cricket               cave wings insects / cricket   owl moth / ball umpire
+                                   match wicket
+=====  ==========================  =============================  ======================
 
-:func:`make_corpus` draws sentences from a seed, deterministically: the same
-seed gives the same list, on any machine. :func:`tokenize` splits a sentence
-into lower-case words; :class:`Vocabulary` maps words to integer ids, with
-three reserved ids for padding and for the two sentence boundaries
-(``<pad>`` 0, ``<s>`` 1, ``</s>`` 2). :meth:`Vocabulary.encode` wraps a
-sentence in its boundaries, the form a language model reads.
+Every sentence has exactly ``length`` words. One slot holds a noun, preceded
+by ``the`` and followed by ``was``; one other word, the **cue**, names the
+topic, ``k`` words before the noun (direction ``"before"``) or ``k`` words
+after it (``"after"``); every other word is a neutral filler from
+:data:`FILLERS`, the same lists for every topic. The noun slot holds the
+ambiguous word in half the sentences and one of its sense's topic nouns in the
+other half, so a language model has a reason to read the cue: it predicts
+which nouns may fill the slot, and never which sense *bank* has.
+
+A :class:`Template` is the shape of a sentence: where the noun stands, and
+where its cue. :func:`make_templates` lists every shape for each direction and
+distance; :func:`make_corpus` gives about half of each cell's shapes to
+training and the rest to the held-out set, and fills them with words (the
+fillers drawn anew for each sentence), so no held-out sentence can occur
+among the training sentences. The
+same seed gives the same corpus on any machine. :class:`Vocabulary` maps
+words to ids (``<pad>`` 0, ``<s>`` 1, ``</s>`` 2); :func:`vocabulary` is the
+vocabulary of every word the corpus can use.
 
 Bad input raises :class:`ValueError` naming the argument, the value and what
 is allowed.
@@ -36,132 +46,303 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .checks import check_choice, check_positive_int
+from .checks import check_choice, check_list, check_positive_int
 
-__all__ = ["Sentence", "TEMPLATES", "SENSES", "make_corpus", "tokenize", "Vocabulary",
-           "PAD", "BOS", "EOS", "occurrences"]
+__all__ = ["SENSES", "CUES", "NOUNS", "FILLERS", "DIRECTIONS", "DISTANCES", "LENGTH",
+           "Template", "Sentence", "Corpus", "make_templates", "make_corpus", "occurrences", "slot_entropy",
+           "tokenize", "Vocabulary", "vocabulary", "PAD", "BOS", "EOS"]
 
 PAD, BOS, EOS = "<pad>", "<s>", "</s>"
 """The reserved tokens: padding, start of sentence, end of sentence."""
 
-_SLOTS = {
-    "who": ("we", "they", "i"),
-    "when": ("morning", "night"),
-    "moved": ("arrived", "stopped"),
-    "place": ("city", "coast"),
-    "state": ("late", "full"),
-    "data": ("data", "text"),
-    "pupil": ("dog", "team"),
-    "every": ("day", "morning"),
-    "water": ("river", "lake"),
-    "shore": ("muddy", "steep"),
-    "them": ("us", "her"),
-    "count": ("two", "four"),
-    "topic": ("sea", "city", "river"),
-    "age": ("old", "new"),
+SENSES: dict[str, tuple[str, str]] = {
+    "bank": ("river", "money"),
+    "plant": ("garden", "factory"),
+    "bat": ("cave", "cricket"),
 }
+"""For each ambiguous word, its two senses."""
 
-TEMPLATES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("train", "vehicle"): (
-        "the {when} train {moved} at the station",
-        "we took the {when} train to the {place}",
-        "the train to the {place} was {state}",
-    ),
-    ("train", "teach"): (
-        "{who} train models on {data}",
-        "{who} train the {pupil} every {every}",
-        "{who} will train the new {pupil}",
-    ),
-    ("bank", "river"): (
-        "{who} sat on the bank of the {water}",
-        "the {water} bank was {shore}",
-        "the bank of the {water} was {shore}",
-    ),
-    ("bank", "money"): (
-        "{who} put money in the bank",
-        "the bank gave {them} a loan",
-        "{who} took money from the bank",
-    ),
-    ("book", "reserve"): (
-        "{who} book a table for {count}",
-        "{who} will book a room at the hotel",
-        "please book a table for the {when}",
-    ),
-    ("book", "read"): (
-        "{who} read a book about the {topic}",
-        "the book on the table was {age}",
-        "she read a book about {data}",
-    ),
+CUES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("bank", "river"): ("river", "fish", "reeds"),
+    ("bank", "money"): ("money", "loan", "cash"),
+    ("plant", "garden"): ("garden", "seeds", "soil"),
+    ("plant", "factory"): ("factory", "steel", "workers"),
+    ("bat", "cave"): ("cave", "wings", "insects"),
+    ("bat", "cricket"): ("cricket", "match", "wicket"),
 }
-"""For each ``(word, sense)``, the templates its sentences are drawn from."""
+"""For each ``(word, sense)``, the words that name its topic: one of them is a sentence's cue."""
 
-SENSES: dict[str, tuple[str, str]] = {}
-for _word, _sense in TEMPLATES:
-    SENSES.setdefault(_word, ())
-    SENSES[_word] += (_sense,)
-"""For each ambiguous word, its two senses, in the order of :data:`TEMPLATES`."""
+NOUNS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("bank", "river"): ("shore", "stream"),
+    ("bank", "money"): ("vault", "teller"),
+    ("plant", "garden"): ("flower", "hedge"),
+    ("plant", "factory"): ("mill", "furnace"),
+    ("bat", "cave"): ("owl", "moth"),
+    ("bat", "cricket"): ("ball", "umpire"),
+}
+"""For each ``(word, sense)``, unambiguous nouns of the same topic, which fill the slot in half the sentences."""
 
-_FIELD = re.compile(r"\{(\w+)\}")
+FILLERS: tuple[str, ...] = ("so", "then", "it", "we", "they", "saw", "said", "that", "there",
+                            "again", "today", "still", "all", "and", "now", "very")
+"""Neutral words: every slot that is not the cue, ``the``, the noun or ``was``."""
+
+DIRECTIONS = ("before", "after")
+"""Where the cue stands relative to the noun."""
+
+DISTANCES = (2, 3, 4, 6, 8)
+"""The chapter's cue distances, in words (the cue is never the noun's neighbour)."""
+
+LENGTH = 12
+"""The chapter's sentence length, in words."""
+
 _WORD = re.compile(r"[a-z]+")
 
 
 @dataclass(frozen=True)
+class Template:
+    """The shape of a sentence: ``length`` words, the noun at ``position``, the cue ``distance`` words away.
+
+    The cue stands before the noun (``direction == "before"``) or after it
+    (``"after"``); ``the`` precedes the noun and ``was`` follows it; every
+    other word is a filler, drawn anew for each sentence. :attr:`words` shows
+    the shape, :meth:`fill` writes a sentence.
+
+    >>> t = Template("before", 3, 4, 7)
+    >>> t.words
+    ('{filler}', '{cue}', '{filler}', 'the', '{noun}', 'was', '{filler}')
+    >>> t.cue_position, t.fill("river", "bank", ["so", "it", "there"])
+    (1, 'so river it the bank was there')
+    """
+
+    direction: str
+    distance: int
+    position: int
+    length: int
+
+    @property
+    def cue_position(self) -> int:
+        """The index of the cue among the words."""
+        return self.position - self.distance if self.direction == "before" else self.position + self.distance
+
+    @property
+    def words(self) -> tuple:
+        """The shape: ``"{cue}"``, ``"{noun}"`` and ``"{filler}"`` slots around ``the`` and ``was``."""
+        out = ["{filler}"] * self.length
+        out[self.position - 1:self.position + 2] = ["the", "{noun}", "was"]
+        out[self.cue_position] = "{cue}"
+        return tuple(out)
+
+    def fill(self, cue: str, noun: str, fillers: Sequence[str]) -> str:
+        """The sentence with ``cue``, ``noun``, and ``fillers`` in the filler slots from left to right."""
+        shape = self.words
+        need = shape.count("{filler}")
+        if len(fillers) != need:
+            raise ValueError(f"fillers must hold {need} words for this template, got {len(fillers)}")
+        it = iter(fillers)
+        return " ".join(cue if w == "{cue}" else noun if w == "{noun}" else next(it) if w == "{filler}" else w
+                        for w in shape)
+
+
+@dataclass(frozen=True)
 class Sentence:
-    """One sentence of the corpus: its text, its ambiguous word and that word's sense."""
+    """One sentence: its text, the ambiguous ``word`` of its topic, the ``sense``, and how it was made.
+
+    ``noun`` is what fills the slot (``word`` itself, or a topic noun);
+    ``template`` is the index of its shape in :attr:`Corpus.templates`, and
+    ``position`` the index of the noun among the words.
+    """
 
     text: str
     word: str
     sense: str
+    noun: str
+    cue: str
+    direction: str
+    distance: int
+    template: int
+    position: int
 
     @property
     def tokens(self) -> list[str]:
-        """The sentence's words, :func:`tokenize` d."""
-        return tokenize(self.text)
+        """The sentence's words."""
+        return self.text.split()
 
     @property
-    def position(self) -> int:
-        """The index of the ambiguous word among :attr:`tokens` (it occurs exactly once)."""
-        return self.tokens.index(self.word)
+    def ambiguous(self) -> bool:
+        """True when the slot holds the ambiguous word, whose sense only the cue gives."""
+        return self.noun == self.word
 
 
-def make_corpus(n_sentences: int = 300, seed: int = 0) -> list[Sentence]:
-    """``n_sentences`` sentences drawn from :data:`TEMPLATES`, the same for the same ``seed``.
+@dataclass(frozen=True)
+class Corpus:
+    """Training and held-out sentences drawn from disjoint sets of templates.
 
-    The six ``(word, sense)`` pairs take turns, so each has ``n_sentences / 6``
-    sentences (to within one); the template and its slot fillers are drawn
-    with ``numpy.random.default_rng(seed)``. Sentences may repeat.
+    ``templates`` lists every shape; ``train_templates`` and
+    ``held_out_templates`` are the indices of each split's shapes.
+    """
 
-    >>> corpus = make_corpus(6, seed=0)
-    >>> [(s.word, s.sense) for s in corpus[:2]]
-    [('train', 'vehicle'), ('train', 'teach')]
-    >>> corpus == make_corpus(6, seed=0)
-    True
-    >>> make_corpus(0)
+    train: tuple
+    held_out: tuple
+    templates: tuple
+    train_templates: tuple
+    held_out_templates: tuple
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    return int(seed)
+
+
+def make_templates(distances: Sequence[int] = DISTANCES, length: int = LENGTH) -> list[Template]:
+    """Every template of ``length`` words with the cue at one of ``distances``, in a fixed order.
+
+    For each direction, each distance ``k`` in the order given, each place of
+    the noun where ``the``, ``was`` and the cue fit. Each direction and
+    distance needs at least two places, one for each split, so ``k`` may be
+    at most ``length - 3``: a larger distance does not fit the sentence.
+
+    >>> [(t.direction, t.distance, t.position) for t in make_templates(distances=[3], length=6)]
+    [('before', 3, 3), ('before', 3, 4), ('after', 3, 1), ('after', 3, 2)]
+    >>> make_templates(distances=[9], length=8)
     Traceback (most recent call last):
     ...
-    ValueError: n_sentences must be a whole number >= 1, got 0
+    ValueError: distances[0] must be a cue distance from 2 to length - 3 = 5 (two places for the noun in a sentence of 8 words), got 9
     """
-    n_sentences = check_positive_int("n_sentences", n_sentences)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
-    rng = np.random.default_rng(int(seed))
-    keys = list(TEMPLATES)
+    length = check_positive_int("length", length)
+    if length < 5:
+        raise ValueError(f"length must be at least 5 (fillers, a cue, the, the noun and was), got {length}")
+
+    def one(name: str, k: Any) -> int:
+        k = check_positive_int(name, k)
+        if not 2 <= k <= length - 3:
+            raise ValueError(f"{name} must be a cue distance from 2 to length - 3 = {length - 3} "
+                             f"(two places for the noun in a sentence of {length} words), got {k}")
+        return k
+
+    distances = check_list("distances", distances, one, "cue distances")
+    if len(set(distances)) != len(distances):
+        raise ValueError(f"distances must not repeat a distance, got {list(distances)!r}")
     out = []
-    for k in range(n_sentences):
-        word, sense = keys[k % len(keys)]
-        templates = TEMPLATES[(word, sense)]
-        template = templates[int(rng.integers(len(templates)))]
-        filled = _FIELD.sub(lambda m: _SLOTS[m.group(1)][int(rng.integers(len(_SLOTS[m.group(1)])))],
-                            template)
-        out.append(Sentence(filled, word, sense))
+    for direction in DIRECTIONS:
+        for k in distances:
+            low, high = (k, length - 2) if direction == "before" else (1, length - 1 - k)
+            out += [Template(direction, k, p, length) for p in range(low, high + 1)]
     return out
+
+
+def make_corpus(n_train: int = 1200, n_held_out: int = 600, *, distances: Sequence[int] = DISTANCES,
+                length: int = LENGTH, seed: int = 0) -> Corpus:
+    """Sentences from disjoint training and held-out templates, the same for the same ``seed``.
+
+    :func:`make_templates` lists the shapes; in every cell (direction,
+    distance) a shuffle drawn with ``seed`` gives half the noun's places,
+    rounded up, to training and the rest to the held-out set, so a held-out
+    sentence puts the noun where no training sentence of its cell does, and
+    cannot be a training sentence. Each split's sentences take the six
+    ``(word, sense)`` pairs in turn, and alternate between the ambiguous word
+    and a topic noun in the slot, so both are balanced exactly when the count
+    is a multiple of 12; the template, the cue, the topic noun and every
+    filler are drawn with ``seed``.
+
+    >>> c = make_corpus(12, 12, distances=[2, 4], length=8, seed=0)
+    >>> len(c.train), len(c.held_out), len(c.templates)
+    (12, 12, 16)
+    >>> s = c.train[0]
+    >>> s.word, s.sense, s.noun == s.word, s.tokens[s.position - 1:s.position + 2]
+    ('bank', 'river', True, ['the', 'bank', 'was'])
+    >>> set(c.train_templates) & set(c.held_out_templates)
+    set()
+    >>> make_corpus(12, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_held_out must be a whole number >= 1, got 0
+    """
+    n_train = check_positive_int("n_train", n_train)
+    n_held_out = check_positive_int("n_held_out", n_held_out)
+    seed = _check_seed(seed)
+    templates = make_templates(distances, length)
+    rng = np.random.default_rng(seed)
+    cells: dict[tuple, list[int]] = {}
+    for i, t in enumerate(templates):
+        cells.setdefault((t.direction, t.distance), []).append(i)
+    train_ids, held_ids = [], []
+    for ids in cells.values():
+        order = [ids[int(j)] for j in rng.permutation(len(ids))]
+        half = (len(ids) + 1) // 2
+        train_ids += sorted(order[:half])
+        held_ids += sorted(order[half:])
+    keys = list(CUES)
+
+    def draw(n: int, ids: list[int]) -> tuple:
+        out = []
+        for i in range(n):
+            word, sense = keys[i % len(keys)]
+            ambiguous = (i // len(keys)) % 2 == 0
+            t = ids[int(rng.integers(len(ids)))]
+            tpl = templates[t]
+            cue = CUES[(word, sense)][int(rng.integers(len(CUES[(word, sense)])))]
+            noun = word if ambiguous else NOUNS[(word, sense)][int(rng.integers(len(NOUNS[(word, sense)])))]
+            fillers = [FILLERS[int(j)] for j in rng.integers(len(FILLERS), size=tpl.length - 4)]
+            out.append(Sentence(tpl.fill(cue, noun, fillers), word, sense, noun, cue, tpl.direction,
+                                tpl.distance, t, tpl.position))
+        return tuple(out)
+
+    return Corpus(draw(n_train, sorted(train_ids)), draw(n_held_out, sorted(held_ids)), tuple(templates),
+                  tuple(sorted(train_ids)), tuple(sorted(held_ids)))
+
+
+def occurrences(sentences: Sequence[Sentence], word: str) -> list[Sentence]:
+    """The sentences of ``sentences`` whose slot holds the ambiguous ``word``, in order.
+
+    >>> c = make_corpus(24, 12, seed=0)
+    >>> [s.sense for s in occurrences(c.train, "bank")]
+    ['river', 'money', 'river', 'money']
+    >>> occurrences(c.train, "river")
+    Traceback (most recent call last):
+    ...
+    ValueError: word must be one of 'bank', 'plant', 'bat', got 'river'
+    """
+    check_choice("word", word, tuple(SENSES))
+    if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Sequence):
+        raise ValueError(f"sentences must be a list of Sentence, got {type(sentences).__name__}")
+    out = [s for s in sentences if s.word == word and s.ambiguous]
+    if not out:
+        raise ValueError(f"sentences must hold at least one occurrence of {word!r} (an empty split?), "
+                         f"got {len(sentences)} sentence(s) without one")
+    return out
+
+
+def slot_entropy(sense_known: bool) -> float:
+    """The entropy (nats) of the noun slot, knowing the sense (the cue) or knowing nothing about it.
+
+    Knowing the sense, the slot holds the ambiguous word with probability
+    1/2 and each of the sense's topic nouns with an equal share of the other
+    half; knowing nothing, it mixes the six ``(word, sense)`` pairs equally.
+    These are the floors a language model reaches at the slot with and
+    without the cue.
+
+    >>> round(slot_entropy(True), 3), round(slot_entropy(False), 3)
+    (1.04, 2.485)
+    """
+    if not isinstance(sense_known, (bool, np.bool_)):
+        raise ValueError(f"sense_known must be True or False, got {sense_known!r}")
+    keys = list(CUES)
+    p: dict[str, float] = {}
+    for key in (keys[:1] if sense_known else keys):
+        share = 1.0 / (1 if sense_known else len(keys))
+        p[key[0]] = p.get(key[0], 0.0) + share / 2
+        for noun in NOUNS[key]:
+            p[noun] = p.get(noun, 0.0) + share / 2 / len(NOUNS[key])
+    q = np.array(list(p.values()))
+    return float(-(q * np.log(q)).sum())
 
 
 def tokenize(text: str) -> list[str]:
     """The words of ``text``: lower case, letters only, punctuation dropped.
 
-    >>> tokenize("The train arrived, at last!")
-    ['the', 'train', 'arrived', 'at', 'last']
+    >>> tokenize("The bank was steep, again!")
+    ['the', 'bank', 'was', 'steep', 'again']
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
@@ -174,17 +355,17 @@ class Vocabulary:
     Ids 0, 1 and 2 are ``<pad>``, ``<s>`` and ``</s>``; the words follow in
     alphabetical order, so the same words always get the same ids.
 
-    >>> vocab = Vocabulary(["the train", "we train models"])
+    >>> vocab = Vocabulary(["the bank", "the bank was"])
     >>> len(vocab), vocab.words[3:]
-    (7, ['models', 'the', 'train', 'we'])
-    >>> vocab.encode("we train models")
-    [1, 6, 5, 3, 2]
-    >>> vocab.decode([1, 6, 5, 3, 2])
-    ['<s>', 'we', 'train', 'models', '</s>']
-    >>> vocab.encode("we train dogs")
+    (6, ['bank', 'the', 'was'])
+    >>> vocab.encode("the bank was")
+    [1, 4, 3, 5, 2]
+    >>> vocab.decode([1, 4, 3, 5, 2])
+    ['<s>', 'the', 'bank', 'was', '</s>']
+    >>> vocab.encode("the bat was")
     Traceback (most recent call last):
     ...
-    ValueError: text has a word not in the vocabulary: 'dogs'
+    ValueError: text has a word not in the vocabulary: 'bat'
     """
 
     def __init__(self, texts: Iterable[Any]) -> None:
@@ -240,18 +421,16 @@ class Vocabulary:
         return out
 
 
-def occurrences(corpus: Sequence[Sentence], word: str) -> dict[str, list[Sentence]]:
-    """The distinct sentences of ``corpus`` that use ``word``, grouped by sense, in first-seen order.
+def vocabulary() -> Vocabulary:
+    """Every word the corpus can use: fillers, ``the``, ``was``, the ambiguous words, cues and topic nouns.
 
-    >>> groups = occurrences(make_corpus(60, seed=0), "bank")
-    >>> sorted(groups), all(s.word == "bank" for g in groups.values() for s in g)
-    (['money', 'river'], True)
+    Built from the word lists, not from sentences, so held-out sentences need
+    nothing the training sentences did not define.
+
+    >>> vocab = vocabulary()
+    >>> len(vocab), vocab.encode("the bank was")[1:-1] == [vocab.id("the"), vocab.id("bank"), vocab.id("was")]
+    (54, True)
     """
-    check_choice("word", word, tuple(SENSES))
-    groups: dict[str, list[Sentence]] = {sense: [] for sense in SENSES[word]}
-    seen = set()
-    for s in corpus:
-        if s.word == word and s.text not in seen:
-            seen.add(s.text)
-            groups[s.sense].append(s)
-    return groups
+    words = list(FILLERS) + ["the", "was"] + list(SENSES)
+    words += [w for group in CUES.values() for w in group] + [w for group in NOUNS.values() for w in group]
+    return Vocabulary([" ".join(words)])

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from rnnmem import corpus, probe
+from rnnmem.site.builders.words_in_context import NAMES, _comparison
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
@@ -21,8 +23,9 @@ def one(comment: str):
 def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_path):
     directives = find_directives(PAGE.read_text(), PAGE_NAME)
     names = sorted((d.kind, d.name) for d in directives)
-    assert names == [("figure", "bilm_loss"), ("figure", "sense_heatmap"), ("figure", "sense_projection"),
-                     ("table", "sense_similarity"), ("table", "sense_summary")]
+    assert names == [("figure", "bilm_loss"), ("figure", "cue_distance_curves"), ("table", "cue_distance_table"),
+                     ("table", "layer_table"), ("table", "mixture_table"), ("table", "probe_table"),
+                     ("table", "slot_table")]
     r = Renderer(tmp_path)
     tables = {}
     for d in directives:
@@ -31,33 +34,46 @@ def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_pa
             assert item.content.startswith(b"<?xml") and b"<svg" in item.content
         else:
             tables[d.name] = item.content.decode()
-    # the numbers the page's snippets print for train (within, within, across)
-    similarity = tables["sense_similarity"]
-    for row in ("| 1.00 | 1.00 | 1.00 |", "| 0.77 | 0.86 | 0.50 |", "| 0.81 | 0.72 | 0.42 |",
-                "| 0.79 | 0.79 | 0.45 |", "| 0.94 | 0.94 | 0.84 |"):
-        assert row in similarity, similarity
-    assert "within *vehicle* (12)" in similarity and "within *teach* (20)" in similarity
-    summary = tables["sense_summary"]
-    assert summary.count("\n| *") == 3 and "| vehicle (12), teach (20) | 0.79 | 0.79 | 0.45 |" in summary
+    # the static row scores chance exactly on every seed; chance is one half; ten seeds, 300 occurrences each
+    probe_rows = tables["probe_table"]
+    assert "| static row \\(E_w\\) | 0.50 ± 0.00 | 0.50 | 0.50 |" in probe_rows, probe_rows
+    assert "| chance (the commoner sense) | 0.50 ± 0.00 | 0.50 | 0.50 |" in probe_rows
+    assert "mean ± sd over 10 seeds" in probe_rows and "300 held-out occurrences per seed" in probe_rows
+    assert probe_rows.count("\n| ") == len(probe.METHODS) + 1              # methods, chance (after the heading)
+    # the seed-0 run of the page's snippet is one of the ten: the highest seed is at least its accuracy
+    seed0 = _comparison(0)
+    for method, name in NAMES.items():
+        row = next(line for line in probe_rows.splitlines() if line.startswith(f"| {name} |"))
+        low, high = (float(x) for x in row.split("|")[3:5])
+        assert low <= round(seed0.accuracy(method), 2) <= high, (method, row)
+    assert tables["cue_distance_table"].count("\n| before,") == len(corpus.DISTANCES)
+    assert tables["cue_distance_table"].count("\n| after,") == len(corpus.DISTANCES)
+    slot = tables["slot_table"]
+    assert "| floor, knowing the cue |  | 1.04 |" in slot and "| floor, not knowing it |  | 2.48 |" in slot
+    assert tables["mixture_table"].count("\n| *") == 3
+    assert "of 10 |" in tables["layer_table"]
 
+
+def test_the_builders_use_the_recipe_declared_in_the_core():
+    import inspect
+
+    from rnnmem.site.builders import words_in_context
+
+    source = inspect.getsource(words_in_context)
+    assert "bilm.Recipe()" in source
+    for field in ("lr=", "steps=", "batch_size=", "dim="):          # no second copy of the recipe
+        assert field not in source, field
 
 
 @pytest.mark.parametrize(
     "comment, expected",
     [
-        ('<!-- figure: bilm_loss steps=0 caption="c" -->', "steps must be a whole number >= 1, got 0"),
-        ('<!-- figure: bilm_loss lr=-0.1 caption="c" -->', "lr must be a positive finite number, got -0.1"),
+        ('<!-- table: probe_table seeds=1 -->', "seeds must be at least 2 (a spread needs two runs), got 1"),
+        ('<!-- table: probe_table seeds=0 -->', "seeds must be a whole number >= 1, got 0"),
+        ('<!-- figure: cue_distance_curves seeds="ten" caption="c" -->', "seeds must be a whole number >= 1"),
+        ('<!-- table: layer_table seeds=2.5 -->', "seeds must be a whole number >= 1, got 2.5"),
         ('<!-- figure: bilm_loss window=0 caption="c" -->', "window must be a whole number >= 1, got 0"),
-        ('<!-- figure: bilm_loss sentences=2.5 caption="c" -->', "sentences must be a whole number >= 1, got 2.5"),
-        ('<!-- figure: bilm_loss dim=0 caption="c" -->', "dim must be a whole number >= 1, got 0"),
-        ('<!-- figure: bilm_loss batch_size="8" caption="c" -->', "batch_size must be a whole number >= 1"),
         ('<!-- figure: bilm_loss seed=-1 caption="c" -->', "seed must be a whole number >= 0, got -1"),
-        ('<!-- table: sense_similarity word="river" -->', "word must be one of 'train', 'bank', 'book', got 'river'"),
-        ('<!-- table: sense_summary words=[] -->', "words must be a non-empty list of the words train, bank, book"),
-        ('<!-- table: sense_summary words=["train", "cat"] -->', "words[1] must be one of 'train', 'bank', 'book'"),
-        ('<!-- figure: sense_heatmap word=3 caption="c" -->', "word must be one of 'train', 'bank', 'book', got 3"),
-        ('<!-- figure: sense_projection words="train" caption="c" -->', "words must be a non-empty list"),
-        ('<!-- figure: sense_projection steps=0 caption="c" -->', "steps must be a whole number >= 1, got 0"),
     ],
 )
 def test_a_bad_argument_is_named(tmp_path, comment, expected):

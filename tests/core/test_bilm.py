@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rnnmem import bilm, corpus, train
-from rnnmem.bilm import BiLM, scalar_mix
+from rnnmem.bilm import BiLM, Recipe, scalar_mix
 
 BATCH = [[1, 4, 5, 6, 2], [1, 3, 2], [1, 6, 6, 4, 5, 3, 2]]   # different lengths: padding is exercised
 
@@ -147,29 +147,49 @@ def test_mean_cosines_averages_distinct_pairs_within_and_across():
 
 
 def test_the_same_seed_gives_the_same_model_and_the_same_training():
-    data = corpus.make_corpus(48, seed=0)
-    vocab = corpus.Vocabulary(data)
-    seqs = [vocab.encode(s) for s in data]
-    runs = []
-    for _ in range(2):
-        model = BiLM(len(vocab), dim=8, seed=5)
-        h = train.fit(model.parameters(), model.loss_and_grads, seqs, steps=5, batch_size=8, lr=0.02, seed=1)
-        runs.append((h.losses, model.embedding.copy()))
-    assert runs[0][0] == runs[1][0] and np.array_equal(runs[0][1], runs[1][1])
-    assert not np.array_equal(BiLM(len(vocab), dim=8, seed=5).embedding, BiLM(len(vocab), dim=8, seed=6).embedding)
+    data = corpus.make_corpus(48, 12, seed=0)
+    vocab = corpus.vocabulary()
+    seqs = [vocab.encode(s) for s in data.train]
+    recipe = Recipe(dim=8, steps=5, batch_size=8)
+    runs = [recipe.fit(seqs, len(vocab), seed=5) for _ in range(2)]
+    assert runs[0][1].losses == runs[1][1].losses
+    assert np.array_equal(runs[0][0].embedding, runs[1][0].embedding)
+    assert not np.array_equal(recipe.model(len(vocab), seed=5).embedding, recipe.model(len(vocab), seed=6).embedding)
+    assert np.array_equal(recipe.model(len(vocab), seed=5).softmax_weight,
+                          BiLM(len(vocab), dim=8, num_layers=2, seed=5).softmax_weight)
 
 
-def test_training_on_the_corpus_lowers_the_loss_from_log_v():
-    data = corpus.make_corpus(120, seed=0)
-    vocab = corpus.Vocabulary(data)
-    seqs = [vocab.encode(s) for s in data]
-    model = BiLM(len(vocab), dim=16, seed=0)
-    before = model.loss(seqs)
-    assert before == pytest.approx((np.log(len(vocab)),) * 2, abs=0.15)
-    history = train.fit(model.parameters(), model.loss_and_grads, seqs, steps=80, batch_size=16, lr=0.03, seed=0)
-    after = model.loss(seqs)
-    assert max(after) < 1.6 < min(before)
-    assert np.mean(history.losses[-10:]) < 0.5 * np.mean(history.losses[:10])
+def test_the_recipe_is_declared_once_and_frozen():
+    recipe = Recipe()
+    assert (recipe.dim, recipe.num_layers) == (16, 2)
+    with pytest.raises(AttributeError):
+        recipe.steps = 1                                   # frozen: nobody changes it in passing
+    assert Recipe(steps=3) != recipe and Recipe(steps=3).dim == recipe.dim
+
+
+def test_training_on_the_corpus_lowers_the_loss_from_log_v_on_held_out_sentences_too():
+    data = corpus.make_corpus(240, 120, seed=0)
+    vocab = corpus.vocabulary()
+    train_seqs = [vocab.encode(s) for s in data.train]
+    held = [vocab.encode(s) for s in data.held_out]
+    recipe = Recipe(num_layers=1, steps=60, lr=0.03)
+    before = recipe.model(len(vocab), seed=0).loss(held)
+    assert before == pytest.approx((np.log(len(vocab)),) * 2, abs=0.2)
+    model, history = recipe.fit(train_seqs, len(vocab), seed=0)
+    after = model.loss(held)
+    assert max(after) < min(before) - 0.8
+    assert np.mean(history.losses[-10:]) < np.mean(history.losses[:10]) - 0.8
+
+
+def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_rest():
+    model = BiLM(12, dim=3, seed=0)
+    seq = [1, 4, 5, 6, 7, 8, 2]                         # words 4..8 at word indices 0..4
+    np.testing.assert_allclose(model.bag_of_rows([seq], [2], 1)[0], model.embedding[[5, 6, 7]].mean(axis=0))
+    np.testing.assert_allclose(model.bag_of_rows([seq], [0], 2)[0], model.embedding[[4, 5, 6]].mean(axis=0))
+    np.testing.assert_allclose(model.bag_of_rows([seq], [3], 0)[0], model.embedding[7])
+    far = [1, 4, 5, 6, 7, 9, 2]                          # a word outside the window changed
+    assert np.array_equal(model.bag_of_rows([seq], [1], 2), model.bag_of_rows([far], [1], 2))
+    assert not np.array_equal(model.bag_of_rows([seq], [1], 3), model.bag_of_rows([far], [1], 3))
 
 
 @pytest.mark.parametrize("call, message", [
@@ -192,6 +212,13 @@ def test_training_on_the_corpus_lowers_the_loss_from_log_v():
     (lambda: bilm.cosine_matrix(np.ones(3)), r"vectors must have shape \(N, F\)"),
     (lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "a", "b"]), "labels must hold at least two labels with at least two rows"),
     (lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "b"]), r"labels must give one label per row of vectors \(3\), got 2"),
+    (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [0], -1), "window must be a whole number >= 0, got -1"),
+    (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [1], 1), r"positions\[0\] must be a word index from 0 to 0, got 1"),
+    (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [0, 0], 1), "positions must give one word index per sequence"),
+    (lambda: Recipe(dim=0), "dim must be a whole number >= 1, got 0"),
+    (lambda: Recipe(lr=-0.1), "lr must be a positive finite number, got -0.1"),
+    (lambda: Recipe(max_norm=float("inf")), "max_norm must be a positive finite number, got inf"),
+    (lambda: Recipe(batch_size=2.5), "batch_size must be a whole number >= 1, got 2.5"),
 ])
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):

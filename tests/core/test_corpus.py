@@ -1,76 +1,93 @@
-"""The toy corpus: deterministic, balanced, each sentence using its word once in its sense."""
+"""The corpus of cues at a distance: deterministic, balanced, shared neighbours, disjoint splits."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
 from rnnmem import corpus
-from rnnmem.corpus import BOS, EOS, PAD, SENSES, TEMPLATES, Vocabulary, make_corpus, occurrences, tokenize
+from rnnmem.corpus import (CUES, DISTANCES, FILLERS, LENGTH, NOUNS, SENSES, Template, Vocabulary, make_corpus,
+                           make_templates, occurrences, slot_entropy, tokenize, vocabulary)
+
+DATA = make_corpus(seed=0)
 
 
-def test_the_same_seed_gives_the_same_sentences_and_another_seed_others():
-    assert make_corpus(120, seed=3) == make_corpus(120, seed=3)
-    assert make_corpus(120, seed=3) != make_corpus(120, seed=4)
+def test_the_same_seed_gives_the_same_corpus_and_another_seed_another():
+    assert make_corpus(120, 60, seed=3) == make_corpus(120, 60, seed=3)
+    assert make_corpus(120, 60, seed=3).train != make_corpus(120, 60, seed=4).train
 
 
-def test_senses_take_turns_so_the_corpus_is_balanced():
-    sentences = make_corpus(300, seed=0)
-    counts = {}
-    for s in sentences:
-        counts[(s.word, s.sense)] = counts.get((s.word, s.sense), 0) + 1
-    assert set(counts) == set(TEMPLATES)
-    assert set(counts.values()) == {50}
+def test_no_held_out_sentence_or_template_is_seen_in_training():
+    assert not set(DATA.train_templates) & set(DATA.held_out_templates)
+    assert sorted(DATA.train_templates + DATA.held_out_templates) == list(range(len(DATA.templates)))
+    assert not {s.text for s in DATA.train} & {s.text for s in DATA.held_out}
+    assert {s.template for s in DATA.train} <= set(DATA.train_templates)
+    assert {s.template for s in DATA.held_out} <= set(DATA.held_out_templates)
 
 
-def test_every_sentence_uses_its_word_once_and_comes_from_its_own_templates():
-    for s in make_corpus(300, seed=1):
-        assert s.tokens.count(s.word) == 1
-        assert s.tokens[s.position] == s.word
-        shapes = [t.split() for t in TEMPLATES[(s.word, s.sense)]]
-        assert any(len(shape) == len(s.tokens)
-                   and all(a == b or a.startswith("{") for a, b in zip(shape, s.tokens))
-                   for shape in shapes), s.text
+def test_every_split_has_every_direction_and_distance():
+    for split in (DATA.train, DATA.held_out):
+        cells = Counter((s.direction, s.distance) for s in occurrences(split, "bank"))
+        assert set(cells) == {(d, k) for d in corpus.DIRECTIONS for k in DISTANCES}
 
 
-def test_both_senses_of_each_word_are_present():
-    groups = {w: occurrences(make_corpus(300, seed=0), w) for w in SENSES}
-    for word, by_sense in groups.items():
-        assert list(by_sense) == list(SENSES[word])
-        assert all(len(v) >= 5 for v in by_sense.values()), (word, {k: len(v) for k, v in by_sense.items()})
-        texts = [s.text for v in by_sense.values() for s in v]
-        assert len(texts) == len(set(texts))
+def test_both_senses_share_the_part_of_speech_slot_and_the_immediate_neighbours():
+    for s in DATA.train + DATA.held_out:
+        words = s.tokens
+        assert len(words) == LENGTH
+        assert words[s.position] == s.noun and words[s.position - 1] == "the" and words[s.position + 1] == "was"
+        cue_at = s.position - s.distance if s.direction == "before" else s.position + s.distance
+        assert words[cue_at] == s.cue and s.cue in CUES[(s.word, s.sense)]
+        others = [w for i, w in enumerate(words) if i not in (cue_at, s.position - 1, s.position, s.position + 1)]
+        assert all(w in FILLERS for w in others), s.text                 # nothing else names the topic
+        assert s.noun == s.word or s.noun in NOUNS[(s.word, s.sense)]
 
 
-def test_the_vocabulary_is_small_sorted_and_starts_with_the_reserved_tokens():
-    vocab = Vocabulary(make_corpus(300, seed=0))
-    assert vocab.words[:3] == [PAD, BOS, EOS] and vocab.pad_id == 0
-    assert vocab.words[3:] == sorted(vocab.words[3:])
-    assert 40 <= len(vocab) <= 64
+def test_senses_and_ambiguous_slots_are_balanced_exactly():
+    for split in (DATA.train, DATA.held_out):
+        counts = Counter((s.word, s.sense, s.ambiguous) for s in split)
+        assert len(set(counts.values())) == 1 and len(counts) == 12
 
 
-def test_encode_wraps_in_boundaries_and_decode_inverts_it():
-    vocab = Vocabulary(make_corpus(60, seed=0))
-    ids = vocab.encode("the train arrived at the station")
-    assert ids[0] == vocab.id(BOS) and ids[-1] == vocab.id(EOS)
-    assert vocab.decode(ids)[1:-1] == ["the", "train", "arrived", "at", "the", "station"]
+def test_templates_cover_every_place_the_cue_fits():
+    ts = make_templates(distances=[2, 4], length=8)
+    assert [t for t in ts if t.direction == "before" and t.distance == 4] == \
+        [Template("before", 4, p, 8) for p in (4, 5, 6)]
+    for t in ts:
+        assert 0 <= t.cue_position < t.length and abs(t.cue_position - t.position) == t.distance
+        assert t.words.count("{filler}") == t.length - 4
 
 
-def test_tokenize_drops_case_and_punctuation():
-    assert tokenize("We TRAIN models, on data.") == ["we", "train", "models", "on", "data"]
+def test_the_vocabulary_holds_every_word_of_the_lists_and_nothing_else():
+    vocab = vocabulary()
+    words = set(FILLERS) | {"the", "was"} | set(SENSES)
+    words |= {w for g in CUES.values() for w in g} | {w for g in NOUNS.values() for w in g}
+    assert set(vocab.words[3:]) == words and vocab.words[:3] == [corpus.PAD, corpus.BOS, corpus.EOS]
+    assert all(vocab.decode(vocab.encode(s))[1:-1] == s.tokens for s in DATA.held_out[:50])
+
+
+def test_slot_entropy_knowing_the_cue_is_lower():
+    assert slot_entropy(True) < slot_entropy(False)
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: make_corpus(0), "n_sentences must be a whole number >= 1, got 0"),
-    (lambda: make_corpus(10, seed=-1), "seed must be a whole number >= 0, got -1"),
-    (lambda: make_corpus(10, seed=1.5), "seed must be a whole number >= 0, got 1.5"),
+    (lambda: make_corpus(10, 10, distances=[11]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
+    (lambda: make_corpus(10, 10, distances=[1]), r"distances\[0\] must be a cue distance from 2"),
+    (lambda: make_corpus(10, 10, distances=[]), "distances must be a non-empty list"),
+    (lambda: make_corpus(10, 10, distances=[3, 3]), "distances must not repeat a distance"),
+    (lambda: make_corpus(0, 10), "n_train must be a whole number >= 1, got 0"),
+    (lambda: make_corpus(10, 0), "n_held_out must be a whole number >= 1, got 0"),
+    (lambda: make_corpus(10, 10, seed=-1), "seed must be a whole number >= 0, got -1"),
+    (lambda: make_corpus(10, 10, length=4), "length must be at least 5"),
+    (lambda: occurrences(DATA.train, "river"), "word must be one of 'bank', 'plant', 'bat', got 'river'"),
+    (lambda: occurrences([], "bank"), r"sentences must hold at least one occurrence of 'bank' \(an empty split\?\)"),
+    (lambda: vocabulary().encode("the bank was purple"), "text has a word not in the vocabulary: 'purple'"),
+    (lambda: vocabulary().id("purple"), "word must be in the vocabulary, got 'purple'"),
+    (lambda: Template("before", 2, 2, 6).fill("fish", "bank", ["so"]), "fillers must hold 2 words"),
     (lambda: tokenize(3), "text must be a string, got int"),
     (lambda: Vocabulary([]), "texts must hold at least one word"),
-    (lambda: Vocabulary([3]), r"texts\[0\] must be a string or a Sentence, got int"),
-    (lambda: Vocabulary(["a b"]).encode("a c"), "text has a word not in the vocabulary: 'c'"),
-    (lambda: Vocabulary(["a b"]).encode("!"), "text must hold at least one word"),
-    (lambda: Vocabulary(["a b"]).decode([1, 9]), r"ids\[1\] must be a whole number from 0 to 4, got 9"),
-    (lambda: Vocabulary(["a b"]).id("z"), "word must be in the vocabulary, got 'z'"),
-    (lambda: occurrences(make_corpus(6), "river"), "word must be one of 'train', 'bank', 'book', got 'river'"),
+    (lambda: slot_entropy("yes"), "sense_known must be True or False"),
 ])
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):

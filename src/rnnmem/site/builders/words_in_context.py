@@ -1,195 +1,196 @@
 """Figures and tables of the chapter "Words in context".
 
-Every builder trains the chapter's bidirectional language model with the
-recipe its arguments give (the page's snippets use the same one), once per
-process: :func:`_trained` keeps the result.
+Every builder reads the same measurements: :func:`rnnmem.probe.compare` for
+seeds ``0 .. seeds - 1``, with the training recipe :class:`rnnmem.bilm.Recipe`
+declared once in the core (the page's snippets use the same one). Each seed's
+comparison is computed once per process (:func:`_comparison` keeps it).
 """
 
 from __future__ import annotations
 
+import inspect
 from functools import lru_cache
 
 import numpy as np
 
-from rnnmem import bilm, corpus, train
-from rnnmem.checks import check_choice, check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem import bilm, corpus, probe
+from rnnmem.checks import check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
 
-WORDS = tuple(corpus.SENSES)
-MARKERS = ("o", "s")
+WINDOW = inspect.signature(probe.compare).parameters["window"].default
+"""The bag of rows' half-width: the default of :func:`rnnmem.probe.compare`, which the builders use."""
+
+NAMES = {
+    "static": "static row \\(E_w\\)",
+    "bag": f"bag of rows, \\(\\pm {WINDOW}\\) words",
+    "untrained": "untrained BiLM, \\([\\overrightarrow{h}; \\overleftarrow{h}]\\)",
+    "forward": "trained, forward \\(\\overrightarrow{h}\\)",
+    "backward": "trained, backward \\(\\overleftarrow{h}\\)",
+    "both": "trained, \\([\\overrightarrow{h}; \\overleftarrow{h}]\\)",
+    "layer 1": "trained, layer 1 \\([\\overrightarrow{h}; \\overleftarrow{h}]\\)",
+    "mixture": "trained, ELMo mixture of layers 0–2",
+}
+"""How the page names each of :data:`rnnmem.probe.METHODS`."""
+
+CURVES = ("forward", "backward", "both", "untrained", "bag")
+LABELS = {"forward": "trained, forward", "backward": "trained, backward", "both": "trained, both joined",
+          "untrained": "untrained, both joined", "bag": f"bag of rows ±{WINDOW}"}
 
 
-def _recipe(sentences, dim, steps, batch_size, lr, seed) -> tuple:
-    return (check_positive_int("sentences", sentences), check_positive_int("dim", dim),
-            check_positive_int("steps", steps), check_positive_int("batch_size", batch_size),
-            float(check_positive("lr", lr)), check_nonnegative_int("seed", seed))
+@lru_cache(maxsize=None)
+def _comparison(seed: int) -> probe.Comparison:
+    """The chapter's comparison for one seed, with the recipe of the core."""
+    return probe.compare(seed, bilm.Recipe())
 
 
-@lru_cache(maxsize=4)
-def _trained(sentences: int, dim: int, steps: int, batch_size: int, lr: float, seed: int):
-    """The chapter's corpus, vocabulary, trained model and training history for one recipe."""
-    data = corpus.make_corpus(sentences, seed=seed)
-    vocab = corpus.Vocabulary(data)
-    sequences = [vocab.encode(s) for s in data]
-    model = bilm.BiLM(len(vocab), dim=dim, seed=seed)
-    history = train.fit(model.parameters(), model.loss_and_grads, sequences, steps=steps,
-                        batch_size=batch_size, lr=lr, max_norm=1.0, seed=seed)
-    return data, vocab, model, history
+def _comparisons(seeds) -> list[probe.Comparison]:
+    seeds = check_positive_int("seeds", seeds)
+    if seeds < 2:
+        raise ValueError(f"seeds must be at least 2 (a spread needs two runs), got {seeds}")
+    return [_comparison(s) for s in range(seeds)]
 
 
-def _context(s: corpus.Sentence) -> tuple:
-    """Sort key: the words after the ambiguous word, then those before it."""
-    return s.tokens[s.position + 1:], s.tokens[:s.position]
+def _spread(values) -> str:
+    v = np.asarray(values, dtype=np.float64)
+    return f"{v.mean():.2f} ± {v.std(ddof=1):.2f}"
 
 
-def _occurrences(word: str, recipe: tuple):
-    """The occurrences of ``word`` (sense by sense), their senses and their layers ``(L+1, N, 2 dim)``."""
-    data, vocab, model, _ = _trained(*recipe)
-    groups = corpus.occurrences(data, word)
-    occ = [s for g in groups.values() for s in sorted(g, key=_context)]   # like contexts side by side
-    layers = model.layers_at([vocab.encode(s) for s in occ], [s.position for s in occ])
-    return model, [s.sense for s in occ], layers
+@table()
+def probe_table(seeds=10):
+    """Held-out sense accuracy of a probe on each representation: mean ± standard deviation over seeds."""
+    runs = _comparisons(seeds)
+    rows = []
+    for method in probe.METHODS:
+        acc = [r.accuracy(method) for r in runs]
+        rows.append([NAMES[method], _spread(acc), f"{min(acc):.2f}", f"{max(acc):.2f}"])
+    chance = [r.chance for r in runs]
+    rows.append(["chance (the commoner sense)", _spread(chance), f"{min(chance):.2f}", f"{max(chance):.2f}"])
+    total = runs[0].total
+    return Table(columns=["representation", f"held-out accuracy, mean ± sd over {len(runs)} seeds",
+                          "lowest seed", "highest seed"],
+                 rows=rows, align=["left", "right", "right", "right"],
+                 notes=f"{total} held-out occurrences per seed (bank, plant and bat together), "
+                       "from templates neither the language model nor the probe saw.")
 
 
-def _views(model, layers) -> dict:
-    """The representations the chapter compares, each ``(N, F)``."""
-    D = model.dim
-    return {
-        "static row \\(E_w\\)": layers[0, :, :D],
-        "forward state \\(\\overrightarrow{h}_t\\)": layers[1, :, :D],
-        "backward state \\(\\overleftarrow{h}_t\\)": layers[1, :, D:],
-        "layer 1 \\([\\overrightarrow{h}_t; \\overleftarrow{h}_t]\\)": layers[1],
-        "mixture, \\(a = 0\\), \\(\\gamma = 1\\)": bilm.scalar_mix(layers),
-    }
+def _cell_accuracy(runs, method, direction, k) -> np.ndarray:
+    return np.array([r.cells[method][(direction, k)][0] / r.cells[method][(direction, k)][1] for r in runs])
 
 
-def _word(word):
-    return check_choice("word", word, WORDS)
+def _distances(runs) -> list[int]:
+    return sorted({k for (_, k) in runs[0].cells["both"]})
+
+
+@table()
+def cue_distance_table(seeds=10):
+    """Held-out accuracy by the cue's side and distance, for each curve: mean ± sd over seeds."""
+    runs = _comparisons(seeds)
+    rows = []
+    for direction in corpus.DIRECTIONS:
+        for k in _distances(runs):
+            n = int(np.mean([r.cells["both"][(direction, k)][1] for r in runs]))
+            rows.append([f"{direction}, {k} words", str(n)]
+                        + [_spread(_cell_accuracy(runs, m, direction, k)) for m in CURVES])
+    return Table(columns=["cue", "occurrences per seed (mean)"] + [LABELS[m] for m in CURVES], rows=rows,
+                 align=["left", "right"] + ["right"] * len(CURVES))
 
 
 @figure()
-def bilm_loss(sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0, window=20):
-    """The minibatch loss at every step, its running mean, and the uniform guess ln V."""
-    recipe = _recipe(sentences, dim, steps, batch_size, lr, seed)
+def cue_distance_curves(seeds=10):
+    """Held-out accuracy against the cue's distance, one panel per side of the cue, with chance marked."""
+    runs = _comparisons(seeds)
+    ks = _distances(runs)
+    fig, axes = new_figure(ncols=2, figsize=(6.4, 3.0), sharey=True)
+    styles = {"forward": (PALETTE[0], "-", "o"), "backward": (PALETTE[1], "-", "s"),
+              "both": (PALETTE[2], "-", "^"), "untrained": (INK, "--", "x"), "bag": ("#777777", ":", "d")}
+    for ax, direction in zip(axes, corpus.DIRECTIONS):
+        for m in CURVES:
+            acc = np.array([_cell_accuracy(runs, m, direction, k) for k in ks])    # (k, seed)
+            colour, line, marker = styles[m]
+            ax.errorbar(ks, acc.mean(axis=1), yerr=acc.std(axis=1, ddof=1), color=colour, linestyle=line,
+                        marker=marker, markersize=4, capsize=2, linewidth=1.2, label=LABELS[m])
+        ax.axhline(0.5, color="#999999", linewidth=0.8)
+        ax.annotate("chance", (ks[-1], 0.5), textcoords="offset points", xytext=(0, -10), ha="right",
+                    color="#666666", fontsize=8)
+        ax.set_title(f"cue {direction} the word")
+        ax.set_xlabel("distance of the cue (words)")
+        ax.set_xticks(ks)
+        ax.set_ylim(0.0, 1.05)
+    axes[0].set_ylabel("held-out accuracy")
+    axes[1].legend(loc="lower left", fontsize=7)
+    return fig
+
+
+@table()
+def mixture_table(seeds=10):
+    """ELMo's mixture trained through the probe: layer weights and scale per word, and each layer alone."""
+    runs = _comparisons(seeds)
+    rows = []
+    for word in corpus.SENSES:
+        s = np.array([r.s[word] for r in runs])            # (seed, J)
+        g = [r.gamma[word] for r in runs]
+        rows.append([f"*{word}*"] + [_spread(s[:, j]) for j in range(s.shape[1])] + [_spread(g)])
+    J = len(runs[0].s["bank"])
+    return Table(columns=["word"] + [f"\\(s_{j}\\)" for j in range(J)] + ["\\(\\gamma\\)"], rows=rows,
+                 align=["left"] + ["right"] * (J + 1))
+
+
+@table()
+def layer_table(seeds=10):
+    """The lower layer against the upper layer, seed by seed: accuracies and how often each wins."""
+    runs = _comparisons(seeds)
+    lower = np.array([r.accuracy("layer 1") for r in runs])
+    upper = np.array([r.accuracy("both") for r in runs])
+    mixture = np.array([r.accuracy("mixture") for r in runs])
+    rows = [["layer 1 (lower)", _spread(lower)], ["layer 2 (upper)", _spread(upper)],
+            ["upper minus lower", _spread(upper - lower)], ["ELMo mixture", _spread(mixture)],
+            ["seeds where the upper layer scores higher", f"{int((upper > lower).sum())} of {len(runs)}"],
+            ["seeds where the lower layer scores higher", f"{int((upper < lower).sum())} of {len(runs)}"]]
+    return Table(columns=["held-out sense accuracy", f"mean ± sd over {len(runs)} seeds"], rows=rows,
+                 align=["left", "right"])
+
+
+@table()
+def slot_table(seeds=10):
+    """The language models' loss on the noun, by model direction and side of the cue, against the two floors."""
+    runs = _comparisons(seeds)
+    rows = []
+    for direction in ("forward", "backward"):
+        for side in corpus.DIRECTIONS:
+            reads = (direction == "forward") == (side == "before")
+            rows.append([f"{direction} model, cue {side} the noun",
+                         "yes" if reads else "no",
+                         _spread([r.slot_loss[(direction, side)] for r in runs])])
+    rows.append(["floor, knowing the cue", "", f"{corpus.slot_entropy(True):.2f}"])
+    rows.append(["floor, not knowing it", "", f"{corpus.slot_entropy(False):.2f}"])
+    return Table(columns=["prediction of the noun", "has read the cue", f"nats, mean ± sd over {len(runs)} seeds"],
+                 rows=rows, align=["left", "center", "right"])
+
+
+@figure()
+def bilm_loss(seed=0, window=20):
+    """One seed's minibatch loss at every step, its running mean, and the uniform guess ln V."""
     window = check_positive_int("window", window)
-    _, vocab, _, history = _trained(*recipe)
-    losses = np.array(history.losses)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
+    losses = np.array(_comparison(seed).losses)
+    V = len(corpus.vocabulary())
     k = np.arange(1, losses.size + 1)
     fig, ax = new_figure(figsize=(6.4, 2.9))
     ax.plot(k, losses, color=PALETTE[0], alpha=0.35, linewidth=1.0, label="minibatch loss")
     if window <= losses.size:
         mean = np.convolve(losses, np.ones(window) / window, mode="valid")
         ax.plot(k[window - 1:], mean, color=PALETTE[0], label=f"mean of the last {window} steps")
-    uniform = np.log(len(vocab))
+    uniform = np.log(V)
     ax.axhline(uniform, color="#777777", linestyle="--", linewidth=1.0)
-    ax.annotate(f"uniform guess, ln {len(vocab)} = {uniform:.3f}", (losses.size, uniform), textcoords="offset points",
+    ax.annotate(f"uniform guess, ln {V} = {uniform:.2f}", (losses.size, uniform), textcoords="offset points",
                 xytext=(-4, 4), ha="right", va="bottom", color="#555555")
     ax.set_xlim(0, losses.size)
     ax.set_ylim(0, uniform * 1.15)
     ax.set_xlabel("Adam step")
     ax.set_ylabel("cross-entropy (nats per token)")
     ax.legend(loc="center right")
-    return fig
-
-
-@table()
-def sense_similarity(word="train", sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0):
-    """Mean cosine between occurrences of one word, within each sense and across, per representation."""
-    word = _word(word)
-    model, senses, layers = _occurrences(word, _recipe(sentences, dim, steps, batch_size, lr, seed))
-    a, b = corpus.SENSES[word]
-    rows = []
-    for name, vectors in _views(model, layers).items():
-        sim = bilm.mean_cosines(vectors, senses)
-        rows.append([name, f"{sim[f'within {a}']:.2f}", f"{sim[f'within {b}']:.2f}", f"{sim['across']:.2f}"])
-    counts = {s: senses.count(s) for s in (a, b)}
-    return Table(columns=["representation of *" + word + "*", f"within *{a}* ({counts[a]})",
-                          f"within *{b}* ({counts[b]})", "across senses"],
-                 rows=rows, align=["left", "right", "right", "right"])
-
-
-def _words(words) -> list[str]:
-    return check_list("words", words, lambda name, w: check_choice(name, w, WORDS),
-                      f"the words {', '.join(WORDS)}")
-
-
-@table()
-def sense_summary(words=WORDS, sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0):
-    """For each ambiguous word: layer 1's mean cosine within each sense and across."""
-    words = _words(words)
-    recipe = _recipe(sentences, dim, steps, batch_size, lr, seed)
-    rows = []
-    for word in words:
-        _, senses, layers = _occurrences(word, recipe)
-        a, b = corpus.SENSES[word]
-        sim = bilm.mean_cosines(layers[1], senses)
-        rows.append([f"*{word}*", f"{a} ({senses.count(a)}), {b} ({senses.count(b)})",
-                     f"{sim[f'within {a}']:.2f}", f"{sim[f'within {b}']:.2f}", f"{sim['across']:.2f}"])
-    return Table(columns=["word", "senses (occurrences)", "within first", "within second", "across"],
-                 rows=rows, align=["left", "left", "right", "right", "right"])
-
-
-def _blues():
-    from matplotlib.colors import LinearSegmentedColormap
-
-    return LinearSegmentedColormap.from_list("rnnmem-blues", ["#ffffff", PALETTE[0], "#0b2d4d"])
-
-
-@figure()
-def sense_heatmap(word="train", sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0):
-    """Cosine similarity between every pair of occurrences: static rows against LSTM layer 1."""
-    word = _word(word)
-    model, senses, layers = _occurrences(word, _recipe(sentences, dim, steps, batch_size, lr, seed))
-    D = model.dim
-    panels = [("static row $E_w$", layers[0, :, :D]),
-              (r"layer 1, $[\overrightarrow{h}_t; \overleftarrow{h}_t]$", layers[1])]
-    a, b = corpus.SENSES[word]
-    na = senses.count(a)
-    N = len(senses)
-    fig, axes = new_figure(ncols=2, figsize=(6.4, 3.3))
-    for ax, (title, vectors) in zip(axes, panels):
-        image = ax.imshow(bilm.cosine_matrix(vectors), cmap=_blues(), vmin=0.0, vmax=1.0,
-                          interpolation="nearest")
-        ax.axhline(na - 0.5, color=INK, linewidth=0.8)
-        ax.axvline(na - 0.5, color=INK, linewidth=0.8)
-        ax.set_xticks([(na - 1) / 2, na + (N - na - 1) / 2], [a, b])
-        ax.set_yticks([(na - 1) / 2, na + (N - na - 1) / 2], [a, b], rotation=90, va="center")
-        ax.tick_params(length=0)
-        ax.grid(False)
-        ax.set_title(title)
-    bar = fig.colorbar(image, ax=list(axes), shrink=0.85)
-    bar.set_label("cosine similarity")
-    return fig
-
-
-@figure()
-def sense_projection(words=WORDS, sentences=300, dim=16, steps=300, batch_size=16, lr=0.02, seed=0):
-    """The mixture vectors of each word's occurrences on their first two principal axes, by sense."""
-    words = _words(words)
-    recipe = _recipe(sentences, dim, steps, batch_size, lr, seed)
-    fig, axes = new_figure(ncols=len(words), figsize=(6.4, 3.2))
-    axes = np.atleast_1d(axes)
-    for ax, word in zip(axes, words):
-        _, senses, layers = _occurrences(word, recipe)
-        mixed = bilm.scalar_mix(layers)
-        centre = mixed.mean(axis=0)
-        _, _, vt = np.linalg.svd(mixed - centre, full_matrices=False)
-        axes2 = vt[:2]
-        axes2 *= np.where(axes2.sum(axis=1, keepdims=True) < 0, -1.0, 1.0)   # a fixed sign per axis
-        points = (mixed - centre) @ axes2.T
-        static = (layers[0, 0] - centre) @ axes2.T
-        for colour, marker, sense in zip(PALETTE, MARKERS, corpus.SENSES[word]):
-            idx = [i for i, s in enumerate(senses) if s == sense]
-            ax.scatter(points[idx, 0], points[idx, 1], s=18, color=colour, marker=marker, label=sense,
-                       linewidths=0)
-        ax.scatter([static[0]], [static[1]], s=60, color=INK, marker="x", label="static row")
-        ax.set_title(f"{word}")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1, fontsize=8, handletextpad=0.2)
-    axes[0].set_ylabel("second principal axis")
-    axes[len(axes) // 2].set_xlabel("first principal axis", labelpad=2)
     return fig

@@ -1,0 +1,117 @@
+"""Probes on frozen vectors: exact gradients, a converged fit, chance where nothing is to be read, bad input named."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rnnmem import probe
+from rnnmem.bilm import Recipe
+from rnnmem.probe import fit_logistic, fit_mixture, logistic_loss_and_grads, mixture_loss_and_grads
+
+
+def numeric_gradient(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        keep = x[idx]
+        x[idx] = keep + eps
+        up = f()
+        x[idx] = keep - eps
+        down = f()
+        x[idx] = keep
+        g[idx] = (up - down) / (2 * eps)
+    return g
+
+
+def test_logistic_gradient_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((9, 4)), rng.integers(0, 2, 9)
+    w, b = rng.standard_normal(4), np.array([0.3])
+    _, dw, db = logistic_loss_and_grads(w, b[0], X, y, l2=0.2)
+    np.testing.assert_allclose(dw, numeric_gradient(lambda: logistic_loss_and_grads(w, b[0], X, y, 0.2)[0], w),
+                               rtol=1e-6, atol=1e-9)
+    assert db == pytest.approx(numeric_gradient(lambda: logistic_loss_and_grads(w, b[0], X, y, 0.2)[0], b)[0],
+                               rel=1e-6)
+
+
+def test_mixture_gradient_matches_finite_differences_for_every_parameter():
+    rng = np.random.default_rng(1)
+    layers, y = rng.standard_normal((3, 7, 4)), rng.integers(0, 2, 7)
+    params = {"a": rng.standard_normal(3), "gamma": np.array([1.3]), "weight": rng.standard_normal(4),
+              "bias": np.array([-0.2])}
+    _, grads = mixture_loss_and_grads(params, layers, y, l2=0.1)
+    for name, value in params.items():
+        numeric = numeric_gradient(lambda: mixture_loss_and_grads(params, layers, y, 0.1)[0], value)
+        np.testing.assert_allclose(grads[name], numeric, rtol=1e-6, atol=1e-9, err_msg=name)
+
+
+def test_newton_reaches_the_minimum_and_separates_separable_data():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((60, 3)) * [1.0, 5.0, 0.1] + [0.0, 10.0, 0.0]
+    y = (X[:, 0] + 0.3 * rng.standard_normal(60) > 0).astype(int)
+    p = fit_logistic(X, y, l2=0.01)
+    Z = (X - p.mean) / p.scale
+    _, dw, db = logistic_loss_and_grads(p.weight, p.bias, Z, y, l2=0.01)
+    assert np.abs(dw).max() < 1e-9 and abs(db) < 1e-9          # the gradient vanishes at the fit
+    assert p.iterations < 50
+    assert probe.accuracy(p.predict(X), y) > 0.85
+    np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12)  # standardized with the training rows
+
+
+def test_identical_vectors_give_one_class_so_exactly_the_share_of_that_class():
+    X = np.tile([[0.1, 0.2, 0.3]], (10, 1))                       # a static row: the same in every sentence
+    p = fit_logistic(X, [0, 1] * 5)
+    assert np.all(p.scale == np.inf) and p.bias == 0.0
+    assert p.predict(X[:4]).tolist() == [0, 0, 0, 0]
+    assert probe.accuracy(p.predict(X[:4]), [0, 1, 0, 1]) == 0.5
+
+
+def test_the_mixture_learns_to_weigh_the_layer_that_holds_the_label():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 80)
+    noise = rng.standard_normal((2, 80, 3))
+    signal = noise[1].copy()
+    signal[:, 0] += 3.0 * (2 * y - 1)                             # layer 1 holds the label, layer 0 does not
+    layers = np.stack([noise[0], signal])
+    p = fit_mixture(layers, y, steps=300)
+    assert p.s[1] > 0.8 and probe.accuracy(p.predict(layers), y) > 0.9
+    assert p.losses[-1] < p.losses[0]
+    np.testing.assert_allclose(p.s.sum(), 1.0, rtol=1e-15)
+
+
+def test_compare_scores_held_out_occurrences_and_the_static_row_at_chance():
+    small = Recipe(dim=4, num_layers=2, steps=3, batch_size=8)
+    c = probe.compare(seed=1, recipe=small, n_train=72, n_held_out=48, distances=[2, 3], length=7)
+    assert list(c.correct) == list(probe.METHODS)
+    assert c.total == 24 and c.chance == 0.5 and c.accuracy("static") == 0.5
+    for method in probe.METHODS:
+        assert sum(n for _, n in c.cells[method].values()) == c.total
+        assert 0 <= c.correct[method] <= c.total
+    assert set(c.slot_loss) == {(d, s) for d in ("forward", "backward") for s in ("before", "after")}
+    assert len(c.losses) == 3 and all(abs(s.sum() - 1) < 1e-12 for s in c.s.values())
+    again = probe.compare(seed=1, recipe=small, n_train=72, n_held_out=48, distances=[2, 3], length=7)
+    assert again.correct == c.correct and again.losses == c.losses
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: fit_logistic(np.zeros((0, 2)), []), r"X must have at least one row \(an empty split\?\)"),
+    (lambda: fit_logistic(np.ones((3, 2)), [1, 1, 1]), "y must hold both labels 0 and 1"),
+    (lambda: fit_logistic(np.ones((3, 2)), [0, 1, 2]), r"y must hold one label 0 or 1 per row \(3\)"),
+    (lambda: fit_logistic(np.ones((2, 2)), [0, 1], l2=-1.0), "l2 must be a number >= 0, got -1.0"),
+    (lambda: fit_logistic([[np.nan], [1.0]], [0, 1]), "X must not be NaN"),
+    (lambda: fit_mixture(np.zeros((2, 0, 3)), []), r"layers must hold at least one occurrence \(an empty split\?\)"),
+    (lambda: fit_mixture(np.zeros((4, 3)), [0, 1, 0, 1]), r"layers must have shape \(J, N, F\)"),
+    (lambda: fit_logistic(np.ones((2, 2)), [0, 1]).predict(np.ones((2, 3))), "X must have 2 features per row"),
+    (lambda: probe.accuracy([], []), "predicted and y must be non-empty"),
+    (lambda: probe.compare(recipe="fast"), "recipe must be an rnnmem.bilm.Recipe, got str"),
+    (lambda: probe.compare(window=-1), "window must be a whole number >= 0, got -1"),
+    (lambda: probe.compare(distances=[12]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
+])
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_module_lists_its_public_names():
+    for name in probe.__all__:
+        assert hasattr(probe, name)
