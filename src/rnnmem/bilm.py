@@ -47,7 +47,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .checks import check_finite, check_positive, check_positive_int
+from .checks import check_finite, check_positive, check_positive_int, check_seed
 from .lstm import LSTM
 from .train import History, fit, pad_batch, softmax_cross_entropy
 
@@ -164,9 +164,7 @@ class BiLM:
                 or not 0 <= pad_id < self.vocab_size:
             raise ValueError(f"pad_id must be a whole number from 0 to {self.vocab_size - 1}, got {pad_id!r}")
         self.pad_id = int(pad_id)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
-        rng = np.random.default_rng(int(seed))
+        rng = check_seed("seed", seed)
         V, D = self.vocab_size, self.dim
         self.embedding = rng.standard_normal((V, D))
         self.lstms = {direction: [LSTM(D, D, seed=rng) for _ in range(self.num_layers)]

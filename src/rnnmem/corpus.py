@@ -46,7 +46,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .checks import check_choice, check_list, check_positive_int
+from .checks import check_choice, check_list, check_positive_int, check_seed
 
 __all__ = ["SENSES", "CUES", "NOUNS", "FILLERS", "DIRECTIONS", "DISTANCES", "LENGTH",
            "Template", "Sentence", "Corpus", "make_templates", "make_corpus", "occurrences", "slot_entropy",
@@ -188,12 +188,6 @@ class Corpus:
     held_out_templates: tuple
 
 
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
-    return int(seed)
-
-
 def make_templates(distances: Sequence[int] = DISTANCES, length: int = LENGTH) -> list[Template]:
     """Every template of ``length`` words with the cue at one of ``distances``, in a fixed order.
 
@@ -260,9 +254,8 @@ def make_corpus(n_train: int = 1200, n_held_out: int = 600, *, distances: Sequen
     """
     n_train = check_positive_int("n_train", n_train)
     n_held_out = check_positive_int("n_held_out", n_held_out)
-    seed = _check_seed(seed)
+    rng = check_seed("seed", seed)
     templates = make_templates(distances, length)
-    rng = np.random.default_rng(seed)
     cells: dict[tuple, list[int]] = {}
     for i, t in enumerate(templates):
         cells.setdefault((t.direction, t.distance), []).append(i)

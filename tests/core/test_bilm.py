@@ -198,7 +198,7 @@ def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_res
     (lambda: BiLM(5, dim=0), "dim must be a whole number >= 1, got 0"),
     (lambda: BiLM(5, num_layers=1.5), "num_layers must be a whole number >= 1, got 1.5"),
     (lambda: BiLM(5, pad_id=5), "pad_id must be a whole number from 0 to 4, got 5"),
-    (lambda: BiLM(5, seed=-3), "seed must be a whole number >= 0, got -3"),
+    (lambda: BiLM(5, seed=-3), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -3"),
     (lambda: BiLM(5).loss_and_grads([[1, 2]]), r"sequences\[0\] must be a list of at least 3 token ids"),
     (lambda: BiLM(5).loss_and_grads([[1, 3, 9]]), r"sequences\[0\] must be a list of at least 3 token ids .* from 0 to 4"),
     (lambda: BiLM(5).loss([]), "sequences must be a non-empty list"),

@@ -78,7 +78,7 @@ def test_slot_entropy_knowing_the_cue_is_lower():
     (lambda: make_corpus(10, 10, distances=[3, 3]), "distances must not repeat a distance"),
     (lambda: make_corpus(0, 10), "n_train must be a whole number >= 1, got 0"),
     (lambda: make_corpus(10, 0), "n_held_out must be a whole number >= 1, got 0"),
-    (lambda: make_corpus(10, 10, seed=-1), "seed must be a whole number >= 0, got -1"),
+    (lambda: make_corpus(10, 10, seed=-1), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -1"),
     (lambda: make_corpus(10, 10, length=4), "length must be at least 5"),
     (lambda: occurrences(DATA.train, "river"), "word must be one of 'bank', 'plant', 'bat', got 'river'"),
     (lambda: occurrences([], "bank"), r"sentences must hold at least one occurrence of 'bank' \(an empty split\?\)"),
