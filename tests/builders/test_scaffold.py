@@ -3,7 +3,8 @@
 The copy holds the repository's files (tracked and new, as `git ls-files` lists
 them); its own ``src`` comes first on ``PYTHONPATH`` so the new builder module is
 the one imported, and the render cache is the copy's own. Nothing is written into
-the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv.
+the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv,
+and the copy links to the repository's ``node_modules``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ def copy_repository(dest: Path) -> Path:
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+    # The npm packages (MathJax typesets the pages' math at build time) are installed, not tracked:
+    # the copy uses the repository's own, read only.
+    if (ROOT / "node_modules").is_dir():
+        (dest / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     return dest
 
 
