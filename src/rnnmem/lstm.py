@@ -114,7 +114,7 @@ class LSTM(Recurrent):
 
     gate_names = ("i", "f", "g", "o")
     state_names = ("h", "c")
-    _chunk_elements = 2**16
+    _chunk_elements = 2**18
     """Backward works through chunks of about this many gate values (4 H B per step)."""
 
     def _views(self, name: str, buffers: tuple, make) -> list:
@@ -132,43 +132,44 @@ class LSTM(Recurrent):
     def _forward(self, x: np.ndarray, state: tuple) -> tuple:
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        K = H + D + 1
+        K = D + 1 + H
         # Feature-major: every per-step array is (rows, B), so that a gate is a
         # contiguous block of H rows and one matrix product gives all four.
-        # inputs[t] is [h_t; x_t; 1] (K, B): one product per step with the
-        # stacked weights [W_hh, W_ih, b_ih + b_hh] gives every pre-activation,
-        # and in backward one product gives every weight and bias gradient.
+        # rows[t] is [x_t; 1; h_{t-1}; i g; f c_{t-1}] (K + 2H, B). Its first K
+        # rows times the stacked weights [W_ih, b_ih + b_hh, W_hh] give every
+        # pre-activation of step t, and in backward one product over all steps
+        # gives every weight and bias gradient. The last 3H rows, [h; i g;
+        # f c_{t-1}] of step t - 1, are what backward multiplies o, i, f by.
         # steps[t] is [o; i; f; g; c_{t-1}] (5H, B): the product writes the
         # gates above the previous cell, so that [i; f] * [g; c_{t-1}] is one
-        # multiplication (kept: backward uses it) and c_t the sum of its halves.
+        # multiplication and c_t the sum of its two halves.
         # One exp activates all four gates: the rows are scaled (exactly) so that
-        # 1/(1 + exp(-s z)) is sigma(z) for o, i, f (s = 1) and sigma(2z) for g
-        # (s = 2), whence the candidate tanh(z) = 2 sigma(2z) - 1.
-        W = np.concatenate([self.W_hh, self.W_ih, (self.b_ih + self.b_hh)[:, None]], axis=1)
+        # with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f (s = 1) and
+        # 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2).
+        W = np.concatenate([self.W_ih, (self.b_ih + self.b_hh)[:, None], self.W_hh], axis=1)
         W = W[_ROWS_OIFG(H)]
         W[:3 * H] *= -1.0
         W[3 * H:] *= -2.0                                                # (4H, K)
 
-        inputs = self._buffer("inputs", (T + 1, K, B))
+        rows = self._buffer("rows", (T + 1, K + 2 * H, B))
         steps = self._buffer("steps", (T + 1, 5 * H, B))
-        products = self._buffer("products", (T, 2 * H, B))             # [i g; f c_{t-1}]
         tanh_cell = self._buffer("tanh_cell", (T, H, B))
         numerator = self._buffer("numerator", (4 * H, B))              # 1 for o, i, f; 2 for g
         one = np.ones((), dtype)
         numerator[:3 * H] = one
         numerator[3 * H:] = 2.0
-        inputs[:T, H:H + D] = x.transpose(0, 2, 1)
-        inputs[:T, H + D] = one
-        inputs[0, :H] = state[0].T
+        rows[:T, :D] = x.transpose(0, 2, 1)
+        rows[:T, D] = one
+        rows[0, D + 1:K] = state[0].T
         steps[0, 4 * H:] = state[1].T
-        views = self._views("forward", (inputs, steps, products, tanh_cell), lambda: [
-            (inputs[t], steps[t, :4 * H], steps[t, 3 * H:4 * H], steps[t, H:3 * H], steps[t, 3 * H:],
-             products[t], products[t, :H], products[t, H:], steps[t + 1, 4 * H:], tanh_cell[t],
-             steps[t, :H], inputs[t + 1, :H]) for t in range(T)])
-        divide, exp, matmul, multiply, add, tanh = np.divide, np.exp, np.matmul, np.multiply, np.add, np.tanh
+        views = self._views("forward", (rows, steps, tanh_cell), lambda: [
+            (rows[t, :K], steps[t, :4 * H], steps[t, 3 * H:4 * H], steps[t, H:3 * H], steps[t, 3 * H:],
+             rows[t + 1, K:], rows[t + 1, K:K + H], rows[t + 1, K + H:], steps[t + 1, 4 * H:],
+             tanh_cell[t], steps[t, :H], rows[t + 1, D + 1:K]) for t in range(T)])
+        divide, exp, dot, multiply, add, tanh = np.divide, np.exp, np.dot, np.multiply, np.add, np.tanh
         with np.errstate(over="ignore"):        # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
             for x_t, gates, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
-                matmul(W, x_t, out=gates)
+                dot(W, x_t, out=gates)
                 exp(gates, out=gates)
                 gates += one
                 divide(numerator, gates, out=gates)     # sigma(z) for o, i, f; 2 sigma(2z) for g
@@ -177,16 +178,15 @@ class LSTM(Recurrent):
                 add(p_ig, p_fc, out=c_t)
                 tanh(c_t, out=tc_t)
                 multiply(o_t, tc_t, out=h_t)
-        cache = {"x": x, "inputs": inputs, "steps": steps, "products": products, "tanh_cell": tanh_cell}
-        outputs = inputs[1:, :H].transpose(0, 2, 1).copy()
+        cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell}
+        outputs = rows[1:, D + 1:K].transpose(0, 2, 1).copy()
         return outputs, (outputs[T - 1].copy(), steps[T, 4 * H:].T.copy()), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
-        x, inputs, steps, products, tanh_cell = (
-            cache[k] for k in ("x", "inputs", "steps", "products", "tanh_cell"))
+        x, rows, steps, tanh_cell = (cache[k] for k in ("x", "rows", "steps", "tanh_cell"))
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        K = H + D + 1
+        K = D + 1 + H
         one = np.ones((), dtype)
 
         # The gradient of a gate's pre-activation is the upstream gradient (dh_t
@@ -194,19 +194,19 @@ class LSTM(Recurrent):
         # pass: the slope of its activation times what the gate multiplies,
         #   o: h (1 - o),  i: i g (1 - i),  f: f c_{t-1} (1 - f),  g: i - i g g,
         # and dc_t gains dh_t (o - h tanh(c_t)). Row block j of `work` is
-        # [o - h tanh(c); o; i; f; g] (5H, B): the coefficients, computed for a
-        # chunk of steps at a time, small enough to stay in cache, then
-        # multiplied in place by dh_t (first two blocks) and dc_t (last three).
+        # [o - h tanh(c_t); o; i; f; g] (5H, B): the coefficients, multiplied in
+        # place by dh_t (first two blocks) and dc_t (last three). The steps go
+        # in chunks; per chunk, the gradients and the inputs are laid out
+        # row-major over (step, batch) for one product each with the weight
+        # gradients and dx.
         chunk = max(1, min(T, self._chunk_elements // (5 * H * B)))
         work = self._buffer("work", (chunk, 5 * H, B))
         by_gate = work.reshape(chunk, 5, H, B)
-        # Per chunk, the pre-activation gradients and the inputs, row-major over
-        # (step, batch), for one product each with every weight gradient and dx.
         d_rows = self._buffer("d_rows", (4 * H, chunk, B))
         in_rows = self._buffer("in_rows", (K, chunk, B))
         d_next = self._buffer("d_next", (chunk, H, B))             # dy_t, feature-major
         d_W_part = self._buffer("d_W_part", (4 * H, K))
-        d_W = np.zeros((4 * H, K), dtype=dtype)                    # [dW_hh, dW_ih, db], rows o|i|f|g
+        d_W = np.zeros((4 * H, K), dtype=dtype)                    # [dW_ih, db, dW_hh], rows o|i|f|g
         d_x = np.empty((T * B, D), dtype=dtype)
         W_ih = self.W_ih[_ROWS_OIFG(H)]
         d_hidden = self._buffer("d_hidden", (H, B))
@@ -214,43 +214,42 @@ class LSTM(Recurrent):
         d_cell = np.zeros((H, B), dtype=dtype) if dc_T is None else dc_T.T.copy()
         d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
         W_hT = self.W_hh[_ROWS_OIFG(H)].T.copy()                   # (H, 4H)
-        views = self._views("backward", (inputs, steps, products, tanh_cell, work, d_next), lambda: [
-            (steps[t, :4 * H], work[t % chunk, H:], work[t % chunk, H:2 * H], inputs[t + 1, :H],
-             work[t % chunk, 2 * H:4 * H], products[t], products[t, :H], steps[t, 3 * H:4 * H],
-             work[t % chunk, 4 * H:], steps[t, H:2 * H], work[t % chunk, :H], tanh_cell[t], steps[t, :H],
-             d_next[t % chunk], by_gate[t % chunk, :2], by_gate[t % chunk, 2:], steps[t, 2 * H:3 * H])
+        views = self._views("backward", (rows, steps, tanh_cell, work, d_next), lambda: [
+            (steps[t, :4 * H], work[t % chunk, H:], work[t % chunk, H:4 * H], rows[t + 1, D + 1:],
+             rows[t + 1, K:K + H], steps[t, 3 * H:4 * H], work[t % chunk, 4 * H:], steps[t, H:2 * H],
+             rows[t + 1, D + 1:K], tanh_cell[t], work[t % chunk, :H], steps[t, :H], d_next[t % chunk],
+             by_gate[t % chunk, :2], by_gate[t % chunk, 2:], steps[t, 2 * H:3 * H])
             for t in range(T)])
-        subtract, multiply, add, matmul = np.subtract, np.multiply, np.add, np.matmul
+        subtract, multiply, add, dot = np.subtract, np.multiply, np.add, np.dot
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
             stop = min(start + chunk, T)
             n = stop - start
             np.copyto(d_next[:n], d_outputs[start:stop].transpose(0, 2, 1))
-            for (gates, one_minus, c_o, h, c_if, p, p_ig, g, c_g, i, to_cell, tc, o, dy, by_hidden,
+            for (gates, d_gates, c_oif, h_ig_fc, p_ig, g, c_g, i, h, tc, to_cell, o, dy, by_hidden,
                  by_cell, f) in views[stop - 1:start - 1 if start else None:-1]:
-                subtract(one, gates, out=one_minus)                 # 1 - o, 1 - i, 1 - f, 1 - g
-                c_o *= h                                            # o: h (1 - o)
-                c_if *= p                                           # i: i g (1 - i), f: f c_{t-1} (1 - f)
+                subtract(one, gates, out=d_gates)                   # 1 - o, 1 - i, 1 - f, 1 - g
+                c_oif *= h_ig_fc                                    # o, i, f
                 multiply(p_ig, g, out=c_g)
-                subtract(i, c_g, out=c_g)                           # g: i (1 - g^2)
+                subtract(i, c_g, out=c_g)                           # g
                 multiply(h, tc, out=to_cell)
-                subtract(o, to_cell, out=to_cell)                   # dc_t / dh_t: o (1 - tanh(c_t)^2)
+                subtract(o, to_cell, out=to_cell)                   # o (1 - tanh(c_t)^2)
                 add(dy, d_recurrent, out=d_hidden)
                 by_hidden *= d_hidden
                 d_cell += to_cell
                 by_cell *= d_cell
                 d_cell *= f
-                matmul(W_hT, one_minus, out=d_recurrent)           # dh_{t-1}, a sum over gates
+                dot(W_hT, d_gates, out=d_recurrent)                # dh_{t-1}, a sum over gates
             d_chunk, in_chunk = d_rows[:, :n], in_rows[:, :n]
             np.copyto(d_chunk, work[:n, H:].transpose(1, 0, 2))
-            np.copyto(in_chunk, inputs[start:stop].transpose(1, 0, 2))
+            np.copyto(in_chunk, rows[start:stop, :K].transpose(1, 0, 2))
             d_chunk, in_chunk = d_chunk.reshape(4 * H, n * B), in_chunk.reshape(K, n * B)
             np.matmul(d_chunk, in_chunk.T, out=d_W_part)
             d_W += d_W_part
             np.matmul(d_chunk.T, W_ih, out=d_x[start * B:stop * B])
 
         d_W = d_W[_ROWS_IFGO(H)]
-        d_bias = d_W[:, H + D].copy()
-        return {"weight_ih_l0": d_W[:, H:H + D].copy(), "weight_hh_l0": d_W[:, :H].copy(),
+        d_bias = d_W[:, D].copy()
+        return {"weight_ih_l0": d_W[:, :D].copy(), "weight_hh_l0": d_W[:, D + 1:].copy(),
                 "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(), "x": d_x.reshape(T, B, D),
                 "h0": d_recurrent.T.copy(), "c0": d_cell.T.copy()}
 
