@@ -90,15 +90,15 @@ class LSTM(Recurrent):
     ``b_ih`` and ``b_hh`` ``(4H,)``, gates ``i|f|g|o``. The state is ``(h, c)``.
 
     The sequence path computes what :func:`step` computes, arranged for speed.
-    Row ``t`` of one array holds ``[h_t, x_t, 1]``, so that a single batch of
-    matrix products per step, with the stacked weights ``[W_hh, W_ih, b]``,
-    gives all four pre-activations, and a single product over the whole
-    sequence gives every weight and bias gradient. The gates are stored
-    gate-major, each gate's ``(B, H)`` block of a step contiguous, and one
-    ``exp`` activates all four, the candidate through
-    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass works through the
-    sequence in chunks of steps small enough to stay in cache. Scratch arrays
-    are kept from call to call.
+    Every per-step array is feature-major, ``(rows, B)``, so that each gate is
+    one contiguous block of rows. A single matrix product per step, of the
+    stacked weights ``[W_ih, b_ih + b_hh, W_hh]`` with the column block
+    ``[x_t; 1; h_{t-1}]``, gives all four pre-activations, and one ``exp``
+    and one division activate them all, the candidate through
+    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass computes each
+    gate's coefficient in place where its gradient goes, and gives the weight,
+    bias and input gradients by one product per chunk of steps. Scratch
+    arrays, and the per-step views of them, are kept from call to call.
 
     >>> model = LSTM(3, 2, seed=0)
     >>> x = np.ones((5, 1, 3))                       # T=5 steps, B=1, D=3
@@ -162,6 +162,10 @@ class LSTM(Recurrent):
         rows[:T, D] = one
         rows[0, D + 1:K] = state[0].T
         steps[0, 4 * H:] = state[1].T
+        # numpy's float64 tanh costs about three of its exps: there tanh(c) is
+        # computed as 2 / (1 + exp(-2c)) - 1 (in float32 the two cost the same).
+        exp_tanh = dtype == np.float64
+        minus_two, two = np.full((), -2.0, dtype), np.full((), 2.0, dtype)
         views = self._views("forward", (rows, steps, tanh_cell), lambda: [
             (rows[t, :K], steps[t, :4 * H], steps[t, 3 * H:4 * H], steps[t, H:3 * H], steps[t, 3 * H:],
              rows[t + 1, K:], rows[t + 1, K:K + H], rows[t + 1, K + H:], steps[t + 1, 4 * H:],
@@ -176,7 +180,14 @@ class LSTM(Recurrent):
                 candidate -= one
                 multiply(i_f, g_c, out=p_t)
                 add(p_ig, p_fc, out=c_t)
-                tanh(c_t, out=tc_t)
+                if exp_tanh:
+                    multiply(c_t, minus_two, out=tc_t)
+                    exp(tc_t, out=tc_t)
+                    tc_t += one
+                    divide(two, tc_t, out=tc_t)
+                    tc_t -= one
+                else:
+                    tanh(c_t, out=tc_t)
                 multiply(o_t, tc_t, out=h_t)
         cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell}
         outputs = rows[1:, D + 1:K].transpose(0, 2, 1).copy()
