@@ -28,7 +28,7 @@ NODE_STAMP := node_modules/.stamp-npm
 TORCH_STAMP := $(VENV)/.stamp-torch
 BROWSER_STAMP := $(VENV)/.stamp-browser
 
-.PHONY: help setup serve build test test-fast test-chapter notebooks bench bench-build lock clean
+.PHONY: help setup serve build test test-fast test-chapter chapter notebooks bench bench-build lock clean
 
 help: ## List the targets
 	@echo "usage: make <target>"
@@ -74,14 +74,25 @@ build: setup ## Build the site into site/ (strict: any warning fails)
 test: setup $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
 	$(PY) -m pytest
 
-test-fast: setup ## Unit tests and chapter snippets only (no build, no browser)
+test-fast: setup ## The pre-push check: unit tests and chapter snippets (no build, no browser)
 	$(PY) -m pytest -m "not site and not browser"
 
-test-chapter: setup ## Run one chapter's snippets: make test-chapter CH=horizon
-	@if [ -z "$(CH)" ]; then echo "usage: make test-chapter CH=<chapter file name without .md>"; exit 2; fi
-	@f=$$(find docs -name '$(CH).md' | head -n 1); \
-	if [ -z "$$f" ]; then echo "no chapter docs/**/$(CH).md; chapters are:"; find docs -name '*.md' -printf '  %P\n' | sort; exit 2; fi; \
-	$(PY) -m pytest "$$f" tests/test_docs_fences.py
+# One chapter end to end, in seconds: its snippets (Sybil), its fence check and builder test, then its
+# directives rendered through the cache, its notebook fresh, its links and anchors (rnnmem.site check).
+# Only docs/chapters/ is searched: an API page or notebook of the same name is never taken for it.
+test-chapter: setup ## Check one chapter end to end: make test-chapter CH=horizon
+	@if ! printf '%s' "$${CH:-}" | grep -Eqx '[a-z0-9][a-z0-9-]*' || [ ! -f "docs/chapters/$${CH}.md" ]; then \
+	  echo "usage: make test-chapter CH=<chapter>  (a file of docs/chapters/ without .md)" >&2; \
+	  echo "make test-chapter: error: CH must name a chapter, got '$${CH:-}'; the chapters are:" >&2; \
+	  ls docs/chapters/*.md | sed -E 's|^docs/chapters/(.*)\.md$$|  \1|' >&2; exit 2; fi
+	$(PY) -m pytest -q "docs/chapters/$(CH).md" tests/test_docs_fences.py \
+	  $$(f="tests/test_builders_$(subst -,_,$(CH)).py"; test -f "$$f" && echo "$$f") \
+	  -k "$(CH).md or test_builders_$(subst -,_,$(CH))"
+	$(PY) -m rnnmem.site check "$(CH)"
+
+# A new chapter: page, builder module, builder test, nav and home entries, notebook (rnnmem.site.scaffold).
+chapter: setup ## Start a chapter: make chapter NAME=long-memory TITLE="Long memory"
+	@$(PY) -m rnnmem.site.scaffold --name "$${NAME:-}" --title "$${TITLE:-}"
 
 notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit the result)
 	$(PY) -m rnnmem.site notebooks

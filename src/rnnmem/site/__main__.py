@@ -3,6 +3,7 @@
     python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
+    python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
 line), 2 with usage on bad arguments.
@@ -38,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
     n.add_argument("--check", action="store_true", help="only report stale notebooks (exit 1 if any)")
 
+    c = sub.add_parser("check", help="check one chapter: directives render, notebook fresh, links resolve")
+    c.add_argument("chapter", metavar="CHAPTER", help="the chapter's file name in docs/chapters/, without .md")
+    c.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
+
     r = sub.add_parser("render-json", help=argparse.SUPPRESS)
     r.add_argument("--cache", type=Path, required=True)
     return p
@@ -54,7 +59,12 @@ def _book(config: Path, cache: Path | None = None) -> Book:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        from .check import run_check
+
+        return run_check(args, parser)
     try:
         if args.command == "list":
             for b in registry.all_builders():

@@ -3,8 +3,9 @@
 * ``on_config``: start a build (and notice when a long-running ``mkdocs serve``
   has outlived the package code it imported).
 * ``on_files``: read every page, render its figures and tables through the
-  cache, add the figures and the MathJax files as generated files (nothing is
-  written into ``docs/``).
+  cache, add the figures, the MathJax files and the API pages
+  (:mod:`rnnmem.site.apipages`) as generated files (nothing is written into
+  ``docs/``).
 * ``on_page_markdown``: replace each directive with its figure or table.
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
   loaders, reproducible cell ids).
@@ -23,6 +24,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from rnnmem.site import apipages
 from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import environment_key, package_digest
@@ -57,6 +59,7 @@ def on_config(config):
         current = base / f"rnnmem-{environment_key()[:16]}"
         jupyter.config["cache_dir"] = str(current)
         _prune(base, keep=current)
+    apipages.set_nav(config)  # the API section lists the generated pages
     return config
 
 
@@ -79,6 +82,10 @@ def on_files(files: Files, config) -> Files:
     for path, content in sorted(_book.generated_files().items()):
         files.append(File.generated(config, path, content=content))
     _add_mathjax(files, config)
+    try:
+        apipages.add_files(files, config)  # api/*.md, generated from the package's modules
+    except ValueError as exc:
+        raise PluginError(str(exc)) from None
     stale = _book.stale_notebooks()
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))

@@ -1,0 +1,322 @@
+"""``make chapter NAME=slug TITLE="..."``: a new chapter that builds and passes its checks at once.
+
+:func:`scaffold` writes, into a repository:
+
+* ``docs/chapters/<slug>.md``: the book's rhythm (motivation, derivation,
+  computation with a tested snippet and a live figure, summary, exercises with
+  a collapsible answer, references), for the author to fill in;
+* ``src/rnnmem/site/builders/<slug_with_underscores>.py``: one registered
+  figure builder, the one the page's directive names;
+* ``tests/test_builders_<slug_with_underscores>.py``: the builder test (it
+  renders, and a bad argument fails by name);
+* the chapter's entry at the end of the ``Chapters`` section of ``mkdocs.yml``
+  and of the home page's chapter list;
+* ``docs/downloads/<slug>.ipynb``, through the chapter notebook writer.
+
+Nothing is written when an argument is wrong: :func:`check_arguments` raises
+``ValueError`` naming ``NAME`` or ``TITLE``, and the command line exits with
+status 2 and its usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import re
+import sys
+from pathlib import Path
+
+__all__ = ["Scaffold", "check_arguments", "scaffold", "main"]
+
+SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+USAGE = 'make chapter NAME=<slug> TITLE="<title>"'
+
+CHAPTER = '''\
+# {title}
+
+<!-- Motivation: what question does this chapter answer, and why does a reader
+     of the earlier chapters need it? Two or three short paragraphs. -->
+
+A recurrent network keeps what it has seen by multiplying it, step after step,
+by a factor. This chapter asks what that factor does to a memory after a
+given number of steps.
+
+## Derivation
+
+A value carried $n$ steps by a constant factor $f$ keeps
+
+$$
+f^n ,
+$$
+
+of itself; it falls below a level $\\varepsilon$ after $\\ln\\varepsilon / \\ln f$
+steps. Notation follows the [conventions](../conventions.md).
+
+## Computation
+
+Every number on the page is computed by `rnnmem` on the page:
+
+```python
+>>> from rnnmem import memory
+>>> round(memory.decay(0.9, 10), 4)
+0.3487
+>>> round(memory.horizon(0.9), 1)
+43.7
+```
+
+<!-- figure: {builder} factors=[0.5, 0.9] steps=20
+     caption="The fraction of a value left after n steps, for a factor of 0.5 and of 0.9: both fall geometrically, the smaller factor far faster." -->
+
+## Summary
+
+* A constant factor $f < 1$ shrinks a carried value geometrically, as $f^n$.
+* The level horizon $\\ln\\varepsilon / \\ln f$ counts the steps to a fraction
+  $\\varepsilon$.
+
+## Exercises
+
+1. How much of a value is left after 10 steps at $f = 0.5$?
+
+    ??? success "Answer"
+        ```python
+        >>> memory.decay(0.5, 10)
+        0.0009765625
+        ```
+
+        Less than a thousandth: $2^{{-10}}$.
+
+## References
+
+* Hochreiter and Schmidhuber (1997), *Long Short-Term Memory*.
+  [Bibliography](../references.md#hochreiter1997).
+'''
+
+BUILDER = '''\
+"""Figures and tables of the chapter "{title}"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rnnmem import memory
+from rnnmem._validate import check_list, check_open_unit, check_positive_int
+
+from ..registry import figure
+from ..style import PALETTE, new_figure
+
+
+@figure()
+def {builder}(factors=(0.5, 0.9), steps=20):
+    """f^n against n for each factor, on a logarithmic axis."""
+    factors = check_list("factors", factors, check_open_unit, "factors in (0, 1)")
+    steps = check_positive_int("steps", steps)
+    n = np.arange(steps + 1)
+    fig, ax = new_figure()
+    for colour, f in zip(PALETTE, factors):
+        ax.semilogy(n, memory.decay(f, n), color=colour, label=f"$f = {{f:g}}$")
+    ax.set_xlim(0, steps)
+    ax.set_xlabel("steps, $n$")
+    ax.set_ylabel("fraction left, $f^n$")
+    ax.legend(loc="lower left")
+    return fig
+'''
+
+TEST = '''\
+"""The figures of "{title}": each renders, and a bad argument fails the build by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+
+PAGE = "docs/chapters/{slug}.md"
+
+
+def one(comment: str):
+    (d,) = find_directives("# T\\n\\n" + comment + "\\n", PAGE)
+    return d
+
+
+def test_{builder}_renders_an_svg(tmp_path):
+    item = Renderer(tmp_path).render(one('<!-- figure: {builder} factors=[0.5] steps=5 caption="c" -->'))
+    assert item.content.lstrip().startswith(b"<?xml") and b"<svg" in item.content
+
+
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ('<!-- figure: {builder} factors=[1.5] caption="c" -->', "factors[0] must be"),
+        ('<!-- figure: {builder} steps=0 caption="c" -->', "steps must be a whole number >= 1"),
+    ],
+)
+def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):
+    with pytest.raises(DirectiveError) as info:
+        Renderer(tmp_path).render(one(comment))
+    assert expected in str(info.value)
+'''
+
+
+class Scaffold:
+    """Where a chapter's files go in a repository rooted at ``root``.
+
+    >>> s = Scaffold(Path("."), "long-memory", "Long memory")
+    >>> s.module, s.builder, s.builder_path.as_posix()
+    ('long_memory', 'long_memory_decay', 'src/rnnmem/site/builders/long_memory.py')
+    """
+
+    def __init__(self, root: Path, slug: str, title: str) -> None:
+        self.root, self.slug, self.title = Path(root), slug, title
+        self.module = slug.replace("-", "_")
+        self.builder = f"{self.module}_decay"
+
+    @property
+    def page_path(self) -> Path:
+        return self.root / "docs" / "chapters" / f"{self.slug}.md"
+
+    @property
+    def builder_path(self) -> Path:
+        return self.root / "src" / "rnnmem" / "site" / "builders" / f"{self.module}.py"
+
+    @property
+    def test_path(self) -> Path:
+        return self.root / "tests" / f"test_builders_{self.module}.py"
+
+    @property
+    def notebook_path(self) -> Path:
+        return self.root / "docs" / "downloads" / f"{self.slug}.ipynb"
+
+
+def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold:
+    """The scaffold for ``name`` and ``title``, or ValueError naming the argument, its value and what is allowed.
+
+    >>> check_arguments(Path("."), "Bad Name", "T")
+    Traceback (most recent call last):
+    ...
+    ValueError: NAME must be a slug of lower-case letters, digits and single hyphens, starting with a letter (e.g. long-memory), got 'Bad Name'
+    """
+    if not name:
+        raise ValueError("NAME is required: the chapter's file name without .md, e.g. NAME=long-memory")
+    if not SLUG.fullmatch(name):
+        raise ValueError("NAME must be a slug of lower-case letters, digits and single hyphens, starting with a "
+                         f"letter (e.g. long-memory), got {name!r}")
+    if title is None or not title.strip():
+        raise ValueError(f'TITLE must be a non-empty title, e.g. TITLE="Long memory", got {title!r}')
+    if any(c in title for c in "[]\n\r`"):
+        raise ValueError(f"TITLE must be one line without brackets or backquotes, got {title!r}")
+    s = Scaffold(root, name, title.strip())
+    if keyword.iskeyword(s.module):
+        raise ValueError(f"NAME must not be a Python keyword (it names the builder module), got {name!r}")
+    for path in (s.page_path, s.builder_path, s.test_path):
+        if path.exists():
+            raise ValueError(f"NAME {name!r} is taken: {path.relative_to(root)} exists")
+    nav = (Path(root) / "mkdocs.yml").read_text(encoding="utf-8")
+    if f"chapters/{name}.md" in nav:
+        raise ValueError(f"NAME {name!r} is taken: mkdocs.yml already lists chapters/{name}.md")
+    return s
+
+
+def _yaml_scalar(text: str) -> str:
+    return text if re.fullmatch(r"[A-Za-z][A-Za-z0-9 ,'()-]*", text) else json.dumps(text, ensure_ascii=False)
+
+
+def add_to_nav(config_text: str, title: str, path: str) -> str:
+    """``config_text`` with ``- title: path`` appended to the nav's ``Chapters:`` section.
+
+    >>> text = "nav:\\n  - Home: index.md\\n  - Chapters:\\n      - A: chapters/a.md\\n  - References: r.md\\n"
+    >>> print(add_to_nav(text, "B: two", "chapters/b.md"), end="")
+    nav:
+      - Home: index.md
+      - Chapters:
+          - A: chapters/a.md
+          - "B: two": chapters/b.md
+      - References: r.md
+    """
+    lines = config_text.split("\n")
+    start = next((i for i, line in enumerate(lines) if re.fullmatch(r"\s*- Chapters:\s*", line)), None)
+    if start is None:
+        raise ValueError("mkdocs.yml has no '- Chapters:' section in its nav to add the chapter to")
+    outer = len(lines[start]) - len(lines[start].lstrip())
+    last, indent = start, None
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        depth = len(line) - len(line.lstrip())
+        if line.strip() and depth <= outer:
+            break
+        if line.lstrip().startswith("- "):
+            last, indent = i, depth
+    indent = indent if indent is not None else outer + 4
+    lines.insert(last + 1, " " * indent + f"- {_yaml_scalar(title)}: {path}")
+    return "\n".join(lines)
+
+
+def add_to_home(index_text: str, title: str, path: str) -> str:
+    """``index_text`` with a numbered entry for the chapter after the last one of the chapter list."""
+    from .check import HOME_SECTION
+
+    lines = index_text.split("\n")
+    try:
+        start = lines.index(f"## {HOME_SECTION}")
+    except ValueError:
+        raise ValueError(f"docs/index.md has no '## {HOME_SECTION}' section to add the chapter to") from None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
+    numbered = [i for i in range(start + 1, end) if re.match(r"\d+\.\s", lines[i])]
+    if numbered:
+        last = numbered[-1]
+        while last + 1 < end and lines[last + 1].strip():
+            last += 1
+        number = len(numbered) + 1
+    else:
+        last, number = start + 1, 1
+    entry = f"{number}. [{title}]({path}). What the chapter computes, in a sentence."
+    lines[last + 1:last + 1] = [entry]
+    return "\n".join(lines)
+
+
+def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
+    """Write the chapter's files into the repository at ``root``; return the paths written or changed."""
+    from .book import Book, load_mkdocs_settings
+
+    s = check_arguments(root, name, title)
+    config_path, index_path = s.root / "mkdocs.yml", s.root / "docs" / "index.md"
+    nav = add_to_nav(config_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
+    home = add_to_home(index_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
+    fields = {"title": s.title, "slug": s.slug, "builder": s.builder}
+    s.page_path.write_text(CHAPTER.format(**fields), encoding="utf-8")
+    s.builder_path.write_text(BUILDER.format(**fields), encoding="utf-8")
+    s.test_path.write_text(TEST.format(**fields), encoding="utf-8")
+    config_path.write_text(nav, encoding="utf-8")
+    index_path.write_text(home, encoding="utf-8")
+    settings = load_mkdocs_settings(config_path)
+    book = Book(settings["docs_dir"], repo_url=settings["repo_url"], site_url=settings["site_url"])
+    book.add_page(f"chapters/{s.slug}.md", s.page_path.read_text(encoding="utf-8"))
+    book.write_notebooks()
+    return [s.page_path, s.builder_path, s.test_path, config_path, index_path, s.notebook_path]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="make chapter", usage=USAGE,
+        description="Write a new chapter (page, builder, builder test, nav and home entries, notebook).")
+    parser.add_argument("--name", metavar="NAME", help="the chapter's slug: its file name without .md")
+    parser.add_argument("--title", metavar="TITLE", help="the chapter's title, as the nav and the page show it")
+    parser.add_argument("--root", type=Path, default=Path("."), help="the repository (default: here)")
+    args = parser.parse_args(argv)
+    try:
+        written = scaffold(args.root, args.name, args.title)
+    except ValueError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"make chapter: error: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path.relative_to(args.root) if path.is_relative_to(args.root) else path}")
+    print(f"next: write docs/chapters/{args.name}.md and its builders, replace the placeholder sentence of its "
+          f"entry in docs/index.md, run `make notebooks` after changing its code, and check it with "
+          f"`make test-chapter CH={args.name}`")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
