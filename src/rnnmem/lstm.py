@@ -115,7 +115,7 @@ class LSTM(Recurrent):
     gate_names = ("i", "f", "g", "o")
     state_names = ("h", "c")
     _chunk_elements = 2**18
-    """Backward works through chunks of about this many gate values (4 H B per step)."""
+    """Backward works through chunks of steps whose work arrays hold about this many values (5 H B per step)."""
 
     def _views(self, name: str, buffers: tuple, make) -> list:
         """Per-step views of the scratch buffers, made once and kept while the buffers are.
@@ -137,8 +137,8 @@ class LSTM(Recurrent):
         # contiguous block of H rows and one matrix product gives all four.
         # rows[t] is [x_t; 1; h_{t-1}; i g; f c_{t-1}] (K + 2H, B). Its first K
         # rows times the stacked weights [W_ih, b_ih + b_hh, W_hh] give every
-        # pre-activation of step t, and in backward one product over all steps
-        # gives every weight and bias gradient. The last 3H rows, [h; i g;
+        # pre-activation of step t, and in backward one product per chunk of
+        # steps gives every weight and bias gradient. The last 3H rows, [h; i g;
         # f c_{t-1}] of step t - 1, are what backward multiplies o, i, f by.
         # steps[t] is [o; i; f; g; c_{t-1}] (5H, B): the product writes the
         # gates above the previous cell, so that [i; f] * [g; c_{t-1}] is one
@@ -147,7 +147,7 @@ class LSTM(Recurrent):
         # with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f (s = 1) and
         # 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2).
         W = np.concatenate([self.W_ih, (self.b_ih + self.b_hh)[:, None], self.W_hh], axis=1)
-        W = W[_ROWS_OIFG(H)]
+        W = W[_rows_oifg(H)]
         W[:3 * H] *= -1.0
         W[3 * H:] *= -2.0                                                # (4H, K)
 
@@ -219,12 +219,12 @@ class LSTM(Recurrent):
         d_W_part = self._buffer("d_W_part", (4 * H, K))
         d_W = np.zeros((4 * H, K), dtype=dtype)                    # [dW_ih, db, dW_hh], rows o|i|f|g
         d_x = np.empty((T * B, D), dtype=dtype)
-        W_ih = self.W_ih[_ROWS_OIFG(H)]
+        W_ih = self.W_ih[_rows_oifg(H)]
         d_hidden = self._buffer("d_hidden", (H, B))
         dh_T, dc_T = d_final
         d_cell = np.zeros((H, B), dtype=dtype) if dc_T is None else dc_T.T.copy()
         d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
-        W_hT = self.W_hh[_ROWS_OIFG(H)].T.copy()                   # (H, 4H)
+        W_hT = self.W_hh[_rows_oifg(H)].T.copy()                   # (H, 4H)
         views = self._views("backward", (rows, steps, tanh_cell, work, d_next), lambda: [
             (steps[t, :4 * H], work[t % chunk, H:], work[t % chunk, H:4 * H], rows[t + 1, D + 1:],
              rows[t + 1, K:K + H], steps[t, 3 * H:4 * H], work[t % chunk, 4 * H:], steps[t, H:2 * H],
@@ -258,18 +258,18 @@ class LSTM(Recurrent):
             d_W += d_W_part
             np.matmul(d_chunk.T, W_ih, out=d_x[start * B:stop * B])
 
-        d_W = d_W[_ROWS_IFGO(H)]
+        d_W = d_W[_rows_ifgo(H)]
         d_bias = d_W[:, D].copy()
         return {"weight_ih_l0": d_W[:, :D].copy(), "weight_hh_l0": d_W[:, D + 1:].copy(),
                 "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(), "x": d_x.reshape(T, B, D),
                 "h0": d_recurrent.T.copy(), "c0": d_cell.T.copy()}
 
 
-def _ROWS_OIFG(H: int) -> np.ndarray:
+def _rows_oifg(H: int) -> np.ndarray:
     """Row indices taking torch's gate order i|f|g|o to o|i|f|g."""
     return np.r_[3 * H:4 * H, 0:3 * H]
 
 
-def _ROWS_IFGO(H: int) -> np.ndarray:
+def _rows_ifgo(H: int) -> np.ndarray:
     """Row indices taking the order o|i|f|g back to torch's i|f|g|o."""
     return np.r_[H:4 * H, 0:H]
