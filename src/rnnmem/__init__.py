@@ -21,9 +21,13 @@ Modules, each one idea:
   a saved ``torch.nn.LSTM`` to load without torch.
 * :mod:`rnnmem.corpus`, :mod:`rnnmem.train`, :mod:`rnnmem.bilm`: a toy corpus, a
   small trainer, and a bidirectional LSTM language model in the style of ELMo.
+* :mod:`rnnmem.tasks`, :mod:`rnnmem.ensemble`, :mod:`rnnmem.lab`: tasks with a dependency
+  at a known distance, many models stacked on one axis, and training them to measure
+  when they succeed.
 """
 
 from . import bilm, bptt, clipping, corpus, data, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, rnn, scaling, train, worked
+from . import ensemble, lab, tasks
 from .bilm import BiLM
 from .gru import GRU
 from .lstm import LSTM
@@ -35,5 +39,6 @@ __all__ = [
     "RNN", "LSTM", "GRU", "BiLM",
     "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians",
     "init", "params", "dropout", "scaling", "corpus", "train", "bilm", "worked", "data",
+    "tasks", "ensemble", "lab",
     "__version__",
 ]

@@ -1,0 +1,182 @@
+"""``python -m rnnmem lab TASK ...``: train several seeds of one model on a task, as one ensemble.
+
+Prints a line saying what is trained and what counts as success, one line per
+seed (its held-out score at the end and the updates it needed to succeed,
+"never" or "diverged"), and as its last line ``success: K/S``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from .. import lab
+from ..ensemble import MODELS
+from ..tasks import TASKS, make_task
+
+__all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run"]
+
+NAME = "lab"
+HELP = "train S seeds of a model on a long-range task and count how many succeed"
+DESCRIPTION = """\
+Train S seeds of one recurrent model on a task with a dependency LAG steps back,
+all at once as one ensemble, and report how many succeed.
+
+Tasks:
+  recall        a token from an alphabet of K, LAG random tokens of the same alphabet,
+                then a query: name the first token (chance 1/K)
+  blank-recall  the same with blank tokens in between: distance without interference
+  adding        the adding problem over LAG steps: the sum of the two marked values
+                (the best constant guess has mean squared error 1/6)
+
+Success: held-out accuracy >= THRESHOLD (recall), or held-out mean squared error
+<= (1 - THRESHOLD) x 1/6 (adding), at one of the evaluations every --eval-every updates.
+
+example:
+  python -m rnnmem lab recall --model lstm --init chrono --lag 40 --seeds 4
+"""
+
+
+def _whole(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
+        return value
+    return parse
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def _clip(text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return _positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, or 'none' for no clipping, got {text!r}") from None
+
+
+def _threshold(text: str) -> float:
+    value = _number(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``lab`` to ``parser``."""
+    parser.add_argument("task", metavar="TASK", choices=TASKS,
+                        help=f"the task: {', '.join(TASKS)}")
+    parser.add_argument("--model", required=True, choices=MODELS,
+                        help="the recurrent layer: tanh RNN, GRU or LSTM (required)")
+    init = parser.add_mutually_exclusive_group()
+    init.add_argument("--forget-bias", type=_number, metavar="B",
+                      help="LSTM only: set the effective forget bias b_ih + b_hh of every unit to B "
+                           "(b_ih's forget rows = B, b_hh's = 0); default: PyTorch's uniform draw")
+    init.add_argument("--init", choices=("default", "chrono"), default="default",
+                      help="LSTM only for chrono: b_f = log U(1, T_max - 1), b_i = -b_f "
+                           "(Tallec and Ollivier 2018); default: PyTorch's uniform draw")
+    parser.add_argument("--t-max", type=_positive, metavar="T",
+                        help="T_max of chrono initialization (> 2); default: the sequence length")
+    parser.add_argument("--lag", type=_whole(1), required=True, metavar="N",
+                        help="steps between the answer and the query (for adding: the sequence length, >= 2)")
+    parser.add_argument("--alphabet", type=_whole(2), default=8, metavar="K",
+                        help="tokens to tell apart in recall (default 8, chance 1/8)")
+    parser.add_argument("--seeds", type=_whole(1), default=4, metavar="S",
+                        help="how many seeds to train, seeds 0 to S-1 (default 4)")
+    parser.add_argument("--steps", type=_whole(1), default=1000, metavar="U",
+                        help="the budget: updates per seed (default 1000)")
+    parser.add_argument("--hidden", type=_whole(1), default=32, metavar="H",
+                        help="hidden units (default 32)")
+    parser.add_argument("--batch", type=_whole(1), default=64, metavar="B",
+                        help="sequences per update (default 64)")
+    parser.add_argument("--lr", type=_positive, default=0.01,
+                        help="Adam's learning rate (default 0.01)")
+    parser.add_argument("--clip", type=_clip, default=1.0, metavar="NORM",
+                        help="clip the gradient to this global norm, or 'none' (default 1.0)")
+    parser.add_argument("--threshold", type=_threshold, default=0.9,
+                        help="success: held-out accuracy, or fraction of the baseline error removed, "
+                             "at least this, in (0, 1] (default 0.9)")
+    parser.add_argument("--eval-every", type=_whole(1), default=50, metavar="K",
+                        help="evaluate on the held-out set every K updates (default 50)")
+    parser.add_argument("--eval-size", type=_whole(1), default=512, metavar="N",
+                        help="held-out sequences (default 512)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train, print one line per seed and ``success: K/S``; return 0."""
+    if args.model != "lstm" and args.forget_bias is not None:
+        raise ValueError(f"--forget-bias sets the LSTM's forget gate; --model must be lstm, got {args.model}")
+    if args.model != "lstm" and args.init == "chrono":
+        raise ValueError(f"--init chrono sets the LSTM's gate biases; --model must be lstm, got {args.model}")
+    if args.t_max is not None and args.init != "chrono":
+        raise ValueError("--t-max is used only with --init chrono")
+    if args.t_max is not None and args.t_max <= 2:
+        raise ValueError(f"--t-max must be greater than 2 (u is drawn from [1, T_max - 1]), got {args.t_max:g}")
+    if args.task == "adding" and args.lag < 2:
+        raise ValueError(f"--lag is the sequence length of the adding problem: at least 2, got {args.lag}")
+    task = make_task(args.task, args.lag, args.alphabet)
+    seeds = list(range(args.seeds))
+    result = lab.train(task, args.model, seeds=seeds, hidden=args.hidden, steps=args.steps, batch=args.batch,
+                       lr=args.lr, clip=args.clip, forget_bias=args.forget_bias, init=args.init,
+                       t_max=args.t_max, eval_every=args.eval_every, eval_size=args.eval_size,
+                       threshold=args.threshold)
+    print(_header(args, task, result))
+    for e, seed in enumerate(seeds):
+        print(f"seed {seed}: {_score(task, result.final_scores[e])}, {_outcome(result, e)}")
+    print(f"success: {result.successes}/{len(seeds)}")
+    return 0
+
+
+def _header(args, task, result) -> str:
+    if task.kind == "classification":
+        what = f"{task.name}, lag {task.lag}, alphabet {task.alphabet} (chance {task.chance:.3f})"
+        goal = f"held-out accuracy >= {args.threshold:g}"
+    else:
+        what = f"adding problem, {task.length} steps (constant-guess error {task.baseline_mse:.3f})"
+        goal = f"held-out error <= {(1 - args.threshold) * task.baseline_mse:.4f}"
+    if args.forget_bias is not None:
+        init = f"forget bias {args.forget_bias:g}"
+    elif args.init == "chrono":
+        init = f"chrono initialization, T_max {result.ensemble.t_max:g}"
+    else:
+        init = "PyTorch's initialization"
+    clip = "no clipping" if args.clip is None else f"clipping at {args.clip:g}"
+    return (f"{what}; {args.model}, {args.hidden} units, {init}; {args.steps} updates of {args.batch}, "
+            f"Adam {args.lr:g}, {clip}; a seed succeeds at {goal} on {args.eval_size} sequences")
+
+
+def _score(task, score: float) -> str:
+    if not np.isfinite(score):
+        return "held-out score not finite"
+    if task.kind == "classification":
+        return f"held-out accuracy {score:.2f}"
+    return f"held-out error {score:.3f}"
+
+
+def _outcome(result, e: int) -> str:
+    if result.diverged_at[e] is not None:
+        return f"diverged at update {result.diverged_at[e]}"
+    if result.success_step[e] is None:
+        return "never"
+    return f"success after {result.success_step[e]} updates"

@@ -1,0 +1,654 @@
+r"""Many independent recurrent models at once, their parameters stacked on a leading axis.
+
+An :class:`Ensemble` holds :math:`E` models of one kind (``"rnn"``, ``"gru"``
+or ``"lstm"``) and one size, each a recurrent layer in the conventions of
+:mod:`rnnmem.rnn`, :mod:`rnnmem.gru` (PyTorch's: ``z`` keeps the old state,
+reset after the product) and :mod:`rnnmem.lstm`, followed by a readout of the
+**last hidden state**:
+
+.. math::
+
+    \hat y = V h_T + c, \qquad
+    L = -\tfrac1B \textstyle\sum_n \log \operatorname{softmax}(\hat y_n)_{y_n}
+    \ \text{(classification)}, \qquad
+    L = \tfrac1B \textstyle\sum_n (\hat y_n - y_n)^2 \ \text{(regression)}.
+
+Every parameter array carries the member on its first axis: ``weight_ih_l0``
+is ``(E, G H, D)``, ``weight_hh_l0`` ``(E, G H, H)``, ``bias_ih_l0`` and
+``bias_hh_l0`` ``(E, G H)`` (torch layout per member, gates ``i|f|g|o``,
+``r|z|n`` or one block), ``readout_weight`` :math:`V` ``(E, O, H)`` and
+``readout_bias`` :math:`c` ``(E, O)``. A step of all members is one batched
+matrix product, ``np.matmul`` of the stacked weights
+:math:`[W_{hh}, W_{ih}, b]` ``(E, G H, H + D + 1)`` with the rows
+:math:`[h_{t-1}; x_t; 1]` ``(E, H + D + 1, B)`` (the GRU's candidate takes
+two row blocks, one for its state part and one for its input part), so a
+Python loop runs over time steps, never over members. Member :math:`e` computes what
+a single model with its parameters computes (:meth:`Ensemble.member` returns
+it as an :class:`~rnnmem.lstm.LSTM`, :class:`~rnnmem.gru.GRU` or
+:class:`~rnnmem.rnn.RNN`), and its gradients are the exact backpropagation
+through time of its own loss: members never mix.
+
+**Initialization**, member by member from ``numpy.random.default_rng(seed)``:
+the recurrent layer draws exactly what ``LSTM(D, H, seed=seed)`` (or ``GRU``,
+``RNN``) draws, every weight and both biases from
+:math:`U(-1/\sqrt H, 1/\sqrt H)`; the readout then draws :math:`V` and
+:math:`c` from the same range (PyTorch's ``nn.Linear(H, O)``). For the LSTM,
+two options then overwrite the forget-gate rows:
+
+* ``forget_bias=b``: the effective forget bias :math:`b_{if} + b_{hf}` is
+  exactly :math:`b`, assigned as ``b_ih[f] = b`` and ``b_hh[f] = 0`` (only
+  the sum enters the gate);
+* ``init="chrono"`` (Tallec and Ollivier, 2018): :math:`b_f = \ln u`,
+  :math:`u \sim U[1, T_{\max} - 1]` per unit, and :math:`b_i = -b_f`, assigned
+  the same way (``b_ih`` holds the value, ``b_hh``'s slice is 0), with
+  :math:`u` drawn by :func:`rnnmem.init.chrono_biases` from the member's
+  generator after the readout.
+
+Sequences are time first, ``(T, B, D)`` shared by every member or
+``(T, E, B, D)`` one batch per member. Bad input raises :class:`ValueError`
+naming the argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import init as _init
+from ._validate import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, \
+    check_positive_int
+from .gru import GRU
+from .lstm import LSTM
+from .rnn import RNN
+
+__all__ = ["MODELS", "INITS", "KINDS", "Ensemble"]
+
+MODELS = ("rnn", "gru", "lstm")
+"""The recurrent layers an :class:`Ensemble` stacks: the tanh RNN, the GRU, the LSTM."""
+
+INITS = ("default", "chrono")
+"""Initializations: PyTorch's uniform draw, or chrono (LSTM only)."""
+
+KINDS = ("classification", "regression")
+"""Readouts: softmax cross-entropy over classes, or squared error of one number."""
+
+_GATES = {"rnn": 1, "gru": 3, "lstm": 4}
+_CLASSES = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
+RECURRENT_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
+READOUT_NAMES = ("readout_weight", "readout_bias")
+
+
+def _seeds(seeds: Any) -> tuple:
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        seeds = [seeds]
+    if not isinstance(seeds, (list, tuple, np.ndarray)) or len(seeds) == 0:
+        raise ValueError(f"seeds must be a non-empty list of whole numbers >= 0, got {seeds!r}")
+    return tuple(check_nonnegative_int(f"seeds[{k}]", s) for k, s in enumerate(seeds))
+
+
+class Ensemble:
+    r"""``E`` independent models (recurrent layer and readout), parameters stacked on axis 0.
+
+    ``Ensemble(model, input_size, hidden_size, output_size, seeds, *,
+    forget_bias=None, init="default", t_max=None, dtype=np.float64)``: one
+    member per seed (see the module for what each draws). ``forget_bias`` is
+    ``None``, one number for every member, or a list with one entry per
+    member, a number or ``None`` (LSTM only); ``init`` is ``"default"`` or
+    ``"chrono"``, or a list of them, one per member; chrono needs
+    ``t_max > 2`` (LSTM only). So configurations stack like seeds: members
+    with :math:`b_f = 0`, :math:`b_f = 1` and chrono in one ensemble.
+    ``params`` maps each name to its live stacked array.
+
+    >>> ens = Ensemble("lstm", 3, 4, 2, seeds=[0, 1, 2], forget_bias=1.0)
+    >>> ens.size, ens.params["weight_hh_l0"].shape, ens.params["readout_weight"].shape
+    (3, (3, 16, 4), (3, 2, 4))
+    >>> b = ens.params["bias_ih_l0"] + ens.params["bias_hh_l0"]
+    >>> b[:, 4:8].tolist() == [[1.0] * 4] * 3            # forget rows of i|f|g|o
+    True
+    >>> x = np.zeros((5, 7, 3))                           # T=5, B=7, shared by the members
+    >>> h = ens.forward(x)
+    >>> h.shape
+    (3, 7, 4)
+    >>> member = ens.member(1)                            # an rnnmem.LSTM with member 1's weights
+    >>> bool(np.allclose(member.forward(x)[1][0], h[1]))
+    True
+    """
+
+    def __init__(self, model: str, input_size: int, hidden_size: int, output_size: int, seeds: Any, *,
+                 forget_bias: Any = None, init: Any = "default", t_max: float | None = None,
+                 dtype: Any = np.float64) -> None:
+        self.model = check_choice("model", model, MODELS)
+        self.input_size = check_positive_int("input_size", input_size)
+        self.hidden_size = check_positive_int("hidden_size", hidden_size)
+        self.output_size = check_positive_int("output_size", output_size)
+        self.seeds = _seeds(seeds)
+        self.dtype = check_dtype("dtype", dtype)
+        E, D, H, O = len(self.seeds), self.input_size, self.hidden_size, self.output_size
+        inits = self._inits(init, E)
+        self.init = inits[0] if isinstance(init, str) else inits
+        self.inits = inits
+        biases = self._forget_biases(forget_bias, E)
+        if "chrono" in inits:
+            if self.model != "lstm":
+                raise ValueError(f"init='chrono' sets LSTM gate biases; model must be 'lstm', got {model!r}")
+            for k, (b, i) in enumerate(zip(biases or [None] * E, inits)):
+                if b is not None and i == "chrono":
+                    where = "" if isinstance(init, str) and not isinstance(forget_bias, (list, tuple, np.ndarray)) \
+                        else f" (member {k})"
+                    raise ValueError(f"forget_bias and init='chrono' both set the forget bias{where}: "
+                                     f"give one of them")
+            if t_max is None:
+                raise ValueError("init='chrono' needs t_max, the longest lifetime wanted (a number > 2)")
+            t_max = float(check_positive("t_max", t_max))
+            if t_max <= 2:
+                raise ValueError(f"t_max must be greater than 2 (u is drawn from [1, t_max - 1]), got {t_max!r}")
+        elif t_max is not None:
+            raise ValueError(f"t_max is used only with init='chrono', got t_max={t_max!r} with init={init!r}")
+        self.forget_bias = None if biases is None else tuple(biases)
+        self.t_max = t_max
+        G = _GATES[self.model]
+        shapes = {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H), "bias_ih_l0": (G * H,),
+                  "bias_hh_l0": (G * H,), "readout_weight": (O, H), "readout_bias": (O,)}
+        stacked = {name: np.empty((E,) + shape) for name, shape in shapes.items()}
+        bound = 1.0 / np.sqrt(H)
+        for e, seed in enumerate(self.seeds):
+            rng = np.random.default_rng(seed)
+            for name, shape in shapes.items():          # the order the single models draw in
+                stacked[name][e] = rng.uniform(-bound, bound, size=shape)
+            if biases is not None and biases[e] is not None:
+                stacked["bias_ih_l0"][e, H:2 * H] = biases[e]
+                stacked["bias_hh_l0"][e, H:2 * H] = 0.0
+            if inits[e] == "chrono":
+                b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
+                stacked["bias_ih_l0"][e, H:2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
+                stacked["bias_hh_l0"][e, 0:2 * H] = 0.0
+        self.params = {name: value.astype(self.dtype) for name, value in stacked.items()}
+        self._cache: Any = None
+        self._workspace: dict = {}
+
+    def _inits(self, init: Any, E: int) -> tuple:
+        if isinstance(init, (list, tuple)):
+            if len(init) != E:
+                raise ValueError(f"init must be one of {', '.join(map(repr, INITS))} or one per member ({E}), "
+                                 f"got {len(init)} values")
+            return tuple(check_choice(f"init[{k}]", i, INITS) for k, i in enumerate(init))
+        return (check_choice("init", init, INITS),) * E
+
+    def _forget_biases(self, forget_bias: Any, E: int) -> list | None:
+        if forget_bias is None or (isinstance(forget_bias, (list, tuple)) and all(b is None for b in forget_bias)
+                                   and len(forget_bias) == E):
+            return None
+        if self.model != "lstm":
+            raise ValueError(f"forget_bias sets the LSTM's forget gate; model must be 'lstm', got {self.model!r}")
+        if isinstance(forget_bias, (list, tuple, np.ndarray)):
+            if len(forget_bias) != E:
+                raise ValueError(f"forget_bias must be one number or one per member ({E}), "
+                                 f"got {len(forget_bias)} values")
+            return [None if b is None else float(check_finite(f"forget_bias[{k}]", b))
+                    for k, b in enumerate(forget_bias)]
+        return [float(check_finite("forget_bias", forget_bias))] * E
+
+    @property
+    def size(self) -> int:
+        """The number of members, :math:`E`."""
+        return len(self.seeds)
+
+    def __repr__(self) -> str:
+        return (f"Ensemble({self.model!r}, input_size={self.input_size}, hidden_size={self.hidden_size}, "
+                f"output_size={self.output_size}, members={self.size}, dtype={self.dtype.name})")
+
+    # ------------------------------------------------------------------ members
+
+    def member(self, e: int) -> Any:
+        """Member ``e``'s recurrent layer as a single model (a copy): an LSTM, GRU or RNN.
+
+        >>> ens = Ensemble("gru", 2, 3, 1, seeds=[5, 6])
+        >>> from rnnmem.gru import GRU
+        >>> bool(np.array_equal(ens.member(0).W_hh, GRU(2, 3, seed=5).W_hh))
+        True
+        """
+        e = self._check_member(e)
+        sd = {name: self.params[name][e].copy() for name in RECURRENT_NAMES}
+        return _CLASSES[self.model].from_torch_state_dict(sd, dtype=self.dtype)
+
+    def _check_member(self, e: Any) -> int:
+        k = check_nonnegative_int("e", e)
+        if k >= self.size:
+            raise ValueError(f"e must be a member index from 0 to {self.size - 1}, got {e!r}")
+        return k
+
+    # ------------------------------------------------------------------ layout, buffers and inputs
+    #
+    # Inside, every per-step array is stored time first and feature-major: (T, E, rows, B), the
+    # batch last. Row block t of the array `rows` holds [h_t; x_t; 1] for every member, (E, K, B)
+    # with K = H + D + 1, so that a step of all members is ONE batched product with the stacked
+    # weights [W_hh, W_ih, b] (E, G H, K), giving every pre-activation, biases included; in the
+    # backward pass the same rows give every weight and bias gradient, one product per step.
+    # Each gate is then a block of rows whose (H, B) entries are contiguous per member, so every
+    # elementwise operation of a step runs over long contiguous stretches of memory.
+    #
+    # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
+    # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs and the
+    # factors 2 are folded into the stacked weights (scaling by a power of two is exact), so a
+    # pre-activation comes out of the product already as -z or -2z.
+
+    def _buffer(self, name: str, shape: tuple) -> np.ndarray:
+        key = (name, shape)
+        buf = self._workspace.get(key)
+        if buf is None:
+            buf = self._workspace[key] = np.empty(shape, dtype=self.dtype)
+        return buf
+
+    def _rows(self, x: Any) -> tuple:
+        """The (T + 1, E, K, B) array of rows [h_t; x_t; 1], with x filled in and h_0 = 0; and T, B."""
+        D, E, H = self.input_size, self.size, self.hidden_size
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+            raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
+        if arr.ndim == 3 and arr.shape[0] >= 1 and arr.shape[1] >= 1 and arr.shape[2] == D:
+            arr = arr[:, None]
+        elif not (arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1
+                  and arr.shape[3] == D):
+            raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
+                             f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
+        T, B = arr.shape[0], arr.shape[2]
+        rows = self._buffer("rows", (T + 1, E, H + D + 1, B))
+        rows[0, :, :H] = 0.0
+        rows[:T, :, H:H + D] = arr.transpose(0, 1, 3, 2)
+        rows[:, :, H + D] = 1.0
+        return rows, T, B
+
+    def _stacked(self, blocks: list, scale: np.ndarray) -> np.ndarray:
+        """Row blocks [W_h, W_x, b] side by side, (E, rows, K), each row times its scale."""
+        W = np.concatenate([blocks[0], blocks[1], blocks[2][:, :, None]], axis=2)
+        W *= scale[:, None]
+        return W
+
+    # ------------------------------------------------------------------ forward
+
+    def forward(self, x: Any) -> np.ndarray:
+        """Run every member over its sequences; return the last hidden states ``(E, B, H)``.
+
+        ``x`` is ``(T, B, D)`` (the same sequences for every member) or
+        ``(T, E, B, D)``; the state starts at zero. What :meth:`backward`
+        needs is kept until the next call.
+
+        >>> ens = Ensemble("rnn", 1, 2, 1, seeds=[0, 1])
+        >>> ens.forward(np.ones((4, 3, 1))).shape
+        (2, 3, 2)
+        """
+        return self._forward(x).transpose(0, 2, 1).copy()
+
+    def _forward(self, x: Any, carry_masks: Any = None) -> np.ndarray:
+        """The forward pass; the last hidden states feature-major, (E, H, B)."""
+        self._cache = None
+        rows, T, B = self._rows(x)
+        masks = None if carry_masks is None else self._check_masks(carry_masks, T, B)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.model == "lstm":
+                cache = self._forward_lstm(rows, T, B, masks)
+            else:
+                cache = {"rnn": self._forward_rnn, "gru": self._forward_gru}[self.model](rows, T, B)
+        cache.update(rows=rows, T=T, B=B, masks=masks)
+        self._cache = cache
+        return rows[T, :, :self.hidden_size]
+
+    def _forward_rnn(self, rows, T, B):
+        E, H = self.size, self.hidden_size
+        p = self.params
+        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+                          np.full(H, -2.0, dtype=self.dtype))
+        for t in range(T):
+            h_next = rows[t + 1, :, :H]
+            np.matmul(W, rows[t], out=h_next)                    # -2 z_t
+            _sigmoid_of_negated(h_next)                          # sigma(2 z_t)
+            h_next *= 2.0
+            h_next -= 1.0                                        # h_t = tanh(z_t)
+        return {}
+
+    def _forward_gru(self, rows, T, B):
+        # Four row blocks: r and z from the state, the input and both biases; the candidate's
+        # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
+        E, H, D = self.size, self.hidden_size, self.input_size
+        p = self.params
+        W_ih, W_hh, b_ih, b_hh = p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]
+        rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
+        zero_h, zero_x = np.zeros((E, H, H), dtype=self.dtype), np.zeros((E, H, D), dtype=self.dtype)
+        W = self._stacked([np.concatenate([W_hh[:, rz], W_hh[:, n], zero_h], axis=1),
+                           np.concatenate([W_ih[:, rz], zero_x, W_ih[:, n]], axis=1),
+                           np.concatenate([b_ih[:, rz] + b_hh[:, rz], b_hh[:, n], b_ih[:, n]], axis=1)],
+                          np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H))
+        gates = self._buffer("gates", (T, E, 4 * H, B))         # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
+        candidate = self._buffer("candidate", (T, E, H, B))
+        scratch = self._buffer("scratch", (E, H, B))
+        for t in range(T):
+            g = gates[t]
+            np.matmul(W, rows[t], out=g)
+            _sigmoid_of_negated(g[:, :2 * H])                    # r_t, z_t
+            np.multiply(g[:, :H], g[:, 2 * H:3 * H], out=scratch)
+            a = g[:, 3 * H:]
+            a += scratch                                         # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
+            _sigmoid_of_negated(a)
+            np.multiply(a, 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                  # n_t = tanh(a_n)
+            h_next = rows[t + 1, :, :H]
+            np.subtract(rows[t, :, :H], candidate[t], out=h_next)      # h_t = n + z (h_{t-1} - n)
+            h_next *= g[:, H:2 * H]
+            h_next += candidate[t]
+        return {"gates": gates, "candidate": candidate}
+
+    def _check_masks(self, masks: Any, T: int, B: int) -> np.ndarray:
+        """Carry-line masks (T, E, B, H), LSTM only, as (T, E, H, B)."""
+        E, H = self.size, self.hidden_size
+        if self.model != "lstm":
+            raise ValueError(f"carry_masks multiply the LSTM's cell state; model must be 'lstm', got {self.model!r}")
+        arr = np.asarray(masks)
+        if arr.shape != (T, E, B, H):
+            raise ValueError(f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, "
+                             f"got shape {arr.shape}")
+        return np.ascontiguousarray(arr.transpose(0, 1, 3, 2), dtype=self.dtype)
+
+    def _forward_lstm(self, rows, T, B, masks=None):
+        # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
+        E, H = self.size, self.hidden_size
+        p = self.params
+        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+                          np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H))
+        gates = self._buffer("gates", (T, E, 4 * H, B))
+        cell = self._buffer("cell", (T + 1, E, H, B))
+        candidate = self._buffer("candidate", (T, E, H, B))
+        tanh_cell = self._buffer("tanh_cell", (T, E, H, B))
+        written = self._buffer("written", (E, H, B))
+        carried = cell if masks is None else self._buffer("carried", (T, E, H, B))
+        cell[0] = 0.0
+        for t in range(T):
+            g = gates[t]
+            np.matmul(W, rows[t], out=g)
+            _sigmoid_of_negated(g)                                    # i, f, sigma(2 z_g), o
+            np.multiply(g[:, 2 * H:3 * H], 2.0, out=candidate[t])
+            candidate[t] -= 1.0                                       # g_t
+            if masks is not None:                                     # dropout on the carry line:
+                np.multiply(masks[t], cell[t], out=carried[t])        # f multiplies M_t c_{t-1}
+            np.multiply(g[:, H:2 * H], carried[t], out=cell[t + 1])
+            np.multiply(g[:, :H], candidate[t], out=written)
+            cell[t + 1] += written                                    # c_t = f c_{t-1} + i g
+            tc = tanh_cell[t]
+            np.multiply(cell[t + 1], -2.0, out=tc)
+            _sigmoid_of_negated(tc)
+            tc *= 2.0
+            tc -= 1.0                                                 # tanh(c_t)
+            np.multiply(g[:, 3 * H:], tc, out=rows[t + 1, :, :H])     # h_t = o tanh(c_t)
+        return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell, "carried": carried}
+
+    # ------------------------------------------------------------------ backward
+
+    def backward(self, d_last: Any, *, step_norms: bool = False) -> dict:
+        r"""Gradients of :math:`\sum_e \langle \delta h^{(e)}, h^{(e)}_T \rangle` for the latest :meth:`forward`.
+
+        ``d_last`` ``(E, B, H)`` is the gradient of the loss with respect to
+        the last hidden states. Returns the gradients of the four recurrent
+        arrays, stacked like ``params``; with ``step_norms=True`` also
+        ``"step_norms"`` ``(E, T)``: entry ``[e, s - 1]`` is the mean over the
+        batch of :math:`\|\partial L / \partial h_s\|` per sequence (``B``
+        times the norm of that sequence's row of the gradient, the loss being
+        a mean over the batch), the gradient that reaches step :math:`s`
+        through the recurrence.
+
+        >>> ens = Ensemble("lstm", 2, 3, 1, seeds=[0])
+        >>> h = ens.forward(np.ones((6, 4, 2)))
+        >>> grads = ens.backward(np.ones_like(h), step_norms=True)
+        >>> grads["weight_hh_l0"].shape, grads["step_norms"].shape
+        ((1, 12, 3), (1, 6))
+        """
+        if self._cache is None:
+            raise ValueError("backward needs a forward pass first: call forward(x) before backward(d_last)")
+        E, B, H = self.size, self._cache["B"], self.hidden_size
+        d = np.asarray(d_last)
+        if d.shape != (E, B, H):
+            raise ValueError(f"d_last must have shape ({E}, {B}, {H}), got shape {d.shape}")
+        return self._backward(np.array(d.transpose(0, 2, 1), dtype=self.dtype, order="C"), step_norms)
+
+    def _backward(self, dh: np.ndarray, step_norms: bool) -> dict:
+        """backward, from the gradient of the last hidden states feature-major, (E, H, B)."""
+        run = {"rnn": self._backward_rnn, "gru": self._backward_gru, "lstm": self._backward_lstm}[self.model]
+        norms = np.zeros((self.size, self._cache["T"])) if step_norms else None
+        with np.errstate(over="ignore", invalid="ignore"):
+            grads = run(self._cache, dh, norms)
+        if step_norms:
+            grads["step_norms"] = norms
+        return grads
+
+    def _accumulate(self, total: np.ndarray, d_rows: np.ndarray, rows_t: np.ndarray) -> None:
+        """total += d_rows (E, R, B) @ rows_t^T (E, B, K): step t's share of every weight and bias gradient."""
+        product = self._buffer("product", total.shape)
+        np.matmul(d_rows, rows_t.transpose(0, 2, 1), out=product)
+        total += product
+
+    def _split(self, total: np.ndarray, rows: slice = slice(None)) -> tuple:
+        """The W_hh, W_ih and bias columns of a gradient of the stacked weights."""
+        H, D = self.hidden_size, self.input_size
+        return total[:, rows, :H], total[:, rows, H:H + D], total[:, rows, H + D]
+
+    def _backward_rnn(self, cache, dh, norms):
+        E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
+        rows = cache["rows"]
+        total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
+        d_pre = self._buffer("d_pre", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        for t in range(T - 1, -1, -1):
+            if norms is not None:
+                norms[:, t] = _sequence_norms(dh)
+            h = rows[t + 1, :, :H]
+            np.multiply(h, h, out=d_pre)
+            np.subtract(1.0, d_pre, out=d_pre)                    # tanh' = 1 - h^2
+            d_pre *= dh
+            self._accumulate(total, d_pre, rows[t])
+            np.matmul(W_hhT, d_pre, out=dh)
+        d_W_hh, d_W_ih, d_b = self._split(total)
+        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
+                "bias_hh_l0": d_b.copy()}
+
+    def _chunks(self, T: int, rows_per_step: int, B: int):
+        """Spans of steps, last first, each small enough (about 2**18 numbers per array) to stay in cache.
+
+        The backward pass computes its coefficients one span at a time, from
+        the forward pass's stored values, just before the steps that use them.
+        """
+        chunk = max(1, min(T, 2**18 // (self.size * rows_per_step * B)))
+        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
+            yield start, min(start + chunk, T)
+
+    def _backward_gru(self, cache, dh, norms):
+        E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
+        rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
+        total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
+        d_rows = self._buffer("d_rows", (E, 4 * H, B))
+        kept = self._buffer("kept", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        for start, stop in self._chunks(T, 4 * H, B):
+            span = slice(start, stop)
+            r, z, n = gates[span, :, :H], gates[span, :, H:2 * H], candidate[span]
+            # Gradients of the four row blocks' outputs = dh_t * coefficient, known from the forward pass.
+            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
+            c_r, c_z, c_sn, c_n = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            np.multiply(n, n, out=c_n)
+            np.subtract(1.0, c_n, out=c_n)
+            c_n *= 1.0 - z                                        # n's input part: (1 - z)(1 - n^2)
+            np.subtract(rows[span, :, :H], n, out=c_z)
+            c_z *= z * (1.0 - z)                                  # z: (h_prev - n) z (1 - z)
+            np.multiply(c_n, gates[span, :, 2 * H:3 * H], out=c_r)
+            c_r *= -0.5                                           # the forward pass kept -2 (W_hn h + b_hn)
+            c_r *= r * (1.0 - r)                                  # r: via r * (W_hn h + b_hn)
+            np.multiply(c_n, r, out=c_sn)                         # W_hn h + b_hn sits inside r * (.)
+            for t in range(stop - 1, start - 1, -1):
+                if norms is not None:
+                    norms[:, t] = _sequence_norms(dh)
+                np.multiply(coef[t - start].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
+                self._accumulate(total, d_rows, rows[t])
+                np.multiply(dh, gates[t, :, H:2 * H], out=kept)
+                np.matmul(W_hhT, d_rows[:, :3 * H], out=dh)
+                dh += kept
+        H2, H3 = 2 * H, 3 * H
+        d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
+        d_W_hn, _, d_b_hn = self._split(total, slice(H2, H3))
+        _, d_W_in, d_b_in = self._split(total, slice(H3, 4 * H))
+        return {"weight_ih_l0": np.concatenate([d_W_ih_rz, d_W_in], axis=1),
+                "weight_hh_l0": np.concatenate([d_W_hh_rz, d_W_hn], axis=1),
+                "bias_ih_l0": np.concatenate([d_b_rz, d_b_in], axis=1),
+                "bias_hh_l0": np.concatenate([d_b_rz, d_b_hn], axis=1)}
+
+    def _backward_lstm(self, cache, dh, norms):
+        E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
+        rows, gates, masks = cache["rows"], cache["gates"], cache["masks"]
+        total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
+        d_pre = self._buffer("d_pre", (E, 4 * H, B))
+        dc = np.zeros((E, H, B), dtype=self.dtype)
+        scratch = self._buffer("scratch", (E, H, B))
+        W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        for start, stop in self._chunks(T, 4 * H, B):
+            span = slice(start, stop)
+            i, f, o = gates[span, :, :H], gates[span, :, H:2 * H], gates[span, :, 3 * H:]
+            candidate, tanh_cell = cache["candidate"][span], cache["tanh_cell"][span]
+            # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
+            # the slope of the gate's nonlinearity times what the gate multiplies.
+            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
+            c_i, c_f, c_g, c_o = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            np.subtract(1.0, i, out=c_i)
+            c_i *= i
+            c_i *= candidate                                      # i multiplies g
+            np.subtract(1.0, f, out=c_f)
+            c_f *= f
+            c_f *= cache["carried"][span]                         # f multiplies c_{t-1} (times its mask)
+            np.multiply(candidate, candidate, out=c_g)
+            np.subtract(1.0, c_g, out=c_g)
+            c_g *= i                                              # g is multiplied by i
+            np.subtract(1.0, o, out=c_o)
+            c_o *= o
+            c_o *= tanh_cell                                      # o multiplies tanh(c_t)
+            to_cell = self._buffer("to_cell", (stop - start, E, H, B))   # dc_t += dh_t o (1 - tanh^2 c_t)
+            np.multiply(tanh_cell, tanh_cell, out=to_cell)
+            np.subtract(1.0, to_cell, out=to_cell)
+            to_cell *= o
+            for t in range(stop - 1, start - 1, -1):
+                j = t - start
+                if norms is not None:
+                    norms[:, t] = _sequence_norms(dh)
+                np.multiply(dh, to_cell[j], out=scratch)
+                dc += scratch
+                np.multiply(coef[j, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
+                            out=d_pre[:, :3 * H].reshape(E, 3, H, B))
+                np.multiply(c_o[j], dh, out=d_pre[:, 3 * H:])
+                dc *= gates[t, :, H:2 * H]
+                if masks is not None:
+                    dc *= masks[t]
+                self._accumulate(total, d_pre, rows[t])
+                np.matmul(W_hhT, d_pre, out=dh)
+        d_W_hh, d_W_ih, d_b = self._split(total)
+        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
+                "bias_hh_l0": d_b.copy()}
+
+    # ------------------------------------------------------------------ readout and loss
+
+    def readout(self, h_last: np.ndarray) -> np.ndarray:
+        r"""The readout :math:`V h + c` of last hidden states ``(E, B, H)``: ``(E, B, O)``.
+
+        >>> ens = Ensemble("gru", 1, 2, 3, seeds=[0, 1])
+        >>> ens.readout(ens.forward(np.ones((2, 5, 1)))).shape
+        (2, 5, 3)
+        """
+        out = np.matmul(h_last, self.params["readout_weight"].transpose(0, 2, 1))
+        out += self.params["readout_bias"][:, None, :]
+        return out
+
+    def _readout(self, hT: np.ndarray) -> np.ndarray:
+        """The readout of feature-major last states (E, H, B): (E, O, B)."""
+        out = np.matmul(self.params["readout_weight"], hT)
+        out += self.params["readout_bias"][:, :, None]
+        return out
+
+    def predict(self, x: Any) -> np.ndarray:
+        """The readout of every member on ``x``: ``(E, B, O)`` (logits, or the predicted number).
+
+        >>> Ensemble("rnn", 2, 3, 4, seeds=[0]).predict(np.zeros((3, 5, 2))).shape
+        (1, 5, 4)
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._readout(self._forward(x)).transpose(0, 2, 1)
+
+    def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False,
+                       carry_masks: Any = None) -> tuple:
+        r"""Each member's loss on its batch and the gradients of every parameter array.
+
+        ``kind`` is ``"classification"`` (``targets`` class indices, mean
+        softmax cross-entropy in nats) or ``"regression"`` (``targets``
+        numbers, mean squared error with ``output_size`` 1). ``targets`` is
+        ``(B,)`` shared or ``(E, B)``. Returns ``(losses (E,), grads)`` with
+        ``grads`` keyed like ``params`` (plus ``"step_norms"`` on request, see
+        :meth:`backward`). A member whose loss is not finite has a NaN or
+        infinite loss here; nothing is raised.
+
+        ``carry_masks`` (LSTM only), ``(T, E, B, H)`` like the cell states,
+        multiplies the carry line: :math:`c_t = f_t \odot (M_t \odot c_{t-1})
+        + i_t \odot g_t` (dropout on the cell state; the caller draws the
+        masks and their scale).
+
+        >>> ens = Ensemble("lstm", 1, 2, 1, seeds=[0, 1])
+        >>> losses, grads = ens.loss_and_grads(np.ones((3, 4, 1)), np.ones(4), "regression")
+        >>> losses.shape, sorted(grads)[:2]
+        ((2,), ['bias_hh_l0', 'bias_ih_l0'])
+        """
+        kind = check_choice("kind", kind, KINDS)
+        E = self.size
+        hT = self._forward(x, carry_masks)                                # (E, H, B)
+        B = self._cache["B"]
+        y = self._check_targets(targets, kind, E, B)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = self._readout(hT)                                       # (E, O, B)
+            if kind == "classification":
+                shifted = out - out.max(axis=1, keepdims=True)
+                log_norm = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+                log_p = shifted - log_norm
+                picked = np.take_along_axis(log_p, y[:, None, :], axis=1)[:, 0]
+                losses = -picked.mean(axis=1)
+                d_out = np.exp(log_p)                                     # softmax - onehot, over B
+                np.put_along_axis(d_out, y[:, None, :],
+                                  np.take_along_axis(d_out, y[:, None, :], axis=1) - 1.0, axis=1)
+                d_out /= B
+            else:
+                err = out[:, 0] - y
+                losses = (err * err).mean(axis=1)
+                d_out = (2.0 / B) * err[:, None, :]
+            V = self.params["readout_weight"]
+            grads = self._backward(np.matmul(V.transpose(0, 2, 1), d_out), step_norms)
+            grads["readout_weight"] = np.matmul(d_out, hT.transpose(0, 2, 1))
+            grads["readout_bias"] = d_out.sum(axis=2)
+        return losses, grads
+
+    def _check_targets(self, targets: Any, kind: str, E: int, B: int) -> np.ndarray:
+        y = np.asarray(targets)
+        if y.shape == (B,):
+            y = np.broadcast_to(y, (E, B))
+        if y.shape != (E, B):
+            raise ValueError(f"targets must have shape ({B},) or ({E}, {B}), got shape {np.shape(targets)}")
+        if kind == "classification":
+            if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= self.output_size:
+                raise ValueError(f"targets must be class indices from 0 to {self.output_size - 1}, "
+                                 f"got values from {y.min()} to {y.max()} (dtype {y.dtype})")
+            return y.astype(np.intp)
+        if self.output_size != 1:
+            raise ValueError(f"kind='regression' reads one number: output_size must be 1, got {self.output_size}")
+        return np.asarray(check_finite("targets", y), dtype=self.dtype)
+
+
+def _sigmoid_of_negated(a: np.ndarray) -> None:
+    """Overwrite ``a = -z`` with sigma(z) = 1/(1 + exp(-z)) (exp may overflow to inf: sigma = 0)."""
+    np.exp(a, out=a)
+    a += 1.0
+    np.reciprocal(a, out=a)
+
+
+def _sequence_norms(dh: np.ndarray) -> np.ndarray:
+    """Mean over the batch of each sequence's gradient norm, from dL/dh (E, H, B) of a batch-mean loss."""
+    B = dh.shape[2]
+    return np.sqrt((dh * dh).sum(axis=1)).mean(axis=1) * B

@@ -1,0 +1,367 @@
+r"""The lab: train an ensemble of recurrent models on a task and measure when they succeed.
+
+:func:`train` takes a :class:`~rnnmem.tasks.Task` and trains one member per
+seed, all at once (:class:`~rnnmem.ensemble.Ensemble`): a recurrent layer and
+a readout of its last hidden state, softmax cross-entropy for classification,
+squared error for regression. Each update, every member
+
+1. draws a fresh batch of ``batch`` sequences from its own stream,
+   ``numpy.random.default_rng((seed, 1))`` (its weights come from
+   ``default_rng(seed)``, as a single model with that seed draws them);
+2. computes its loss and exact gradients (backpropagation through time);
+3. records the loss and the global gradient norm :math:`\|g\|` over all its
+   parameter arrays, *before* clipping;
+4. clips by global norm, :math:`g \leftarrow g \min(1, \theta/\|g\|)` with
+   :math:`\theta` = ``clip`` (``None``: no clipping), and takes one Adam step
+   (:class:`rnnmem.train.Adam`, Kingma and Ba 2015) with learning rate ``lr``.
+
+Every ``eval_every`` updates (and before the first) every member is scored on
+one **held-out** set of ``eval_size`` sequences drawn from
+``default_rng((eval_seed, 2))``, a stream no member trains on. **Success** is
+
+* classification: held-out accuracy :math:`\ge` ``threshold`` (default 0.9;
+  recall's chance is :math:`1/K`);
+* regression: held-out mean squared error :math:`\le (1 -` ``threshold``
+  :math:`)` times the task's constant-prediction baseline (the fraction of
+  variance explained, :math:`R^2`, at least ``threshold``).
+
+A member's *updates to success* is the first evaluation at which it
+succeeds (a multiple of ``eval_every``), or ``None``: never within the budget.
+A member whose loss or gradient norm stops being finite is **diverged**: it
+is frozen from that update on (its parameters no longer change), reported
+with the update it diverged at, and never counted as a success.
+
+Members never mix: member :math:`e` of an ensemble computes the same numbers,
+bit for bit, as the same seed trained alone (the batched product computes each
+member's matrix product by itself, and every other operation is elementwise
+or a sum within one member), and the ensemble is faster because each step is
+one batched matrix product for all of them.
+
+**Precision.** Training runs in float64 unless ``dtype=np.float32`` is asked
+for. float32 is about twice as fast (the exponentials and the products both
+halve), but training is chaotic: a difference in the last bit of one product,
+such as another BLAS kernel produces, grows from update to update until, after
+some hundreds of updates, a member's accuracy and even whether it succeeds
+can differ. In float64 that difference starts about :math:`10^9` times
+smaller and stays invisible for longer, so printed counts and rounded scores
+agree across kernels in more runs; on one machine and kernel every run is
+reproducible exactly. Report counts over seeds, not single runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validate import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
+from .ensemble import INITS, MODELS, Ensemble
+from .tasks import Task
+from .train import Adam
+
+__all__ = ["OPTIMIZERS", "CARRY_MASKS", "LabResult", "make_ensemble", "train", "evaluate", "gradient_by_step", "check_threshold"]
+
+OPTIMIZERS = ("adam", "sgd")
+"""The update rules :func:`train` knows: Adam (Kingma and Ba 2015), or plain gradient descent."""
+
+CARRY_MASKS = ("step", "sequence")
+"""Dropout masks on the LSTM's carry line: a fresh one at every step, or one per sequence."""
+
+
+class _SGD:
+    """Plain gradient descent on a dict of arrays in place, with Adam's interface (m and v unused)."""
+
+    def __init__(self, params: dict, *, lr: float) -> None:
+        self.params, self.lr = params, lr
+        self.m = self.v = {}
+
+    def step(self, grads: dict) -> None:
+        for k, p in self.params.items():
+            p -= self.lr * grads[k]
+
+
+@dataclass
+class LabResult:
+    """What :func:`train` measured, member by member (axis 0 is the member, in the order of ``seeds``)."""
+
+    task: Task
+    """The task trained on."""
+    model: str
+    """``"rnn"``, ``"gru"`` or ``"lstm"``."""
+    seeds: tuple
+    """One seed per member."""
+    threshold: float
+    """Accuracy (classification) or fraction of variance explained (regression) that counts as success."""
+    eval_steps: np.ndarray
+    """Updates done at each evaluation: ``0, eval_every, 2 eval_every, ...`` and the last update."""
+    scores: np.ndarray
+    """``(E, evaluations)``: held-out accuracy, or held-out mean squared error."""
+    losses: np.ndarray
+    """``(E, updates)``: each update's training loss (NaN once a member has diverged)."""
+    grad_norms: np.ndarray
+    """``(E, updates)``: each update's global gradient norm before clipping (NaN once diverged)."""
+    success_step: list
+    """Per member: updates to success (int), or ``None``."""
+    diverged_at: list
+    """Per member: the update at which the loss or gradient stopped being finite, or ``None``."""
+    ensemble: Ensemble
+    """The trained models."""
+
+    @property
+    def final_scores(self) -> np.ndarray:
+        """``(E,)``: each member's held-out score at the last evaluation."""
+        return self.scores[:, -1]
+
+    @property
+    def succeeded(self) -> np.ndarray:
+        """``(E,)`` booleans: reached success and did not diverge."""
+        return np.array([s is not None and d is None for s, d in zip(self.success_step, self.diverged_at)])
+
+    @property
+    def successes(self) -> int:
+        """How many members succeeded."""
+        return int(self.succeeded.sum())
+
+    def outcome(self, e: int) -> str:
+        """Member ``e``'s outcome in words: ``"diverged at update U"``, ``"U updates"`` or ``"never"``."""
+        if self.diverged_at[e] is not None:
+            return f"diverged at update {self.diverged_at[e]}"
+        if self.success_step[e] is None:
+            return "never"
+        return f"{self.success_step[e]} updates"
+
+
+def check_threshold(threshold: Any) -> float:
+    """A success threshold: a number in (0, 1].
+
+    >>> check_threshold(0.9)
+    0.9
+    >>> check_threshold(1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold must be a number in (0, 1] (an accuracy, or a fraction of variance explained), got 1.5
+    """
+    value = float(check_finite("threshold", threshold))
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
+                         f"explained), got {threshold!r}")
+    return value
+
+
+def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forget_bias: Any = None,
+                  init: Any = "default", t_max: float | None = None, dtype: Any = np.float64) -> Ensemble:
+    r"""The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
+
+    With ``init="chrono"`` (for every member, or for some, ``init`` being a
+    list) and no ``t_max``, :math:`T_{\max}` is the task's sequence length.
+
+    >>> from rnnmem.tasks import recall
+    >>> ens = make_ensemble(recall(lag=10), "lstm", seeds=[0, 1], hidden=8, init="chrono")
+    >>> ens.t_max, ens.params["weight_ih_l0"].shape
+    (12.0, (2, 32, 10))
+    """
+    if not isinstance(task, Task):
+        raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
+    model = check_choice("model", model, MODELS)
+    if isinstance(init, str):
+        init = check_choice("init", init, INITS)
+    hidden = check_positive_int("hidden", hidden)
+    chrono = init == "chrono" if isinstance(init, str) else "chrono" in list(init)
+    if chrono and t_max is None:
+        t_max = task.length
+    return Ensemble(model, task.input_size, hidden, task.output_size, seeds, forget_bias=forget_bias,
+                    init=init, t_max=t_max, dtype=dtype)
+
+
+def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray,
+             chunk: int | None = None) -> np.ndarray:
+    """Each member's score on one set of sequences, ``(E,)``: accuracy, or mean squared error.
+
+    ``inputs`` ``(T, N, D)`` and ``targets`` ``(N,)`` are shared by every
+    member; they are run ``chunk`` sequences at a time (by default as many
+    as keep the forward pass's stored gates under about 2 million numbers).
+
+    >>> from rnnmem.tasks import recall
+    >>> task = recall(lag=2, alphabet=4)
+    >>> batch = task.sample(100, seed=0)
+    >>> evaluate(make_ensemble(task, "rnn", [0, 1], hidden=4), task, *batch).shape
+    (2,)
+    """
+    T, N = inputs.shape[:2]
+    if chunk is None:
+        gates = {"rnn": 1, "gru": 3, "lstm": 4}[ensemble.model]
+        chunk = max(1, min(N, 2**21 // (T * ensemble.size * gates * ensemble.hidden_size)))
+    chunk = check_positive_int("chunk", chunk)
+    total = np.zeros(ensemble.size)
+    for start in range(0, N, chunk):
+        out = ensemble.predict(inputs[:, start:start + chunk])
+        y = targets[start:start + chunk]
+        with np.errstate(invalid="ignore", over="ignore"):
+            if task.kind == "classification":
+                total += (out.argmax(axis=2) == y).sum(axis=1)
+            else:
+                total += ((out[:, :, 0] - y) ** 2).sum(axis=1)
+    return total / N
+
+
+def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 32, steps: int = 1000,
+          batch: int = 64, lr: float = 1e-2, clip: float | None = 1.0, forget_bias: Any = None,
+          init: Any = "default", t_max: float | None = None, eval_every: int = 50, eval_size: int = 512,
+          eval_seed: int = 0, threshold: float = 0.9, stop_when_done: bool = False,
+          dtype: Any = np.float64, optimizer: str = "adam", carry_keep: float | None = None,
+          carry_mask: str = "step") -> LabResult:
+    r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
+
+    See the module for the procedure and the definition of success. ``model``
+    is ``"rnn"``, ``"gru"`` or ``"lstm"``; ``forget_bias`` (one number, or
+    one per member) and ``init="chrono"`` (with ``t_max``, default the
+    sequence length) set the LSTM's gate biases as
+    :class:`~rnnmem.ensemble.Ensemble` describes. ``stop_when_done=True``
+    stops at the first evaluation at which every member has succeeded or
+    diverged (the remaining columns of ``losses`` and ``grad_norms`` are
+    NaN). ``optimizer="sgd"`` replaces Adam by plain gradient descent,
+    :math:`\theta \leftarrow \theta - \eta g` (with Adam the step size is
+    about ``lr`` whatever the gradient's size, so a gradient that explodes
+    shows in its norm but hardly moves the weights; with SGD it does).
+
+    ``carry_keep=p`` (LSTM only) trains with inverted dropout on the carry
+    line, :math:`c_t = f_t \odot (M_t \odot c_{t-1}) + i_t \odot g_t` with
+    :math:`M_t = m_t / p`, :math:`m_t \sim \text{Bernoulli}(p)` per unit and
+    sequence: a fresh mask at every step (``carry_mask="step"``) or one mask
+    per sequence used at every step (``"sequence"``, as Gal and Ghahramani
+    2016 and Keras' ``recurrent_dropout`` do, scaled at every step). The masks
+    come from the member's own stream ``default_rng((seed, 3))``; evaluation
+    uses no mask.
+
+    >>> from rnnmem.tasks import recall
+    >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
+    ...                lr=0.02, eval_every=25, eval_size=256)
+    >>> result.scores.shape, result.losses.shape, result.successes
+    ((3, 9), (3, 200), 3)
+    >>> [result.outcome(e) for e in range(3)]
+    ['25 updates', '25 updates', '25 updates']
+    """
+    if not isinstance(task, Task):
+        raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
+    steps = check_positive_int("steps", steps)
+    batch = check_positive_int("batch", batch)
+    lr = float(check_positive("lr", lr))
+    if clip is not None:
+        clip = float(check_positive("clip", clip))
+    eval_every = check_positive_int("eval_every", eval_every)
+    eval_size = check_positive_int("eval_size", eval_size)
+    eval_seed = check_nonnegative_int("eval_seed", eval_seed)
+    threshold = check_threshold(threshold)
+    optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
+    carry_mask = check_choice("carry_mask", carry_mask, CARRY_MASKS)
+    if carry_keep is not None:
+        carry_keep = float(check_finite("carry_keep", carry_keep))
+        if not 0.0 < carry_keep <= 1.0:
+            raise ValueError(f"carry_keep must be a keep probability in (0, 1], got {carry_keep!r}")
+        if model != "lstm":
+            raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {model!r}")
+    ens = make_ensemble(task, model, seeds, hidden=hidden, forget_bias=forget_bias, init=init, t_max=t_max,
+                        dtype=dtype)
+    E = ens.size
+    held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
+    streams = [np.random.default_rng((seed, 1)) for seed in ens.seeds]
+    mask_streams = [np.random.default_rng((seed, 3)) for seed in ens.seeds]
+    if task.kind == "classification":
+        def passed(score):
+            return score >= threshold
+    else:
+        limit = (1.0 - threshold) * task.baseline_mse
+
+        def passed(score):
+            return score <= limit
+
+    opt = Adam(ens.params, lr=lr) if optimizer == "adam" else _SGD(ens.params, lr=lr)
+    losses = np.full((E, steps), np.nan)
+    grad_norms = np.full((E, steps), np.nan)
+    success_step: list = [None] * E
+    diverged_at: list = [None] * E
+    live = np.ones(E, dtype=bool)
+    eval_steps, scores = [], []
+
+    def evaluation(done: int) -> None:
+        score = evaluate(ens, task, held_out.inputs, held_out.targets)
+        eval_steps.append(done)
+        scores.append(score)
+        for e in range(E):
+            if live[e] and success_step[e] is None and passed(score[e]):
+                success_step[e] = done
+
+    evaluation(0)
+    done = 0
+    while done < steps:
+        batches = [task.sample(batch, seed=stream) for stream in streams]
+        x = np.stack([b.inputs for b in batches], axis=1)                  # (T, E, B, D)
+        y = np.stack([b.targets for b in batches])                         # (E, B)
+        masks = None
+        if carry_keep is not None:
+            steps_drawn = task.length if carry_mask == "step" else 1
+            drawn = [rng.random((steps_drawn, batch, ens.hidden_size)) < carry_keep for rng in mask_streams]
+            masks = np.broadcast_to(np.stack(drawn, axis=1) / carry_keep,
+                                    (task.length, E, batch, ens.hidden_size))
+        loss, norm = _update(ens, opt, x, y, task.kind, clip, live, masks)
+        for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
+            diverged_at[e] = done                                          # frozen from here on
+            live[e] = False
+        losses[live, done] = loss[live]
+        grad_norms[live, done] = norm[live]
+        done += 1
+        if done % eval_every == 0 or done == steps:
+            evaluation(done)
+            if stop_when_done and all(s is not None or not a for s, a in zip(success_step, live)):
+                break
+    return LabResult(task=task, model=ens.model, seeds=ens.seeds, threshold=threshold,
+                     eval_steps=np.array(eval_steps), scores=np.array(scores).T, losses=losses,
+                     grad_norms=grad_norms, success_step=success_step, diverged_at=diverged_at, ensemble=ens)
+
+
+def _update(ens: Ensemble, opt: Any, x: np.ndarray, y: np.ndarray, kind: str, clip: float | None,
+            live: np.ndarray, carry_masks: Any = None) -> tuple:
+    """One update of every live member; returns each member's loss and gradient norm before clipping.
+
+    A member whose loss or norm is not finite gets no update (its gradient
+    and Adam moments are zeroed); the caller marks it diverged.
+    """
+    E = ens.size
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks)
+        norm = np.sqrt(sum((g.reshape(E, -1).astype(np.float64) ** 2).sum(axis=1) for g in grads.values()))
+        frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
+        scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
+        for k, g in grads.items():
+            g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
+            g[frozen] = 0.0
+            if k in opt.m:
+                opt.m[k][frozen] = 0.0
+                opt.v[k][frozen] = 0.0
+        opt.step(grads)
+    return loss, norm
+
+
+def gradient_by_step(ensemble: Ensemble, task: Task, *, n: int = 256, seed: int = 0) -> np.ndarray:
+    r"""The gradient that reaches each step from the loss at the end: ``(E, T)``.
+
+    Entry ``[e, s - 1]`` is member ``e``'s :math:`\|\partial \ell / \partial
+    h_s\|`, averaged over ``n`` sequences drawn with ``seed`` (the same for
+    every member), where :math:`\ell` is a sequence's loss, read at step
+    :math:`T`; the last entry is the gradient at the readout. Works on a
+    fresh ensemble (:func:`make_ensemble`) or a trained one
+    (``result.ensemble``).
+
+    >>> from rnnmem.tasks import recall
+    >>> task = recall(lag=20)
+    >>> norms = gradient_by_step(make_ensemble(task, "rnn", [0], hidden=16), task)
+    >>> norms.shape, bool(norms[0, 0] < norms[0, -1])
+    ((1, 22), True)
+    """
+    if not isinstance(ensemble, Ensemble):
+        raise ValueError(f"ensemble must be an Ensemble, got {type(ensemble).__name__}")
+    n = check_positive_int("n", n)
+    b = task.sample(n, seed=check_nonnegative_int("seed", seed))
+    _, grads = ensemble.loss_and_grads(b.inputs, b.targets, task.kind, step_norms=True)
+    return grads["step_norms"]

@@ -1,0 +1,214 @@
+r"""Tasks with a dependency at a known distance: recall, blank recall, the adding problem.
+
+Each task makes batches of sequences, time first as the models take them:
+inputs ``(T, N, D)`` (steps, sequences, input size) and one target per
+sequence, read from the last step. A :class:`Task` says what its batches look
+like; :meth:`Task.sample` draws ``n`` sequences, the same ones for the same
+seed (an int, or a ``numpy.random.Generator`` whose stream it continues).
+
+* :func:`recall`: a token :math:`a_0` from an alphabet of :math:`K`, then
+  ``lag`` distractors drawn from the same alphabet, then a query marker; the
+  target is :math:`a_0`. Tokens are one-hot vectors of size :math:`K + 2`
+  (the :math:`K` tokens, the blank, the query), so :math:`T = \text{lag} + 2`
+  and chance accuracy is :math:`1/K`.
+* recall with ``distractors="blank"``: the same, with every distractor the
+  blank token. The distance is the same but nothing interferes: what a model
+  must resist is only time, not the writing of other tokens into its memory.
+* :func:`adding`, the adding problem (Hochreiter and Schmidhuber, 1997): each
+  step is a pair (value :math:`u_t \sim U[0, 1]`, marker), two steps are
+  marked, one in the first half of the sequence and one in the second; the
+  target is the sum of the two marked values. Predicting the constant
+  :math:`\mathbb E[y] = 1` costs :math:`\operatorname{Var}(u + u') = 2/12 = 1/6
+  \approx 0.167` in mean squared error, the baseline a trained model must
+  beat (:attr:`Task.baseline_mse`).
+
+Bad arguments raise :class:`ValueError` naming the argument, its value and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ._validate import check_choice, check_nonnegative_int, check_positive_int
+
+__all__ = ["TASKS", "DISTRACTORS", "Batch", "Task", "recall", "adding", "make_task"]
+
+TASKS = ("recall", "blank-recall", "adding")
+"""The task names :func:`make_task` (and ``python -m rnnmem lab``) knows."""
+
+DISTRACTORS = ("random", "blank")
+"""What fills the gap in :func:`recall`: tokens of the alphabet, or the blank token."""
+
+
+class Batch(NamedTuple):
+    """Sequences of a task and their targets."""
+
+    inputs: np.ndarray
+    """``(T, N, D)`` float64, time first."""
+    targets: np.ndarray
+    """``(N,)``: class indices (int64) for recall, sums (float64) for the adding problem."""
+
+
+def _rng(seed: Any) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(check_nonnegative_int("seed", seed))
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task: the shape of its sequences, what its target is, and what guessing scores.
+
+    ``kind`` is ``"classification"`` (the target is one of ``output_size``
+    classes, scored by accuracy against ``chance``) or ``"regression"`` (a
+    number, scored by mean squared error against ``baseline_mse``, the error
+    of the best constant prediction). ``length`` is :math:`T`, ``lag`` the
+    number of steps between the step that holds the answer and the query.
+    """
+
+    name: str
+    """``"recall"``, ``"blank-recall"`` or ``"adding"``."""
+    kind: str
+    """``"classification"`` or ``"regression"``."""
+    lag: int
+    """The distance the task is about (for the adding problem, the sequence length)."""
+    length: int
+    """Steps per sequence, :math:`T`."""
+    input_size: int
+    """:math:`D`, the size of one step's input vector."""
+    output_size: int
+    """Classes for classification, 1 for regression."""
+    chance: float
+    """Accuracy of a uniform guess (classification), NaN for regression."""
+    baseline_mse: float
+    """Mean squared error of the best constant prediction (regression), NaN for classification."""
+    alphabet: int = 0
+    """:math:`K`, the number of tokens to recall (0 for the adding problem)."""
+
+    def sample(self, n: int, seed: Any = 0) -> Batch:
+        """``n`` sequences of the task and their targets, the same for the same ``seed``.
+
+        >>> batch = recall(lag=3, alphabet=4).sample(2, seed=0)
+        >>> batch.inputs.shape, batch.targets.shape
+        ((5, 2, 6), (2,))
+        """
+        n = check_positive_int("n", n)
+        rng = _rng(seed)
+        if self.name == "adding":
+            return _adding_batch(n, self.length, rng)
+        return _recall_batch(n, self.lag, self.alphabet, self.name == "blank-recall", rng)
+
+
+def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
+    r"""Recall the first token after ``lag`` distractors: chance is ``1/alphabet``.
+
+    A sequence is :math:`a_0, d_1, \dots, d_{\text{lag}}, q`: a token from
+    ``alphabet`` :math:`= K` tokens, ``lag`` distractors (tokens drawn
+    uniformly from the same alphabet, or the blank token when
+    ``distractors="blank"``), and the query marker :math:`q`. Each is a
+    one-hot vector of size :math:`K + 2` (indices :math:`0..K-1` the tokens,
+    :math:`K` the blank, :math:`K + 1` the query). The target is
+    :math:`a_0`, read at the query step.
+
+    >>> task = recall(lag=2, alphabet=3)
+    >>> task.length, task.input_size, task.output_size, round(task.chance, 3)
+    (4, 5, 3, 0.333)
+    >>> batch = task.sample(1, seed=1)
+    >>> batch.inputs[:, 0].argmax(axis=1).tolist(), batch.targets.tolist()
+    ([1, 1, 2, 4], [1])
+    >>> recall(lag=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: lag must be a whole number >= 1, got 0
+    """
+    lag = check_positive_int("lag", lag)
+    alphabet = _check_alphabet(alphabet)
+    distractors = check_choice("distractors", distractors, DISTRACTORS)
+    name = "recall" if distractors == "random" else "blank-recall"
+    return Task(name=name, kind="classification", lag=lag, length=lag + 2, input_size=alphabet + 2,
+                output_size=alphabet, chance=1.0 / alphabet, baseline_mse=float("nan"), alphabet=alphabet)
+
+
+def adding(length: int) -> Task:
+    r"""The adding problem (Hochreiter and Schmidhuber, 1997) over ``length`` steps.
+
+    Step :math:`t` is the pair :math:`(u_t, m_t)` with :math:`u_t \sim U[0, 1]`
+    and the marker :math:`m_t \in \{0, 1\}`; exactly two steps are marked, one
+    drawn from the first :math:`\lfloor T/2 \rfloor` steps and one from the
+    rest. The target is :math:`u_{t_1} + u_{t_2}`. The best constant
+    prediction, :math:`1`, has mean squared error
+    :math:`\operatorname{Var}(u_{t_1} + u_{t_2}) = 1/12 + 1/12 = 1/6`.
+
+    >>> task = adding(length=10)
+    >>> task.input_size, task.output_size, round(task.baseline_mse, 3)
+    (2, 1, 0.167)
+    >>> batch = task.sample(10000, seed=0)
+    >>> markers = batch.inputs[:, :, 1].sum(axis=0)       # two marked steps per sequence
+    >>> int(markers.min()), int(markers.max()), round(float(np.mean((batch.targets - 1.0) ** 2)), 3)
+    (2, 2, 0.167)
+    """
+    length = check_positive_int("length", length)
+    if length < 2:
+        raise ValueError(f"length must be a whole number >= 2 (one marked step in each half), got {length!r}")
+    return Task(name="adding", kind="regression", lag=length, length=length, input_size=2, output_size=1,
+                chance=float("nan"), baseline_mse=2.0 / 12.0)
+
+
+def make_task(name: str, lag: int, alphabet: int = 8) -> Task:
+    """The task called ``name`` (one of :data:`TASKS`) at distance ``lag``.
+
+    For ``"adding"``, ``lag`` is the sequence length and ``alphabet`` is not
+    used.
+
+    >>> make_task("blank-recall", lag=5).length
+    7
+    >>> make_task("copy", lag=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: task must be one of 'recall', 'blank-recall', 'adding', got 'copy'
+    """
+    name = check_choice("task", name, TASKS)
+    if name == "adding":
+        return adding(lag)
+    return recall(lag, alphabet, "random" if name == "recall" else "blank")
+
+
+def _check_alphabet(alphabet: Any) -> int:
+    allowed = "a whole number >= 2 (tokens to tell apart)"
+    try:
+        k = check_positive_int("alphabet", alphabet)
+    except ValueError:
+        raise ValueError(f"alphabet must be {allowed}, got {alphabet!r}") from None
+    if k < 2:
+        raise ValueError(f"alphabet must be {allowed}, got {alphabet!r}")
+    return k
+
+
+def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.Generator) -> Batch:
+    T = lag + 2
+    tokens = np.empty((T, n), dtype=np.int64)
+    tokens[0] = rng.integers(0, alphabet, size=n)
+    if blank:
+        tokens[1:T - 1] = alphabet
+    else:
+        tokens[1:T - 1] = rng.integers(0, alphabet, size=(lag, n))
+    tokens[T - 1] = alphabet + 1
+    inputs = np.eye(alphabet + 2)[tokens]                     # one-hot rows, (T, n, K + 2)
+    return Batch(inputs, tokens[0].copy())
+
+
+def _adding_batch(n: int, length: int, rng: np.random.Generator) -> Batch:
+    half = length // 2
+    inputs = np.zeros((length, n, 2))
+    inputs[:, :, 0] = rng.random((length, n))
+    first = rng.integers(0, half, size=n)
+    second = rng.integers(half, length, size=n)
+    columns = np.arange(n)
+    inputs[first, columns, 1] = 1.0
+    inputs[second, columns, 1] = 1.0
+    targets = inputs[first, columns, 0] + inputs[second, columns, 0]
+    return Batch(inputs, targets)

@@ -1,0 +1,179 @@
+"""Training ensembles: each member trains exactly as it would alone; success, divergence, bad input."""
+
+import numpy as np
+import pytest
+
+from rnnmem.lab import gradient_by_step, make_ensemble, train
+from rnnmem.tasks import adding, recall
+
+SMALL = dict(hidden=6, steps=12, batch=8, eval_every=4, eval_size=40)
+
+
+def assert_same_run(together, alone, e):
+    """Member e of `together` and member 0 of `alone`: the same numbers, bit for bit."""
+    assert np.array_equal(together.losses[e], alone.losses[0])
+    assert np.array_equal(together.grad_norms[e], alone.grad_norms[0])
+    assert np.array_equal(together.scores[e], alone.scores[0])
+    assert together.success_step[e] == alone.success_step[0]
+    for name, p in together.ensemble.params.items():
+        assert np.array_equal(p[e], alone.ensemble.params[name][0]), name
+
+
+@pytest.mark.parametrize("model", ["rnn", "gru", "lstm"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_an_ensemble_trains_each_member_as_it_would_train_alone(model, dtype):
+    """Identical to the last bit: the batched products compute each member's product by itself."""
+    task = recall(lag=3, alphabet=3)
+    seeds = [4, 0, 9]
+    together = train(task, model, seeds=seeds, dtype=dtype, **SMALL)
+    assert together.losses.dtype == np.float64 and together.ensemble.dtype == dtype
+    assert len({float(together.losses[e, -1]) for e in range(3)}) == 3       # the members differ
+    for e, seed in enumerate(seeds):
+        assert_same_run(together, train(task, model, seeds=[seed], dtype=dtype, **SMALL), e)
+
+
+def test_configurations_stack_too():
+    task = adding(6)
+    together = train(task, "lstm", seeds=[1, 1, 2], forget_bias=[0.0, 2.0, 1.0], **SMALL)
+    for e, (seed, b) in enumerate([(1, 0.0), (1, 2.0), (2, 1.0)]):
+        assert_same_run(together, train(task, "lstm", seeds=[seed], forget_bias=b, **SMALL), e)
+
+
+def test_initializations_stack_too():
+    """b_f = 0, b_f = 2 and chrono in one ensemble, each member as it trains alone."""
+    task = recall(lag=4, alphabet=3)
+    members = [(3, 0.0, "default"), (3, 2.0, "default"), (3, None, "chrono"), (4, None, "default")]
+    together = train(task, "lstm", seeds=[m[0] for m in members], forget_bias=[m[1] for m in members],
+                     init=[m[2] for m in members], **SMALL)
+    assert together.ensemble.t_max == task.length
+    for e, (seed, b, init) in enumerate(members):
+        assert_same_run(together, train(task, "lstm", seeds=[seed], forget_bias=b, init=init, **SMALL), e)
+
+
+def test_curves_and_norms_are_recorded():
+    result = train(recall(lag=2, alphabet=4), "gru", seeds=[0, 1], hidden=8, steps=30, batch=16,
+                   eval_every=10, eval_size=64, clip=0.5)
+    assert result.eval_steps.tolist() == [0, 10, 20, 30]
+    assert result.scores.shape == (2, 4) and result.losses.shape == (2, 30)
+    assert ((result.scores >= 0) & (result.scores <= 1)).all()
+    assert (result.grad_norms > 0).all() and np.isfinite(result.losses).all()
+    # the recorded norm is before clipping: with clip=0.5 some exceed it
+    assert (result.grad_norms > 0.5).any()
+    assert result.losses[:, :5].mean() > result.losses[:, -5:].mean()       # it learns something
+
+
+def test_a_short_dependency_is_learned_and_counted():
+    """Lag 2, alphabet 4: every seed reaches the threshold, at an evaluation step."""
+    result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=150, lr=0.02,
+                   eval_every=25, eval_size=256)
+    assert result.successes == 3
+    assert all(s % 25 == 0 and 0 < s <= 150 for s in result.success_step)
+    for e, s in enumerate(result.success_step):
+        k = list(result.eval_steps).index(s)
+        assert result.scores[e, k] >= 0.9 and (k == 0 or result.scores[e, k - 1] < 0.9)
+
+
+def test_regression_success_is_a_fraction_of_the_baseline():
+    task = adding(4)
+    strict = train(task, "gru", seeds=[0, 1], hidden=16, steps=200, lr=0.01, eval_every=50, eval_size=256,
+                   threshold=0.99)
+    loose = train(task, "gru", seeds=[0, 1], hidden=16, steps=200, lr=0.01, eval_every=50, eval_size=256,
+                  threshold=0.5)
+    for result in (strict, loose):
+        limit = (1 - result.threshold) * task.baseline_mse
+        for e in range(2):
+            reached = result.scores[e] <= limit
+            first = int(result.eval_steps[np.argmax(reached)]) if reached.any() else None
+            assert result.success_step[e] == first
+    assert loose.successes >= 1
+    assert np.array_equal(strict.scores, loose.scores)
+
+
+def test_stop_when_done_stops_at_the_first_evaluation_all_have_succeeded():
+    kwargs = dict(seeds=[0, 1], hidden=16, steps=400, lr=0.02, eval_every=25, eval_size=128)
+    full = train(recall(lag=2, alphabet=4), "lstm", **kwargs)
+    short = train(recall(lag=2, alphabet=4), "lstm", stop_when_done=True, **kwargs)
+    assert short.success_step == full.success_step
+    last = max(full.success_step)
+    assert short.eval_steps[-1] == last and np.isnan(short.losses[:, last:]).all()
+    assert np.array_equal(short.losses[:, :last], full.losses[:, :last])
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_a_diverging_run_stops_and_says_so(optimizer):
+    """An absurd learning rate without clipping: the loss stops being finite, the member is frozen."""
+    result = train(adding(5), "rnn", seeds=[0, 1], hidden=4, steps=20, batch=8, lr=1e200, clip=None,
+                   eval_every=5, eval_size=16, optimizer=optimizer)
+    assert all(d is not None and d < 20 for d in result.diverged_at)
+    assert result.successes == 0 and not result.succeeded.any()
+    for e, d in enumerate(result.diverged_at):
+        assert np.isfinite(result.losses[e, :d]).all() and np.isnan(result.losses[e, d:]).all()
+        assert result.outcome(e) == f"diverged at update {d}"
+    for e, d in enumerate(result.diverged_at):                     # frozen: as they were after d updates
+        if d > 0:
+            before = train(adding(5), "rnn", seeds=[e], hidden=4, steps=d, batch=8, lr=1e200, clip=None,
+                           eval_every=5, eval_size=16, optimizer=optimizer)
+            for k, p in result.ensemble.params.items():
+                assert np.array_equal(p[e], before.ensemble.params[k][0], equal_nan=True), k
+    # the same setting with clipping and plain descent stays finite
+    clipped = train(adding(5), "rnn", seeds=[0, 1], hidden=4, steps=20, batch=8, lr=0.1, clip=1.0,
+                    eval_every=5, eval_size=16, optimizer="sgd")
+    assert clipped.diverged_at == [None, None]
+
+
+def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
+    task = recall(lag=12, alphabet=4)
+    fresh = make_ensemble(task, "rnn", [0, 1], hidden=8)
+    norms = gradient_by_step(fresh, task, n=64)
+    assert norms.shape == (2, 14) and (norms > 0).all()
+    assert (norms[:, 0] < norms[:, -1]).all()                      # the tanh RNN's gradient fades back in time
+    result = train(task, "rnn", seeds=[0, 1], hidden=8, steps=5, batch=8, eval_every=5, eval_size=16)
+    again = make_ensemble(task, "rnn", [0, 1], hidden=8)
+    assert np.array_equal(gradient_by_step(again, task, n=64), norms)    # fresh is reproducible
+    assert not np.array_equal(gradient_by_step(result.ensemble, task, n=64), norms)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(steps=0), "steps must be a whole number >= 1, got 0"),
+    (dict(batch=0), "batch must be a whole number >= 1, got 0"),
+    (dict(threshold=0), "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
+                        "explained), got 0"),
+    (dict(threshold=1.5), "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
+                          "explained), got 1.5"),
+    (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', got 'lstmx'"),
+    (dict(init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
+    (dict(lr=0), "lr must be a positive finite number, got 0"),
+    (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),
+    (dict(optimizer="rmsprop"), "optimizer must be one of 'adam', 'sgd', got 'rmsprop'"),
+    (dict(eval_every=0), "eval_every must be a whole number >= 1, got 0"),
+    (dict(hidden=0), "hidden must be a whole number >= 1, got 0"),
+    (dict(seeds=[0, -2]), "seeds[1] must be a whole number >= 0, got -2"),
+    (dict(eval_size=0), "eval_size must be a whole number >= 1, got 0"),
+])
+def test_bad_training_arguments_are_named(kwargs, message):
+    args = dict(model="lstm", seeds=[0], steps=2)
+    args.update(kwargs)
+    model = args.pop("model")
+    with pytest.raises(ValueError) as info:
+        train(recall(lag=2), model, **args)
+    assert str(info.value) == message
+    with pytest.raises(ValueError, match="task must be a Task"):
+        train("recall", "lstm")
+
+
+@pytest.mark.parametrize("carry_mask", ["step", "sequence"])
+def test_carry_dropout_trains_each_member_as_alone_and_changes_training(carry_mask):
+    task = recall(lag=3, alphabet=3)
+    kwargs = dict(carry_keep=0.8, carry_mask=carry_mask, **SMALL)
+    together = train(task, "lstm", seeds=[2, 5], **kwargs)
+    for e, seed in enumerate([2, 5]):
+        assert_same_run(together, train(task, "lstm", seeds=[seed], **kwargs), e)
+    plain = train(task, "lstm", seeds=[2, 5], **SMALL)
+    assert not np.array_equal(plain.losses, together.losses)
+    assert np.array_equal(plain.scores[:, 0], together.scores[:, 0])        # evaluation uses no mask
+    with pytest.raises(ValueError, match=r"carry_keep must be a keep probability in \(0, 1\], got 0.0"):
+        train(task, "lstm", carry_keep=0.0, **SMALL)
+    with pytest.raises(ValueError, match="carry_keep drops the LSTM's cell state; model must be 'lstm', got 'gru'"):
+        train(task, "gru", carry_keep=0.5, **SMALL)
+    with pytest.raises(ValueError, match="carry_mask must be one of 'step', 'sequence', got 'layer'"):
+        train(task, "lstm", carry_keep=0.5, carry_mask="layer", **SMALL)
