@@ -96,8 +96,10 @@ class LSTM(Recurrent):
     ``[x_t; 1; h_{t-1}]``, gives all four pre-activations, and one ``exp``
     and one division activate them all, the candidate through
     :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass computes each
-    gate's coefficient in place where its gradient goes, and gives the weight,
-    bias and input gradients by one product per chunk of steps. Scratch
+    gate's coefficient, for a chunk of steps at once, in place where its
+    gradient goes, so that the recursion over the steps only multiplies them by
+    :math:`\partial L/\partial h_t` and :math:`\partial L/\partial c_t`;
+    it gives the weight, bias and input gradients by one product per chunk. Scratch
     arrays, and the per-step views of them, are kept from call to call.
 
     >>> model = LSTM(3, 2, seed=0)
@@ -207,9 +209,12 @@ class LSTM(Recurrent):
         # and dc_t gains dh_t (o - h tanh(c_t)). Row block j of `work` is
         # [o - h tanh(c_t); o; i; f; g] (5H, B): the coefficients, multiplied in
         # place by dh_t (first two blocks) and dc_t (last three). The steps go
-        # in chunks; per chunk, the gradients and the inputs are laid out
-        # row-major over (step, batch) for one product each with the weight
-        # gradients and dx.
+        # in chunks. No coefficient depends on the recursion, so a chunk's are
+        # computed first, six operations over all its steps at once; the loop
+        # over the steps then does five element-wise operations and the
+        # product with W_hh^T per step. Per chunk, the gradients and the inputs
+        # are laid out row-major over (step, batch) for one product each with
+        # the weight gradients and dx.
         chunk = max(1, min(T, self._chunk_elements // (5 * H * B)))
         work = self._buffer("work", (chunk, 5 * H, B))
         by_gate = work.reshape(chunk, 5, H, B)
@@ -225,29 +230,32 @@ class LSTM(Recurrent):
         d_cell = np.zeros((H, B), dtype=dtype) if dc_T is None else dc_T.T.copy()
         d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
         W_hT = self.W_hh[_rows_oifg(H)].T.copy()                   # (H, 4H)
-        views = self._views("backward", (rows, steps, tanh_cell, work, d_next), lambda: [
-            (steps[t, :4 * H], work[t % chunk, H:], work[t % chunk, H:4 * H], rows[t + 1, D + 1:],
-             rows[t + 1, K:K + H], steps[t, 3 * H:4 * H], work[t % chunk, 4 * H:], steps[t, H:2 * H],
-             rows[t + 1, D + 1:K], tanh_cell[t], work[t % chunk, :H], steps[t, :H], d_next[t % chunk],
-             by_gate[t % chunk, :2], by_gate[t % chunk, 2:], steps[t, 2 * H:3 * H])
-            for t in range(T)])
+        # Per-step views: the coefficients that dh_t and dc_t multiply (2 and 3
+        # blocks of rows), the coefficient of dh_t in dc_t, dy_t, f_t, and the gate
+        # gradients the product with W_hh^T takes.
+        views = self._views("backward", (steps, work, d_next), lambda: [
+            (d_next[t % chunk], by_gate[t % chunk, :2], work[t % chunk, :H], by_gate[t % chunk, 2:],
+             steps[t, 2 * H:3 * H], work[t % chunk, H:]) for t in range(T)])
         subtract, multiply, add, dot = np.subtract, np.multiply, np.add, np.dot
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
             stop = min(start + chunk, T)
             n = stop - start
             np.copyto(d_next[:n], d_outputs[start:stop].transpose(0, 2, 1))
-            for (gates, d_gates, c_oif, h_ig_fc, p_ig, g, c_g, i, h, tc, to_cell, o, dy, by_hidden,
-                 by_cell, f) in views[stop - 1:start - 1 if start else None:-1]:
-                subtract(one, gates, out=d_gates)                   # 1 - o, 1 - i, 1 - f, 1 - g
-                c_oif *= h_ig_fc                                    # o, i, f
-                multiply(p_ig, g, out=c_g)
-                subtract(i, c_g, out=c_g)                           # g
-                multiply(h, tc, out=to_cell)
-                subtract(o, to_cell, out=to_cell)                   # o (1 - tanh(c_t)^2)
+            # Every coefficient of the chunk at once: (n, rows, B) arrays, each
+            # step's block contiguous.
+            gates, coef = steps[start:stop], work[:n]
+            h_ig_fc = rows[start + 1:stop + 1, D + 1:]                     # [h; i g; f c_{t-1}]
+            subtract(one, gates[:, :3 * H], out=coef[:, H:4 * H])          # 1 - o, 1 - i, 1 - f
+            coef[:, H:4 * H] *= h_ig_fc                                    # o, i, f
+            multiply(h_ig_fc[:, H:2 * H], gates[:, 3 * H:4 * H], out=coef[:, 4 * H:])
+            subtract(gates[:, H:2 * H], coef[:, 4 * H:], out=coef[:, 4 * H:])   # g: i - i g g
+            multiply(h_ig_fc[:, :H], tanh_cell[start:stop], out=coef[:, :H])
+            subtract(gates[:, :H], coef[:, :H], out=coef[:, :H])          # o (1 - tanh(c_t)^2)
+            for dy, by_hidden, to_cell, by_cell, f, d_gates in views[stop - 1:start - 1 if start else None:-1]:
                 add(dy, d_recurrent, out=d_hidden)
-                by_hidden *= d_hidden
+                multiply(by_hidden, d_hidden, out=by_hidden)
                 d_cell += to_cell
-                by_cell *= d_cell
+                multiply(by_cell, d_cell, out=by_cell)
                 d_cell *= f
                 dot(W_hT, d_gates, out=d_recurrent)                # dh_{t-1}, a sum over gates
             d_chunk, in_chunk = d_rows[:, :n], in_rows[:, :n]
