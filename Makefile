@@ -64,9 +64,10 @@ $(BROWSER_STAMP):
 
 setup: $(VENV_STAMP) $(NODE_STAMP) ## Create .venv and node_modules (skipped when already done)
 
-serve: setup ## Build and serve the site with live reload at http://127.0.0.1:8000
+serve: setup ## Build and serve the site with live reload at http://127.0.0.1:8000 (another port: PORT=8001)
+	@$(PY) -m rnnmem.site port-free $(HOST) $(PORT)
 	@echo "Serving the book at http://$(HOST):$(PORT)$(SITE_PATH)  (live reload; Ctrl-C to stop)"
-	$(MKDOCS) serve --dev-addr $(HOST):$(PORT)
+	$(MKDOCS) serve --dirty --dev-addr $(HOST):$(PORT)
 
 build: setup ## Build the site into site/ (strict: any warning fails)
 	$(MKDOCS) build --strict --clean --site-dir site
@@ -85,8 +86,8 @@ test-chapter: setup ## Check one chapter end to end: make test-chapter CH=horizo
 	  echo "usage: make test-chapter CH=<chapter>  (a file of docs/chapters/ without .md)" >&2; \
 	  echo "make test-chapter: error: CH must name a chapter, got '$${CH:-}'; the chapters are:" >&2; \
 	  ls docs/chapters/*.md | sed -E 's|^docs/chapters/(.*)\.md$$|  \1|' >&2; exit 2; fi
-	$(PY) -m pytest -q "docs/chapters/$(CH).md" tests/test_docs_fences.py \
-	  $$(f="tests/test_builders_$(subst -,_,$(CH)).py"; test -f "$$f" && echo "$$f") \
+	$(PY) -m pytest -q "docs/chapters/$(CH).md" tests/repo/test_docs_fences.py \
+	  $$(f="tests/builders/test_builders_$(subst -,_,$(CH)).py"; test -f "$$f" && echo "$$f") \
 	  -k "$(CH).md or test_builders_$(subst -,_,$(CH))"
 	$(PY) -m rnnmem.site check "$(CH)"
 

@@ -3,15 +3,61 @@
 Blocks with ``>>>`` prompts are doctests (their printed output is checked);
 other blocks are run as code. A page that hides a Python block from Sybil
 (```py, ```python title=..., ...) fails tests/test_docs_fences.py.
+
+The blocks are found by the site's own Markdown lexer (rnnmem.site.markdown),
+the one the build and the notebooks use, and each example is placed at its
+true line and column in the page. (Sybil's Markdown parser dedents a block
+inside an exercise answer and then counts its examples' positions in the
+dedented text, so a failure there was reported lines away from the example.)
 """
 
 from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
 
-from sybil import Sybil
-from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
+from sybil import Region, Sybil
+from sybil.evaluators.doctest import DocTestEvaluator
+from sybil.evaluators.python import PythonEvaluator
+from sybil.parsers.abstract.doctest import DocTestStringParser
+from sybil.parsers.markdown import SkipParser
+from sybil.region import Lexeme
+
+from rnnmem.site.markdown import lex
+
+
+class PythonBlockParser:
+    """Every ```python block the lexer finds: doctest examples, or one block of code, at their place."""
+
+    def __init__(self, doctest_optionflags: int = 0) -> None:
+        self.doctests = DocTestStringParser(DocTestEvaluator(doctest_optionflags))
+        self.code = PythonEvaluator()
+
+    def __call__(self, document):
+        doc = lex(document.text)
+        lines = document.text.splitlines(keepends=True)
+        for fence in doc.fences:
+            if fence.info != "python" or not fence.body:
+                continue
+            body = "\n".join(fence.body) + "\n"
+            # Body offset -> page offset: each body line is its page line less the indentation removed.
+            starts, removed, pos = [], [], 0
+            for k, text in enumerate(fence.body):
+                starts.append(pos)
+                page_line = lines[fence.line + k].rstrip("\r\n")
+                removed.append(doc.line_starts[fence.line + k] + len(page_line) - len(text))
+                pos += len(text) + 1
+
+            def place(offset: int) -> int:
+                k = max(i for i, s in enumerate(starts) if s <= offset) if offset < pos else len(starts) - 1
+                return removed[k] + min(offset - starts[k], len(fence.body[k]))
+
+            if body.lstrip().startswith(">>>"):
+                for region in self.doctests(body, document.path):
+                    region.start, region.end = place(region.start), place(region.end)
+                    yield region
+            else:
+                yield Region(fence.start + len(fence.indent), place(len(body)), Lexeme(body, 0, 0), self.code)
 
 
 pytest_collect_file = Sybil(
-    parsers=[PythonCodeBlockParser(doctest_optionflags=ELLIPSIS | NORMALIZE_WHITESPACE), SkipParser()],
+    parsers=[PythonBlockParser(doctest_optionflags=ELLIPSIS | NORMALIZE_WHITESPACE), SkipParser()],
     patterns=["*.md"],
 ).pytest()

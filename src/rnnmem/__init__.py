@@ -12,13 +12,18 @@ Modules, each one idea:
 * :mod:`rnnmem.gradcheck`: finite-difference checks of every gradient, by block.
 * :mod:`rnnmem.bptt`: the scalar worked example, distance multipliers, truncation.
 * :mod:`rnnmem.clipping`: clipping by global norm and element-wise.
-* :mod:`rnnmem.jacobians`: one-step Jacobians, their products, the LSTM's paths.
-* :mod:`rnnmem.init`: forget-gate initializations and the horizons they start from.
+* :mod:`rnnmem.jacobians`: one-step Jacobians of the three cells and their products.
+* :mod:`rnnmem.cell_paths`: the LSTM's cell gradient, the carry line against the other paths.
+* :mod:`rnnmem.growth_cell`: a one-unit LSTM whose gradient grows although :math:`f < 1`.
+* :mod:`rnnmem.cell_bound`: how large the LSTM's cell can get, from the forget gate alone.
+* :mod:`rnnmem.init`: PyTorch's uniform draw, forget-gate initializations and the horizons they start from.
 * :mod:`rnnmem.params`: parameter counts under each framework's convention.
 * :mod:`rnnmem.dropout`: what dropout does to a carried state.
 * :mod:`rnnmem.scaling`: error as a power law in data.
-* :mod:`rnnmem.worked`, :mod:`rnnmem.data`: the gates chapter's worked examples, and
-  a saved ``torch.nn.LSTM`` to load without torch.
+* :mod:`rnnmem.gate_arithmetic`: cells fed supplied gate values, and weights solved to
+  produce them (the gates chapter's worked examples).
+* :mod:`rnnmem.data`: a saved ``torch.nn.LSTM`` to load without torch.
+* :mod:`rnnmem.checks`: the argument checks every module (and every site builder) uses.
 * :mod:`rnnmem.corpus`, :mod:`rnnmem.train`, :mod:`rnnmem.bilm`: a toy corpus, a
   small trainer, and a bidirectional LSTM language model in the style of ELMo.
 * :mod:`rnnmem.tasks`, :mod:`rnnmem.ensemble`, :mod:`rnnmem.lab`: tasks with a dependency
@@ -26,7 +31,8 @@ Modules, each one idea:
   when they succeed.
 """
 
-from . import bilm, bptt, clipping, corpus, data, dropout, gradcheck, gru, init, jacobians, lstm, memory, params, rnn, scaling, train, worked
+from . import (bilm, bptt, cell_bound, cell_paths, checks, clipping, corpus, data, dropout, gate_arithmetic, gradcheck,
+               growth_cell, gru, init, jacobians, lstm, memory, params, rnn, scaling, train)
 from . import ensemble, lab, tasks
 from .bilm import BiLM
 from .gru import GRU
@@ -37,8 +43,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "RNN", "LSTM", "GRU", "BiLM",
-    "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians",
-    "init", "params", "dropout", "scaling", "corpus", "train", "bilm", "worked", "data",
+    "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians", "cell_paths",
+    "growth_cell", "cell_bound", "init", "params", "dropout", "scaling", "corpus", "train", "bilm",
+    "gate_arithmetic", "data", "checks",
     "tasks", "ensemble", "lab",
     "__version__",
 ]

@@ -31,28 +31,19 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ._validate import check_dtype, check_finite, check_positive_int, check_shape
+from .checks import check_dtype, check_finite, check_positive_int, check_seed, check_shape
+from .init import pytorch_weights
+from .memory import sigmoid  # noqa: F401  (the package's one sigmoid, importable here as before)
 
-__all__ = ["Recurrent", "PARAMETER_NAMES", "sigmoid", "sigmoid_inplace", "check_step_args"]
+__all__ = ["Recurrent", "PARAMETER_NAMES", "WEIGHT_NAMES", "sigmoid_inplace", "check_step_args"]
 
 PARAMETER_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 """PyTorch's names of the four parameter arrays of a single-layer model."""
 
-_ATTRIBUTE = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
+WEIGHT_NAMES = ("W_ih", "W_hh", "b_ih", "b_hh")
+"""The same four arrays as the chapters and the step functions name them (:attr:`Recurrent.weights`)."""
 
-
-def sigmoid(z: np.ndarray) -> np.ndarray:
-    r"""The logistic function :math:`\sigma(z) = 1/(1+e^{-z})`, in the dtype of ``z``.
-
-    Written as :math:`e^{-\log(1 + e^{-z})}`, which does not overflow and
-    keeps the relative precision of gate values near 0 (a shut gate's
-    :math:`\sigma(-30) \approx 9.4 \cdot 10^{-14}` comes out to all its digits).
-
-    >>> sigmoid(np.array([-40.0, 0.0, 3.0])).round(6).tolist()
-    [0.0, 0.5, 0.952574]
-    """
-    z = np.asarray(z)
-    return np.exp(-np.logaddexp(0, -z))
+_ATTRIBUTE = dict(zip(PARAMETER_NAMES, WEIGHT_NAMES))
 
 
 def sigmoid_inplace(a: np.ndarray) -> np.ndarray:
@@ -85,6 +76,20 @@ def _as_float_array(name: str, value: Any) -> np.ndarray:
     return arr.astype(np.float64)
 
 
+def _require_finite(name: str, arr: np.ndarray) -> np.ndarray:
+    """``arr`` itself, or :class:`ValueError` naming ``name`` and the first entry that is NaN or infinite."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.sum(arr)             # one pass, no temporary: a NaN or an infinity makes the sum so
+    if np.isfinite(total):
+        return arr
+    finite = np.isfinite(arr)           # the sum may also overflow: look entry by entry
+    if not finite.all():
+        index = tuple(int(i) for i in np.argwhere(~finite)[0])
+        where = f" at index {index}" if arr.ndim else ""
+        raise ValueError(f"{name} must be finite (no NaN or infinity), got {arr[index].item()!r}{where}")
+    return arr
+
+
 def check_step_args(gates: int, x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
                     **more_states: Any) -> tuple:
     """Validate the arguments of a single-step function; return them as arrays of one dtype.
@@ -92,10 +97,16 @@ def check_step_args(gates: int, x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih:
     ``x`` is ``(B, D)`` or ``(D,)``; ``h_prev`` (and each of ``more_states``)
     ``(B, H)`` or ``(H,)``, with as many dimensions as ``x``; the weights are
     in torch layout with ``gates`` blocks of rows. The common dtype is float32
-    when every array is float32, float64 otherwise.
+    when every array is float32, float64 otherwise. An entry that is NaN or
+    infinite raises :class:`ValueError` naming its argument.
+
+    >>> check_step_args(1, [0.5], [np.inf], [[1.0]], [[1.0]], [0.0], [0.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: h_prev must be finite (no NaN or infinity), got inf at index (0,)
     """
     arrays = {"x": x, "h_prev": h_prev, **more_states, "W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh}
-    arrays = {name: _as_float_array(name, value) for name, value in arrays.items()}
+    arrays = {name: _require_finite(name, _as_float_array(name, value)) for name, value in arrays.items()}
     dtype = np.result_type(*arrays.values())
     W_hh = arrays["W_hh"]
     if W_hh.ndim != 2 or W_hh.shape[1] < 1 or W_hh.shape[0] != gates * W_hh.shape[1]:
@@ -127,21 +138,19 @@ class Recurrent:
     """The gates, in the order their blocks of rows are stacked."""
     state_names: tuple = ("h",)
     """The parts of the recurrent state: ``("h",)``, or ``("h", "c")`` for the LSTM."""
+    option_names: tuple = ()
+    """The model's own keyword options beyond sizes, dtype and seed (the GRU's ``update`` and ``reset``)."""
 
     def __init__(self, input_size: int, hidden_size: int, *, dtype: Any = np.float64, seed: Any = None) -> None:
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
         self.dtype = check_dtype("dtype", dtype)
-        try:
-            rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        except (TypeError, ValueError):
-            raise ValueError(f"seed must be None, a whole number >= 0 or a numpy.random.Generator, "
-                             f"got {seed!r}") from None
-        bound = 1.0 / np.sqrt(self.hidden_size)
-        for name, shape in self._shapes().items():
-            value = rng.uniform(-bound, bound, size=shape)
-            setattr(self, _ATTRIBUTE[name], value.astype(self.dtype))
+        drawn = pytorch_weights(self.input_size, self.hidden_size, gates=len(self.gate_names),
+                                seed=check_seed("seed", seed))
+        for name, value in drawn.items():
+            setattr(self, name, value.astype(self.dtype))
         self._cache: Any = None
+        self._weights_of_cache: tuple = ()
         self._workspace: dict = {}
 
     def _buffer(self, name: str, shape: tuple) -> np.ndarray:
@@ -184,6 +193,25 @@ class Recurrent:
         """
         return {name: getattr(self, _ATTRIBUTE[name]) for name in PARAMETER_NAMES}
 
+    @property
+    def weights(self) -> dict:
+        """The four parameter arrays keyed as the chapters and the step functions write them: the live arrays.
+
+        ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh``, the same arrays as
+        :meth:`parameters` under PyTorch's names, so a step function takes a
+        model's weights as they are:
+
+        >>> from rnnmem import lstm
+        >>> model = lstm.LSTM(3, 2, seed=0)
+        >>> sorted(model.weights)
+        ['W_hh', 'W_ih', 'b_hh', 'b_ih']
+        >>> s = lstm.step(np.ones(3), np.zeros(2), np.zeros(2), **model.weights)
+        >>> outputs, (h, c) = model.forward(np.ones((1, 1, 3)))
+        >>> bool(np.allclose(s.h, h[0]))
+        True
+        """
+        return {name: getattr(self, name) for name in WEIGHT_NAMES}
+
     def to_torch_state_dict(self) -> dict:
         """Copies of the four parameter arrays keyed by PyTorch's names.
 
@@ -205,9 +233,10 @@ class Recurrent:
         ``bias_hh_l0`` (no other key) to arrays, or to tensors (detached and
         copied). The sizes are read from the shapes. ``dtype`` defaults to
         float32 when every array is float32, float64 otherwise. ``options``
-        are the model's own (the GRU's conventions). A missing or extra key, or
-        an array of the wrong shape, raises :class:`ValueError` naming the key,
-        the shape it has and the shape expected.
+        are the model's own (the GRU's conventions, :attr:`option_names`); any
+        other keyword raises :class:`ValueError` naming it. A missing or extra
+        key, or an array of the wrong shape, raises :class:`ValueError` naming
+        the key, the shape it has and the shape expected.
 
         >>> from rnnmem.gru import GRU
         >>> sd = GRU(4, 2, seed=0).to_torch_state_dict()
@@ -220,6 +249,11 @@ class Recurrent:
         ...
         ValueError: sd['bias_hh_l0'] must have shape (6,), got shape (5,)
         """
+        unknown = [name for name in options if name not in cls.option_names]
+        if unknown:
+            takes = ", ".join(("dtype", *cls.option_names))
+            raise ValueError(f"{cls.__name__}.from_torch_state_dict got unknown keyword arguments "
+                             f"{', '.join(map(repr, unknown))}: it takes {takes}")
         if not isinstance(sd, Mapping):
             raise ValueError(f"sd must be a mapping from parameter names to arrays, got {type(sd).__name__}")
         expected = ", ".join(PARAMETER_NAMES)
@@ -275,7 +309,7 @@ class Recurrent:
                              f"(time first), got shape {arr.shape}")
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
-        return np.ascontiguousarray(arr, dtype=self.dtype)
+        return _require_finite("x", np.ascontiguousarray(arr, dtype=self.dtype))
 
     def _check_state(self, name: str, state: Any, B: int, *, allow_none_parts: bool = False) -> tuple:
         """The state as a tuple of (B, H) arrays (or None parts where allowed)."""
@@ -297,7 +331,7 @@ class Recurrent:
             label = name if len(parts) == 1 else f"{name} ({part})"
             arr = _as_float_array(label, value)
             check_shape(label, arr, (B, H))
-            out.append(np.ascontiguousarray(arr, dtype=self.dtype))
+            out.append(_require_finite(label, np.ascontiguousarray(arr, dtype=self.dtype)))
         return tuple(out)
 
     def _pack_state(self, parts: tuple) -> Any:
@@ -312,8 +346,9 @@ class Recurrent:
         state (``h``, or ``(h, c)`` for the LSTM, each ``(B, H)``), zeros when
         ``None``. ``outputs`` has shape ``(T, B, H)``: the hidden state after
         every step. What :meth:`backward` needs is kept until the next call.
-        ``x`` and ``state`` are cast to the model's dtype; a wrong shape, or
-        ``T = 0``, raises :class:`ValueError` naming ``x`` or ``state``.
+        ``x`` and ``state`` are cast to the model's dtype; a wrong shape,
+        ``T = 0``, or an entry that is NaN or infinite raises
+        :class:`ValueError` naming ``x`` or ``state``.
 
         >>> from rnnmem.lstm import LSTM
         >>> model = LSTM(3, 2, dtype=np.float32, seed=0)
@@ -334,6 +369,7 @@ class Recurrent:
             parts = self._check_state("state", state, B)
         outputs, final, cache = self._forward(x, parts)
         self._cache = cache
+        self._weights_of_cache = tuple(np.array(getattr(self, name), copy=True) for name in WEIGHT_NAMES)
         return outputs, self._pack_state(final)
 
     def backward(self, d_outputs: Any, d_final_state: Any = None) -> dict:
@@ -345,7 +381,10 @@ class Recurrent:
         ``None``. Returns a dict keyed ``weight_ih_l0``, ``weight_hh_l0``,
         ``bias_ih_l0``, ``bias_hh_l0``, ``x``, ``h0`` (and ``c0``), each shaped
         like what it is the gradient of. Calling it before any forward pass,
-        or with shapes that do not match that pass, raises :class:`ValueError`.
+        with shapes that do not match that pass, with an entry that is NaN or
+        infinite, or after a weight was changed (in place or replaced) since
+        that pass raises :class:`ValueError`: the gradient would belong to
+        neither the old weights nor the new.
 
         The gradient of the final state is the gradient of the last output:
 
@@ -361,11 +400,16 @@ class Recurrent:
         """
         if self._cache is None:
             raise ValueError("backward needs a forward pass first: call forward(x) before backward(d_outputs)")
+        for name, before in zip(WEIGHT_NAMES, self._weights_of_cache):
+            now = getattr(self, name)
+            if not (isinstance(now, np.ndarray) and now.shape == before.shape and np.array_equal(now, before)):
+                raise ValueError(f"backward needs the weights of the latest forward pass, but {name} has changed "
+                                 f"since: call forward(x) again after changing a weight, then backward")
         T, B = self._cache["x"].shape[:2]
         H = self.hidden_size
         d_out = _as_float_array("d_outputs", d_outputs)
         check_shape("d_outputs", d_out, (T, B, H))
-        d_out = np.ascontiguousarray(d_out, dtype=self.dtype)
+        d_out = _require_finite("d_outputs", np.ascontiguousarray(d_out, dtype=self.dtype))
         if d_final_state is None:
             d_final = tuple(None for _ in self.state_names)
         else:

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._validate import check_finite, check_positive_int
+from .checks import check_finite, check_positive_int
 from .lstm import LSTM
 from .train import pad_batch, softmax_cross_entropy
 

@@ -57,7 +57,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._validate import (
+from .checks import (
     check_finite,
     check_nonnegative_int,
     check_positive,

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_finite, check_positive
+from .checks import check_finite, check_positive
 
 __all__ = [
     "ClipResult",

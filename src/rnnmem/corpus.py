@@ -36,7 +36,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ._validate import check_choice, check_positive_int
+from .checks import check_choice, check_positive_int
 
 __all__ = ["Sentence", "TEMPLATES", "SENSES", "make_corpus", "tokenize", "Vocabulary",
            "PAD", "BOS", "EOS", "occurrences"]

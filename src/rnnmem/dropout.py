@@ -27,7 +27,7 @@ carry line (forget value 1) and read at step :math:`t`:
   applied once: variance :math:`1/p - 1` and survival :math:`p` at every
   :math:`t`. A unit is dropped for the whole sequence or kept for all of it.
 
-Random draws take a ``seed`` (an int, or a :class:`numpy.random.Generator`).
+Random draws take a ``seed`` (``None``, an int, or a :class:`numpy.random.Generator`; :func:`rnnmem.checks.check_seed`).
 Bad input raises :class:`ValueError` naming the argument.
 """
 
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_choice, check_finite, check_nonnegative_int, check_positive_int
+from .checks import check_choice, check_finite, check_nonnegative_int, check_positive_int, check_seed
 
 __all__ = [
     "SCHEMES",
@@ -58,12 +58,6 @@ __all__ = [
 
 SCHEMES = ("recurrent", "vertical", "variational")
 """Where the dropout masks sit: see the module docstring."""
-
-
-def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_nonnegative_int("seed", seed))
 
 
 def check_keep(name: str, keep: Any) -> float:
@@ -153,7 +147,7 @@ def inverted_mask(shape: Any, keep: float, seed: Any = 0) -> np.ndarray:
     p = check_keep("keep", keep)
     dims = (shape,) if np.ndim(shape) == 0 else tuple(shape)
     dims = tuple(check_nonnegative_int("shape", n) for n in dims)
-    rng = _rng(seed)
+    rng = check_seed("seed", seed)
     return (rng.random(dims) < p).astype(np.float64) / p
 
 
@@ -236,7 +230,7 @@ def simulate_carried_state(scheme: str, steps: int, keep: float, runs: int = 10_
     p = check_keep("keep", keep)
     n_runs = check_positive_int("runs", runs)
     depth = check_positive_int("depth", depth)
-    rng = _rng(seed)
+    rng = check_seed("seed", seed)
     mean, var, untouched = np.empty(t_max), np.empty(t_max), np.empty(t_max)
     carried = np.ones(n_runs)
     fixed = (rng.random(n_runs) < p).astype(np.float64) if scheme == "variational" else None

@@ -56,7 +56,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import init as _init
-from ._validate import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, \
+from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, \
     check_positive_int
 from .gru import GRU
 from .lstm import LSTM
@@ -151,11 +151,10 @@ class Ensemble:
         shapes = {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H), "bias_ih_l0": (G * H,),
                   "bias_hh_l0": (G * H,), "readout_weight": (O, H), "readout_bias": (O,)}
         stacked = {name: np.empty((E,) + shape) for name, shape in shapes.items()}
-        bound = 1.0 / np.sqrt(H)
         for e, seed in enumerate(self.seeds):
             rng = np.random.default_rng(seed)
             for name, shape in shapes.items():          # the order the single models draw in
-                stacked[name][e] = rng.uniform(-bound, bound, size=shape)
+                stacked[name][e] = _init.pytorch_uniform(shape, H, rng)
             if biases is not None and biases[e] is not None:
                 stacked["bias_ih_l0"][e, H:2 * H] = biases[e]
                 stacked["bias_hh_l0"][e, H:2 * H] = 0.0

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from ._recurrent import Recurrent
-from ._validate import check_choice, check_positive
+from .checks import check_bool, check_choice, check_positive, check_seed
 
 __all__ = ["GradcheckResult", "gradcheck", "relative_error"]
 
@@ -86,7 +86,8 @@ def relative_error(analytic: Any, numeric: Any) -> float:
 class GradcheckResult:
     """What :func:`gradcheck` found: one row ``(block, worst relative error)`` per block.
 
-    ``str(result)`` is a plain table, :meth:`to_markdown` a Markdown one.
+    ``str(result)`` is a plain-text table (:func:`rnnmem.site.tables.gradcheck_table`
+    makes a page's table of it).
 
     >>> r = GradcheckResult([("W_ih", 2e-10), ("h0", 5e-11)], eps=1e-6, blocks="torch")
     >>> r.worst
@@ -125,28 +126,20 @@ class GradcheckResult:
         lines.append(f"{'worst':<{width}}   {self.worst:20.1e}")
         return "\n".join(lines)
 
-    def to_markdown(self) -> str:
-        """The rows as a Markdown table.
-
-        >>> print(GradcheckResult([("h0", 3e-11)]).to_markdown())
-        | block | worst relative error |
-        |:--|--:|
-        | `h0` | 3.0e-11 |
-        """
-        lines = ["| block | worst relative error |", "|:--|--:|"]
-        lines += [f"| `{name}` | {err:.1e} |" for name, err in self.rows]
-        return "\n".join(lines)
 
 
-def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6, seed: int = 0,
+def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6, seed: Any = 0,
               blocks: str = "torch", include_x: bool = True) -> GradcheckResult:
     """Compare ``model.backward`` with central finite differences, block by block.
 
     ``model`` is a float64 :class:`~rnnmem.rnn.RNN`, :class:`~rnnmem.lstm.LSTM`
     or :class:`~rnnmem.gru.GRU`; ``x`` a sequence ``(T, B, D)``; ``state`` the
-    initial state (zeros when ``None``); ``eps`` the step; ``seed`` fixes the
-    projection of the loss; ``blocks`` is ``"torch"`` or ``"equations"`` (see
-    the module). The model's parameters are moved and put back exactly.
+    initial state (zeros when ``None``); ``eps`` the step, a number with
+    ``0 < eps < 1``; ``seed`` fixes the projection of the loss
+    (:func:`rnnmem.checks.check_seed`); ``blocks`` is ``"torch"`` or
+    ``"equations"`` (see the module); ``include_x`` is ``True`` or ``False``.
+    The model's parameters are moved and put back exactly. A bad argument
+    raises :class:`ValueError` naming it.
 
     >>> from rnnmem.lstm import LSTM
     >>> result = gradcheck(LSTM(2, 3, seed=0), np.ones((4, 2, 2)), blocks="equations")
@@ -160,8 +153,14 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
     if model.dtype != np.float64:
         raise ValueError(f"model must be float64 for finite differences, got {model.dtype.name}; "
                          "model.astype(np.float64) makes a float64 copy")
-    eps = check_positive("eps", eps)
+    if np.ndim(eps) != 0:
+        raise ValueError(f"eps must be a single step, a number with 0 < eps < 1, got an array of shape {np.shape(eps)}")
+    eps = float(check_positive("eps", eps))
+    if eps >= 1.0:
+        raise ValueError(f"eps must be a small step, a number with 0 < eps < 1, got {eps!r}")
     blocks = check_choice("blocks", blocks, BLOCK_VIEWS)
+    include_x = check_bool("include_x", include_x)
+    rng = check_seed("seed", seed)
 
     x = np.array(model._check_x(x), dtype=np.float64)
     T, B, _ = x.shape
@@ -171,7 +170,6 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
     else:
         initial = [np.array(s, dtype=np.float64) for s in model._check_state("state", state, B)]
 
-    rng = np.random.default_rng(seed)
     project_outputs = rng.standard_normal((T, B, H))
     project_final = [rng.standard_normal((B, H)) for _ in parts]
 

@@ -48,8 +48,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._recurrent import Recurrent, check_step_args, sigmoid, sigmoid_inplace
-from ._validate import check_choice
+from ._recurrent import Recurrent, check_step_args, sigmoid_inplace
+from .checks import check_choice
+from .memory import sigmoid
 
 __all__ = ["GRU", "UPDATE_CONVENTIONS", "RESET_CONVENTIONS", "GRUStep", "step"]
 
@@ -138,6 +139,7 @@ class GRU(Recurrent):
 
     gate_names = ("r", "z", "n")
     state_names = ("h",)
+    option_names = ("update", "reset")
 
     def __init__(self, input_size: int, hidden_size: int, *, dtype: Any = np.float64, seed: Any = None,
                  update: str = "z_keeps", reset: str = "after") -> None:

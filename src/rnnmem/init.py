@@ -23,7 +23,7 @@ block of :math:`H` entries in both PyTorch's i|f|g|o and Keras' i|f|c|o):
   :math:`[2, T_{\max}]` and the e-fold horizons run from :math:`1/\ln 2 = 1.44`
   to just under :math:`T_{\max}`.
 
-Random draws take a ``seed`` (an int, or a :class:`numpy.random.Generator`).
+Random draws take a ``seed`` (``None``, an int, or a :class:`numpy.random.Generator`; :func:`rnnmem.checks.check_seed`).
 Scalars in give Python floats out. Bad input raises :class:`ValueError` naming
 the argument.
 """
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import memory
-from ._validate import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
+from .checks import check_choice, check_finite, check_positive, check_positive_int, check_seed
 
 __all__ = [
     "SCHEMES",
@@ -49,6 +49,8 @@ __all__ = [
     "retained_gradient",
     "gate_slice",
     "keras_unit_forget_bias",
+    "pytorch_uniform",
+    "pytorch_weights",
     "pytorch_default_biases",
     "pytorch_forget_bias_samples",
     "pytorch_forget_bias_density",
@@ -62,12 +64,6 @@ SCHEMES = ("zero", "keras", "pytorch", "chrono")
 """The initialization schemes :func:`initial_forget_biases` knows."""
 
 _GATE_ORDER = {"lstm": ("i", "f", "g", "o"), "keras": ("i", "f", "c", "o"), "gru": ("r", "z", "n")}
-
-
-def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_nonnegative_int("seed", seed))
 
 
 # --------------------------------------------------------------------------- one bias, one gate
@@ -191,6 +187,47 @@ def keras_unit_forget_bias(hidden: int) -> np.ndarray:
     return b
 
 
+def pytorch_uniform(shape: Any, hidden: int, seed: Any = None, scale: float = 1.0) -> np.ndarray:
+    r"""PyTorch's default draw for a recurrent layer: every entry from :math:`U(-s/\sqrt H, s/\sqrt H)`.
+
+    ``hidden`` is the layer's width :math:`H`, ``scale`` the factor :math:`s`
+    (1 is PyTorch's ``nn.RNN``, ``nn.LSTM`` and ``nn.GRU``), ``seed`` follows
+    :func:`rnnmem.checks.check_seed`. Every random weight of the package comes
+    from here.
+
+    >>> w = pytorch_uniform((3, 4), hidden=16, seed=0)
+    >>> w.shape, bool(np.abs(w).max() <= 0.25)
+    ((3, 4), True)
+    """
+    h = check_positive_int("hidden", hidden)
+    s = float(check_positive("scale", scale))
+    bound = s / math.sqrt(h)
+    return check_seed("seed", seed).uniform(-bound, bound, shape)
+
+
+def pytorch_weights(input_size: int, hidden: int, gates: int = 1, seed: Any = None,
+                    scale: float = 1.0) -> dict[str, np.ndarray]:
+    r"""A recurrent layer's four arrays drawn as PyTorch does, keyed as the chapters write them.
+
+    ``W_ih`` ``(G*H, D)``, ``W_hh`` ``(G*H, H)``, ``b_ih`` and ``b_hh``
+    ``(G*H,)``, drawn in that order from one generator with
+    :func:`pytorch_uniform`; ``gates`` :math:`G` is 1 for the tanh RNN, 4 for
+    the LSTM, 3 for the GRU. The models of :mod:`rnnmem.rnn`,
+    :mod:`rnnmem.lstm` and :mod:`rnnmem.gru` start from it, and the result is
+    ready for their step functions' ``**``.
+
+    >>> W = pytorch_weights(3, 2, gates=4, seed=0)
+    >>> {k: v.shape for k, v in W.items()}
+    {'W_ih': (8, 3), 'W_hh': (8, 2), 'b_ih': (8,), 'b_hh': (8,)}
+    """
+    D = check_positive_int("input_size", input_size)
+    H = check_positive_int("hidden", hidden)
+    G = check_positive_int("gates", gates)
+    rng = check_seed("seed", seed)
+    shapes = {"W_ih": (G * H, D), "W_hh": (G * H, H), "b_ih": (G * H,), "b_hh": (G * H,)}
+    return {name: pytorch_uniform(shape, H, rng, scale) for name, shape in shapes.items()}
+
+
 def pytorch_default_biases(hidden: int, seed: Any = 0, gates: int = 4) -> tuple[np.ndarray, np.ndarray]:
     r"""PyTorch's default draw of ``(b_ih, b_hh)``: each entry :math:`U(-1/\sqrt H, 1/\sqrt H)`.
 
@@ -202,9 +239,8 @@ def pytorch_default_biases(hidden: int, seed: Any = 0, gates: int = 4) -> tuple[
     """
     h = check_positive_int("hidden", hidden)
     g = check_positive_int("gates", gates)
-    rng = _rng(seed)
-    a = 1.0 / math.sqrt(h)
-    return rng.uniform(-a, a, g * h), rng.uniform(-a, a, g * h)
+    rng = check_seed("seed", seed)
+    return pytorch_uniform(g * h, h, rng), pytorch_uniform(g * h, h, rng)
 
 
 def pytorch_forget_bias_samples(hidden: int, size: int, seed: Any = 0) -> np.ndarray:
@@ -216,9 +252,8 @@ def pytorch_forget_bias_samples(hidden: int, size: int, seed: Any = 0) -> np.nda
     """
     h = check_positive_int("hidden", hidden)
     n = check_positive_int("size", size)
-    rng = _rng(seed)
-    a = 1.0 / math.sqrt(h)
-    return rng.uniform(-a, a, n) + rng.uniform(-a, a, n)
+    rng = check_seed("seed", seed)
+    return pytorch_uniform(n, h, rng) + pytorch_uniform(n, h, rng)
 
 
 def pytorch_forget_bias_density(b: Any, hidden: int) -> Any:
@@ -255,7 +290,7 @@ def chrono_biases(hidden: int, t_max: float, seed: Any = 0) -> tuple[np.ndarray,
     t = float(check_positive("t_max", t_max))
     if t <= 2.0:
         raise ValueError(f"t_max must be greater than 2 (u is drawn from [1, t_max - 1]), got {t_max!r}")
-    u = _rng(seed).uniform(1.0, t - 1.0, h)
+    u = check_seed("seed", seed).uniform(1.0, t - 1.0, h)
     b_f = np.log(u)
     return b_f, -b_f
 
@@ -321,5 +356,5 @@ def sample_initial_horizons(hidden: int, t_max: float, seed: Any = 0,
     >>> bool(hs["chrono"].max() > 900)
     True
     """
-    rng = _rng(seed)
+    rng = check_seed("seed", seed)
     return {s: initial_horizons(s, hidden, rng, t_max if s == "chrono" else None, measure) for s in SCHEMES}

@@ -28,13 +28,6 @@ and :math:`\tanh' = 1 - \tanh^2`, and :math:`U_k` the block of ``W_hh`` of gate
     D_t = \operatorname{diag}(o_t (1 - \tanh^2 c_t)), \\
     \frac{\partial h_t}{\partial h_{t-1}} &= \operatorname{diag}(\tanh(c_t)\, o_t(1-o_t))\,U_o + D_t M_t .
 
-Expanding the product of block Jacobians, the top-left block
-:math:`\partial c_T/\partial c_s` is a sum over paths. The path that stays on
-the cell row is the weight-free **carry line**
-:math:`\operatorname{diag}(f_{s+1} \odot \cdots \odot f_T)`; every other path
-passes through some :math:`M_k` and so through ``W_hh``. Which dominates
-depends on the gates: :func:`lstm_cell_paths` measures both.
-
 **GRU** (``update="z_keeps"``: :math:`h_t = k_t h_{t-1} + (1-k_t) n_t` with
 :math:`k = z`; ``"z_writes"``: :math:`k = 1 - z`):
 
@@ -48,49 +41,37 @@ with :math:`\partial a_n/\partial h = \operatorname{diag}(U_n h + b_{hn})\,\part
 for ``reset="after"`` and :math:`U_n(\operatorname{diag}(r) + \operatorname{diag}(h)\,\partial r/\partial h)`
 for ``reset="before"``.
 
-**Scalar growth cell.** A one-unit LSTM with constant gates :math:`i, f, o` and
-candidate :math:`g_t = \tanh(w_c h_{t-1})`, :math:`h_t = o\tanh(c_t)`. Its state
-is :math:`c` alone and its step factor is
-
-.. math::  \frac{dc_t}{dc_{t-1}} = f + i(1 - g_t^2)\,w_c\,o\,(1 - \tanh^2 c_{t-1}),
-
-which can exceed 1 although :math:`f < 1`; at the zero state it is
-:math:`f + i w_c o`.
-
-**Cell bound.** Since :math:`|i g| < 1`, :math:`|c_t| \le f_t |c_{t-1}| + 1`;
-with every forget value at most :math:`\varphi`,
-:math:`|c_t| \le \varphi^t |c_0| + (1-\varphi^t)/(1-\varphi)`, and
-:math:`|c_0| + t` at :math:`\varphi = 1`.
-
 Norms of matrices are spectral norms (largest singular value). Random draws
-take a ``seed`` (an int, or a :class:`numpy.random.Generator`). Bad input
-raises :class:`ValueError` naming the argument.
+take a ``seed`` (:func:`rnnmem.checks.check_seed`) and come from PyTorch's
+draw (:func:`rnnmem.init.pytorch_weights`). Bad input raises
+:class:`ValueError` naming the argument.
+
+What the products say about the LSTM's cell is split over three modules:
+:mod:`rnnmem.cell_paths` (the carry line against the other paths),
+:mod:`rnnmem.growth_cell` (a cell whose gradient grows although
+:math:`f < 1`) and :mod:`rnnmem.cell_bound` (how large the cell can get).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from . import gru, lstm, memory, rnn
-from ._validate import (
+from . import gru, lstm, rnn
+from .checks import (
     check_finite,
     check_nonnegative_int,
-    check_open_unit,
     check_positive,
     check_positive_int,
+    check_seed,
 )
+from .init import pytorch_weights
 
 __all__ = [
     "LSTMJacobian",
     "GRUJacobian",
-    "CellPaths",
-    "GrowthTrajectory",
-    "GrowthStart",
-    "CellBoundCheck",
     "finite_difference_jacobian",
     "rnn_jacobian",
     "lstm_jacobian",
@@ -106,26 +87,10 @@ __all__ = [
     "random_lstm",
     "rnn_norms_by_distance",
     "nonnormal_growth",
-    "lstm_cell_paths",
-    "growth_factor",
-    "growth_cell_weights",
-    "growth_trajectory",
-    "find_growth_start",
-    "zero_state_growth",
-    "weight_for_zero_state_growth",
-    "perturbation_growth",
-    "cell_bound",
-    "simulate_cell_bound",
 ]
 
 
 # --------------------------------------------------------------------------- helpers
-
-def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_nonnegative_int("seed", seed))
-
 
 def _vector(name: str, value: Any) -> np.ndarray:
     arr = np.asarray(check_finite(name, np.asarray(value)), dtype=np.float64)
@@ -404,10 +369,7 @@ def random_rnn(input_size: int, hidden: int, radius: float, seed: Any = 0) -> di
     """
     D = check_positive_int("input_size", input_size)
     H = check_positive_int("hidden", hidden)
-    rng = _rng(seed)
-    a = 1.0 / math.sqrt(H)
-    W = {"W_ih": rng.uniform(-a, a, (H, D)), "W_hh": rng.uniform(-a, a, (H, H)),
-         "b_ih": rng.uniform(-a, a, H), "b_hh": rng.uniform(-a, a, H)}
+    W = pytorch_weights(D, H, gates=1, seed=check_seed("seed", seed))
     W["W_hh"] = with_spectral_radius(W["W_hh"], radius)
     return W
 
@@ -430,10 +392,7 @@ def random_lstm(input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0,
     s = float(check_positive("scale", scale))
     offsets = [float(check_finite(name, v)) for name, v in
                (("input_bias", input_bias), ("forget_bias", forget_bias), ("candidate_bias", candidate_bias))]
-    rng = _rng(seed)
-    a = s / math.sqrt(H)
-    W = {"W_ih": rng.uniform(-a, a, (4 * H, D)), "W_hh": rng.uniform(-a, a, (4 * H, H)),
-         "b_ih": rng.uniform(-a, a, 4 * H), "b_hh": rng.uniform(-a, a, 4 * H)}
+    W = pytorch_weights(D, H, gates=4, seed=check_seed("seed", seed), scale=s)
     for k, offset in enumerate(offsets):
         W["b_ih"][k * H:(k + 1) * H] += offset
     return W
@@ -453,7 +412,7 @@ def rnn_norms_by_distance(radius: float, hidden: int = 32, steps: int = 40, inpu
     """
     T = check_positive_int("steps", steps)
     scale = float(check_positive("input_scale", input_scale))
-    rng = _rng(seed)
+    rng = check_seed("seed", seed)
     W = random_rnn(input_size, hidden, radius, rng)
     xs = scale * rng.standard_normal((T, check_positive_int("input_size", input_size)))
     _, Js = rnn_trajectory(xs, np.zeros(W["W_hh"].shape[0]), **W)
@@ -486,327 +445,3 @@ def nonnormal_growth(radius: float = 0.5, size: int = 4, coupling: float = 1.0,
         u = W @ u
         curve.append(float(np.linalg.norm(u)))
     return W, v, np.array(curve)
-
-
-# --------------------------------------------------------------------------- LSTM: the carry line against the other paths
-
-@dataclass(frozen=True)
-class CellPaths:
-    r""":math:`\partial c_k/\partial c_0` split into the carry line and all other paths, ``k = 0..T``.
-
-    ``total_norm[k]``, ``carry_norm[k]`` and ``other_norm[k]`` are spectral
-    norms of the total, of :math:`\operatorname{diag}(f_1 \odot \cdots \odot f_k)`
-    and of their difference; ``total``, ``carry_line`` and ``other`` are the
-    matrices at ``k = T``.
-    """
-
-    total_norm: np.ndarray
-    carry_norm: np.ndarray
-    other_norm: np.ndarray
-    total: np.ndarray
-    carry_line: np.ndarray
-    other: np.ndarray
-
-    @property
-    def carry_share(self) -> np.ndarray:
-        """``carry_norm / total_norm`` at each distance (1 at distance 0)."""
-        return self.carry_norm / self.total_norm
-
-
-def lstm_cell_paths(xs: Any, h0: Any, c0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any) -> CellPaths:
-    r"""Split :math:`\partial c_k/\partial c_0` (top-left block of :math:`J_k \cdots J_1`) into carry line and other paths.
-
-    With saturated gates (here :math:`f \approx 1`, :math:`i \approx 0`, the
-    candidate near :math:`\pm 1`) :math:`M_t` is small and the carry line
-    carries almost everything; with strong recurrent weights and open forget
-    gates the other paths outgrow it.
-
-    >>> xs = np.random.default_rng(1).standard_normal((30, 2))
-    >>> start = np.zeros(8), np.zeros(8)
-    >>> sat = lstm_cell_paths(xs, *start, **random_lstm(2, 8, seed=0, forget_bias=6, input_bias=-6, candidate_bias=4))
-    >>> bool(sat.other_norm[30] < 0.05 * sat.carry_norm[30])
-    True
-    >>> strong = lstm_cell_paths(xs, *start, **random_lstm(2, 8, seed=0, scale=5.0, forget_bias=5.0))
-    >>> bool(strong.other_norm[30] > 5 * strong.carry_norm[30])
-    True
-    """
-    steps = lstm_trajectory(xs, h0, c0, W_ih, W_hh, b_ih, b_hh)
-    H = steps[0].dc_dc.shape[0]
-    P = np.eye(2 * H)
-    carry = np.ones(H)
-    total_n, carry_n, other_n = [1.0], [1.0], [0.0]
-    for J in steps:
-        P = J.full @ P
-        carry = carry * np.asarray(J.step.f, dtype=np.float64)
-        total = P[:H, :H]
-        other = total - np.diag(carry)
-        total_n.append(float(np.linalg.norm(total, 2)))
-        carry_n.append(float(np.max(np.abs(carry))))
-        other_n.append(float(np.linalg.norm(other, 2)))
-    return CellPaths(total_norm=np.array(total_n), carry_norm=np.array(carry_n), other_norm=np.array(other_n),
-                     total=total, carry_line=np.diag(carry), other=other)
-
-
-# --------------------------------------------------------------------------- the scalar growth cell
-
-def _gates(f: Any, i: Any, o: Any) -> tuple[float, float, float]:
-    return (float(check_open_unit("f", f)), float(check_open_unit("i", i)), float(check_open_unit("o", o)))
-
-
-def growth_factor(c_prev: float, f: float = 0.75, i: float = 0.5, o: float = 0.75, w_c: float = 2.0) -> float:
-    r"""The scalar cell's step factor :math:`dc_t/dc_{t-1} = f + i(1-g_t^2)\,w_c\,o\,(1-\tanh^2 c_{t-1})`.
-
-    The carry line is the first term; the second is every path through
-    :math:`w_c`. At the zero state it is :math:`f + i w_c o`.
-
-    >>> growth_factor(0.0), round(growth_factor(0.4), 6)
-    (1.5, 1.221326)
-    """
-    f, i, o = _gates(f, i, o)
-    c = float(check_finite("c_prev", c_prev))
-    w = float(check_finite("w_c", w_c))
-    t = math.tanh(c)
-    g = math.tanh(w * o * t)
-    return f + i * (1 - g * g) * w * o * (1 - t * t)
-
-
-def growth_cell_weights(f: float = 0.75, i: float = 0.5, o: float = 0.75, w_c: float = 2.0) -> dict[str, np.ndarray]:
-    r"""The scalar growth cell as a one-unit LSTM in torch layout (input size 1, input weights 0).
-
-    Gate biases :math:`\ln(p/(1-p))` hold :math:`i, f, o` constant; the
-    candidate's recurrent weight is :math:`w_c` and its bias 0.
-
-    >>> W = growth_cell_weights()
-    >>> W["W_hh"].ravel().tolist(), [round(b, 4) for b in W["b_ih"].tolist()]
-    ([0.0, 0.0, 2.0, 0.0], [0.0, 1.0986, 0.0, 1.0986])
-    """
-    f, i, o = _gates(f, i, o)
-    w = float(check_finite("w_c", w_c))
-    return {"W_ih": np.zeros((4, 1)), "W_hh": np.array([[0.0], [0.0], [w], [0.0]]),
-            "b_ih": np.array([memory.logit(i), memory.logit(f), 0.0, memory.logit(o)]), "b_hh": np.zeros(4)}
-
-
-@dataclass(frozen=True)
-class GrowthTrajectory:
-    """The scalar growth cell run from ``cells[0]``: cells, step factors, their product and the carry line's."""
-
-    cells: tuple[float, ...]
-    factors: tuple[float, ...]
-    product: float
-    carry_line: float
-
-
-def growth_trajectory(c_start: float, steps: int = 2, f: float = 0.75, i: float = 0.5, o: float = 0.75,
-                      w_c: float = 2.0) -> GrowthTrajectory:
-    r"""Run the scalar growth cell (:func:`rnnmem.lstm.step`) from :math:`c = ` ``c_start``, :math:`h = o\tanh c`.
-
-    ``factors[k]`` is :math:`dc_{k+1}/dc_k` from :func:`growth_factor`,
-    ``product`` their product and ``carry_line`` :math:`f^{\text{steps}}`.
-
-    >>> g = growth_trajectory(0.4)
-    >>> [round(v, 6) for v in g.factors], round(g.product, 6), g.carry_line
-    ([1.221326, 1.078827], 1.3176, 0.5625)
-    """
-    f, i, o = _gates(f, i, o)
-    n = check_positive_int("steps", steps)
-    c = float(check_finite("c_start", c_start))
-    W = growth_cell_weights(f, i, o, w_c)
-    cells, factors = [c], []
-    h = o * math.tanh(c)
-    for _ in range(n):
-        factors.append(growth_factor(c, f, i, o, w_c))
-        s = lstm.step(np.zeros(1), np.array([h]), np.array([c]), **W)
-        c, h = float(s.c[0]), float(s.h[0])
-        cells.append(c)
-    return GrowthTrajectory(cells=tuple(cells), factors=tuple(factors), product=float(np.prod(factors)),
-                            carry_line=f ** n)
-
-
-@dataclass(frozen=True)
-class GrowthStart:
-    r"""The starting cell that reproduces given step factors: ``c_start`` (:math:`-c` works as well).
-
-    ``trajectory`` is the run from it; ``residuals`` are its factors minus the
-    given ones.
-    """
-
-    c_start: float
-    trajectory: GrowthTrajectory
-    residuals: tuple[float, ...]
-
-
-def find_growth_start(factors: Any = (1.221326, 1.078827), f: float = 0.75, i: float = 0.5, o: float = 0.75,
-                      w_c: float = 2.0) -> GrowthStart:
-    r"""Solve for the starting cell :math:`c_1 \ge 0` whose trajectory has the given step factors.
-
-    The first factor fixes :math:`|c_1|`: :func:`growth_factor` moves
-    monotonically in :math:`|c|` from :math:`f + i w_c o` at 0 towards
-    :math:`f`, so bisection finds it; the later factors are then checked
-    (``residuals``). The factor is even in :math:`c`, so :math:`-c_1` gives the
-    same factors.
-
-    For the chapter's cell and factors the start is :math:`c_1 = 0.4` (or
-    :math:`-0.4`), :math:`h_1 = \tfrac34\tanh 0.4`; from exactly 0.4 the
-    factors round to the stated ones (:func:`growth_trajectory`).
-
-    >>> s = find_growth_start()
-    >>> f"{s.c_start:.6f}", [abs(r) < 5e-7 for r in s.residuals]
-    ('0.400000', [True, True])
-    """
-    fs = [float(check_finite(f"factors[{k}]", v)) for k, v in enumerate(factors)]
-    if not fs:
-        raise ValueError("factors must hold at least one step factor, got an empty sequence")
-    f, i, o = _gates(f, i, o)
-    top, bottom = growth_factor(0.0, f, i, o, w_c), f
-    lo_f, hi_f = min(top, bottom), max(top, bottom)
-    if not (fs[0] == top or lo_f < fs[0] < hi_f):
-        raise ValueError(f"factors[0] must lie between the carry line f = {bottom!r} and the zero-state factor "
-                         f"{top!r} for this cell, got {fs[0]!r}")
-    rising = top < bottom
-    lo, hi = 0.0, 1.0
-    while (growth_factor(hi, f, i, o, w_c) > fs[0]) != rising and hi < 1e3:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if (growth_factor(mid, f, i, o, w_c) > fs[0]) != rising:
-            lo = mid
-        else:
-            hi = mid
-    c1 = 0.5 * (lo + hi)
-    traj = growth_trajectory(c1, len(fs), f, i, o, w_c)
-    return GrowthStart(c_start=c1, trajectory=traj, residuals=tuple(a - b for a, b in zip(traj.factors, fs)))
-
-
-def zero_state_growth(f: float, i: float, o: float, w_c: float) -> float:
-    r"""The factor by which the scalar cell amplifies a small perturbation of the zero state: :math:`f + i w_c o`.
-
-    At :math:`c = h = 0` the candidate is 0 and both ``tanh`` slopes are 1.
-
-    >>> zero_state_growth(0.5, 0.5, 0.75, 3.0)
-    1.625
-    """
-    return growth_factor(0.0, f, i, o, w_c)
-
-
-def weight_for_zero_state_growth(growth: float, f: float, i: float, o: float) -> float:
-    r"""The candidate weight :math:`w_c = (\text{growth} - f)/(i\,o)` that gives ``growth`` at the zero state.
-
-    A forget value of one half with :math:`i = 1/2` and :math:`o = 3/4` (the
-    growth example's input and output gates) needs :math:`w_c = 3` for a
-    growth of 1.625 per step. Any cell with :math:`i w_c o = 9/8` does the
-    same, for instance :math:`i = o = 3/4` with :math:`w_c = 2`.
-
-    >>> weight_for_zero_state_growth(1.625, 0.5, 0.5, 0.75)
-    3.0
-    """
-    f, i, o = _gates(f, i, o)
-    gr = float(check_finite("growth", growth))
-    return (gr - f) / (i * o)
-
-
-def perturbation_growth(eps: float = 1e-6, steps: int = 10, f: float = 0.5, i: float = 0.5, o: float = 0.75,
-                        w_c: float = 3.0) -> np.ndarray:
-    r"""Per-step growth ratios :math:`c_t/c_{t-1}` of the scalar cell started at :math:`c_0 = \epsilon`, :math:`h_0 = o\tanh\epsilon`.
-
-    While the perturbation is small each ratio is :func:`zero_state_growth`
-    (1.625 for the defaults); once it is large, the ``tanh`` saturates and
-    the ratio falls.
-
-    >>> perturbation_growth(steps=4).round(4).tolist()
-    [1.625, 1.625, 1.625, 1.625]
-    """
-    f, i, o = _gates(f, i, o)
-    e = float(check_finite("eps", eps))
-    if e == 0.0:
-        raise ValueError("eps must be a nonzero perturbation of the zero state, got 0.0")
-    n = check_positive_int("steps", steps)
-    W = growth_cell_weights(f, i, o, w_c)
-    c, h = e, o * math.tanh(e)
-    ratios = []
-    for _ in range(n):
-        s = lstm.step(np.zeros(1), np.array([h]), np.array([c]), **W)
-        ratios.append(float(s.c[0]) / c)
-        c, h = float(s.c[0]), float(s.h[0])
-    return np.array(ratios)
-
-
-# --------------------------------------------------------------------------- the cell bound
-
-def cell_bound(t: Any, phi: float, c0: float = 0.0) -> Any:
-    r"""The bound :math:`|c_t| \le \varphi^t |c_0| + (1-\varphi^t)/(1-\varphi)`, or :math:`|c_0| + t` at :math:`\varphi = 1`.
-
-    ``t`` is a whole number of steps or an array of them; ``phi`` the largest
-    forget value, :math:`0 < \varphi \le 1`.
-
-    >>> round(cell_bound(10, 0.5), 6), cell_bound(10, 1.0, c0=2.0)
-    (1.998047, 12.0)
-    """
-    p = float(check_positive("phi", phi))
-    if p > 1.0:
-        raise ValueError(f"phi must be a largest forget value in (0, 1], got {phi!r}")
-    a = abs(float(check_finite("c0", c0)))
-    if np.ndim(t) == 0 and not isinstance(t, np.ndarray):
-        n = check_nonnegative_int("t", t)
-        return a + n if p == 1.0 else p ** n * a + (1 - p ** n) / (1 - p)
-    tt = np.asarray(t)
-    if tt.size and (np.any(tt < 0) or np.any(tt != np.floor(tt))):
-        raise ValueError(f"t must hold whole numbers >= 0, got {tt.tolist() if tt.size <= 6 else tt.shape}")
-    tt = tt.astype(np.float64)
-    return a + tt if p == 1.0 else p ** tt * a + (1 - p ** tt) / (1 - p)
-
-
-@dataclass(frozen=True)
-class CellBoundCheck:
-    r"""A random LSTM run against the cell bound, coordinate by coordinate.
-
-    ``cells`` is :math:`|c_t|` ``(T+1, H)``; ``phi`` the running largest
-    forget value per coordinate ``(T+1, H)`` (row 0 unused); ``bounds`` the
-    bound with that :math:`\varphi`; ``tightness`` the largest ratio
-    :math:`|c_t|/\text{bound}` over :math:`t \ge 1`.
-    """
-
-    cells: np.ndarray
-    phi: np.ndarray
-    bounds: np.ndarray
-    holds: bool
-    tightness: float
-
-
-def simulate_cell_bound(hidden: int = 16, steps: int = 200, seed: Any = 0, scale: float = 1.0,
-                        forget_bias: float = 3.0, input_size: int = 4, c0_scale: float = 5.0) -> CellBoundCheck:
-    r"""Run a random LSTM (:func:`rnnmem.lstm.step`) and check :math:`|c_t| \le \varphi_t^t |c_0| + (1-\varphi_t^t)/(1-\varphi_t)`.
-
-    :math:`\varphi_t` is, per coordinate, the largest forget value seen up to
-    step :math:`t`, so the bound's assumption holds by construction and the
-    run tests the inequality itself. Inputs are standard normal; :math:`c_0`
-    is normal with standard deviation ``c0_scale``.
-
-    >>> chk = simulate_cell_bound(seed=0)
-    >>> chk.holds, bool(0.5 < chk.tightness <= 1.0)
-    (True, True)
-    """
-    H = check_positive_int("hidden", hidden)
-    T = check_positive_int("steps", steps)
-    D = check_positive_int("input_size", input_size)
-    rng = _rng(seed)
-    W = random_lstm(D, H, rng, scale, forget_bias)
-    c = float(check_positive("c0_scale", c0_scale)) * rng.standard_normal(H)
-    h = np.zeros(H)
-    c0 = np.abs(c)
-    cells, phis = [c0], [np.zeros(H)]
-    running = np.zeros(H)
-    for _ in range(T):
-        s = lstm.step(rng.standard_normal(D), h, c, **W)
-        running = np.maximum(running, s.f)
-        c, h = s.c, s.h
-        cells.append(np.abs(c))
-        phis.append(running.copy())
-    cells_a, phi_a = np.stack(cells), np.stack(phis)
-    t = np.arange(T + 1, dtype=np.float64)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        geometric = np.where(phi_a < 1.0, (1 - phi_a ** t) / (1 - phi_a), t)
-    bounds = phi_a ** t * c0 + geometric
-    bounds[0] = c0
-    ratio = cells_a[1:] / bounds[1:]
-    return CellBoundCheck(cells=cells_a, phi=phi_a, bounds=bounds, holds=bool(np.all(cells_a <= bounds)),
-                          tightness=float(ratio.max()))

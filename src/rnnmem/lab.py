@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
+from .checks import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .ensemble import INITS, MODELS, Ensemble
 from .tasks import Task
 from .train import Adam

@@ -29,7 +29,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._recurrent import Recurrent, check_step_args, sigmoid
+from ._recurrent import Recurrent, check_step_args
+from .memory import sigmoid
 
 __all__ = ["LSTM", "LSTMStep", "step"]
 

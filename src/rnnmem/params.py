@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validate import check_choice, check_positive_int
+from .checks import check_choice, check_positive_int
 
 __all__ = [
     "CELLS",

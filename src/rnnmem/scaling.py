@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_finite, check_open_unit, check_positive
+from .checks import check_finite, check_open_unit, check_positive
 
 __all__ = [
     "exponent_per_tenfold",

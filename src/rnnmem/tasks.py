@@ -4,7 +4,8 @@ Each task makes batches of sequences, time first as the models take them:
 inputs ``(T, N, D)`` (steps, sequences, input size) and one target per
 sequence, read from the last step. A :class:`Task` says what its batches look
 like; :meth:`Task.sample` draws ``n`` sequences, the same ones for the same
-seed (an int, or a ``numpy.random.Generator`` whose stream it continues).
+seed (:func:`rnnmem.checks.check_seed`: an int, or a ``numpy.random.Generator``
+whose stream it continues).
 
 * :func:`recall`: a token :math:`a_0` from an alphabet of :math:`K`, then
   ``lag`` distractors drawn from the same alphabet, then a query marker; the
@@ -33,7 +34,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._validate import check_choice, check_nonnegative_int, check_positive_int
+from .checks import check_choice, check_positive_int, check_seed
 
 __all__ = ["TASKS", "DISTRACTORS", "Batch", "Task", "recall", "adding", "make_task"]
 
@@ -51,12 +52,6 @@ class Batch(NamedTuple):
     """``(T, N, D)`` float64, time first."""
     targets: np.ndarray
     """``(N,)``: class indices (int64) for recall, sums (float64) for the adding problem."""
-
-
-def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(check_nonnegative_int("seed", seed))
 
 
 @dataclass(frozen=True)
@@ -97,7 +92,7 @@ class Task:
         ((5, 2, 6), (2,))
         """
         n = check_positive_int("n", n)
-        rng = _rng(seed)
+        rng = check_seed("seed", seed)
         if self.name == "adding":
             return _adding_batch(n, self.length, rng)
         return _recall_batch(n, self.lag, self.alphabet, self.name == "blank-recall", rng)

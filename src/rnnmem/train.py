@@ -38,16 +38,10 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ._validate import check_finite, check_positive, check_positive_int
+from .checks import check_finite, check_nonnegative_int, check_positive, check_positive_int, check_seed
 from .clipping import clip_by_global_norm
 
 __all__ = ["softmax_cross_entropy", "Adam", "pad_batch", "minibatches", "History", "fit"]
-
-
-def _check_seed(name: str, seed: Any) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {seed!r}")
-    return int(seed)
 
 
 def softmax_cross_entropy(logits: Any, targets: Any, mask: Any = None) -> tuple[float, np.ndarray]:
@@ -172,7 +166,7 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.n
     """
     if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Sequence) or not sequences:
         raise ValueError(f"sequences must be a non-empty list of sequences of token ids, got {sequences!r}")
-    pad_id = _check_seed("pad_id", pad_id)
+    pad_id = check_nonnegative_int("pad_id", pad_id)
     arrays = []
     for k, s in enumerate(sequences):
         a = np.asarray(s)
@@ -188,12 +182,12 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.n
     return ids, mask
 
 
-def minibatches(n_items: int, batch_size: int, seed: int = 0) -> Iterator[np.ndarray]:
+def minibatches(n_items: int, batch_size: int, seed: Any = 0) -> Iterator[np.ndarray]:
     """Endless minibatches of indices into ``n_items`` items: each epoch a fresh shuffle.
 
     Each epoch visits every index once, in chunks of ``batch_size`` (the last
     chunk of an epoch may be shorter); the shuffles come from
-    ``numpy.random.default_rng(seed)``.
+    ``numpy.random.default_rng(seed)`` (``seed`` as :func:`rnnmem.checks.check_seed` takes it).
 
     >>> batches = minibatches(5, 2, seed=0)
     >>> [sorted(next(batches).tolist()) for _ in range(3)]
@@ -201,7 +195,7 @@ def minibatches(n_items: int, batch_size: int, seed: int = 0) -> Iterator[np.nda
     """
     n_items = check_positive_int("n_items", n_items)
     batch_size = check_positive_int("batch_size", batch_size)
-    rng = np.random.default_rng(_check_seed("seed", seed))
+    rng = check_seed("seed", seed)
     while True:
         order = rng.permutation(n_items)
         for start in range(0, n_items, batch_size):
@@ -228,7 +222,7 @@ class History:
 
 def fit(params: Mapping[str, np.ndarray], loss_and_grads: Callable[[list], tuple[float, Mapping]],
         data: Sequence[Any], *, steps: int = 200, batch_size: int = 32, lr: float = 1e-2,
-        max_norm: float | None = 1.0, seed: int = 0, beta1: float = 0.9, beta2: float = 0.999,
+        max_norm: float | None = 1.0, seed: Any = 0, beta1: float = 0.9, beta2: float = 0.999,
         eps: float = 1e-8) -> History:
     """Train ``params`` in place with Adam on minibatches of ``data``; return the :class:`History`.
 
@@ -252,7 +246,7 @@ def fit(params: Mapping[str, np.ndarray], loss_and_grads: Callable[[list], tuple
     batch_size = check_positive_int("batch_size", batch_size)
     if max_norm is not None:
         max_norm = float(check_positive("max_norm", max_norm))
-    seed = _check_seed("seed", seed)
+    seed = check_seed("seed", seed)
     if not callable(loss_and_grads):
         raise ValueError(f"loss_and_grads must be a function batch -> (loss, grads), got {loss_and_grads!r}")
     if isinstance(data, (str, bytes)) or not isinstance(data, Sequence) or len(data) == 0:

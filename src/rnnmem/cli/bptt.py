@@ -5,7 +5,7 @@ weight, and their sum), the finite-difference check of that gradient and the
 update it gives, the multiplier after n edges for each local rate, and the two
 worked gate examples (a scalar LSTM cell and a scalar GRU cell fed supplied
 gate values). Every value comes from the functions the chapters call
-(``rnnmem.bptt``, ``rnnmem.worked``), formatted as the pages' tables format it;
+(``rnnmem.bptt``, ``rnnmem.gate_arithmetic``), formatted as the pages' tables format it;
 the defaults are the chapters' arguments.
 """
 
@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from rnnmem import bptt, worked
+from rnnmem import bptt, gate_arithmetic
 
 from ._text import text_table
 
@@ -135,13 +135,13 @@ def distance_table(factors=(0.5, 1.5), distances=(0, 1, 2, 4, 8, 16)) -> str:
 
 
 def gate_examples() -> str:
-    """The scalar LSTM and GRU examples (worked.lstm_update, worked.gru_update).
+    """The scalar LSTM and GRU examples (gate_arithmetic.lstm_update, gate_arithmetic.gru_update).
 
     >>> gate_examples().splitlines()[-1]
     '  h = 0.9 x 0.8 + 0.1 x 0.197375 = 0.739738'
     """
-    u = worked.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
-    g = worked.gru_update(0.8, z=0.9, r=0.25)
+    u = gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
+    g = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25)
     return "\n".join([
         "Two gate examples, fed supplied gate values",
         "LSTM: old cell 0.8, forget 0.9, input 0.2, candidate 0.5, output 0.75",

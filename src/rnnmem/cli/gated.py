@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from rnnmem import gru, init, lstm, memory, params, worked
+from rnnmem import gate_arithmetic, gru, init, lstm, memory, params
 
 from ._text import text_table
 
@@ -143,11 +143,11 @@ def _pair(v) -> str:
 
 def _weights(cell: str) -> str:
     if cell == "lstm":
-        case = worked.two_unit_lstm()
+        case = gate_arithmetic.two_unit_lstm()
         s = lstm.step(*case)
         names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
     else:
-        case = worked.two_unit_gru()
+        case = gate_arithmetic.two_unit_gru()
         s = gru.step(*case)
         names, values = ("r", "z", "n"), (s.r, s.z, None)
     H = case.h_prev.size
@@ -172,13 +172,13 @@ _USED_BY = {
 
 
 def step() -> str:
-    """The worked cells (worked.lstm_update, worked.gru_update, lstm.step, gru.step), as the gates chapter shows them.
+    """The worked cells (gate_arithmetic.lstm_update, gate_arithmetic.gru_update, lstm.step, gru.step), as the gates chapter shows them.
 
     >>> step().splitlines()[2]
     'LSTM, c_prev = 0.8, f = 0.9, i = 0.2, g = 0.5, o = 0.75'
     """
-    u = worked.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
-    g = worked.gru_update(0.8, z=0.9, r=0.25)
+    u = gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
+    g = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25)
     scalar = ["The scalar cells, fed supplied gate values", "-" * 42,
               "LSTM, c_prev = 0.8, f = 0.9, i = 0.2, g = 0.5, o = 0.75",
               f"  kept f*c_prev = {u.kept:.6f}, written i*g = {u.written:.6f}, c = {u.c:.6f}, "
@@ -186,15 +186,15 @@ def step() -> str:
               "GRU, h_prev = 0.8, z = 0.9 (z keeps), r = 0.25, no input, recurrent weight 1",
               f"  candidate n = tanh(r*h_prev) = {g.n:.6f}, kept z*h_prev = {g.kept:.6f}, "
               f"written (1-z)*n = {g.written:.6f}, h = {g.h:.6f}"]
-    case = worked.two_unit_lstm()
+    case = gate_arithmetic.two_unit_lstm()
     s = lstm.step(*case)
     cell = (f"After the step: c = {_pair(s.c)}, h = {_pair(s.h)}; kept f*c_prev = {_pair(s.f * case.c_prev)}, "
             f"written i*g = {_pair(s.i * s.g)}")
-    gcase = worked.two_unit_gru()
+    gcase = gate_arithmetic.two_unit_gru()
     rows = []
     for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"),
                           ("z_writes", "after")):
-        one = worked.gru_update(0.8, z=0.9, r=0.25, update=update, reset=reset)
+        one = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25, update=update, reset=reset)
         two = gru.step(*gcase, update=update, reset=reset)
         rows.append([update, reset, _USED_BY[update, reset], f"{one.h:.6f}", _pair(two.n), _pair(two.h)])
     conventions = text_table("The GRU's conventions: one unit (h_prev 0.8, z 0.9, r 0.25) and the two-unit cell",

@@ -4,7 +4,7 @@ r"""Small recorded examples that ship with the package, loaded with numpy alone.
 (seeded, PyTorch's default initialization), an input of 7 steps for a batch of
 2, an initial state, and the outputs and final state that PyTorch computed
 from them. ``tests/tools/make_torch_lstm_example.py`` wrote it;
-``tests/test_torch_example.py`` checks that :class:`rnnmem.lstm.LSTM` gives
+``tests/core/test_torch_example.py`` checks that :class:`rnnmem.lstm.LSTM` gives
 the same outputs to 1e-12 and, where torch is installed, that torch still
 does. The chapter on gates uses it to load PyTorch weights into ``rnnmem``
 on a machine without PyTorch.

@@ -1,18 +1,22 @@
 """Command line: build the book's figures and tables, and its notebooks, without MkDocs.
 
-    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR]
+    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
     python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
+    python -m rnnmem.site port-free HOST PORT
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
-line), 2 with usage on bad arguments.
+line, and for a builder that raises, the builder's file and line), 2 with usage
+on bad arguments. ``--timings`` lists each directive's render time and whether
+it came from the cache, slowest first.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -32,6 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=Path, default=Path("build/rnnmem-site"),
                    help="where to write the figures (SVG) and tables (Markdown); default build/rnnmem-site")
     b.add_argument("--cache", type=Path, default=None, help="cache folder (default .cache/rnnmem-site)")
+    b.add_argument("--timings", action="store_true",
+                   help="list each directive's render time and cache status (hit/miss), slowest first")
 
     sub.add_parser("list", help="list the registered figure and table builders")
 
@@ -42,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check one chapter: directives render, notebook fresh, links resolve")
     c.add_argument("chapter", metavar="CHAPTER", help="the chapter's file name in docs/chapters/, without .md")
     c.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
+
+    f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
+    f.add_argument("host")
+    f.add_argument("port", type=int)
 
     r = sub.add_parser("render-json", help=argparse.SUPPRESS)
     r.add_argument("--cache", type=Path, required=True)
@@ -58,6 +68,24 @@ def _book(config: Path, cache: Path | None = None) -> Book:
     return book
 
 
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does: TIME_WAIT is no obstacle
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _port_free(host: str, port: int) -> int:
+    if _bindable(host, port):
+        return 0
+    spare = next((p for p in range(port + 1, port + 50) if _bindable(host, p)), port + 1)
+    print(f"port {port} is in use: try make serve PORT={spare}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -71,14 +99,22 @@ def main(argv: list[str] | None = None) -> int:
                 params = ", ".join(n for n in b.parameters)
                 print(f"{b.kind:6} {b.name:28} ({params})  [{b.module}]")
             return 0
+        if args.command == "port-free":
+            return _port_free(args.host, args.port)
         if args.command == "render-json":
+            # Used by a long-running `mkdocs serve` to render with the code now on disk; prints the
+            # errors as JSON ([{page, line, error}]) and exits 1 if there are any.
             renderer = Renderer(args.cache)
+            errors = []
             for spec in json.load(sys.stdin):
-                found = find_directives(spec["text"], spec["page"])
-                for d in found:
-                    d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
-                    renderer.render(d)
-            return 0
+                try:
+                    for d in find_directives(spec["text"], spec["page"]):
+                        d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
+                        renderer.render(d)
+                except DirectiveError as exc:
+                    errors.append({"page": spec["page"], "line": spec["line"], "error": str(exc)})
+            print(json.dumps(errors))
+            return 1 if errors else 0
         if args.command == "notebooks":
             book = _book(args.config)
             if args.check:
@@ -100,10 +136,16 @@ def main(argv: list[str] | None = None) -> int:
                 (out / item.filename).write_bytes(item.content)
                 count += 1
         r = book.renderer
+        r.prune()
+        if args.timings:
+            print(r.timing_report())
         print(f"{count} items from {len(book.pages)} pages into {out}: "
               f"{len(r.rendered)} rendered, {len(r.cached)} from the cache")
         return 0
     except DirectiveError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except registry.BuilderImportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notebook
-from .directives import Directive, DirectiveError, find_directives, unclosed_comment
+from .markdown import lex
+from .directives import Directive, DirectiveError, find_directives
 from .render import Item, Renderer, package_digest
 
 FIGURE_DIR = "assets/figures"
@@ -24,7 +25,6 @@ NOTEBOOK_DIR = "downloads"
 CHAPTER_DIR = "chapters"
 
 _SVG_SIZE = re.compile(rb'<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"')
-_PY_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})python[ \t]*$")
 
 
 @dataclass
@@ -32,7 +32,9 @@ class Page:
     src_uri: str
     markdown: str
     directives: list[Directive] = field(default_factory=list)
-    items: list[Item] = field(default_factory=list)
+    items: list[Item | DirectiveError] = field(default_factory=list)
+    #: Serving: what makes the whole page unreadable (an unclosed comment, a malformed directive).
+    page_error: DirectiveError | None = None
 
     @property
     def is_chapter(self) -> bool:
@@ -44,26 +46,47 @@ class Page:
 
     @property
     def title(self) -> str:
-        m = re.search(r"^#\s+(.+?)\s*$", self.markdown, re.MULTILINE)
-        return m.group(1) if m else self.slug
+        titles = [h.text for h in lex(self.markdown).headings if h.level == 1]
+        return titles[0] if titles else self.slug
+
+
+def _indent(block: str, indent: str) -> str:
+    """Indent every non-blank line of ``block`` but the first (which takes the directive's place)."""
+    first, *rest = block.split("\n")
+    return "\n".join([first] + [indent + line if line.strip() else line for line in rest])
+
+
+def error_admonition(error: Exception, indent: str) -> str:
+    """A build error shown where it happened (``mkdocs serve`` only; a strict build stops instead)."""
+    body = "\n".join("    " + line for line in str(error).splitlines())
+    block = f'!!! failure "Build error: fix it and save; the page reloads"\n    ```text\n{body}\n    ```'
+    return _indent(block, indent)
 
 
 class Book:
     """One build of the book: pages in, rendered items and rewritten pages out."""
 
     def __init__(self, docs_dir: Path, *, repo_url: str, site_url: str = "", cache_dir: Path | None = None,
-                 fresh_process: bool = False) -> None:
+                 fresh_process: bool = False, keep_going: bool = False) -> None:
         self.docs_dir = Path(docs_dir)
         self.repo_url = repo_url
         self.site_url = site_url
         self.renderer = Renderer(cache_dir)
         self.fresh_process = fresh_process
+        #: Serving: a failing directive (or page) is shown as an error on its page instead of stopping the build.
+        self.keep_going = keep_going
         self.pages: dict[str, Page] = {}
+        self.errors: list[DirectiveError] = []
 
     # -- reading and rendering -------------------------------------------------
     def add_page(self, src_uri: str, markdown: str) -> Page:
-        unclosed_comment(markdown, f"docs/{src_uri}")
-        page = Page(src_uri, markdown, find_directives(markdown, f"docs/{src_uri}"))
+        try:
+            page = Page(src_uri, markdown, find_directives(markdown, f"docs/{src_uri}"))
+        except DirectiveError as exc:
+            if not self.keep_going:
+                raise
+            self.errors.append(exc)
+            page = Page(src_uri, markdown, page_error=exc)
         self.pages[src_uri] = page
         return page
 
@@ -73,17 +96,24 @@ class Book:
 
     def render(self) -> None:
         directives = [d for p in self.pages.values() for d in p.directives]
-        items = self.renderer.render_all(directives, fresh_process=self.fresh_process)
+        items = self.renderer.render_all(directives, fresh_process=self.fresh_process, keep_going=self.keep_going)
+        self.errors.extend(i for i in items if isinstance(i, DirectiveError))
         it = iter(items)
         for page in self.pages.values():
             page.items = [next(it) for _ in page.directives]
+
+    def keys(self, src_uri: str) -> tuple[str, ...]:
+        """What a page's rendering depends on: its items' keys (an error counts as its message)."""
+        page = self.pages[src_uri]
+        out = [str(page.page_error)] if page.page_error else []
+        return tuple(out + [i.key if isinstance(i, Item) else str(i) for i in page.items])
 
     def generated_files(self) -> dict[str, bytes]:
         """Site path -> content of every rendered figure."""
         out: dict[str, bytes] = {}
         for page in self.pages.values():
             for item in page.items:
-                if item.kind == "figure":
+                if isinstance(item, Item) and item.kind == "figure":
                     out[f"{FIGURE_DIR}/{item.filename}"] = item.content
         return out
 
@@ -92,11 +122,16 @@ class Book:
         page = self.pages.get(src_uri)
         if page is None or page.markdown != markdown:
             page = self.add_page(src_uri, markdown)
-            page.items = [self.renderer.render(d) for d in page.directives]
+            page.items = self.renderer.render_all(page.directives, keep_going=self.keep_going)
+        if page.page_error is not None:
+            return error_admonition(page.page_error, "") + "\n\n" + markdown
         out, pos = [], 0
         for directive, item in zip(page.directives, page.items):
             out.append(markdown[pos:directive.start])
-            out.append(self._expand(page, directive, item))
+            if isinstance(item, DirectiveError):
+                out.append(error_admonition(item, directive.indent))
+            else:
+                out.append(self._expand(page, directive, item))
             pos = directive.end
         out.append(markdown[pos:])
         text = "".join(out)
@@ -106,6 +141,15 @@ class Book:
         return text
 
     def _expand(self, page: Page, directive: Directive, item: Item) -> str:
+        """The figure or table, every line after the first indented as the directive was.
+
+        So a directive inside an exercise answer, an admonition or a list item
+        gives a figure that stays inside that block, and the text after it
+        stays text.
+        """
+        return _indent(self._block(page, directive, item), directive.indent)
+
+    def _block(self, page: Page, directive: Directive, item: Item) -> str:
         caption = directive.args.get("caption")
         if item.kind == "figure":
             target = posixpath.relpath(f"{FIGURE_DIR}/{item.filename}", posixpath.dirname(page.src_uri) or ".")
@@ -132,17 +176,9 @@ class Book:
         rendered page changes, so prompts and output can be left out of copies.
         """
         lines = text.split("\n")
-        i = 0
-        while i < len(lines):
-            m = _PY_FENCE.match(lines[i])
-            if m:
-                j = i + 1
-                while j < len(lines) and lines[j].strip() != m.group("fence"):
-                    j += 1
-                if any(line.lstrip().startswith(">>>") for line in lines[i + 1:j]):
-                    lines[i] = f"{m.group('indent')}{m.group('fence')}pycon"
-                i = j
-            i += 1
+        for fence in lex(text).fences:
+            if fence.info == "python" and any(b.lstrip().startswith(">>>") for b in fence.body):
+                lines[fence.line - 1] = f"{fence.indent}{fence.marker}pycon"
         return "\n".join(lines)
 
     # -- chapter notebooks -------------------------------------------------------
@@ -184,10 +220,33 @@ class Book:
         links = (f'\n<p class="rnnmem-notebook" markdown="span">'
                  f'[:material-download: This chapter as a notebook]({rel}){{ download="{page.slug}.ipynb" }}'
                  f' · [:material-rocket-launch: Open in Colab]({colab})</p>\n')
-        m = re.search(r"^#\s+.+$", text, re.MULTILINE)
-        if not m:
+        doc = lex(text)
+        titles = [h for h in doc.headings if h.level == 1]
+        if not titles:
             return links + text
-        return text[:m.end()] + "\n" + links + text[m.end():]
+        end = doc.line_starts[titles[0].line - 1] + len(text.splitlines()[titles[0].line - 1])
+        return text[:end] + "\n" + links + text[end:]
+
+
+_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure") markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_CAPTION = re.compile(r'<p><p class="rnnmem-table-caption" markdown="span">(.*?)</p></p>', re.DOTALL)
+
+
+def unwrap_nested_blocks(html_text: str) -> str:
+    """Finish the figures and tables of directives that stand inside an indented block.
+
+    Python-Markdown's ``md_in_html`` only sees HTML at the top level of a page;
+    inside an admonition, an exercise answer or a list item, the figure's
+    Markdown (image, caption) is still converted, but the ``<figure>`` lands in
+    a paragraph with its ``markdown`` attribute left on. This puts it back as
+    at the top level.
+
+    >>> unwrap_nested_blocks('<p><figure class="rnnmem-figure" markdown="span"><img/></figure></p>')
+    '<figure class="rnnmem-figure"><img/></figure>'
+    """
+    html_text = _NESTED_FIGURE.sub(r"\1>\2", html_text)
+    html_text = _NESTED_CAPTION.sub(r'<p class="rnnmem-table-caption">\1</p>', html_text)
+    return html_text.replace('<div class="rnnmem-table" markdown>', '<div class="rnnmem-table">')
 
 
 def load_mkdocs_settings(config_file: Path) -> dict:
@@ -208,7 +267,7 @@ def load_mkdocs_settings(config_file: Path) -> dict:
     }
 
 
-__all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest"]
+__all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest", "unwrap_nested_blocks"]
 
 
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>\s*')

@@ -14,7 +14,10 @@ GitHub, say), of the form::
 A comment may span several lines. Any HTML comment whose text starts with a
 lower-case word and a colon is taken as a directive, so a misspelt kind
 (``<!-- figures: ... -->``) fails loudly instead of vanishing. Comments inside
-fenced code blocks are left alone, so a page can show directive syntax.
+code (fenced or indented, see :mod:`rnnmem.site.markdown`) are left alone, so a
+page can show directive syntax. A directive stands on its own line; inside an
+indented block (an exercise answer, an admonition, a list item) it is indented
+as that block's text, and its figure or table stays inside the block.
 """
 
 from __future__ import annotations
@@ -24,14 +27,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .markdown import lex
+
 KINDS = ("figure", "table")
 #: Directives that belong to Sybil (the test runner), left in the page for it and ignored here.
 SYBIL_KINDS = ("skip",)
 
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 _DIRECTIVE_HEAD = re.compile(r"\s*([a-z][a-z0-9_-]*)\s*:(?!//)(.*)\Z", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})")
 
 
 class DirectiveError(ValueError):
@@ -50,6 +53,8 @@ class Directive:
     start: int
     end: int
     text: str
+    #: The whitespace before the directive on its line; its figure or table is indented the same.
+    indent: str = ""
 
     @property
     def where(self) -> str:
@@ -57,29 +62,6 @@ class Directive:
 
     def error(self, message: str) -> DirectiveError:
         return DirectiveError(f"{self.where}: {self.text.strip()}\n  {message}")
-
-
-def _fenced_spans(markdown: str) -> list[tuple[int, int]]:
-    """Character spans of fenced code blocks (``` or ~~~), which directives skip."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    open_fence: tuple[str, int] | None = None
-    for line in markdown.splitlines(keepends=True):
-        stripped = line.lstrip(" ")
-        m = _FENCE.match(line) if len(line) - len(stripped) <= 3 else None
-        if open_fence is None:
-            if m:
-                open_fence = (m.group("fence"), pos)
-        else:
-            fence, start = open_fence
-            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence) \
-                    and line.strip() == m.group("fence"):
-                spans.append((start, pos + len(line)))
-                open_fence = None
-        pos += len(line)
-    if open_fence is not None:
-        spans.append((open_fence[1], pos))
-    return spans
 
 
 def _split_args(text: str) -> list[tuple[str, str]]:
@@ -153,24 +135,35 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 
 def find_directives(markdown: str, page: str) -> list[Directive]:
-    """Every directive of a page, in order. Raises DirectiveError on a malformed one."""
-    fenced = _fenced_spans(markdown)
+    """Every directive of a page, in order. Raises DirectiveError on a malformed one.
+
+    The page is read by :func:`rnnmem.site.markdown.lex`: comments in code
+    (fenced or indented) are examples and left alone; a comment left open, or
+    one that would swallow a later comment, fails with its line. A directive
+    must stand on its own line(s), so that it can be replaced by a block
+    indented as it is (inside an exercise answer, an admonition or a list).
+    """
+    doc = lex(markdown)
+    for line, message in doc.problems:
+        raise DirectiveError(f"{page}:{line}: {message}")
     found: list[Directive] = []
-    for m in _COMMENT.finditer(markdown):
-        if any(a <= m.start() < b for a, b in fenced):
-            continue
-        head = _DIRECTIVE_HEAD.match(m.group(1))
+    for c in doc.comments:
+        head = _DIRECTIVE_HEAD.match(c.text[4:-3])
         if not head:
             continue
-        line = markdown.count("\n", 0, m.start()) + 1
         kind, rest = head.group(1), head.group(2).strip()
-        where = f"{page}:{line}: {m.group(0).strip()}\n  "
+        where = f"{page}:{c.line}: {c.text.strip()}\n  "
         if kind in SYBIL_KINDS:
             continue
         if kind not in KINDS:
             raise DirectiveError(
                 where + f"unknown directive kind {kind!r}; the kinds are: {', '.join(KINDS + SYBIL_KINDS)}"
             )
+        if c.prefix.strip() or c.suffix.strip():
+            raise DirectiveError(where + (
+                f"a {kind} directive must stand on a line of its own (indented as the block it belongs to), "
+                f"found {(c.prefix.strip() or c.suffix.strip())!r} on its line; put it on its own line, "
+                "after a blank line"))
         name_m = _NAME.match(rest)
         if not name_m:
             raise DirectiveError(where + f"a {kind} directive needs a builder name after '{kind}:'")
@@ -178,17 +171,13 @@ def find_directives(markdown: str, page: str) -> list[Directive]:
         try:
             args = parse_arguments(rest[name_m.end():])
         except ValueError as exc:
-            raise DirectiveError(where + f"malformed arguments: {exc}") from None
-        found.append(Directive(kind, name, args, page, line, m.start(), m.end(), m.group(0)))
+            raise DirectiveError(where + f"malformed arguments: {exc}") from exc
+        found.append(Directive(kind, name, args, page, c.line, c.start, c.end, c.text, c.prefix))
     return found
 
 
 def unclosed_comment(markdown: str, page: str) -> None:
-    """Fail on a directive-looking comment that is never closed (it would hide the rest of the page)."""
-    fenced = _fenced_spans(markdown)
-    for m in re.finditer(r"<!--", markdown):
-        if any(a <= m.start() < b for a, b in fenced):
-            continue
-        if markdown.find("-->", m.end()) == -1:
-            line = markdown.count("\n", 0, m.start()) + 1
-            raise DirectiveError(f"{page}:{line}: an HTML comment opened here is never closed with -->")
+    """Fail on a comment never closed, or one that swallows another (it would hide part of the page)."""
+    for line, message in lex(markdown).problems:
+        if "comment" in message:
+            raise DirectiveError(f"{page}:{line}: {message}")

@@ -18,6 +18,8 @@ import re
 
 import griffe
 
+from .markdown import lex
+
 _MATH_ROLE = re.compile(r":math:`([^`]+)`")
 _NAME_ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|exc|obj):`~?([^`]+)`")
 _MATH_BLOCK = re.compile(r"^(?P<indent>[ \t]*)\.\. math::[ \t]*(?P<rest>.*)$")
@@ -72,19 +74,14 @@ def fence_examples(text: str) -> str:
     >>> fence_examples("Text.\n\n>>> 1 + 1\n2\n\nMore.").splitlines()
     ['Text.', '', '```pycon', '>>> 1 + 1', '2', '```', '', 'More.']
     """
+    doc = lex(text)
     out: list[str] = []
     lines = text.split("\n")
     i = 0
-    in_fence = False
     while i < len(lines):
         line = lines[i]
         stripped = line.lstrip()
-        if stripped.startswith("```"):
-            in_fence = not in_fence
-            out.append(line)
-            i += 1
-            continue
-        if not in_fence and stripped.startswith(">>>"):
+        if not doc.in_fence(i + 1) and stripped.startswith(">>>"):
             indent = line[: len(line) - len(stripped)]
             block = []
             while i < len(lines) and lines[i].strip():
@@ -113,6 +110,12 @@ class FenceDoctests(griffe.Extension):
 
 
 def _outside_fences(text: str, convert) -> str:
-    """Apply ``convert`` to the text outside fenced code blocks."""
-    parts = re.split(r"(^[ \t]*```.*?^[ \t]*```[ \t]*$)", text, flags=re.MULTILINE | re.DOTALL)
-    return "".join(part if i % 2 else convert(part) for i, part in enumerate(parts))
+    """Apply ``convert`` to the text outside fenced code blocks (the fences of :mod:`rnnmem.site.markdown`)."""
+    doc = lex(text)
+    parts, pos = [], 0
+    for fence in doc.fences:
+        parts.append(convert(text[pos:fence.start]))
+        parts.append(text[fence.start:fence.end])
+        pos = fence.end
+    parts.append(convert(text[pos:]))
+    return "".join(parts)

@@ -1,17 +1,23 @@
 """MkDocs hook: a thin adapter between MkDocs and :class:`rnnmem.site.book.Book`.
 
-* ``on_config``: start a build (and notice when a long-running ``mkdocs serve``
-  has outlived the package code it imported).
+* ``on_startup``: note whether this process serves (``mkdocs serve``).
+* ``on_config``: start a build; while serving, import new and edited builder
+  modules again (:func:`rnnmem.site.registry.refresh`) and render items whose
+  other code changed in a fresh interpreter.
 * ``on_files``: read every page, render its figures and tables through the
   cache, add the figures, the MathJax files and the API pages
   (:mod:`rnnmem.site.apipages`) as generated files (nothing is written into
   ``docs/``).
 * ``on_page_markdown``: replace each directive with its figure or table.
+* ``on_page_content``: finish the figures and tables that stand in indented blocks.
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
   loaders, reproducible cell ids).
 
-Every failure becomes a ``PluginError`` naming page, line and directive, so
-the build stops instead of shipping a blank or stale figure.
+Every failure becomes a ``PluginError`` naming page, line and directive (and,
+for a builder that raises, its file and line), so the build stops instead of
+shipping a blank or stale figure. While serving, a failure is logged in the
+terminal and shown on its page instead, so the browser never waits for a
+build that will not come.
 """
 
 from __future__ import annotations
@@ -21,18 +27,29 @@ import os
 import shutil
 from pathlib import Path
 
+import jinja2
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from rnnmem.site import apipages
-from rnnmem.site.book import Book, NotebookAltError, clean_notebook_html
+from rnnmem.site import apipages, registry
+from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
+                              unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
-from rnnmem.site.render import environment_key, package_digest
+from rnnmem.site.render import default_cache_dir, environment_key
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
 
-_IMPORTED_DIGEST = package_digest()
 _book: Book | None = None
+_serving = False
+#: Serving: each page's item keys at the previous build, to rebuild the pages whose items changed.
+_last_keys: dict[str, tuple[str, ...]] = {}
+
+
+def on_startup(command, dirty):
+    global _serving
+    _serving = command == "serve"
+
 
 #: MathJax 3 (from the npm registry, pinned in package-lock.json), copied into the site.
 MATHJAX_SOURCE = Path("node_modules/mathjax/es5")
@@ -42,11 +59,21 @@ MATHJAX_PARTS = ["tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/wof
 
 def on_config(config):
     global _book
-    fresh = package_digest() != _IMPORTED_DIGEST
-    if fresh:
-        log.info("rnnmem changed since this process started: rendering changed figures in a fresh interpreter")
-    _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=config["site_url"] or "",
-                 fresh_process=fresh)
+    try:
+        reloaded = registry.refresh()
+    except registry.BuilderImportError as exc:
+        if not _serving:
+            raise PluginError(str(exc)) from exc
+        log.error(str(exc))
+        reloaded = []
+    if _serving and reloaded and _book is not None:
+        log.info("rnnmem: builder modules imported again: " + ", ".join(reloaded))
+    # `mkdocs serve` rewrites site_url to its own address; the notebooks embed the book's.
+    site_url = config["site_url"] or ""
+    if config.get("config_file_path"):
+        site_url = load_mkdocs_settings(Path(config["config_file_path"]))["site_url"] or site_url
+    _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=site_url,
+                 fresh_process=_serving, keep_going=_serving)
     # mkdocs-jupyter caches executed notebooks by their own source only; a notebook's output
     # also depends on rnnmem and the numeric libraries, so key its cache folder on them too.
     jupyter = config["plugins"].get("mkdocs-jupyter")
@@ -78,7 +105,13 @@ def on_files(files: Files, config) -> Files:
             _book.add_page(file.src_uri, file.content_string)
         _book.render()
     except DirectiveError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(str(exc)) from exc
+    for error in _book.errors:  # serving only: shown on the page as well
+        log.error(f"rnnmem: {error}")
+    if not _book.errors:
+        _book.renderer.prune()
+    if _serving:
+        _mark_changed_pages(files)
     for path, content in sorted(_book.generated_files().items()):
         files.append(File.generated(config, path, content=content))
     _add_mathjax(files, config)
@@ -86,12 +119,58 @@ def on_files(files: Files, config) -> Files:
         apipages.add_files(files, config)  # api/*.md, generated from the package's modules
     except ValueError as exc:
         raise PluginError(str(exc)) from None
+    if _serving:
+        _file_backed_pages(files, config)
     stale = _book.stale_notebooks()
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
     r = _book.renderer
     log.info(f"rnnmem: {len(r.rendered)} figures/tables rendered, {len(r.cached)} from the cache")
     return files
+
+
+def _file_backed_pages(files: Files, config) -> None:
+    """Serving with --dirty: back each generated page (the API pages) by a file rewritten only when it changes.
+
+    MkDocs rebuilds a page held in memory on every change anywhere; a page
+    backed by a file is rebuilt only when that file is newer than its output,
+    so an edit elsewhere no longer re-renders every API page. The files live
+    under the cache folder, never in ``docs/``.
+    """
+    folder = default_cache_dir().parent / "rnnmem-generated"
+    sources = {page.path: page.source for page in apipages.api_pages()}
+    for file in list(files.documentation_pages()):
+        if file.generated_by is None or file.abs_src_path is not None:
+            continue
+        path = folder / file.src_uri
+        text = file.content_string
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        elif file.src_uri in sources:
+            # An API page shows its module's docstrings: rebuild it when the module (or package) changed.
+            source = sources[file.src_uri]
+            code = [source] if source.name != "__init__.py" else list(source.parent.glob("*.py"))
+            if max(p.stat().st_mtime for p in code) > path.stat().st_mtime:
+                os.utime(path)
+        backed = File.generated(config, file.src_uri, abs_src_path=str(path), inclusion=file.inclusion)
+        backed.edit_uri = file.edit_uri
+        files.remove(file)
+        files.append(backed)
+
+
+def _mark_changed_pages(files: Files) -> None:
+    """Serving with --dirty: rebuild the pages whose figures or tables changed, though their Markdown did not.
+
+    MkDocs rebuilds a page when its source is newer than its output; removing
+    the output of a page whose items changed (a builder edited) makes it so.
+    """
+    assert _book is not None
+    for file in files.documentation_pages():
+        keys = _book.keys(file.src_uri)
+        if _last_keys.get(file.src_uri, keys) != keys or any(not k or " " in k for k in keys):
+            Path(file.abs_dest_path).unlink(missing_ok=True)
+        _last_keys[file.src_uri] = keys
 
 
 def _add_mathjax(files: Files, config) -> None:
@@ -117,7 +196,44 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     try:
         return _book.page_markdown(page.file.src_uri, markdown)
     except DirectiveError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(str(exc)) from exc
+
+
+class _TemplateCache(jinja2.BytecodeCache):
+    """Compiled theme templates kept in memory, so a rebuild while serving does not compile them again."""
+
+    store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+def on_env(env, config, files):
+    env.bytecode_cache = _TemplateCache()
+    return env
+
+
+@event_priority(100)  # before mkdocs-jupyter's own on_post_build, which evicts the caches it did not use
+def on_post_build(config):
+    """Serving with --dirty: a notebook page not rebuilt this time still needs its executed-notebook cache.
+
+    mkdocs-jupyter drops every cache file its build did not read; a dirty
+    rebuild reads none for the pages it skips, so the next full build would run
+    those notebooks again. (Caches of earlier package versions are removed in
+    ``on_config``; within one version the plugin's own eviction bounds the folder.)
+    """
+    jupyter = config["plugins"].get("mkdocs-jupyter")
+    used = getattr(jupyter, "_used_cache_paths", None)
+    if _serving and isinstance(used, set):
+        used.update(Path(jupyter.config["cache_dir"]).glob("*.json"))
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    return unwrap_nested_blocks(html)
 
 
 def on_post_page(output: str, page, config) -> str:
@@ -129,4 +245,4 @@ def on_post_page(output: str, page, config) -> str:
     try:
         return clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
     except NotebookAltError as exc:
-        raise PluginError(str(exc)) from None
+        raise PluginError(str(exc)) from exc

@@ -19,8 +19,8 @@ import json
 import re
 from dataclasses import dataclass
 
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+from .markdown import lex
+
 
 
 @dataclass(frozen=True)
@@ -31,29 +31,22 @@ class CodeBlock:
 
 
 def python_blocks(markdown: str) -> list[CodeBlock]:
-    """The chapter's ```` ```python ```` blocks, as runnable code, with their headings."""
-    lines = markdown.splitlines()
+    r"""The chapter's ```` ```python ```` blocks, as runnable code, with their headings.
+
+    The fences are those of :func:`rnnmem.site.markdown.lex`, the lexer the
+    page, the directives and the tests read, so a cell ends where the block
+    shown on the page ends.
+
+    >>> [(b.heading, b.source) for b in python_blocks("# A\n\n````python\nx = 1\n`````\n\n```python\ny = 2\n```\n")]
+    [('A', 'x = 1'), ('A', 'y = 2')]
+    """
+    doc = lex(markdown)
     blocks: list[CodeBlock] = []
-    heading = ""
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        m = _FENCE_OPEN.match(line)
-        if m:
-            fence, info, indent = m.group("fence"), m.group("info").strip(), len(m.group("indent"))
-            j = i + 1
-            body = []
-            while j < len(lines) and lines[j].strip() != fence:
-                body.append(lines[j][indent:] if lines[j][:indent].strip() == "" else lines[j])
-                j += 1
-            if info == "python":
-                blocks.append(CodeBlock(i + 1, heading, _runnable("\n".join(body))))
-            i = j + 1
+    for fence in doc.fences:
+        if fence.info != "python":
             continue
-        h = _HEADING.match(line)
-        if h:
-            heading = h.group(2)
-        i += 1
+        above = [h.text for h in doc.headings if h.line < fence.line]
+        blocks.append(CodeBlock(fence.line, above[-1] if above else "", _runnable("\n".join(fence.body))))
     return blocks
 
 

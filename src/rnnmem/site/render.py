@@ -2,9 +2,11 @@
 
 Each rendered item is stored under ``.cache/rnnmem-site/`` and keyed by
 
-* the builder's own source text and the directive's arguments,
-* the source of the whole ``rnnmem`` package (so a change to any code a
-  builder calls renders it again),
+* the directive's kind, builder name and arguments (not its caption),
+* the source of the builder's module and of every ``rnnmem`` module it
+  imports, transitively (core modules such as ``rnnmem.memory``, and site
+  modules such as ``style`` and ``tables``; see :func:`dependencies`), so an
+  edit re-renders only the items that depend on the edited code,
 * the numpy and matplotlib versions.
 
 A rebuild with nothing changed reads every item from the cache and imports
@@ -15,22 +17,30 @@ recipe and never serves a stale one.
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import inspect
 import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import registry
-from .directives import Directive
+from .directives import Directive, DirectiveError
+from .traces import describe
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"
+#: Site modules that read pages and run builders but compute no content: not part of any key.
+MACHINERY = frozenset(f"rnnmem.site.{m}" for m in (
+    "registry", "directives", "markdown", "render", "book", "mkdocs_hook", "notebook", "griffe_doctests",
+    "__main__"))
 
 
 def default_cache_dir() -> Path:
@@ -50,12 +60,102 @@ def package_digest(package_dir: Path = PACKAGE_DIR) -> str:
     return h.hexdigest()
 
 
+def module_path(name: str, package_dir: Path = PACKAGE_DIR) -> Path | None:
+    """The source file of ``rnnmem.x.y`` (a module, or a package's ``__init__.py``), or None."""
+    parts = name.split(".")
+    if parts[0] != package_dir.name:
+        return None
+    base = package_dir.joinpath(*parts[1:])
+    if base.with_suffix(".py").is_file() and len(parts) > 1:
+        return base.with_suffix(".py")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return None
+
+
+_IMPORTS: dict[tuple[Path, int, int], tuple[str, ...]] = {}
+
+
+def imports_of(name: str, package_dir: Path = PACKAGE_DIR) -> tuple[str, ...]:
+    """The ``rnnmem`` modules that module ``name`` imports (anywhere in its source), read from disk.
+
+    ``from rnnmem import memory`` and ``from .. import tables`` name the
+    submodule; ``from rnnmem.memory import horizon`` names ``rnnmem.memory``.
+    Parsed once per file version.
+    """
+    path = module_path(name, package_dir)
+    if path is None:
+        return ()
+    st = path.stat()
+    memo = (path, st.st_mtime_ns, st.st_size)
+    if memo in _IMPORTS:
+        return _IMPORTS[memo]
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except SyntaxError:
+        return ()
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[:len(base) - node.level + (1 if is_package else 0)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            for alias in node.names:
+                if module_path(f"{mod}.{alias.name}", package_dir) is not None:
+                    found.add(f"{mod}.{alias.name}")   # a submodule, not the package's __init__
+                else:
+                    found.add(mod)
+    result = tuple(sorted(m for m in found if m and module_path(m, package_dir) is not None and m != name))
+    _IMPORTS[memo] = result
+    return result
+
+
+def dependencies(name: str, package_dir: Path = PACKAGE_DIR) -> list[str]:
+    """Module ``name`` and the ``rnnmem`` modules it imports, transitively (site machinery excluded).
+
+    A package imported by name (``from rnnmem import memory``) counts as its
+    submodule, not as the package's ``__init__`` with everything it imports.
+    """
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        mod = todo.pop()
+        if mod in seen or mod in MACHINERY:
+            continue
+        seen.add(mod)
+        todo.extend(imports_of(mod, package_dir))
+    return sorted(seen)
+
+
+def sources_digest(modules: Iterable[str], package_dir: Path = PACKAGE_DIR) -> str:
+    """sha256 over the source of each module (a package: every file in its folder, data included)."""
+    h = hashlib.sha256()
+    for mod in sorted(modules):
+        path = module_path(mod, package_dir)
+        if path is None:  # a builder module outside the package (tests): its own file
+            path = Path(getattr(sys.modules.get(mod), "__file__", None) or os.devnull)
+        files = [path]
+        if path.name == "__init__.py" and mod != package_dir.name and ".site" not in mod:
+            files = sorted(p for p in path.parent.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        for f in files:
+            name = f.relative_to(package_dir).as_posix() if f.is_relative_to(package_dir) else mod
+            h.update(name.encode() + b"\0" + (f.read_bytes() if f.is_file() else b"") + b"\0")
+    return h.hexdigest()
+
+
 def environment_key() -> str:
     """sha256 of what any computed output depends on: the package source and the numeric libraries."""
     parts = [package_digest(), _version("numpy"), _version("matplotlib")]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
@@ -101,16 +201,16 @@ def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
     return args, caption
 
 
-def cache_key(directive: Directive, digest: str) -> str:
+def cache_key(directive: Directive, digest: str | None = None) -> str:
+    """The item's key: its recipe (see the module's docstring). ``digest`` overrides the modules' digest."""
     builder = registry.get(directive.kind, directive.name)
     args, _ = split_caption(directive)
     recipe = {
         "cache": CACHE_VERSION,
         "kind": directive.kind,
         "name": directive.name,
-        "builder": builder.source,
         "args": _canonical(args),
-        "package": digest,
+        "modules": digest if digest is not None else sources_digest(dependencies(builder.module)),
         "numpy": _version("numpy"),
         "matplotlib": _version("matplotlib"),
     }
@@ -141,9 +241,9 @@ def build_content(directive: Directive) -> bytes:
     _check_arguments(directive, args)
     try:
         result = builder.func(**args)
-    except Exception as exc:  # a builder that raises fails the build, with its location
+    except Exception as exc:  # a builder that raises fails the build, with its location and the code's
         raise directive.error(f"the {directive.kind} builder {directive.name!r} raised "
-                              f"{type(exc).__name__}: {exc}") from exc
+                              f"{describe(exc, inspect.getsourcefile(builder.func))}") from exc
     if directive.kind == "figure":
         from matplotlib.figure import Figure
 
@@ -156,7 +256,7 @@ def build_content(directive: Directive) -> bytes:
             return to_svg(result)
         except Exception as exc:
             raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: "
-                                  f"{type(exc).__name__}: {exc}") from exc
+                                  f"{describe(exc)}") from exc
     from .tables import Table
 
     if not isinstance(result, Table):
@@ -166,25 +266,38 @@ def build_content(directive: Directive) -> bytes:
 
 
 class Renderer:
-    """Renders directives through the cache, counting what it really rendered."""
+    """Renders directives through the cache, counting what it really rendered and how long it took."""
 
     def __init__(self, cache_dir: Path | None = None) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.digest = package_digest()
         self.rendered: list[str] = []
         self.cached: list[str] = []
+        #: (directive, seconds, "hit" or "miss") for every item this renderer produced.
+        self.timings: list[tuple[Directive, float, str]] = []
+        self.used: set[Path] = set()
+        self._digests: dict[str, str] = {}
+
+    def modules_digest(self, module: str) -> str:
+        if module not in self._digests:
+            self._digests[module] = sources_digest(dependencies(module))
+        return self._digests[module]
 
     def _lookup(self, directive: Directive) -> tuple[str, Path]:
         try:
-            key = cache_key(directive, self.digest)
+            builder = registry.get(directive.kind, directive.name)
         except KeyError as exc:
-            raise directive.error(str(exc.args[0])) from None
+            raise directive.error(str(exc.args[0])) from exc
+        key = cache_key(directive, self.modules_digest(builder.module))
         return key, self.cache_dir / directive.kind / f"{directive.name}-{key}"
 
     def render(self, directive: Directive) -> Item:
+        registry.load_builders()  # once per process; not part of any item's time
+        start = time.perf_counter()
         key, path = self._lookup(directive)
+        self.used.add(path)
         if path.is_file():
             self.cached.append(directive.where)
+            self.timings.append((directive, time.perf_counter() - start, "hit"))
             return Item(directive.kind, directive.name, key, path.read_bytes(), True)
         content = build_content(directive)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,25 +305,80 @@ class Renderer:
         tmp.write_bytes(content)
         tmp.replace(path)
         self.rendered.append(directive.where)
+        self.timings.append((directive, time.perf_counter() - start, "miss"))
         return Item(directive.kind, directive.name, key, content, False)
 
-    def render_all(self, directives: Iterable[Directive], *, fresh_process: bool = False) -> list[Item]:
-        """Render every directive. ``fresh_process`` renders the missing ones in a new interpreter.
+    def needs_fresh_process(self, directive: Directive, stale: set[str]) -> bool:
+        """True when the item depends on a module whose code in this process is older than on disk."""
+        builder = registry.get(directive.kind, directive.name)
+        return bool(stale.intersection(dependencies(builder.module)))
 
-        A long-lived process (``mkdocs serve``) keeps the package it imported at
-        start; when the package on disk has changed since, the missing items
-        are rendered by ``python -m rnnmem.site render`` so that the code that
-        runs is the code the cache key names.
+    def render_all(self, directives: Iterable[Directive], *, fresh_process: bool = False,
+                   keep_going: bool = False) -> list[Item | DirectiveError]:
+        """Render every directive, in order.
+
+        ``fresh_process`` (a long-lived ``mkdocs serve``): an item missing from
+        the cache that depends on a module changed since this process imported
+        it is rendered by ``python -m rnnmem.site render-json`` in a new
+        interpreter, so the code that runs is the code the key names. (Edited
+        builder modules themselves are imported again by
+        :func:`rnnmem.site.registry.refresh` and render here.)
+
+        ``keep_going``: a failing directive gives its :class:`DirectiveError` in
+        the list instead of stopping the others (what ``mkdocs serve`` shows).
         """
         directives = list(directives)
+        errors: dict[tuple[str, int], DirectiveError] = {}
         if fresh_process:
-            missing = [d for d in directives if not self._lookup(d)[1].is_file()]
+            stale = registry.stale_modules()
+            missing = []
+            for d in directives:
+                try:
+                    if stale and not self._lookup(d)[1].is_file() and self.needs_fresh_process(d, stale):
+                        missing.append(d)
+                except DirectiveError:
+                    pass  # reported again below, in order
             if missing:
-                _render_in_subprocess(self.cache_dir, missing)
-        return [self.render(d) for d in directives]
+                errors = _render_in_subprocess(self.cache_dir, missing)
+                if errors and not keep_going:
+                    raise next(iter(errors.values()))
+        out: list[Item | DirectiveError] = []
+        for d in directives:
+            try:
+                if (d.page, d.line) in errors:
+                    raise errors[(d.page, d.line)]
+                out.append(self.render(d))
+            except DirectiveError as exc:
+                if not keep_going:
+                    raise
+                out.append(exc)
+        return out
+
+    def prune(self) -> list[Path]:
+        """Delete the cached items this renderer did not use (call after rendering every page)."""
+        removed = []
+        for kind in ("figure", "table"):
+            folder = self.cache_dir / kind
+            if folder.is_dir():
+                for path in folder.iterdir():
+                    if path.is_file() and path not in self.used:
+                        path.unlink(missing_ok=True)
+                        removed.append(path)
+        return removed
+
+    def timing_report(self) -> str:
+        """One line per item, slowest first: seconds, hit or miss, page:line, kind and builder."""
+        rows = sorted(self.timings, key=lambda t: -t[1])
+        lines = [f"{'seconds':>8}  {'cache':5}  directive"]
+        for d, seconds, status in rows:
+            lines.append(f"{seconds:8.3f}  {status:5}  {d.where} {d.kind} {d.name}")
+        total = sum(t[1] for t in rows)
+        lines.append(f"{total:8.3f}  total  {len(rows)} items, {sum(t[2] == 'miss' for t in rows)} rendered")
+        return "\n".join(lines)
 
 
-def _render_in_subprocess(cache_dir: Path, directives: list[Directive]) -> None:
+def _render_in_subprocess(cache_dir: Path, directives: list[Directive]) -> dict[tuple[str, int], DirectiveError]:
+    """Render in a new interpreter; returns the errors by (page, line)."""
     payload = json.dumps([
         {"page": d.page, "line": d.line, "text": d.text} for d in directives
     ])
@@ -218,7 +386,10 @@ def _render_in_subprocess(cache_dir: Path, directives: list[Directive]) -> None:
         [sys.executable, "-m", "rnnmem.site", "render-json", "--cache", str(cache_dir)],
         input=payload, text=True, capture_output=True,
     )
-    if proc.returncode != 0:
-        from .directives import DirectiveError
-
+    try:
+        reported = json.loads(proc.stdout or "[]")
+    except json.JSONDecodeError:
+        reported = None
+    if proc.returncode not in (0, 1) or reported is None:
         raise DirectiveError(proc.stderr.strip() or f"rendering failed with exit status {proc.returncode}")
+    return {(e["page"], e["line"]): DirectiveError(e["error"]) for e in reported}

@@ -7,7 +7,7 @@
   a collapsible answer, references), for the author to fill in;
 * ``src/rnnmem/site/builders/<slug_with_underscores>.py``: one registered
   figure builder, the one the page's directive names;
-* ``tests/test_builders_<slug_with_underscores>.py``: the builder test (it
+* ``tests/builders/test_builders_<slug_with_underscores>.py``: the builder test (it
   renders, and a bad argument fails by name);
 * the chapter's entry at the end of the ``Chapters`` section of ``mkdocs.yml``
   and of the home page's chapter list;
@@ -100,7 +100,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import memory
-from rnnmem._validate import check_list, check_open_unit, check_positive_int
+from rnnmem.checks import check_list, check_open_unit, check_positive_int
 
 from ..registry import figure
 from ..style import PALETTE, new_figure
@@ -182,7 +182,7 @@ class Scaffold:
 
     @property
     def test_path(self) -> Path:
-        return self.root / "tests" / f"test_builders_{self.module}.py"
+        return self.root / "tests" / "builders" / f"test_builders_{self.module}.py"
 
     @property
     def notebook_path(self) -> Path:

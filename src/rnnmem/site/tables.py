@@ -54,3 +54,16 @@ class Table:
         if self.notes:
             lines += ["", f'<p class="rnnmem-table-notes" markdown="span">{self.notes}</p>']
         return "\n".join(lines) + "\n"
+
+
+def gradcheck_table(result: Any) -> Table:
+    """A :class:`rnnmem.gradcheck.GradcheckResult` as a page's table: one row per block, errors to two digits.
+
+    >>> from rnnmem.gradcheck import GradcheckResult
+    >>> print(gradcheck_table(GradcheckResult([("h0", 3e-11)])).to_markdown(), end="")
+    | block | worst relative error |
+    |:---|---:|
+    | `h0` | 3.0e-11 |
+    """
+    return Table(columns=["block", "worst relative error"], rows=[[f"`{name}`", f"{err:.1e}"] for name, err in result.rows],
+                 align=["left", "right"])

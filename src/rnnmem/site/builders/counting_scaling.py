@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import params, scaling
-from rnnmem._validate import check_choice, check_open_unit, check_positive, check_positive_int
+from rnnmem.checks import check_choice, check_open_unit, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from rnnmem import dropout
-from rnnmem._validate import check_list, check_nonnegative_int, check_positive_int
+from rnnmem.checks import check_list, check_nonnegative_int, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure

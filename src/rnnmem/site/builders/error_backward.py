@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import bptt, clipping
-from rnnmem._validate import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.checks import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import jacobians
-from rnnmem._validate import check_list, check_nonnegative_int, check_open_unit, check_positive, check_positive_int
+from rnnmem.checks import check_list, check_nonnegative_int, check_open_unit, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure

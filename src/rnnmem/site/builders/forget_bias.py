@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from rnnmem import init, memory
-from rnnmem._validate import (
+from rnnmem.checks import (
     check_choice,
     check_finite,
     check_nonnegative_int,

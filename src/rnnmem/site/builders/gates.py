@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnmem import gru, lstm, memory, params, worked
-from rnnmem._validate import check_choice, check_finite, check_list, check_open_unit, check_positive_int
+from rnnmem import gate_arithmetic, gru, lstm, memory, params
+from rnnmem.checks import check_choice, check_finite, check_list, check_open_unit, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -76,13 +76,13 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
               "z_writes": "$h_t = (1-z)\\,h_{t-1} + z\\,n_t$  (Chung et al., Olah)"}
     for k, update in enumerate(("z_keeps", "z_writes")):
         color = PALETTE[k]
-        h = worked.gru_update(h_prev, z=z, r=r, update=update).h
+        h = gate_arithmetic.gru_update(h_prev, z=z, r=r, update=update).h
         ax.plot(z, h, color=color, label=labels[update])
-        at = worked.gru_update(h_prev, z=mark, r=r, update=update).h
+        at = gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
         ax.plot([mark], [at], "o", color=color, markersize=5)
         ax.annotate(f"{at:.6f}", (mark, at), textcoords="offset points", xytext=(-8, 0), ha="right",
                     va="center", color=color)
-    n = worked.gru_update(h_prev, z=mark, r=r).n
+    n = gate_arithmetic.gru_update(h_prev, z=mark, r=r).n
     ax.axhline(h_prev, color="#777777", linestyle=":", linewidth=1.0)
     ax.axhline(n, color="#777777", linestyle=":", linewidth=1.0)
     ax.annotate(f"old state {h_prev:g}", (0.0, h_prev), textcoords="offset points", xytext=(4, 4),
@@ -113,11 +113,11 @@ def gru_conventions(h_prev=0.8, z=0.9, r=0.25):
     """Both update conventions and both reset placements: who uses each, and one scalar and one two-unit step."""
     h_prev = check_finite("h_prev", h_prev)
     z, r = check_open_unit("z", z), check_open_unit("r", r)
-    case = worked.two_unit_gru()
+    case = gate_arithmetic.two_unit_gru()
     rows = []
     for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"),
                           ("z_writes", "after")):
-        one = worked.gru_update(h_prev, z=z, r=r, update=update, reset=reset)
+        one = gate_arithmetic.gru_update(h_prev, z=z, r=r, update=update, reset=reset)
         two = gru.step(*case, update=update, reset=reset)
         rows.append([f"`{update}`", f"`{reset}`", _USED_BY[update, reset], f"{one.h:.6f}",
                      _pair(two.n), _pair(two.h)])
@@ -178,11 +178,11 @@ def cell_weights(cell="lstm"):
     """Every weight row of the chapter's two-unit cell (columns x1, x2, h1, h2), its bias and its activation."""
     cell = check_choice("cell", cell, ("lstm", "gru"))
     if cell == "lstm":
-        case = worked.two_unit_lstm()
+        case = gate_arithmetic.two_unit_lstm()
         s = lstm.step(*case)
         names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
     else:
-        case = worked.two_unit_gru()
+        case = gate_arithmetic.two_unit_gru()
         s = gru.step(*case)
         names, values = ("r", "z", "n"), (s.r, s.z, None)
     H = case.h_prev.size

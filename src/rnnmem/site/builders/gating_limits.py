@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnmem import gradcheck, jacobians
-from rnnmem._validate import check_finite, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem import cell_bound, gradcheck, jacobians
+from rnnmem.cell_paths import CellPaths, lstm_cell_paths
+from rnnmem.checks import check_finite, check_nonnegative_int, check_positive, check_positive_int
 from rnnmem.lstm import LSTM
 
 from ..registry import figure, table
@@ -33,7 +34,7 @@ def _regime(name: str, value) -> dict:
 
 
 def cell_paths(regime: dict, steps: int = 30, hidden: int = 8, input_size: int = 2, seed: int = 0,
-               input_seed: int = 1) -> jacobians.CellPaths:
+               input_seed: int = 1) -> CellPaths:
     """The carry line and the other paths of a random LSTM in ``regime``, from the zero state.
 
     Inputs are standard normal from ``input_seed``; weights from
@@ -41,7 +42,7 @@ def cell_paths(regime: dict, steps: int = 30, hidden: int = 8, input_size: int =
     """
     xs = np.random.default_rng(input_seed).standard_normal((steps, input_size))
     zero = np.zeros(hidden)
-    return jacobians.lstm_cell_paths(xs, zero, zero, **jacobians.random_lstm(input_size, hidden, seed, **regime))
+    return lstm_cell_paths(xs, zero, zero, **jacobians.random_lstm(input_size, hidden, seed, **regime))
 
 
 def _path_args(steps, hidden, input_size, seed, input_seed, saturated, strong):
@@ -106,7 +107,7 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     show = check_positive_int("show", show)
     if show > hidden:
         raise ValueError(f"show must be at most hidden = {hidden} coordinates, got {show}")
-    chk = jacobians.simulate_cell_bound(hidden, steps, seed, scale=float(check_positive("scale", scale)),
+    chk = cell_bound.simulate_cell_bound(hidden, steps, seed, scale=float(check_positive("scale", scale)),
                                         forget_bias=float(check_finite("forget_bias", forget_bias)),
                                         c0_scale=float(check_positive("c0_scale", c0_scale)))
     t = np.arange(steps + 1)

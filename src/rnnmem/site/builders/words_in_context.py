@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from rnnmem import bilm, corpus, train
-from rnnmem._validate import check_choice, check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.checks import check_choice, check_list, check_nonnegative_int, check_positive, check_positive_int
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure

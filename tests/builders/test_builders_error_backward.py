@@ -1,0 +1,76 @@
+"""The figures and tables of "Following an error backward": each renders, and a bad argument is named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+
+PAGE = "docs/chapters/error-backward.md"
+SOURCE = Path(__file__).resolve().parents[2] / PAGE
+
+
+def one(comment: str):
+    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE)
+    return d
+
+
+def render(tmp_path, comment: str) -> str:
+    return Renderer(tmp_path).render(one(comment)).content.decode()
+
+
+def test_the_worked_example_table_holds_the_example(tmp_path):
+    text = render(tmp_path, "<!-- table: bptt_table -->")
+    for cell in ("| 1 | 0 | 1 | -0.1875 | -0.1875 × 0 = 0 |", "| 2 | 1 | 0.5 | -0.375 | -0.375 × 1 = -0.375 |",
+                 "| 3 | 0.5 | 0.25 | -0.75 | -0.75 × 0.5 = -0.375 |", "= -0.75."):
+        assert cell in text
+
+
+def test_the_distance_table_prints_exact_powers(tmp_path):
+    text = render(tmp_path, "<!-- table: distance_table -->")
+    assert "| 16 | 0.0000152587890625 | 656.8408355712891 |" in text
+    assert "| 8 | 0.00390625 | 25.62890625 |" in text
+
+
+def test_the_clipping_table_keeps_and_turns_the_direction(tmp_path):
+    text = render(tmp_path, "<!-- table: clipping_table -->")
+    assert "| global norm | 1 | 10.019 | 1.000 | 1.000 |" in text
+    assert "| value | 1 | 10.019 | 1.546 | 0.929 |" in text
+
+
+def test_the_truncation_table_sums_to_the_gradient(tmp_path):
+    text = render(tmp_path, "<!-- table: truncation_table -->")
+    assert text.count("| cut |") == 3 and text.count("| kept |") == 3
+    assert "Full gradient -0.302734375; truncated -0.181640625; missing -0.12109375." in text
+
+
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("<!-- table: bptt_table inputs=[] -->", "inputs must be a non-empty list"),
+        ("<!-- table: bptt_table w=\"a\" -->", "w must be a real number"),
+        ("<!-- table: bptt_table target=[1, 2] -->", "target must be one number or a sequence of 3 entries"),
+        ("<!-- table: distance_table factors=[] -->", "factors must be a non-empty list"),
+        ("<!-- table: distance_table distances=[1, -2] -->", "distances[1] must be a whole number >= 0"),
+        ('<!-- figure: distance_curves factors=[0.5, -1] caption="c" -->', "factors[1] must be a positive"),
+        ('<!-- figure: distance_curves distances=[0] caption="c" -->', "distances must reach at least one edge"),
+        ('<!-- figure: distance_curves distances=[0, 2.5] caption="c" -->', "distances[1] must be a whole number"),
+        ("<!-- table: clipping_table grads=[1, 2] -->", "grads must be a non-empty dict"),
+        ("<!-- table: clipping_table grads={\"b\": [1, \"x\"]} -->", "grads['b'] must be a real number"),
+        ("<!-- table: clipping_table max_norm=0 -->", "max_norm must be a positive"),
+        ("<!-- table: clipping_table clip_value=-1 -->", "clip_value must be a positive"),
+        ('<!-- figure: truncation_grid length=0 caption="c" -->', "length must be a whole number >= 1"),
+        ('<!-- figure: truncation_grid settings=[[4]] caption="c" -->', "settings[0] must be a pair [k1, k2]"),
+        ('<!-- figure: truncation_grid settings=[[4, 0]] caption="c" -->', "settings[0][1] (k2) must be a whole"),
+        ('<!-- figure: truncation_grid loss_steps="some" caption="c" -->', "loss_steps must be None, 'all'"),
+        ("<!-- table: truncation_table k1=0 -->", "k1 must be a whole number >= 1"),
+        ("<!-- table: truncation_table inputs=5 -->", "inputs must be a non-empty list"),
+    ],
+)
+def test_a_bad_argument_is_named(tmp_path, comment, expected):
+    with pytest.raises(DirectiveError) as info:
+        Renderer(tmp_path).render(one(comment))
+    assert expected in str(info.value)

@@ -1,0 +1,195 @@
+"""`make chapter` in a temporary copy of the repository: the new chapter passes `make test-chapter` at once.
+
+The copy holds the repository's files (tracked and new, as `git ls-files` lists
+them); its own ``src`` comes first on ``PYTHONPATH`` so the new builder module is
+the one imported, and the render cache is the copy's own. Nothing is written into
+the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rnnmem.site.book import load_mkdocs_settings
+from rnnmem.site.check import home_chapters, nav_chapters
+from rnnmem.site.scaffold import Scaffold, add_to_home, add_to_nav, check_arguments
+
+ROOT = Path(__file__).resolve().parents[2]
+SLUG, TITLE = "long-memory", "Long memory: a first look"
+
+
+def make(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"))
+    for name in ("NAME", "TITLE", "CH", "MAKEFLAGS", "MFLAGS"):
+        env.pop(name, None)
+    return subprocess.run(["make", "--no-print-directory", "-o", "setup", f"PY={sys.executable}", *args],
+                          cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+
+
+def copy_repository(dest: Path) -> Path:
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split("\n")
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
+
+
+def tree(repo: Path) -> dict[str, bytes]:
+    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*"))
+            if p.is_file() and ".cache" not in p.parts and "__pycache__" not in p.parts}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    repo = copy_repository(tmp_path_factory.mktemp("repo"))
+    before = tree(repo)
+    done = make(repo, "chapter", f"NAME={SLUG}", f"TITLE={TITLE}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    changed = sorted(k for k, v in tree(repo).items() if before.get(k) != v)
+    assert changed == sorted(["docs/chapters/long-memory.md", "docs/downloads/long-memory.ipynb", "docs/index.md",
+                              "mkdocs.yml", "src/rnnmem/site/builders/long_memory.py",
+                              "tests/builders/test_builders_long_memory.py"]), changed
+    return repo
+
+
+def test_the_chapter_has_the_books_rhythm(repo):
+    page = (repo / "docs" / "chapters" / f"{SLUG}.md").read_text()
+    assert page.startswith(f"# {TITLE}\n")
+    headings = [line for line in page.splitlines() if line.startswith("## ")]
+    assert headings == ["## Derivation", "## Computation", "## Summary", "## Exercises", "## References"]
+    assert "```python\n>>> " in page and "<!-- figure: long_memory_decay " in page
+    assert '??? success "Answer"' in page and "../references.md#" in page
+
+
+def test_nav_and_home_list_the_chapter_last_and_agree(repo):
+    nav = nav_chapters(repo / "mkdocs.yml")
+    assert nav[-1] == (TITLE, f"chapters/{SLUG}.md")
+    assert home_chapters((repo / "docs" / "index.md").read_text()) == nav
+
+
+def test_the_new_chapter_passes_test_chapter_at_once(repo):
+    done = make(repo, "test-chapter", f"CH={SLUG}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " passed" in done.stdout and " failed" not in done.stdout
+    assert f"docs/chapters/{SLUG}.md: ok: 1 directives" in done.stdout
+
+
+STRICT_CONFIG = """\
+site_name: one chapter
+site_url: {site_url}
+repo_url: {repo_url}
+theme: {{name: material, font: false}}
+nav:
+  - chapters/{slug}.md
+  - conventions.md
+  - references.md
+exclude_docs: |
+  /index.md
+  /notebooks/
+  /chapters/*
+  !/chapters/{slug}.md
+hooks: [{hook}]
+markdown_extensions:
+  - admonition
+  - attr_list
+  - md_in_html
+  - tables
+  - footnotes
+  - toc: {{permalink: true}}
+  - pymdownx.arithmatex: {{generic: true}}
+  - pymdownx.details
+  - pymdownx.superfences
+validation:
+  nav: {{omitted_files: info, not_found: warn}}
+  links: {{not_found: warn, anchors: warn, unrecognized_links: warn}}
+"""
+
+
+def test_the_new_chapter_passes_the_strict_build(repo):
+    """The strict build of the chapter with the pages it links to (the whole site's build is `make build`)."""
+    config = repo / "mkdocs-one-chapter.yml"
+    settings = load_mkdocs_settings(repo / "mkdocs.yml")  # the notebook embeds both URLs
+    config.write_text(STRICT_CONFIG.format(slug=SLUG, hook=repo / "src" / "rnnmem" / "site" / "mkdocs_hook.py",
+                                           site_url=settings["site_url"], repo_url=settings["repo_url"]))
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"),
+               NO_MKDOCS_2_WARNING="1")
+    try:
+        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config),
+                               "-d", str(repo / "site-one")], cwd=repo, capture_output=True, text=True, env=env,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        html = (repo / "site-one" / "chapters" / SLUG / "index.html").read_text()
+        assert '<figure class="rnnmem-figure">' in html and "long_memory_decay-" in html
+        assert "<details class=\"success\">" in html
+    finally:
+        config.unlink()
+        shutil.rmtree(repo / "site-one", ignore_errors=True)
+
+
+def test_test_chapter_runs_the_chapter_not_a_page_of_the_same_name(repo):
+    """The old target took the first docs/**/<CH>.md (docs/api/dropout.md) and reported a false pass."""
+    page = repo / "docs" / "chapters" / f"{SLUG}.md"
+    decoy = repo / "docs" / "api" / f"{SLUG}.md"
+    original = page.read_text()
+    try:
+        page.write_text(original.replace("0.3487", "0.3488"))
+        decoy.parent.mkdir(parents=True, exist_ok=True)
+        decoy.write_text("# Not the chapter\n\nNo snippets here.\n")
+        done = make(repo, "test-chapter", f"CH={SLUG}")
+        assert done.returncode != 0
+        assert f"docs/chapters/{SLUG}.md" in done.stdout and "0.3487" in done.stdout
+    finally:
+        page.write_text(original)
+        decoy.unlink()
+
+
+@pytest.mark.parametrize("args, named", [
+    ([], "NAME is required"),
+    (["NAME=Long Memory", "TITLE=T"], "NAME must be a slug"),
+    (["NAME=../x", "TITLE=T"], "NAME must be a slug"),
+    ([f"NAME={SLUG}", "TITLE=Again"], f"NAME '{SLUG}' is taken"),
+    (["NAME=dropout", "TITLE=Again"], "NAME 'dropout' is taken"),
+    (["NAME=other"], "TITLE must be a non-empty title"),
+    (["NAME=other", "TITLE=  "], "TITLE must be a non-empty title"),
+])
+def test_bad_input_exits_2_with_usage_naming_the_argument(repo, args, named):
+    before = tree(repo)
+    done = make(repo, "chapter", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "usage: make chapter NAME=<slug>" in done.stderr and named in done.stderr
+    assert tree(repo) == before, "nothing is written on bad input"
+
+
+@pytest.mark.parametrize("ch", ["", "no-such-chapter", "../api/index", "docs/chapters/horizon"])
+def test_test_chapter_with_an_unknown_chapter_exits_2_listing_the_chapters(repo, ch):
+    done = make(repo, "test-chapter", f"CH={ch}")
+    assert done.returncode == 2
+    assert "usage: make test-chapter CH=<chapter>" in done.stderr
+    assert "  horizon\n" in done.stderr and f"  {SLUG}\n" in done.stderr
+
+
+def test_paths_and_names():
+    s = Scaffold(Path("/r"), "a-b", "T")
+    assert (s.module, s.builder) == ("a_b", "a_b_decay")
+    assert s.test_path == Path("/r/tests/builders/test_builders_a_b.py")
+    with pytest.raises(ValueError, match="NAME must not be a Python keyword"):
+        check_arguments(ROOT, "class", "T")
+
+
+def test_nav_and_home_insertion_keep_the_rest():
+    config = (ROOT / "mkdocs.yml").read_text()
+    added = add_to_nav(config, "X: y", "chapters/x.md")
+    assert added.replace('      - "X: y": chapters/x.md\n', "", 1) == config
+    home = (ROOT / "docs" / "index.md").read_text()
+    n = len(home_chapters(home))
+    new = add_to_home(home, "X", "chapters/x.md")
+    assert home_chapters(new)[-1] == ("X", "chapters/x.md") and len(home_chapters(new)) == n + 1

@@ -1,0 +1,133 @@
+"""The MkDocs hook, end to end on a small project: good pages build, bad directives stop the build."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HOOK = ROOT / "src" / "rnnmem" / "site" / "mkdocs_hook.py"
+
+
+def project(tmp_path: Path, page: str, chapter: bool = False) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "chapters").mkdir(parents=True)
+    (docs / "index.md").write_text("# Home\n\n[chapter](chapters/c.md)\n")
+    (docs / "chapters" / "c.md").write_text(page)
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nrepo_url: https://github.com/o/r\nsite_url: https://o.github.io/r/\n"
+        "markdown_extensions: [md_in_html, attr_list, tables, admonition, pymdownx.details]\n"
+        f"hooks: [{HOOK}]\n"
+        "nav: [{Home: index.md}, {C: chapters/c.md}]\n"
+    )
+    return tmp_path
+
+
+def build(path: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, RNNMEM_CACHE_DIR=str(path / ".cache"), NO_MKDOCS_2_WARNING="1")
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(path / "mkdocs.yml"),
+                           "-d", str(path / "site")], capture_output=True, text=True, env=env, cwd=path)
+
+
+def write_notebook(path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "rnnmem.site", "notebooks", "--config", str(path / "mkdocs.yml")],
+                   check=False, capture_output=True)
+
+
+GOOD = ("# C\n\nText.\n\n"
+        '<!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
+        "<!-- table: horizon_table factors=[0.5] -->\n\n"
+        "```python\n>>> 1 + 1\n2\n```\n")
+
+
+def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
+    p = project(tmp_path, GOOD)
+    write_notebook(p)
+    before = sorted(x.relative_to(p) for x in (p / "docs").rglob("*"))
+    first = build(p)
+    assert first.returncode == 0, first.stderr
+    html = (p / "site" / "chapters" / "c" / "index.html").read_text()
+    assert '<figure class="rnnmem-figure">' in html
+    assert 'alt="Half, twenty times."' in html and "<figcaption>Half, twenty times.</figcaption>" in html
+    assert "<table>" in html and ">0.5</td>" in html
+    assert "language-pycon" in html, "doctest blocks are shown with the console lexer"
+    assert 'href="../../downloads/c.ipynb"' in html
+    assert "colab.research.google.com/github/o/r/blob/main/docs/downloads/c.ipynb" in html
+    svgs = list((p / "site" / "assets" / "figures").glob("decay_curves-*.svg"))
+    assert len(svgs) == 1
+    assert "2 figures/tables rendered, 0 from the cache" in first.stderr
+    # Nothing was written into docs/ by the build.
+    assert sorted(x.relative_to(p) for x in (p / "docs").rglob("*")) == before
+    second = build(p)
+    assert second.returncode == 0 and "0 figures/tables rendered, 2 from the cache" in second.stderr
+
+
+@pytest.mark.parametrize(
+    "directive, expected",
+    [
+        ('<!-- figure: decay_curvs caption="x" -->', "unknown figure 'decay_curvs'"),
+        ("<!-- figure: decay_curves steps=[1, -->", "unclosed bracket"),
+        ('<!-- figure: decay_curves factors=[0.5, 7] caption="x" -->', "factors[1] must be a gate value"),
+        ('<!-- tabel: horizon_table -->', "unknown directive kind 'tabel'"),
+    ],
+)
+def test_a_bad_directive_fails_the_build_naming_page_and_line(tmp_path, directive, expected):
+    p = project(tmp_path, "# C\n\nSome text.\n\n" + directive + "\n")
+    write_notebook(p)
+    proc = build(p)
+    assert proc.returncode != 0
+    assert f"docs/chapters/c.md:5: {directive}" in proc.stderr, proc.stderr
+    assert expected in proc.stderr
+    assert not (p / "site" / "chapters" / "c" / "index.html").exists()
+
+
+def test_a_stale_chapter_notebook_fails_the_strict_build(tmp_path):
+    p = project(tmp_path, GOOD)
+    write_notebook(p)
+    (p / "docs" / "chapters" / "c.md").write_text(GOOD + "\n```python\n>>> 2 + 2\n4\n```\n")
+    proc = build(p)
+    assert proc.returncode != 0
+    assert "chapter notebooks out of date" in proc.stderr and "docs/downloads/c.ipynb" in proc.stderr
+
+
+ANSWER = ("# C\n\n1. How fast does a half-gate forget?\n\n"
+          "    ??? success \"Answer\"\n"
+          "        Like this:\n\n"
+          '        <!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
+          "        And this text stays text.\n\n"
+          '        <!-- table: horizon_table factors=[0.5] caption="The table." -->\n\n'
+          "        The end of the answer.\n\n"
+          "After the exercises.\n")
+
+
+def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
+    p = project(tmp_path, ANSWER)
+    write_notebook(p)
+    proc = build(p)
+    assert proc.returncode == 0, proc.stderr
+    html = (p / "site" / "chapters" / "c" / "index.html").read_text()
+    details = re.search(r"<details class=\"success\">(.*?)</details>", html, re.DOTALL)
+    assert details, html
+    inside = details.group(1)
+    assert '<figure class="rnnmem-figure">' in inside and "<figcaption>Half, twenty times.</figcaption>" in inside
+    assert "<table>" in inside and ">0.5</td>" in inside
+    assert '<p class="rnnmem-table-caption">The table.</p>' in inside and '<div class="rnnmem-table">' in inside
+    assert "markdown=" not in inside and "<p><figure" not in inside
+    assert "<p>And this text stays text.</p>" in inside and "<p>The end of the answer.</p>" in inside
+    assert "<pre" not in inside and "<code>" not in inside, "no text after the figure turned into code"
+    assert "<p>After the exercises.</p>" in html[details.end():]
+
+
+def test_a_builder_error_names_the_builders_file_and_line(tmp_path):
+    p = project(tmp_path, '# C\n\n<!-- figure: decay_curves factors=[0.5, 7] caption="x" -->\n')
+    write_notebook(p)
+    proc = build(p)
+    assert proc.returncode != 0
+    assert "docs/chapters/c.md:3: " in proc.stderr
+    assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
+    assert "src/rnnmem/checks.py:" in proc.stderr

@@ -1,0 +1,130 @@
+"""The builder registry: one builder per name, new and edited builder modules picked up while serving."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import textwrap
+
+import pytest
+
+from rnnmem.site import registry
+from rnnmem.site.directives import find_directives
+from rnnmem.site.render import Renderer
+
+BUILDER = '''
+from rnnmem.site.registry import table
+from rnnmem.site.tables import Table
+
+
+@table("{name}")
+def {func}(n=1):
+    return Table(["n"], [[{value}]])
+'''
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """A package of builder modules of its own, forgotten afterwards."""
+    root = tmp_path / "src"
+    (root / "tb").mkdir(parents=True)
+    (root / "tb" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    yield root / "tb"
+    for name in [m for m in sys.modules if m == "tb" or m.startswith("tb.")]:
+        registry._drop(name)
+        registry._IMPORTED.pop(name, None)
+        registry._IMPORT_ERRORS.pop(name, None)
+        del sys.modules[name]
+
+
+def write(path, name, func, value, mtime=None):
+    path.write_text(textwrap.dedent(BUILDER.format(name=name, func=func, value=value)))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9 * (mtime or 0)))  # a new mtime: no stale .pyc
+    importlib.invalidate_caches()
+
+
+def test_a_second_builder_of_the_same_name_fails_naming_both_modules(package):
+    write(package / "one.py", "tb_curve", "tb_curve", 1)
+    write(package / "two.py", "tb_curve", "tb_curve", 2)  # equal __qualname__, another module
+    with pytest.raises(registry.BuilderImportError) as info:
+        registry.refresh(importlib.import_module("tb"))
+    message = str(info.value)
+    assert "two table builders are named 'tb_curve'" in message
+    assert "tb.one.tb_curve" in message and "tb.two.tb_curve" in message
+    assert f"{package / 'one.py'}:6" in message, "the first builder's file and line"
+    # The first one stays registered, unchanged.
+    assert registry.get("table", "tb_curve").module == "tb.one"
+
+
+def test_new_and_edited_builder_modules_are_picked_up_without_a_restart(package, tmp_path):
+    tb = importlib.import_module("tb")
+    write(package / "one.py", "tb_first", "tb_first", 1)
+    assert registry.refresh(tb) == ["tb.one"]
+    assert registry.refresh(tb) == [], "nothing changed, nothing imported again"
+    # A builder added while serving: known at the next refresh.
+    write(package / "two.py", "tb_second", "tb_second", 2)
+    with pytest.raises(KeyError, match="unknown table 'tb_second'"):
+        registry.get("table", "tb_second")
+    assert registry.refresh(tb) == ["tb.two"]
+    (d,) = find_directives("<!-- table: tb_second -->", "p.md")
+    assert b"| 2 |" in Renderer(tmp_path / "c").render(d).content
+    # An edited builder module is imported again: not a duplicate of itself, and its new code runs.
+    write(package / "two.py", "tb_second", "tb_second", 3, mtime=5)
+    assert registry.refresh(tb) == ["tb.two"]
+    assert b"| 3 |" in Renderer(tmp_path / "c").render(d).content
+    # A renamed builder: the old name is gone.
+    write(package / "two.py", "tb_renamed", "tb_renamed", 3, mtime=10)
+    registry.refresh(tb)
+    with pytest.raises(KeyError):
+        registry.get("table", "tb_second")
+    assert registry.get("table", "tb_renamed").module == "tb.two"
+
+
+def test_a_builder_module_that_fails_to_import_is_named_with_file_and_line(package):
+    (package / "bad.py").write_text("x = 1\nfrom rnnmem.site.registry import table\n\nraise KeyError('truncated')\n")
+    importlib.invalidate_caches()
+    with pytest.raises(registry.BuilderImportError) as info:
+        registry.refresh(importlib.import_module("tb"))
+    message = str(info.value)
+    assert "tb.bad failed to import: KeyError: 'truncated'" in message
+    with pytest.raises(KeyError, match="tb.bad failed to import"):
+        registry.get("table", "whatever")
+
+
+def test_editing_one_builder_module_re_renders_only_its_items(package, tmp_path):
+    tb = importlib.import_module("tb")
+    write(package / "one.py", "tb_one", "tb_one", 1)
+    write(package / "two.py", "tb_two", "tb_two", 2)
+    registry.refresh(tb)
+    page = "<!-- table: tb_one -->\n\n<!-- table: tb_two -->\n\n<!-- table: horizon_table factors=[0.5] -->\n"
+    first = Renderer(tmp_path / "c")
+    first.render_all(find_directives(page, "p.md"))
+    assert len(first.rendered) == 3
+    write(package / "two.py", "tb_two", "tb_two", 22, mtime=5)
+    registry.refresh(tb)
+    again = Renderer(tmp_path / "c")
+    items = again.render_all(find_directives(page, "p.md"))
+    assert [i.from_cache for i in items] == [True, False, True]
+    assert b"| 22 |" in items[1].content
+    assert len(again.prune()) == 1, "the old item of tb_two is no longer used"
+
+
+def test_the_decorator_refuses_a_name_taken_by_a_function_of_equal_qualname_in_another_module():
+    def make(module):
+        def decay_curves():
+            return None
+        decay_curves.__module__ = module
+        return decay_curves
+
+    registry.table("tb_dup")(make("tb.a"))
+    try:
+        registry.table("tb_dup")(make("tb.a"))  # the same module again (a reload): fine
+        with pytest.raises(ValueError, match=r"two table builders are named 'tb_dup': tb\.a\..* and tb\.b\."):
+            registry.table("tb_dup")(make("tb.b"))
+        assert registry.get("table", "tb_dup").module == "tb.a"
+    finally:
+        registry._drop("tb.a")

@@ -1,0 +1,260 @@
+"""Rendering through the cache: nothing re-rendered without a change, everything with one."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from rnnmem.site import registry, render
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+
+
+def one(md: str, page: str = "docs/p.md"):
+    (d,) = find_directives(md, page)
+    return d
+
+
+FIG = '<!-- figure: decay_curves factors=[0.5, 0.9] steps=50 caption="two curves" -->'
+TAB = '<!-- table: horizon_table factors=[0.5, 0.9] -->'
+
+
+def test_second_render_comes_from_the_cache(tmp_path):
+    first = Renderer(tmp_path)
+    a = first.render(one(FIG))
+    b = first.render(one(TAB))
+    assert (a.from_cache, b.from_cache) == (False, False)
+    second = Renderer(tmp_path)
+    a2, b2 = second.render(one(FIG)), second.render(one(TAB))
+    assert (a2.from_cache, b2.from_cache) == (True, True)
+    assert second.rendered == [] and len(second.cached) == 2
+    assert (a2.content, b2.content) == (a.content, b.content)
+
+
+def test_svg_is_byte_identical_from_render_to_render(tmp_path):
+    one_run = Renderer(tmp_path / "a").render(one(FIG)).content
+    other_run = Renderer(tmp_path / "b").render(one(FIG)).content
+    assert one_run == other_run
+    assert one_run.startswith(b"<?xml") and b"<svg" in one_run
+    assert b"<dc:date>" not in one_run
+
+
+def test_a_change_of_arguments_renders_again(tmp_path):
+    r = Renderer(tmp_path)
+    r.render(one(FIG))
+    again = r.render(one(FIG.replace("steps=50", "steps=60")))
+    assert not again.from_cache
+
+
+def test_the_caption_is_not_part_of_the_key(tmp_path):
+    r = Renderer(tmp_path)
+    r.render(one(FIG))
+    assert r.render(one(FIG.replace("two curves", "a new caption"))).from_cache
+
+
+def test_a_change_of_the_builders_code_renders_again(tmp_path, monkeypatch):
+    r = Renderer(tmp_path)
+    first = r.render(one(FIG))
+    again = Renderer(tmp_path)
+    monkeypatch.setattr(again, "modules_digest", lambda module: "0" * 64)  # as if its code had changed
+    second = again.render(one(FIG))
+    assert not second.from_cache and second.key != first.key
+
+
+def test_keys_follow_each_builders_own_imports_not_the_whole_package():
+    horizon = render.dependencies("rnnmem.site.builders.horizon")
+    assert {"rnnmem.site.builders.horizon", "rnnmem.memory", "rnnmem.site.style", "rnnmem.site.tables"} <= set(horizon)
+    assert "rnnmem.train" not in horizon and "rnnmem.site.builders.gates" not in horizon
+    assert not set(horizon) & render.MACHINERY
+    words = render.dependencies("rnnmem.site.builders.words_in_context")
+    assert "rnnmem.train" in words
+
+
+def make_package(root, files):
+    pkg = root / "pkg"
+    for name, text in files.items():
+        path = pkg / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return pkg
+
+
+def test_an_edit_changes_the_digest_of_the_modules_that_import_it_only(tmp_path):
+    pkg = make_package(tmp_path, {
+        "__init__.py": "from . import a, b, c\n",
+        "a.py": "from pkg import b\nfrom .sub.d import thing\n",
+        "b.py": "import numpy\nfrom pkg.c import helper\n",
+        "c.py": "def helper(): pass\n",
+        "e.py": "x = 1\n",
+        "sub/__init__.py": "",
+        "sub/d.py": "thing = 1\n",
+    })
+    assert render.dependencies("pkg.a", pkg) == ["pkg.a", "pkg.b", "pkg.c", "pkg.sub.d"]
+    a, e = render.sources_digest(["pkg.a"], pkg), render.sources_digest(["pkg.e"], pkg)
+    deps_a = render.dependencies("pkg.a", pkg)
+    before = render.sources_digest(deps_a, pkg)
+    (pkg / "e.py").write_text("x = 2\n")
+    assert render.sources_digest(deps_a, pkg) == before, "an unrelated module must not change the key"
+    (pkg / "c.py").write_text("def helper(): return 1\n")
+    assert render.sources_digest(deps_a, pkg) != before, "a module imported through b must change it"
+    assert render.sources_digest(["pkg.a"], pkg) == a and render.sources_digest(["pkg.e"], pkg) != e
+
+
+def test_unused_cache_entries_are_pruned(tmp_path):
+    r = Renderer(tmp_path)
+    old = r.render(one(FIG.replace("steps=50", "steps=40")))
+    r2 = Renderer(tmp_path)
+    kept = r2.render(one(FIG))
+    removed = r2.prune()
+    assert [p.name for p in removed] == [f"decay_curves-{old.key}"]
+    assert sorted(p.name for p in (tmp_path / "figure").iterdir()) == [f"decay_curves-{kept.key}"]
+
+
+def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):
+    r = Renderer(tmp_path)
+    r.render(one(TAB))
+    r2 = Renderer(tmp_path)
+    r2.render(one(TAB))
+    r2.render(one(FIG))
+    lines = r2.timing_report().splitlines()
+    assert lines[0].split() == ["seconds", "cache", "directive"]
+    rows = [line.split() for line in lines[1:-1]]
+    assert [(row[1], row[-1]) for row in rows] == [("miss", "decay_curves"), ("hit", "horizon_table")]
+    assert float(rows[0][0]) >= float(rows[1][0])
+    assert lines[-1].split()[1:] == ["total", "2", "items,", "1", "rendered"]
+
+
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ('<!-- figure: no_such_figure caption="c" -->', "unknown figure 'no_such_figure'; the known figures are:"),
+        ('<!-- table: no_such_table -->', "unknown table 'no_such_table'"),
+        ("<!-- figure: decay_curves steps=10 -->", 'a figure needs caption="..."'),
+        ('<!-- figure: decay_curves stepz=10 caption="c" -->', "unknown argument stepz for figure 'decay_curves'"),
+        ('<!-- figure: decay_curves factors=[1.5] caption="c" -->',
+         "raised ValueError: factors[0] must be a gate value strictly between 0 and 1, got 1.5"),
+        ('<!-- table: horizon_table level=2 -->', "raised ValueError: level must be a gate value"),
+    ],
+)
+def test_failures_name_page_line_directive_and_error(tmp_path, comment, expected):
+    md = "# T\n\n" + comment + "\n"
+    r = Renderer(tmp_path)
+    with pytest.raises(DirectiveError) as info:
+        r.render(one(md, "docs/chapters/c.md"))
+    message = str(info.value)
+    assert message.startswith("docs/chapters/c.md:3: " + comment), message
+    assert expected in message
+    assert not any(tmp_path.rglob("*-*")), "a failed render must leave nothing in the cache"
+
+
+def test_a_builder_that_raises_is_reported_with_its_file_line_and_the_package_frames(tmp_path):
+    md = '# T\n\n<!-- figure: decay_curves factors=[1.5] caption="c" -->\n'
+    with pytest.raises(DirectiveError) as info:
+        Renderer(tmp_path).render(one(md, "docs/chapters/c.md"))
+    message = str(info.value)
+    builder = registry.get("figure", "decay_curves").func
+    lines, first = inspect.getsourcelines(builder)
+    assert message.startswith("docs/chapters/c.md:3: ")
+    shown = [int(m) for m in re.findall(r"src/rnnmem/site/builders/horizon.py:(\d+) in decay_curves", message)]
+    assert shown and first <= shown[0] < first + len(lines), "the builder's own file and line"
+    assert "src/rnnmem/checks.py:" in message, "the innermost package frame, where it failed"
+    assert "render.py" not in message and "registry.py" not in message, "machinery frames are trimmed"
+    # The exception chain is kept for a debugger or a traceback (no `from None`).
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_fresh_process_renders_items_whose_code_changed_since_import(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "stale_modules", lambda: {"rnnmem.memory"})
+    r = Renderer(tmp_path)
+    items = r.render_all([one(FIG), one(TAB)], fresh_process=True)
+    # The subprocess rendered both (they import rnnmem.memory); this process only read them back.
+    assert [i.from_cache for i in items] == [True, True]
+    # Nothing stale: rendered here.
+    monkeypatch.setattr(registry, "stale_modules", lambda: {"rnnmem.train"})
+    assert not Renderer(tmp_path / "b").render_all([one(TAB)], fresh_process=True)[0].from_cache
+
+
+def test_fresh_process_failure_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "stale_modules", lambda: {"rnnmem.memory"})
+    bad = one('<!-- figure: decay_curves factors=[2] caption="c" -->')
+    with pytest.raises(DirectiveError, match="factors\\[0\\] must be a gate value"):
+        Renderer(tmp_path).render_all([bad], fresh_process=True)
+    # Serving: the error takes the item's place and the other items render.
+    items = Renderer(tmp_path).render_all([bad, one(TAB, "docs/q.md")], fresh_process=True, keep_going=True)
+    assert isinstance(items[0], DirectiveError) and "p.md:1" in str(items[0])
+    assert items[1].from_cache
+
+
+def test_command_line_builds_every_item_then_renders_nothing(tmp_path):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    cmd = [sys.executable, "-m", "rnnmem.site", "build", "--out", str(out), "--cache", str(cache)]
+    first = subprocess.run(cmd, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert ", 0 from the cache" in first.stdout
+    svgs = sorted(p.name for p in out.glob("*.svg"))
+    assert svgs, "no figure was written"
+    second = subprocess.run(cmd, capture_output=True, text=True)
+    assert second.returncode == 0 and " 0 rendered" in second.stdout, second.stdout
+
+
+def test_command_line_usage_errors_exit_2():
+    for args in ([], ["bogus"], ["build", "--nope"]):
+        proc = subprocess.run([sys.executable, "-m", "rnnmem.site", *args], capture_output=True, text=True)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "usage:" in proc.stderr
+
+
+def test_command_line_lists_builders():
+    proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "list"], capture_output=True, text=True, check=True)
+    assert "figure decay_curves" in " ".join(proc.stdout.split())
+
+
+def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text('# Hi\n\n<!-- figure: decay_curves factors=[3] caption="c" -->\n')
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
+    proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "build", "--config", str(tmp_path / "mkdocs.yml"),
+                           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "index.md:3:" in proc.stderr and "factors[0] must be a gate value" in proc.stderr
+    assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
+
+
+def test_command_line_timings_list_each_directive_slowest_first(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n\n{FIG}\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
+    cmd = [sys.executable, "-m", "rnnmem.site", "build", "--config", str(tmp_path / "mkdocs.yml"),
+           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c"), "--timings"]
+    first = subprocess.run(cmd, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    rows = [line.split() for line in first.stdout.splitlines()[1:3]]
+    assert [(r[1], r[2], r[4]) for r in rows] == [("miss", "docs/index.md:5", "decay_curves"),
+                                                  ("miss", "docs/index.md:3", "horizon_table")]
+    second = subprocess.run(cmd, capture_output=True, text=True)
+    assert [line.split()[1] for line in second.stdout.splitlines()[1:3]] == ["hit", "hit"]
+
+
+def test_table_markdown_is_a_real_table(tmp_path):
+    item = Renderer(tmp_path).render(one(TAB))
+    lines = item.content.decode().strip().splitlines()
+    assert lines[0].startswith("| gate") and set(lines[1]) <= set("|-:")
+    assert len(lines) == 4  # header, rule, two rows
+    assert textwrap.dedent(lines[2]).startswith("| 0.5 |")
+
+
+def test_a_warm_render_does_not_import_matplotlib(tmp_path):
+    """Reading every item from the cache must stay cheap: no matplotlib import on that path."""
+    Renderer(tmp_path).render(one(FIG))
+    code = ("import sys\nfrom rnnmem.site.render import Renderer\nfrom rnnmem.site.directives import find_directives\n"
+            f"(d,) = find_directives({FIG!r}, 'p.md')\n"
+            f"item = Renderer({str(tmp_path)!r}).render(d)\n"
+            "print(item.from_cache, 'matplotlib' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False"]
