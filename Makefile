@@ -99,9 +99,14 @@ chapter: setup ## Start a chapter: make chapter NAME=long-memory TITLE="Long mem
 notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit the result)
 	$(PY) -m rnnmem.site notebooks
 
-bench: setup $(TORCH_STAMP) ## Benchmark LSTM forward+backward against torch.nn.LSTM
-	$(PY) tests/benchmarks/bench_lstm.py
-	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) tests/benchmarks/bench_ensemble.py
+# For the benchmarks only, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset, so numpy's OpenBLAS uses
+# the kernel it picks for this CPU (the one a user's numpy would use); tests and CI never change them.
+BENCH_ENV := env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+bench: setup $(TORCH_STAMP) ## Benchmark LSTM, GRU, RNN against torch.nn and ensemble training
+	@$(PY) -c 'import threadpoolctl' 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check threadpoolctl==3.8.0
+	$(BENCH_ENV) $(PY) tests/benchmarks/bench_lstm.py
+	@echo
+	$(BENCH_ENV) $(PY) tests/benchmarks/bench_ensemble.py
 
 bench-build: setup ## Benchmark the site build: cold, warm, and without the hook
 	$(PY) tests/benchmarks/bench_build.py

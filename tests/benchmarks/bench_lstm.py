@@ -1,22 +1,32 @@
-"""Benchmark: rnnmem's LSTM forward plus backward against torch.nn.LSTM, one thread each.
+"""Benchmark: rnnmem's LSTM, GRU and RNN against torch.nn's, one thread each, side by side.
 
-Run as ``python tests/benchmarks/bench_lstm.py`` (or ``make bench``). Both
-compute the same thing: outputs and final state of a batch of 32 sequences of
-128 steps (input 64, hidden 128, float32), then the gradients of every
-parameter, of the input and of both initial states. The two alternate, after a
-warm-up, and the script prints both medians, the median of the per-pair time
-ratios (rnnmem / torch; the target is at most 1.3) and the rate of each in
-GFLOP/s, counting matrix-product FLOPs only: ``2 T B 4H (D + H)`` for the
-forward pass and twice that for the backward pass.
+Run as ``python tests/benchmarks/bench_lstm.py`` (or ``make bench``, which also
+unsets ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` for this command only, so
+numpy's OpenBLAS picks the kernel a user's numpy would pick on this CPU).
 
-Each run is timed twice: wall-clock time, and the CPU time of this process
-(``time.process_time``), which leaves out the time other programs on a shared
-machine take the core away; on a quiet machine the two agree.
+For each model and shape, both libraries compute the same thing from the same
+weights, input and initial state:
 
-numpy's BLAS is held to one thread with threadpoolctl where it is installed,
-otherwise through ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and
-``MKL_NUM_THREADS`` set before numpy is imported; the script prints which
-library and thread count numpy ran with.
+* ``fwd``: the forward pass of a training step (outputs and final state, with
+  what backward needs kept; torch's inputs and weights require gradients);
+* ``fwd+bwd``: that forward pass, then the gradients of every parameter, of the
+  input and of the initial state, for given output gradients.
+
+Shapes (time first): the reference shape T128 B32 D64 H128 in float32, and the
+lab's shape T100 B64 D10 H32 in float32 and in float64. The target is a
+median ratio rnnmem/torch of at most 1.0 for the LSTM's forward+backward at
+both float32 shapes, with the GRU and RNN kept below 1.0 too.
+
+The two libraries alternate (which goes first alternates too), after a
+warm-up, and each run is timed twice: wall-clock time, and the CPU time of
+this process (``time.process_time``), which leaves out the time other programs
+on a shared machine take the core away. The script prints, per row, both
+medians and the median of the per-pair ratios, with the ratios' interquartile
+range as a measure of the noise. numpy's BLAS is held to one thread (with
+threadpoolctl where installed, otherwise through ``OPENBLAS_NUM_THREADS``,
+``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``, set before numpy is imported),
+torch to one thread with ``torch.set_num_threads(1)``; the script prints the
+BLAS library, its kernel and its thread count.
 """
 
 from __future__ import annotations
@@ -37,18 +47,28 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     threadpool_info = threadpool_limits = None
 
+from rnnmem.gru import GRU  # noqa: E402
 from rnnmem.lstm import LSTM  # noqa: E402
+from rnnmem.rnn import RNN  # noqa: E402
+
+MODELS = {"lstm": LSTM, "gru": GRU, "rnn": RNN}
+SHAPES = {  # name: (T, B, D, H, dtype)
+    "reference": (128, 32, 64, 128, np.float32),
+    "lab": (100, 64, 10, 32, np.float32),
+    "lab-f64": (100, 64, 10, 32, np.float64),
+}
+TARGET = 1.0
 
 
 def blas_report() -> str:
-    """Which BLAS numpy uses and with how many threads."""
+    """Which BLAS numpy uses, its kernel and its thread count."""
     if threadpool_info is not None:
         lines = []
         for pool in threadpool_info():
             if pool.get("user_api") == "blas":
-                lines.append(f"{pool.get('internal_api')} {pool.get('version')} "
-                             f"({pool.get('architecture')}), {pool.get('num_threads')} thread(s), "
-                             f"{os.path.basename(pool.get('filepath', ''))}")
+                lines.append(f"{pool.get('internal_api')} {pool.get('version')}, "
+                             f"kernel {pool.get('architecture')}, {pool.get('num_threads')} thread(s), "
+                             f"{os.path.basename(pool.get('filepath', ''))} (threadpoolctl)")
         return "; ".join(lines) or "no BLAS found by threadpoolctl"
     blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
     return (f"{blas.get('name')} {blas.get('version')}, {openblas_threads()} "
@@ -56,7 +76,7 @@ def blas_report() -> str:
 
 
 def openblas_threads() -> str:
-    """The thread count OpenBLAS reports, asked through ctypes; else the environment's setting."""
+    """The thread count and kernel OpenBLAS reports, asked through ctypes; else the environment's setting."""
     import ctypes
     import glob
 
@@ -77,85 +97,134 @@ def openblas_threads() -> str:
     return f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')} (thread count not queried)"
 
 
+def make_pair(torch, kind: str, T: int, B: int, D: int, H: int, dtype) -> tuple:
+    """(numpy forward, numpy forward+backward, torch forward, torch forward+backward) on the same data."""
+    torch_dtype = {np.float32: torch.float32, np.float64: torch.float64}[dtype]
+    torch.manual_seed(0)
+    reference = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}[kind](D, H).to(torch_dtype)
+    sd = {k: v.detach().numpy() for k, v in reference.state_dict().items()}
+    model = MODELS[kind].from_torch_state_dict(sd, dtype=dtype)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((T, B, D)).astype(dtype)
+    dy = rng.standard_normal((T, B, H)).astype(dtype)
+    states = [(rng.standard_normal((B, H)) * 0.1).astype(dtype) for _ in model.state_names]
+    state = states[0] if len(states) == 1 else tuple(states)
+
+    x_t = torch.from_numpy(x).requires_grad_()
+    states_t = [torch.from_numpy(s[None].copy()).requires_grad_() for s in states]
+    state_t = states_t[0] if len(states_t) == 1 else tuple(states_t)
+    dy_t = torch.from_numpy(dy)
+    leaves = (*reference.parameters(), x_t, *states_t)
+
+    def numpy_forward() -> None:
+        model.forward(x, state)
+
+    def numpy_both() -> None:
+        model.forward(x, state)
+        model.backward(dy)
+
+    def torch_forward() -> None:
+        reference(x_t, state_t)
+
+    def torch_both() -> None:
+        for p in leaves:
+            p.grad = None
+        outputs, _ = reference(x_t, state_t)
+        outputs.backward(dy_t)
+
+    return numpy_forward, numpy_both, torch_forward, torch_both
+
+
+def timed(fn) -> tuple:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def compare(ours, theirs, repeats: int, warmup: int) -> tuple:
+    """Interleaved timings of two functions: lists of (wall, cpu) for each."""
+    for _ in range(warmup):
+        ours()
+        theirs()
+    mine, other = [], []
+    for i in range(repeats):
+        if i % 2:
+            mine.append(timed(ours))
+            other.append(timed(theirs))
+        else:
+            other.append(timed(theirs))
+            mine.append(timed(ours))
+    return mine, other
+
+
+def quartiles(values: list) -> tuple:
+    q = statistics.quantiles(values, n=4)
+    return q[0], q[2]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=40, help="timed runs of each (default 40)")
-    parser.add_argument("--warmup", type=int, default=5, help="untimed runs of each first (default 5)")
+    parser.add_argument("--repeats", type=int, default=30, help="timed runs of each per row (default 30)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed runs of each first (default 3)")
+    parser.add_argument("--models", default="lstm,gru,rnn", help="comma-separated, of lstm,gru,rnn")
+    parser.add_argument("--shapes", default=",".join(SHAPES), help=f"comma-separated, of {','.join(SHAPES)}")
     args = parser.parse_args(argv)
+    models = args.models.split(",")
+    shapes = args.shapes.split(",")
+    for name, allowed in (("--models", MODELS), ("--shapes", SHAPES)):
+        unknown = [v for v in (models if name == "--models" else shapes) if v not in allowed]
+        if unknown:
+            parser.error(f"{name}: unknown {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+    if args.repeats < 4:
+        parser.error(f"--repeats must be at least 4, got {args.repeats}")
 
     import torch
 
     torch.set_num_threads(1)
-    T, B, D, H = 128, 32, 64, 128
-    forward_flops = 2 * T * B * 4 * H * (D + H)
-    flops = 3 * forward_flops
-
-    torch.manual_seed(0)
-    reference = torch.nn.LSTM(D, H)
-    sd = {k: v.detach().numpy() for k, v in reference.state_dict().items()}
-    model = LSTM.from_torch_state_dict(sd, dtype=np.float32)
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((T, B, D)).astype(np.float32)
-    h0 = rng.standard_normal((B, H)).astype(np.float32) * 0.1
-    c0 = rng.standard_normal((B, H)).astype(np.float32) * 0.1
-    dy = rng.standard_normal((T, B, H)).astype(np.float32)
-
-    x_t = torch.from_numpy(x).requires_grad_()
-    h0_t = torch.from_numpy(h0[None]).requires_grad_()
-    c0_t = torch.from_numpy(c0[None]).requires_grad_()
-    dy_t = torch.from_numpy(dy)
-
-    def run_numpy() -> None:
-        outputs, _ = model.forward(x, (h0, c0))
-        model.backward(dy)
-
-    def run_torch() -> None:
-        for p in (*reference.parameters(), x_t, h0_t, c0_t):
-            p.grad = None
-        outputs, _ = reference(x_t, (h0_t, c0_t))
-        outputs.backward(dy_t)
-
-    def timed(fn) -> tuple:
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        return time.perf_counter() - wall, time.process_time() - cpu
-
-    load = os.getloadavg()
     limits = threadpool_limits(limits=1, user_api="blas") if threadpool_limits is not None else None
+    load = os.getloadavg()
+    rows = []
     try:
-        for _ in range(args.warmup):
-            run_numpy()
-            run_torch()
-        ours, theirs = [], []
-        for i in range(args.repeats):
-            if i % 2:
-                ours.append(timed(run_numpy))
-                theirs.append(timed(run_torch))
-            else:
-                theirs.append(timed(run_torch))
-                ours.append(timed(run_numpy))
+        for shape in shapes:
+            T, B, D, H, dtype = SHAPES[shape]
+            for kind in models:
+                np_fwd, np_both, t_fwd, t_both = make_pair(torch, kind, T, B, D, H, dtype)
+                for mode, ours, theirs in (("fwd", np_fwd, t_fwd), ("fwd+bwd", np_both, t_both)):
+                    rows.append((shape, kind, mode, *compare(ours, theirs, args.repeats, args.warmup)))
         blas = blas_report()
     finally:
         if limits is not None:
             limits.restore_original_limits()
+    load_after = os.getloadavg()
 
-    print(f"LSTM forward+backward, T={T} B={B} D={D} H={H} float32, {args.repeats} alternating runs each")
-    print(f"numpy: {np.__version__}, BLAS: {blas}")
-    print(f"torch: {torch.__version__}, {torch.get_num_threads()} thread(s)")
-    coretype = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
-    if coretype:
-        print(f"note: {coretype} is set and may slow numpy's OpenBLAS")
-    print(f"load average before the runs: {load[0]:.2f} (cores: {os.cpu_count()})")
-    print(f"matmul FLOPs per run: {flops / 1e9:.3f} G (forward {forward_flops / 1e9:.3f} G, backward twice that)")
-    for k, clock in enumerate(("wall-clock", "CPU time")):
-        mine = [run[k] for run in ours]
-        other = [run[k] for run in theirs]
-        ratio = statistics.median(a / b for a, b in zip(mine, other))
-        med_ours, med_theirs = statistics.median(mine), statistics.median(other)
-        print(f"{clock}:")
-        print(f"  rnnmem median {med_ours * 1e3:8.2f} ms  {flops / med_ours / 1e9:6.1f} GFLOP/s")
-        print(f"  torch  median {med_theirs * 1e3:8.2f} ms  {flops / med_theirs / 1e9:6.1f} GFLOP/s")
-        print(f"  median ratio rnnmem/torch: {ratio:.3f} (target <= 1.3)")
+    print(f"rnnmem against torch.nn, {args.repeats} alternating runs of each per row")
+    print(f"numpy {np.__version__}, BLAS: {blas}")
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+    pinned = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
+    if pinned:
+        print(f"note: {pinned} is set and pins numpy's OpenBLAS kernel: run through `make bench` to unset it")
+    print(f"load average: {load[0]:.2f} before, {load_after[0]:.2f} after (cores: {os.cpu_count()})")
+    print("ratio = median over pairs of rnnmem time / torch time; IQR = interquartile range of those ratios")
+    print()
+    header = (f"{'shape':<28} {'model':<5} {'pass':<8} {'rnnmem ms':>9} {'torch ms':>9} "
+              f"{'ratio':>6} {'IQR':>11} {'cpu ratio':>9} {'IQR':>11}")
+    print(header)
+    print("-" * len(header))
+    for shape, kind, mode, mine, other in rows:
+        T, B, D, H, dtype = SHAPES[shape]
+        label = f"T{T} B{B} D{D} H{H} {np.dtype(dtype).name}"
+        cells = [f"{label:<28} {kind:<5} {mode:<8}"]
+        for k in (0, 1):
+            ratios = [a[k] / b[k] for a, b in zip(mine, other)]
+            lo, hi = quartiles(ratios)
+            if k == 0:
+                cells.append(f"{statistics.median(a[0] for a in mine) * 1e3:9.2f} "
+                             f"{statistics.median(b[0] for b in other) * 1e3:9.2f}")
+            cells.append(f"{statistics.median(ratios):6.3f} {lo:5.2f}-{hi:5.2f}"
+                         if k == 0 else f"{statistics.median(ratios):9.3f} {lo:5.2f}-{hi:5.2f}")
+        print(" ".join(cells))
+    print()
+    print(f"target: LSTM fwd+bwd ratio <= {TARGET} at both float32 shapes; GRU and RNN kept below it")
     return 0
 
 
