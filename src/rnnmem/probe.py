@@ -40,20 +40,12 @@ import numpy as np
 
 from . import corpus as _corpus
 from .checks import check_finite, check_positive, check_positive_int
+from .memory import sigmoid
 from .bilm import Recipe
 from .train import Adam
 
 __all__ = ["LogisticProbe", "logistic_loss_and_grads", "fit_logistic", "MixtureProbe",
            "mixture_loss_and_grads", "fit_mixture", "accuracy", "Comparison", "METHODS", "slot_loss", "compare"]
-
-
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    out = np.empty_like(z)
-    pos = z >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
-    e = np.exp(z[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:
@@ -108,7 +100,7 @@ def logistic_loss_and_grads(weight: Any, bias: float, X: Any, y: Any, l2: float 
     l2 = float(_check_l2(l2))
     z = X @ w + float(check_finite("bias", bias))
     loss = float(np.mean(_softplus(z) - yv * z) + 0.5 * l2 * (w @ w))
-    g = (_sigmoid(z) - yv) / X.shape[0]
+    g = (sigmoid(z) - yv) / X.shape[0]
     return loss, X.T @ g + l2 * w, float(g.sum())
 
 
@@ -179,7 +171,7 @@ def fit_logistic(X: Any, y: Any, *, l2: float = 0.01, max_iter: int = 50, tol: f
     loss = loss_of(theta)
     k = 0
     for k in range(1, max_iter + 1):
-        p = _sigmoid(Z @ theta)
+        p = sigmoid(Z @ theta)
         grad = Z.T @ (p - yv) / N + penalty * theta
         hess = (Z.T * (p * (1 - p))) @ Z / N + np.diag(penalty) + 1e-12 * np.eye(F)
         step = np.linalg.solve(hess, -grad)
@@ -254,7 +246,7 @@ def _mixture_loss_and_grads(params: dict, h: np.ndarray, yv: np.ndarray, l2: flo
     m = gamma * mixed
     z = m @ w + b
     loss = float(np.mean(_softplus(z) - yv * z) + 0.5 * l2 * (w @ w + gamma * gamma))
-    g = (_sigmoid(z) - yv) / N
+    g = (sigmoid(z) - yv) / N
     u = np.tensordot(h, w, axes=([2], [0])) @ g          # u_j = sum_n g_n x_jn . w, (J,)
     grads = {
         "a": s * (gamma * u - gamma * (s @ u)),
