@@ -75,7 +75,7 @@ def test_help_documents_every_option():
      "--t-max must be greater than 2"),
     (["adding", "--model", "lstm", "--lag", "1"], "--lag is the sequence length of the adding problem"),
     (["recall", "--model", "lstm", "--lag", "5", "--clip", "-1"], "argument --clip: must be a number > 0, or 'none'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--lr", "nan"], "argument --lr: must be a finite number"),
+    (["recall", "--model", "lstm", "--lag", "5", "--lr", "nan"], "argument --lr: must be a real number > 0, got 'nan'"),
     (["recall", "--model", "lstm"], "the following arguments are required: --lag"),
 ])
 def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):

@@ -12,12 +12,12 @@ the defaults are the chapters' arguments.
 from __future__ import annotations
 
 import argparse
-import math
 
 import numpy as np
 
 from rnnmem import bptt, gate_arithmetic
 
+from . import _args
 from ._text import text_table
 
 __all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run", "credit_table", "gradient_check",
@@ -28,31 +28,10 @@ HELP = "the worked BPTT tables, the finite-difference check and both gate exampl
 DESCRIPTION = __doc__.split("\n\n", 1)[1].replace("``", "")
 
 
-def _real(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a finite real number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite real number, got {text!r}")
-    return value
 
 
-def _positive(text: str) -> float:
-    value = _real(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a real number > 0, got {text!r}")
-    return value
 
 
-def _distance(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of edges >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number of edges >= 0, got {text!r}")
-    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -64,19 +43,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     >>> a.inputs, a.target, a.w, a.learning_rate
     ([1.0, 0.0, 0.0], 1.0, 0.5, 0.1)
     """
-    parser.add_argument("--inputs", type=_real, nargs="+", default=[1.0, 0.0, 0.0], metavar="X",
+    parser.add_argument("--inputs", type=_args.real, nargs="+", default=[1.0, 0.0, 0.0], metavar="X",
                         help="the scalar inputs x_1 ... x_T (default: 1 0 0)")
-    parser.add_argument("--target", type=_real, default=1.0, metavar="Y",
+    parser.add_argument("--target", type=_args.real, default=1.0, metavar="Y",
                         help="the target of the last state (default: 1)")
-    parser.add_argument("--w", type=_real, default=0.5, metavar="W",
+    parser.add_argument("--w", type=_args.real, default=0.5, metavar="W",
                         help="the shared recurrent weight w (default: 0.5)")
-    parser.add_argument("--learning-rate", type=_positive, default=0.1, metavar="ETA",
+    parser.add_argument("--learning-rate", type=_args.positive, default=0.1, metavar="ETA",
                         help="the step size of the one update, > 0 (default: 0.1)")
-    parser.add_argument("--eps", type=_positive, default=1e-6, metavar="EPS",
+    parser.add_argument("--eps", type=_args.positive, default=1e-6, metavar="EPS",
                         help="the finite-difference step, > 0 (default: 1e-6)")
-    parser.add_argument("--factors", type=_positive, nargs="+", default=[0.5, 1.5], metavar="A",
+    parser.add_argument("--factors", type=_args.positive, nargs="+", default=[0.5, 1.5], metavar="A",
                         help="local rates per edge for the distance table, > 0 (default: 0.5 1.5)")
-    parser.add_argument("--distances", type=_distance, nargs="+", default=[0, 1, 2, 4, 8, 16], metavar="N",
+    parser.add_argument("--distances", type=_args.whole(0, "whole number of edges"), nargs="+", default=[0, 1, 2, 4, 8, 16], metavar="N",
                         help="edges crossed, whole numbers >= 0 (default: 0 1 2 4 8 16)")
 
 

@@ -17,6 +17,7 @@ import math
 
 from rnnmem import gate_arithmetic, gru, init, lstm, memory, params
 
+from . import _args
 from ._text import text_table
 
 __all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run", "highway", "bias", "step", "costs"]
@@ -28,36 +29,10 @@ DESCRIPTION = __doc__.split("\n\n", 1)[1].replace("``", "")
 SECTIONS = ("highway", "bias", "step", "params")
 
 
-def _gate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a gate value in (0, 1), got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a gate value in (0, 1), got {text!r}")
-    return value
 
 
-def _count(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
-        return value
-    return parse
 
 
-def _real(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a finite real number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite real number, got {text!r}")
-    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -81,19 +56,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--params", action="store_true",
                       help="what a gate costs: parameters of one layer of each cell, widths --d and --hidden")
     opts = parser.add_argument_group("settings")
-    opts.add_argument("--gates", type=_gate, nargs="+", default=[0.99, 0.9, 0.5], metavar="F",
+    opts.add_argument("--gates", type=_args.gate, nargs="+", default=[0.99, 0.9, 0.5], metavar="F",
                       help="--highway: forget gate values in (0, 1) (default: 0.99 0.9 0.5)")
-    opts.add_argument("--steps", type=_count(0), nargs="+", default=[8, 50, 100, 500], metavar="N",
+    opts.add_argument("--steps", type=_args.whole(0), nargs="+", default=[8, 50, 100, 500], metavar="N",
                       help="--highway: steps back along the cell (default: 8 50 100 500)")
-    opts.add_argument("--level", type=_gate, default=0.01, metavar="EPS",
+    opts.add_argument("--level", type=_args.gate, default=0.01, metavar="EPS",
                       help="--highway and --bias: the level of the horizon, in (0, 1) (default: 0.01)")
-    opts.add_argument("--biases", type=_real, nargs="+", default=None, metavar="B",
+    opts.add_argument("--biases", type=_args.real, nargs="+", default=None, metavar="B",
                       help="--bias: forget biases (default: 0 1 2 ln19, the chapter's four)")
-    opts.add_argument("--bias-steps", type=_count(0), default=47, metavar="N",
+    opts.add_argument("--bias-steps", type=_args.whole(0), default=47, metavar="N",
                       help="--bias: steps the gradient travels along the cell (default: 47)")
-    opts.add_argument("--d", type=_count(1), default=100, metavar="D",
+    opts.add_argument("--d", type=_args.whole(1), default=100, metavar="D",
                       help="--params: input width d (default: 100)")
-    opts.add_argument("--hidden", type=_count(1), default=500, metavar="H",
+    opts.add_argument("--hidden", type=_args.whole(1), default=500, metavar="H",
                       help="--params: hidden width H (default: 500)")
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from .. import lab
 from ..ensemble import MODELS
 from ..tasks import TASKS, make_task
+from . import _args
 
 __all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run"]
 
@@ -38,49 +39,21 @@ example:
 """
 
 
-def _whole(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
-        return value
-    return parse
 
 
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
 
 
-def _positive(text: str) -> float:
-    value = _number(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
-    return value
 
 
 def _clip(text: str) -> float | None:
     if text.lower() == "none":
         return None
     try:
-        return _positive(text)
+        return _args.positive(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"must be a number > 0, or 'none' for no clipping, got {text!r}") from None
 
 
-def _threshold(text: str) -> float:
-    value = _number(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
-    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -90,36 +63,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, choices=MODELS,
                         help="the recurrent layer: tanh RNN, GRU or LSTM (required)")
     init = parser.add_mutually_exclusive_group()
-    init.add_argument("--forget-bias", type=_number, metavar="B",
+    init.add_argument("--forget-bias", type=_args.real, metavar="B",
                       help="LSTM only: set the effective forget bias b_ih + b_hh of every unit to B "
                            "(b_ih's forget rows = B, b_hh's = 0); default: PyTorch's uniform draw")
     init.add_argument("--init", choices=("default", "chrono"), default="default",
                       help="LSTM only for chrono: b_f = log U(1, T_max - 1), b_i = -b_f "
                            "(Tallec and Ollivier 2018); default: PyTorch's uniform draw")
-    parser.add_argument("--t-max", type=_positive, metavar="T",
+    parser.add_argument("--t-max", type=_args.positive, metavar="T",
                         help="T_max of chrono initialization (> 2); default: the sequence length")
-    parser.add_argument("--lag", type=_whole(1), required=True, metavar="N",
+    parser.add_argument("--lag", type=_args.whole(1), required=True, metavar="N",
                         help="steps between the answer and the query (for adding: the sequence length, >= 2)")
-    parser.add_argument("--alphabet", type=_whole(2), default=8, metavar="K",
+    parser.add_argument("--alphabet", type=_args.whole(2), default=8, metavar="K",
                         help="tokens to tell apart in recall (default 8, chance 1/8)")
-    parser.add_argument("--seeds", type=_whole(1), default=4, metavar="S",
+    parser.add_argument("--seeds", type=_args.whole(1), default=4, metavar="S",
                         help="how many seeds to train, seeds 0 to S-1 (default 4)")
-    parser.add_argument("--steps", type=_whole(1), default=1000, metavar="U",
+    parser.add_argument("--steps", type=_args.whole(1), default=1000, metavar="U",
                         help="the budget: updates per seed (default 1000)")
-    parser.add_argument("--hidden", type=_whole(1), default=32, metavar="H",
+    parser.add_argument("--hidden", type=_args.whole(1), default=32, metavar="H",
                         help="hidden units (default 32)")
-    parser.add_argument("--batch", type=_whole(1), default=64, metavar="B",
+    parser.add_argument("--batch", type=_args.whole(1), default=64, metavar="B",
                         help="sequences per update (default 64)")
-    parser.add_argument("--lr", type=_positive, default=0.01,
+    parser.add_argument("--lr", type=_args.positive, default=0.01,
                         help="Adam's learning rate (default 0.01)")
     parser.add_argument("--clip", type=_clip, default=1.0, metavar="NORM",
                         help="clip the gradient to this global norm, or 'none' (default 1.0)")
-    parser.add_argument("--threshold", type=_threshold, default=0.9,
+    parser.add_argument("--threshold", type=_args.share, default=0.9,
                         help="success: held-out accuracy, or fraction of the baseline error removed, "
                              "at least this, in (0, 1] (default 0.9)")
-    parser.add_argument("--eval-every", type=_whole(1), default=50, metavar="K",
+    parser.add_argument("--eval-every", type=_args.whole(1), default=50, metavar="K",
                         help="evaluate on the held-out set every K updates (default 50)")
-    parser.add_argument("--eval-size", type=_whole(1), default=512, metavar="N",
+    parser.add_argument("--eval-size", type=_args.whole(1), default=512, metavar="N",
                         help="held-out sequences (default 512)")
 
 
