@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import gru, lstm, memory  # noqa: F401  (gru, lstm: the docstring examples run them)
+from . import gru, lstm, memory
 from .checks import check_choice, check_finite
 
 __all__ = [
@@ -67,6 +67,8 @@ __all__ = [
     "solved_gru",
     "two_unit_lstm",
     "two_unit_gru",
+    "WeightRow",
+    "two_unit_rows",
 ]
 
 ACTIVATIONS = ("sigmoid", "tanh")
@@ -384,3 +386,43 @@ def two_unit_gru() -> GRUCase:
     return solved_gru([0.6, 0.4], [0.1, -0.2], r=[0.25, 0.75], z=[0.9, 0.6],
                       W_in=[[1.0, 0.0], [0.0, 1.0]], W_hn=[[1.0, 2.0], [-2.0, 1.0]])
 
+
+
+class WeightRow(NamedTuple):
+    """One weight row of a two-unit cell: the gate it computes and the unit (from 1), its weights on
+    :math:`x_1, x_2, h_1, h_2`, its bias (``b_ih + b_hh``), and the gate's value on the chapter's step
+    (``None`` for the GRU's candidate, whose value depends on where the reset acts)."""
+
+    gate: str
+    unit: int
+    weights: tuple
+    bias: float
+    value: float | None
+
+
+def two_unit_rows(cell: str = "lstm") -> list[WeightRow]:
+    """Every weight row of :func:`two_unit_lstm` (gates ``i, f, g, o``) or :func:`two_unit_gru` (``r, z, n``).
+
+    The rows in torch layout order, each with the value its gate takes on the
+    step (from :func:`rnnmem.lstm.step` or :func:`rnnmem.gru.step`).
+
+    >>> row = two_unit_rows("lstm")[2]
+    >>> row.gate, row.unit, round(row.bias, 6), round(row.value, 6)
+    ('f', 1, 1.0, 0.8)
+    >>> [r.value for r in two_unit_rows("gru")][-2:]
+    [None, None]
+    """
+    cell = check_choice("cell", cell, ("lstm", "gru"))
+    if cell == "lstm":
+        case = two_unit_lstm()
+        s = lstm.step(*case)
+        names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
+    else:
+        case = two_unit_gru()
+        s = gru.step(*case)
+        names, values = ("r", "z", "n"), (s.r, s.z, None)
+    H = case.h_prev.size
+    bias = case.b_ih + case.b_hh
+    return [WeightRow(name, j + 1, tuple(float(w) for w in (*case.W_ih[k * H + j], *case.W_hh[k * H + j])),
+                      float(bias[k * H + j]), None if values[k] is None else float(values[k][j]))
+            for k, name in enumerate(names) for j in range(H)]

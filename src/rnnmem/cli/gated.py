@@ -117,23 +117,9 @@ def _pair(v) -> str:
 
 
 def _weights(cell: str) -> str:
-    if cell == "lstm":
-        case = gate_arithmetic.two_unit_lstm()
-        s = lstm.step(*case)
-        names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
-    else:
-        case = gate_arithmetic.two_unit_gru()
-        s = gru.step(*case)
-        names, values = ("r", "z", "n"), (s.r, s.z, None)
-    H = case.h_prev.size
-    b = case.b_ih + case.b_hh
-    rows = []
-    for k, name in enumerate(names):
-        for j in range(H):
-            row = k * H + j
-            value = "depends on the reset" if values[k] is None else f"{float(values[k][j]):.6f}"
-            rows.append([f"{name}, unit {j + 1}", *(f"{w:.6f}" for w in (*case.W_ih[row], *case.W_hh[row])),
-                         f"{b[row]:g}", value])
+    rows = [[f"{r.gate}, unit {r.unit}", *(f"{w:.6f}" for w in r.weights), f"{r.bias:g}",
+             "depends on the reset" if r.value is None else f"{r.value:.6f}"]
+            for r in gate_arithmetic.two_unit_rows(cell)]
     title = f"The two-unit {cell.upper()}: every weight row, its bias and its value on this step"
     return text_table(title, ["row", "x1", "x2", "h1", "h2", "bias", "value"], rows)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnmem import gate_arithmetic, gru, lstm, memory, params
-from rnnmem.checks import check_choice, check_finite, check_list, check_open_unit, check_positive_int
+from rnnmem import gate_arithmetic, gru, memory, params
+from rnnmem.checks import check_finite, check_list, check_open_unit, check_positive_int
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -176,24 +176,9 @@ def gate_costs(d=100, H=500):
 @table()
 def cell_weights(cell="lstm"):
     """Every weight row of the chapter's two-unit cell (columns x1, x2, h1, h2), its bias and its activation."""
-    cell = check_choice("cell", cell, ("lstm", "gru"))
-    if cell == "lstm":
-        case = gate_arithmetic.two_unit_lstm()
-        s = lstm.step(*case)
-        names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
-    else:
-        case = gate_arithmetic.two_unit_gru()
-        s = gru.step(*case)
-        names, values = ("r", "z", "n"), (s.r, s.z, None)
-    H = case.h_prev.size
-    bias = case.b_ih + case.b_hh
-    rows = []
-    for k, name in enumerate(names):
-        for j in range(H):
-            row = k * H + j
-            weights = [*case.W_ih[row], *case.W_hh[row]]
-            value = "depends on the reset" if values[k] is None else f"{float(values[k][j]):.6f}"
-            rows.append([f"\\({name}\\), unit {j + 1}", *(f"{w:.6f}" for w in weights), f"{bias[row]:g}", value])
+    rows = [[f"\\({r.gate}\\), unit {r.unit}", *(f"{w:.6f}" for w in r.weights), f"{r.bias:g}",
+             "depends on the reset" if r.value is None else f"{r.value:.6f}"]
+            for r in gate_arithmetic.two_unit_rows(cell)]
     return Table(
         columns=["row", "\\(x_1\\)", "\\(x_2\\)", "\\(h_1\\)", "\\(h_2\\)", "bias", "value"],
         rows=rows,
