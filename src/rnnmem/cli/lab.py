@@ -148,8 +148,5 @@ def _score(task, score: float) -> str:
 
 
 def _outcome(result, e: int) -> str:
-    if result.diverged_at[e] is not None:
-        return f"diverged at update {result.diverged_at[e]}"
-    if result.success_step[e] is None:
-        return "never"
-    return f"success after {result.success_step[e]} updates"
+    """Member ``e``'s outcome as :meth:`rnnmem.lab.LabResult.outcome` words it, a success named as one."""
+    return f"success after {result.outcome(e)}" if result.succeeded[e] else result.outcome(e)
