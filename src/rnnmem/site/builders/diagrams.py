@@ -1,0 +1,360 @@
+"""Cell and network diagrams, described in code (see :mod:`rnnmem.site.diagrams`).
+
+Each figure here is drawn from a description: the unrolled RNN (forward, and
+the gradient flowing back), the LSTM cell and its gates, the GRU in two
+conventions, the window of truncated BPTT, and ELMo's stack. The cell
+descriptions are computations as well: the tests run them with
+:func:`rnnmem.site.diagrams.evaluate` and hold them to :func:`rnnmem.lstm.step`
+and :func:`rnnmem.gru.step`; the truncation window is read from
+:func:`rnnmem.bptt.truncation_plan`.
+"""
+
+from __future__ import annotations
+
+from rnnmem import bptt
+from rnnmem.checks import check_choice, check_positive_int
+from rnnmem.gru import RESET_CONVENTIONS, UPDATE_CONVENTIONS
+
+from ..diagrams import FONT, Diagram, draw, new_diagram_figure
+from ..registry import figure
+from ..style import PALETTE
+
+#: Every diagram is drawn this wide (inches): with FONT points, text is 11 px or more on a 390 px phone.
+WIDTH = 5.0
+#: The LSTM's gates in the book's words, in PyTorch's order i, f, g, o, as rnnmem.lstm names them.
+LSTM_GATES = {"f": "forget gate", "i": "input gate", "g": "candidate", "o": "output gate"}
+
+
+# ------------------------------------------------------------------ descriptions
+
+def unrolled_rnn(backward: bool = False, builder: str = "rnn_unrolled") -> Diagram:
+    """Three steps of a tanh RNN, x_t -> h_t -> h_{t+1}; with ``backward``, the gradient delta_t flowing back."""
+    d = Diagram(builder)
+    steps = ["t-1", "t", "t+1"]
+    d.node("before", r"$\cdots$", at=(0, 1.3), shape="text", width=0.5)
+    for k, s in enumerate(steps):
+        x = 1.6 * (k + 1)
+        d.node(f"x{k}", f"$x_{{{s}}}$", at=(x, 0), shape="text", width=0.6)
+        d.node(f"h{k}", f"$h_{{{s}}}$", at=(x, 1.3), width=0.75)
+        d.edge(f"x{k}", f"h{k}", label=r"$W_{ih}$", label_side="right", label_at=0.45)
+    d.node("after", r"$\cdots$", at=(1.6 * (len(steps) + 1), 1.3), shape="text", width=0.5)
+    chain = ["before"] + [f"h{k}" for k in range(len(steps))] + ["after"]
+    for a, b in zip(chain, chain[1:]):
+        d.edge(a, b, label=r"$W_{hh}$", label_side="below" if backward else "above", label_at=0.5)
+    if backward:
+        # The gradient leaves each state for the one before: delta_{t+1} -> h_t, and so on.
+        names = ["t-1"] + steps[1:] + ["t+2"]
+        for k, (a, b) in enumerate(zip(chain, chain[1:])):
+            d.edge(b, a, style="backward", route="arc", bend=0.6, label=f"$\\delta_{{{names[k]}}}$",
+                   label_side="above")
+    return d
+
+
+def lstm_cell(builder: str = "lstm_cell") -> Diagram:
+    """The LSTM cell of :mod:`rnnmem.lstm`: gates i, f, g, o, the carry c_{t-1} -> c_t, the output h_t."""
+    d = Diagram(builder)
+    d.node("c_prev", r"$c_{t-1}$", at=(0, 4), shape="text", op="input", width=0.7)
+    d.node("h_prev", r"$h_{t-1}$", at=(0, 0.2), shape="text", op="input", block="h", width=0.7)
+    d.node("x", r"$x_t$", at=(0.9, -0.7), shape="text", op="input", block="x", width=0.5, height=0.4)
+    d.node("bus", "", at=(0.9, 0.2), shape="dot", op="concat")
+    d.connect("h_prev -> bus", arrow=False)
+    d.connect("x -> bus", arrow=False)
+    for k, (gate, x) in enumerate(zip("figo", (1.4, 2.4, 3.4, 4.4))):
+        d.node(gate, r"$\tanh$" if gate == "g" else r"$\sigma$", at=(x, 1.5), width=0.72,
+               op="candidate" if gate == "g" else "gate", block=gate, computes=gate)
+        d.edge("bus", gate, route="hv")
+    d.node("mul_f", r"$\times$", at=(1.4, 4), shape="circle", op="mul")
+    d.node("add", r"$+$", at=(3.4, 4), shape="circle", op="add")
+    d.node("c", r"$c_t$", at=(6.5, 4), shape="text", op="copy", computes="c", width=0.5)
+    d.node("mul_i", r"$\times$", at=(3.4, 2.8), shape="circle", op="mul")
+    d.node("tanh_c", r"$\tanh$", at=(5.4, 2.85), width=0.72, op="tanh", value=r"$\tanh(c_t)$")
+    d.node("mul_o", r"$\times$", at=(5.4, 1.5), shape="circle", op="mul")
+    d.node("h", r"$h_t$", at=(6.5, 1.5), shape="text", op="copy", computes="h", width=0.5)
+    d.connect("c_prev -> mul_f -> add -> c", style="carry")
+    d.edge("f", "mul_f", label=r"$f_t$", label_side="right", label_at=0.3)
+    d.edge("i", "mul_i", route="vh", label=r"$i_t$", label_side="left", label_at=0.3)
+    d.edge("g", "mul_i", label=r"$g_t$", label_side="right", label_at=0.45)
+    d.connect("mul_i -> add")
+    d.edge("add", "tanh_c", route="hv")
+    d.connect("tanh_c -> mul_o")
+    d.edge("o", "mul_o", label=r"$o_t$", label_side="below", label_at=0.5)
+    d.connect("mul_o -> h")
+    d.group("carry", ["c_prev", "mul_f", "add", "c"], label="carry line", color=PALETTE[0], pad=0.12)
+    return d
+
+
+def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_conventions") -> Diagram:
+    """The GRU cell of :mod:`rnnmem.gru` in one pair of conventions (``update=``, ``reset=`` as there)."""
+    update = check_choice("update", update, UPDATE_CONVENTIONS)
+    reset = check_choice("reset", reset, RESET_CONVENTIONS)
+    d = Diagram(builder)
+    X = 1.2   # horizontal stretch of the layout below
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (X * x, y)
+
+    d.node("h_prev", r"$h_{t-1}$", at=(0, 4), shape="text", op="input", block="h", width=0.7)
+    d.node("x", r"$x_t$", at=at(0, -0.35), shape="text", op="input", block="x", width=0.5, height=0.4)
+    d.node("bus", "", at=at(0, 0.45), shape="dot", op="concat")
+    d.connect("h_prev -> bus", arrow=False)
+    d.connect("x -> bus", arrow=False)
+    d.node("r", r"$\sigma$", at=at(0.95, 1.45), width=0.6, op="gate", block="r", computes="r")
+    d.node("z", r"$\sigma$", at=at(3.7, 1.45), width=0.6, op="gate", block="z", computes="z")
+    first, second = at(0.95, 2.6), at(1.95, 2.6)
+    mul_at, wh_at = (first, second) if reset == "before" else (second, first)
+    d.node("r_mul", r"$\times$", at=mul_at, shape="circle", op="mul")
+    d.node("W_hn", r"$W_{hn}$", at=wh_at, width=0.78, op="state_part", block="n")
+    d.node("n", r"$\tanh$", at=at(2.95, 2.6), width=0.72, op="tanh_with_input", block="n", computes="n")
+    d.node("mul_keep", r"$\times$", at=at(3.7, 4), shape="circle", op="mul")
+    d.node("mul_write", r"$\times$", at=at(4.6, 2.6), shape="circle", op="mul")
+    d.node("add", r"$+$", at=at(4.6, 4), shape="circle", op="add")
+    d.node("h", r"$h_t$", at=at(5.45, 4), shape="text", op="copy", computes="h", width=0.5)
+    d.node("one_minus", r"$1{-}$", at=at(4.6, 1.45) if update == "z_keeps" else at(3.7, 3.3), width=0.55,
+           height=0.42, op="one_minus")
+    d.edge("bus", "r", route="hv")
+    d.edge("bus", "z", route="hv")
+    d.edge("bus", "n", route="hv")
+    if reset == "before":
+        d.edge("h_prev", "r_mul", route="vh")
+        d.edge("r", "r_mul", label=r"$r_t$", label_side="right", label_at=0.4)
+        d.connect("r_mul -> W_hn -> n")
+    else:
+        d.edge("h_prev", "W_hn", route="vh")
+        d.edge("r", "r_mul", route="hv", label=r"$r_t$", label_side="above", label_at=0.25)
+        d.connect("W_hn -> r_mul -> n")
+    d.edge("h_prev", "mul_keep")
+    d.edge("n", "mul_write", label=r"$n_t$", label_side="above", label_at=0.75)
+    if update == "z_keeps":
+        d.edge("z", "mul_keep", label=r"$z_t$", label_side="left", label_at=0.25)
+        d.edge("z", "one_minus")
+        d.edge("one_minus", "mul_write")
+    else:
+        d.edge("z", "one_minus", label=r"$z_t$", label_side="left", label_at=0.3)
+        d.edge("one_minus", "mul_keep")
+        d.edge("z", "mul_write", route="hv")
+    d.connect("mul_keep -> add -> h")
+    d.connect("mul_write -> add")
+    return d
+
+
+def differences(a: Diagram, b: Diagram) -> tuple[set[str], set[tuple[str, str]]]:
+    """The nodes and edges where two descriptions differ: another operation, other inputs, another place."""
+    nodes = {i for i in set(a.nodes) | set(b.nodes)
+             if i not in a.nodes or i not in b.nodes or a.signature(i) != b.signature(i)
+             or a.get(i).at != b.get(i).at}
+
+    def drawn(d: Diagram) -> dict:   # an edge as it is drawn: from where to where, by which route
+        return {(d.get(e.src).at, d.get(e.dst).at, e.route): e.key for e in d.edges}
+
+    da, db = drawn(a), drawn(b)
+    return nodes, {da[k] for k in set(da) - set(db)} | {db[k] for k in set(db) - set(da)}
+
+
+def truncation_window(length: int = 8, k1: int = 2, k2: int = 4, builder: str = "truncated_bptt") -> Diagram:
+    """BPTT(k1, k2) over ``length`` steps: the states, and under them each update's backward reach.
+
+    The reach of every update is :func:`rnnmem.bptt.truncation_plan`'s, not redrawn by hand.
+    """
+    plan = bptt.truncation_plan(length, k1, k2, loss_steps="all")
+    d = Diagram(builder)
+    gap = 0.62
+    for s in range(1, plan.length + 1):
+        d.node(f"h{s}", f"$h_{{{s}}}$", at=(s * gap, 0), width=0.5, height=0.42)
+        if s > 1:
+            d.edge(f"h{s - 1}", f"h{s}")
+    for m, (t, first, _) in enumerate(plan.updates):
+        y = -0.62 * (m + 1)
+        d.node(f"end{m}", "", at=(t * gap, y), shape="dot", color=PALETTE[1])
+        d.node(f"start{m}", "", at=(first * gap, y), shape="dot", color=PALETTE[1])
+        full = t - first + 1 == plan.k2 and all(u[0] - u[1] + 1 != plan.k2 for u in plan.updates[:m])
+        d.edge(f"end{m}", f"start{m}", style="backward", label=f"$k_2 = {plan.k2}$ steps" if full else None)
+        d.node(f"when{m}", f"update after $h_{{{t}}}$", at=((plan.length + 1.9) * gap, y), shape="text", width=2.0,
+               height=0.4)
+    for b in plan.boundaries:
+        x = (b + 0.5) * gap
+        d.node(f"cut_top{b}", "", at=(x, 0.35), shape="dot", color="none")
+        d.node(f"cut_bottom{b}", "", at=(x, -0.62 * len(plan.updates) - 0.3), shape="dot", color="none")
+        d.edge(f"cut_top{b}", f"cut_bottom{b}", style="cut", arrow=False)
+    return d
+
+
+def elmo_stack(layers: int = 2, builder: str = "elmo_stack") -> Diagram:
+    """ELMo over three words: the context-free rows E_w, ``layers`` biLSTM layers, and the scalar mix.
+
+    A box of layer j at word t stands for h_{t,j}, the forward state (arrows to the right) joined to the
+    backward one (dashed arrows to the left); each direction's layer j reads its own layer j - 1. Word t's
+    layers are copied out to the right into the mixture.
+    """
+    layers = check_positive_int("layers", layers)
+    d = Diagram(builder)
+    words = {"prev": "t-1", "t": "t", "next": "t+1"}
+    xs = {"prev": 0.7, "t": 3.0, "next": 5.3}
+    ys = [0.9 + 1.3 * j for j in range(layers + 1)]
+    for i, s in words.items():
+        x = xs[i]
+        d.node(f"w_{i}", f"$w_{{{s}}}$", at=(x, -0.25), shape="text", width=0.8, height=0.4)
+        d.node(f"E_{i}", f"$E_{{w_{{{s}}}}}$", at=(x, ys[0]), width=1.35)
+        d.edge(f"w_{i}", f"E_{i}")
+        for j in range(1, layers + 1):
+            d.node(f"h{j}_{i}", f"$h_{{{s},{j}}}$", at=(x, ys[j]), width=1.35)
+            d.edge(f"{'E' if j == 1 else 'h' + str(j - 1)}_{i}", f"h{j}_{i}")
+    keys = list(words)
+    for j in range(1, layers + 1):
+        for a, b in zip(keys, keys[1:]):
+            d.edge(f"h{j}_{a}", f"h{j}_{b}", style="carry", offset=0.1)
+            d.edge(f"h{j}_{b}", f"h{j}_{a}", style="backward", offset=-0.1)
+    mix_x = xs["next"] + 3.5
+    d.node("mix", r"$\mathrm{ELMo}_t$", at=(mix_x, (ys[0] + ys[-1]) / 2), width=1.3, height=0.55)
+    d.node("formula", r"$= \gamma \sum_j s_j h_{t,j}$", at=(mix_x + 0.1, ys[-1] + 0.15), shape="text",
+           width=2.2, height=0.8)
+    for j, y in enumerate(ys):
+        d.node(f"copy{j}", f"$h_{{t,{j}}}$", at=(xs["next"] + 1.35, y), shape="text", width=0.7, height=0.4)
+        d.edge(f"copy{j}", "mix", label=f"$s_{j}$", label_side="above", label_at=0.4)
+    return d
+
+
+# ------------------------------------------------------------------ figures
+
+def _height(diagram: Diagram, width_units: float, width: float = WIDTH, extra: float = 0.0) -> float:
+    x0, x1, y0, y1 = diagram.bounds()
+    return width * (y1 - y0 + 0.2) / width_units + extra
+
+
+@figure()
+def rnn_unrolled(direction="forward"):
+    """The RNN unrolled over three steps: forward edges, and with direction="both" the gradient delta_t back."""
+    direction = check_choice("direction", direction, ("forward", "both"))
+    d = unrolled_rnn(backward=direction == "both")
+    x0, x1, y0, y1 = d.bounds()
+    y0 = min(y0, -0.3)
+    y1 = max(y1, 2.2 if direction == "both" else y1)
+    y0 = y0 if direction == "forward" else min(y0, 0.2)
+    w = x1 - x0 + 0.2
+    fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
+    fig.subplots_adjust(0, 0, 1, 1)
+    draw(d, ax, limits=(x0, x1, y0, y1))
+    return fig
+
+
+def _succ(d: Diagram, id: str) -> list[str]:
+    return [e.dst for e in d.edges if e.src == id]
+
+
+def _pred(d: Diagram, id: str) -> list[str]:
+    return [e.src for e in d.edges if e.dst == id]
+
+
+def gate_panel(d: Diagram, gate: str) -> Diagram:
+    """One gate of a cell description, on its own: what it reads, the product it enters, the other factor,
+    and the value that product goes on to make (found by following the description's edges)."""
+    g = d.get(gate)
+    (product,) = [m for m in _succ(d, gate) if d.get(m).op == "mul"] or [None]
+    if product is None:
+        raise ValueError(f"diagram of builder {d.builder!r}: gate {gate!r} feeds no product")
+    (other,) = [p for p in _pred(d, product) if p != gate]
+    result = product
+    while not d.get(result).computes:
+        result = _succ(d, result)[0]
+    reads = [d.get(p) for p in _pred(d, _pred(d, gate)[0])]
+    p = Diagram(d.builder)
+    p.node("reads", ", ".join(n.label for n in sorted(reads, key=lambda n: n.block or "")), at=(0, 0),
+           shape="text", width=1.2, height=0.4)
+    p.node(gate, g.label, at=(0, 1.05), width=g.width, op=g.op, block=g.block, computes=g.computes)
+    p.node(product, d.get(product).label, at=(0, 2.3), shape="circle", op="mul")
+    o = d.get(other)
+    p.node(other, _symbol(o), at=(-1.45, 2.3), shape="text", width=1.1)
+    r = d.get(result)
+    p.node(result, _symbol(r), at=(1.2, 2.3), shape="text", width=0.5)
+    p.edge("reads", gate)
+    p.edge(gate, product, style="highlight", label=_symbol(g), label_side="right", label_at=0.45)
+    p.edge(other, product, style="carry" if other == "c_prev" else "forward")
+    p.edge(product, result, style="carry" if result == "c" else "forward")
+    return p
+
+
+def _symbol(n) -> str:
+    """The value a node stands for, in the book's symbols."""
+    if n.computes:
+        return f"${n.computes}_t$"
+    return n.value or n.label
+
+
+@figure()
+def lstm_cell_diagram(gates=("f", "i", "g", "o")):
+    """The LSTM cell, carry line highlighted, and under it one panel per gate: what it reads and multiplies."""
+    gates = [check_choice(f"gates[{k}]", g, tuple(LSTM_GATES)) for k, g in enumerate(gates)]
+    d = lstm_cell()
+    x0, x1, y0, y1 = d.bounds()
+    unit = WIDTH / (x1 - x0 + 0.2)
+    main_h = (y1 - y0 + 0.2) * unit
+    panels = [gate_panel(d, g) for g in gates]
+    px0, px1, py0, py1 = -2.0, 1.9, -0.3, 3.3
+    panel_h = (py1 - py0 + 0.2) * unit
+    rows = -(-len(gates) // 2)
+    fig, _ = new_diagram_figure(WIDTH, main_h + rows * panel_h)
+    fig.clf()
+    H = fig.get_figheight()
+    draw(d, fig.add_axes((0, 1 - main_h / H, 1, main_h / H)))
+    for k, (gate, part) in enumerate(zip(gates, panels)):
+        col, r = k % 2, k // 2
+        ax = fig.add_axes((col * 0.5, 1 - (main_h + (r + 1) * panel_h) / H, 0.5, panel_h / H))
+        draw(part, ax, limits=(px0, px1, py0, py1))
+        ax.text(px0, py1, LSTM_GATES[gate], ha="left", va="top", fontsize=FONT)
+    return fig
+
+
+@figure()
+def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "after"), arrange="stacked"):
+    """Two GRU cells, each in one pair of conventions (update=, reset= as in rnnmem.gru), one above the other
+    (arrange="stacked") or side by side ("side"); the nodes and edges where they differ are highlighted."""
+    arrange = check_choice("arrange", arrange, ("stacked", "side"))
+    cells = [gru_cell(*_pair(name, conv)) for name, conv in (("left", left), ("right", right))]
+    nodes, edges = differences(*cells)
+    box = [c.bounds() for c in cells]
+    x0, x1 = min(b[0] for b in box), max(b[1] for b in box)
+    y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.5
+    w, h = x1 - x0 + 0.2, y1 - y0 + 0.2
+    if arrange == "side":
+        unit = WIDTH / (2 * w + 0.3)
+        fig, axes = new_diagram_figure(WIDTH, h * unit, ncols=2)
+    else:
+        unit = min(WIDTH / w, 0.55)
+        fig, axes = new_diagram_figure(WIDTH, 2 * h * unit + 0.15, nrows=2)
+    fig.subplots_adjust(0, 0, 1, 1, wspace=0.05, hspace=0.15 / (h * unit))
+    for ax, cell, (update, reset) in zip(axes, cells, (left, right)):
+        draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges)
+        ax.text(x0, y1, f"$r$ {reset} the product, $z$ {update.split('_')[1]}", ha="left", va="top",
+                fontsize=FONT)
+    return fig
+
+
+def _pair(name: str, conv) -> tuple[str, str]:
+    if not isinstance(conv, (list, tuple)) or len(conv) != 2:
+        raise ValueError(f"{name} must be a pair (update, reset), such as ('z_keeps', 'after'), got {conv!r}")
+    return (check_choice(f"{name}[0]", conv[0], UPDATE_CONVENTIONS), check_choice(f"{name}[1]", conv[1], RESET_CONVENTIONS))
+
+
+@figure()
+def truncated_bptt_window(length=8, k1=2, k2=4):
+    """BPTT(k1, k2): the chain of states and, one row per update, how far back its gradient reaches."""
+    d = truncation_window(length, k1, k2)
+    x0, x1, y0, y1 = d.bounds()
+    y1 += 0.5
+    w = x1 - x0 + 0.2
+    fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
+    fig.subplots_adjust(0, 0, 1, 1)
+    draw(d, ax, limits=(x0, x1, y0, y1))
+    ax.text(x0, y1 - 0.05, f"BPTT($k_1{{=}}{k1}$, $k_2{{=}}{k2}$)", ha="left", va="top", fontsize=FONT)
+    return fig
+
+
+@figure()
+def elmo_stack_diagram(layers=2):
+    """ELMo's stack over three words: rows of E, biLSTM layers per direction, the scalar mix of word t."""
+    d = elmo_stack(layers)
+    x0, x1, y0, y1 = d.bounds()
+    w = x1 - x0 + 0.2
+    fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
+    fig.subplots_adjust(0, 0, 1, 1)
+    draw(d, ax, emphasis={f"h{j}_t" for j in range(1, layers + 1)} | {"E_t"})
+    return fig

@@ -1,0 +1,208 @@
+"""Diagrams described in code: bad descriptions fail by name, the cells compute rnnmem's equations,
+the windows are rnnmem's, renders are byte-identical and legible on a phone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rnnmem import bilm, bptt, gru, lstm
+from rnnmem.init import pytorch_weights
+from rnnmem.site.builders import diagrams as B
+from rnnmem.site.diagrams import Diagram, evaluate, smallest_text_px
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+from rnnmem.site.style import to_svg
+
+
+def small() -> Diagram:
+    d = Diagram("demo_builder")
+    d.node("a", "$a$", at=(0, 0))
+    d.node("b", "$b$", at=(1, 0))
+    d.connect("a -> b")
+    return d
+
+
+# ------------------------------------------------------------------ bad descriptions
+
+@pytest.mark.parametrize("action, expected", [
+    (lambda d: d.edge("a", "c"), "diagram of builder 'demo_builder': unknown node 'c'; the known nodes are: a, b"),
+    (lambda d: d.connect("b -> nowhere"), "unknown node 'nowhere'; the known nodes are: a, b"),
+    (lambda d: d.group("g", ["a", "zz"]), "unknown node 'zz'"),
+    (lambda d: d.find_edge("b", "a"), "unknown edge 'b -> a'; the known edges are: a -> b"),
+    (lambda d: d.restyle([("a", "a")], "carry"), "unknown edge 'a -> a'; the known edges are: a -> b"),
+    (lambda d: d.restyle([("a", "b")], "neon"), "unknown edge style 'neon'"),
+    (lambda d: d.node("a", "again", at=(2, 0)), "node 'a' is described twice"),
+    (lambda d: d.node("c-1", "", at=(2, 0)), "a node id must be a name"),
+    (lambda d: d.node("c", "", at=(2, 0), shape="star"), "has shape 'star'; the shapes are: box, circle"),
+    (lambda d: d.node("c", "", at=(2, 0), op="divide"), "has op 'divide'; the ops are: input"),
+    (lambda d: d.edge("a", "b"), "edge a -> b is described twice"),
+    (lambda d: d.edge("b", "a", style="dotted"), "edge b -> a has style 'dotted'; the styles are: forward"),
+    (lambda d: d.edge("b", "a", route="zigzag"), "edge b -> a has route 'zigzag'; the routes are: straight"),
+    (lambda d: d.connect("a"), "a chain is 'a -> b [-> c ...]', got 'a'"),
+    (lambda d: d.connect("a -> -> b"), "a chain is 'a -> b [-> c ...]'"),
+])
+def test_a_bad_description_fails_naming_the_builder_and_the_known_names(action, expected):
+    with pytest.raises(ValueError) as info:
+        action(small())
+    assert expected in str(info.value)
+    assert "demo_builder" in str(info.value)
+
+
+def test_a_real_builders_description_names_that_builder():
+    d = B.lstm_cell()
+    with pytest.raises(ValueError, match=r"builder 'lstm_cell': unknown node 'forget'; the known nodes are: .*"
+                                         r"\bf\b.*mul_f"):
+        d.edge("forget", "mul_f")
+    with pytest.raises(ValueError, match="builder 'lstm_cell': unknown edge 'c_prev -> c'"):
+        d.find_edge("c_prev", "c")
+
+
+def one(comment: str):
+    (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/gates.md")
+    return d
+
+
+@pytest.mark.parametrize("comment, expected", [
+    ('<!-- figure: rnn_unrolled direction="sideways" caption="c" -->', "direction must be one of"),
+    ('<!-- figure: lstm_cell_diagram gates=["f", "x"] caption="c" -->', "gates[1] must be one of"),
+    ('<!-- figure: gru_conventions_diagram arrange="grid" caption="c" -->', "arrange must be one of"),
+    ('<!-- figure: gru_conventions_diagram left=["z_keeps"] caption="c" -->', "left must be a pair (update, reset)"),
+    ('<!-- figure: gru_conventions_diagram right=["z_keeps", "middle"] caption="c" -->', "right[1] must be one of"),
+    ('<!-- figure: truncated_bptt_window k1=0 caption="c" -->', "k1 must be a whole number >= 1"),
+    ('<!-- figure: truncated_bptt_window length=2.5 caption="c" -->', "length must be a whole number >= 1"),
+    ('<!-- figure: elmo_stack_diagram layers=0 caption="c" -->', "layers must be a whole number >= 1"),
+])
+def test_a_bad_directive_argument_is_named_with_page_and_line(tmp_path, comment, expected):
+    with pytest.raises(DirectiveError) as info:
+        Renderer(tmp_path).render(one(comment))
+    assert expected in str(info.value)
+    assert "docs/chapters/gates.md:3" in str(info.value)
+
+
+# ------------------------------------------------------------------ the cells are rnnmem's equations
+
+def _blocks(W_ih, W_hh, b_ih, b_hh, names: str) -> dict:
+    H = W_hh.shape[1]
+    return {k: (W_ih[j * H:(j + 1) * H], W_hh[j * H:(j + 1) * H], b_ih[j * H:(j + 1) * H], b_hh[j * H:(j + 1) * H])
+            for j, k in enumerate(names)}
+
+
+def test_the_lstm_diagram_draws_every_value_lstm_step_computes_and_nothing_else():
+    d = B.lstm_cell()
+    assert set(d.computed()) == set(lstm.LSTMStep._fields)
+
+
+def test_the_lstm_diagram_run_as_a_computation_is_lstm_step():
+    rng = np.random.default_rng(0)
+    D, H = 3, 4
+    W = pytorch_weights(D, H, gates=4, seed=rng)
+    x, h, c = rng.standard_normal((2, D)), rng.standard_normal((2, H)), rng.standard_normal((2, H))
+    want = lstm.step(x, h, c, W["W_ih"], W["W_hh"], W["b_ih"], W["b_hh"])
+    d = B.lstm_cell()
+    got = evaluate(d, {"x": x, "h_prev": h, "c_prev": c}, _blocks(W["W_ih"], W["W_hh"], W["b_ih"], W["b_hh"], "ifgo"))
+    for name, node in d.computed().items():
+        np.testing.assert_allclose(got[node], getattr(want, name), rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_a_gate_wired_to_the_wrong_product_is_caught():
+    """The control: the same check fails on a cell whose input and forget gates are swapped."""
+    rng = np.random.default_rng(1)
+    W = pytorch_weights(2, 3, gates=4, seed=rng)
+    x, h, c = rng.standard_normal(2), rng.standard_normal(3), rng.standard_normal(3)
+    want = lstm.step(x, h, c, W["W_ih"], W["W_hh"], W["b_ih"], W["b_hh"])
+    d = B.lstm_cell()
+    for e in d.edges:
+        e.src, e.dst = {"f": "i", "i": "f"}.get(e.src, e.src), e.dst
+    got = evaluate(d, {"x": x, "h_prev": h, "c_prev": c}, _blocks(W["W_ih"], W["W_hh"], W["b_ih"], W["b_hh"], "ifgo"))
+    assert not np.allclose(got[d.computed()["c"]], want.c)
+
+
+@pytest.mark.parametrize("update", gru.UPDATE_CONVENTIONS)
+@pytest.mark.parametrize("reset", gru.RESET_CONVENTIONS)
+def test_each_gru_diagram_run_as_a_computation_is_gru_step_in_its_conventions(update, reset):
+    rng = np.random.default_rng(2)
+    D, H = 3, 4
+    W = pytorch_weights(D, H, gates=3, seed=rng)
+    x, h = rng.standard_normal((2, D)), rng.standard_normal((2, H))
+    args = (W["W_ih"], W["W_hh"], W["b_ih"], W["b_hh"])
+    d = B.gru_cell(update, reset)
+    assert set(d.computed()) == set(gru.GRUStep._fields)
+    got = evaluate(d, {"x": x, "h_prev": h}, _blocks(*args, "rzn"))
+    want = gru.step(x, h, *args, update=update, reset=reset)
+    for name, node in d.computed().items():
+        np.testing.assert_allclose(got[node], getattr(want, name), rtol=1e-12, atol=1e-12, err_msg=name)
+    other = gru.step(x, h, *args, update=update, reset="after" if reset == "before" else "before")
+    assert not np.allclose(got["h"], other.h)     # the check tells the two placements apart
+
+
+def test_the_two_gru_panels_differ_exactly_where_the_conventions_do():
+    nodes, _ = B.differences(B.gru_cell("z_keeps", "before"), B.gru_cell("z_keeps", "after"))
+    assert nodes == {"r_mul", "W_hn", "n"}
+    nodes, edges = B.differences(B.gru_cell("z_keeps", "after"), B.gru_cell("z_writes", "after"))
+    assert nodes == {"mul_keep", "mul_write", "one_minus"}
+    assert ("z", "mul_keep") in edges and ("z", "mul_write") in edges
+    assert B.differences(B.gru_cell(), B.gru_cell()) == (set(), set())
+
+
+def test_each_gate_panel_shows_the_product_its_gate_feeds_in_the_cell():
+    d = B.lstm_cell()
+    partners = {"f": "c_prev", "i": "g", "g": "i", "o": "tanh_c"}
+    results = {"f": "c", "i": "c", "g": "c", "o": "h"}
+    for gate in B.LSTM_GATES:
+        p = B.gate_panel(d, gate)
+        (product,) = [e.dst for e in p.edges if e.src == gate]
+        assert set(p.inputs_of(product)) == {gate, partners[gate]}
+        assert [e.dst for e in p.edges if e.src == product] == [results[gate]]
+
+
+# ------------------------------------------------------------------ windows and stacks are rnnmem's
+
+@pytest.mark.parametrize("length, k1, k2", [(8, 2, 4), (8, 4, 4), (12, 2, 6), (5, 3, 2)])
+def test_the_truncation_windows_are_truncation_plans(length, k1, k2):
+    plan = bptt.truncation_plan(length, k1, k2, loss_steps="all")
+    d = B.truncation_window(length, k1, k2)
+    gap = d.get("h2").at[0] - d.get("h1").at[0]
+    reach = []
+    for m in range(len(plan.updates)):
+        e = d.find_edge(f"end{m}", f"start{m}")
+        assert e.style == "backward"
+        reach.append((round(d.get(e.src).at[0] / gap), round(d.get(e.dst).at[0] / gap)))
+    assert reach == [(t, first) for t, first, _ in plan.updates]
+    cuts = sorted(int(n[len("cut_top"):]) for n in d.nodes if n.startswith("cut_top"))
+    assert tuple(cuts) == plan.boundaries
+    assert bool(cuts) == (k1 == k2 and length > k1)
+
+
+@pytest.mark.parametrize("layers", [1, 2, 3])
+def test_the_elmo_stack_mixes_as_many_layers_as_the_bilm_gives(layers):
+    model = bilm.BiLM(10, dim=2, num_layers=layers, seed=0)
+    d = B.elmo_stack(layers)
+    mixed = d.inputs_of("mix")
+    assert len(mixed) == model.layers([1, 5, 6, 7, 2]).shape[0] == layers + 1
+    assert len(model.lstms["forward"]) == len([n for n in d.nodes if n.startswith("h") and n.endswith("_t")])
+    assert [d.find_edge(m, "mix").label for m in mixed] == [f"$s_{j}$" for j in range(layers + 1)]
+
+
+# ------------------------------------------------------------------ the figures
+
+FIGURES = [
+    ("rnn_unrolled", {}),
+    ("rnn_unrolled", {"direction": "both"}),
+    ("lstm_cell_diagram", {}),
+    ("gru_conventions_diagram", {}),
+    ("gru_conventions_diagram", {"arrange": "side"}),
+    ("truncated_bptt_window", {}),
+    ("elmo_stack_diagram", {}),
+]
+
+
+@pytest.mark.parametrize("name, args", FIGURES)
+def test_a_diagram_renders_to_the_same_bytes_twice_and_reads_on_a_phone(name, args):
+    builder = getattr(B, name)
+    fig = builder(**args)
+    assert smallest_text_px(fig) >= 11.0, f"{name}: text of {smallest_text_px(fig):.1f} px on a phone"
+    assert fig.get_figwidth() == B.WIDTH
+    first = to_svg(fig)
+    assert to_svg(builder(**args)) == first
+    assert b"<path" in first
