@@ -206,3 +206,18 @@ def test_a_diagram_renders_to_the_same_bytes_twice_and_reads_on_a_phone(name, ar
     first = to_svg(fig)
     assert to_svg(builder(**args)) == first
     assert b"<path" in first
+
+
+def test_the_gradient_arcs_run_above_the_chain_where_their_labels_are():
+    from rnnmem.site.diagrams import _label_point, _route
+
+    d = B.unrolled_rnn(backward=True)
+    arcs = [e for e in d.edges if e.style == "backward"]
+    assert len(arcs) == 4 and all(e.route == "arc" for e in arcs)
+    for e in arcs:
+        a, b = d.get(e.src), d.get(e.dst)
+        line = _route(a.at, b.at, e)
+        top = line[np.argmax(line[:, 1])]
+        assert top[1] > a.at[1] + 0.2
+        label = _label_point(a.at, b.at, e)
+        assert abs(label[0] - top[0]) < 0.05 and abs(label[1] - top[1]) < 0.05

@@ -437,8 +437,8 @@ def _route(p: tuple[float, float], q: tuple[float, float], e: Edge) -> np.ndarra
         corners = [p, (q[0], p[1]), q]
     elif e.route == "vh":
         corners = [p, (p[0], q[1]), q]
-    elif e.route == "arc":   # a quadratic Bezier bent by e.bend to the left of p -> q
-        mid = ((p[0] + q[0]) / 2 - e.bend * (q[1] - p[1]), (p[1] + q[1]) / 2 + e.bend * (q[0] - p[0]))
+    elif e.route == "arc":   # a quadratic Bezier bent by e.bend to the right of p -> q (above, going left)
+        mid = ((p[0] + q[0]) / 2 + e.bend * (q[1] - p[1]), (p[1] + q[1]) / 2 - e.bend * (q[0] - p[0]))
         t = np.linspace(0.0, 1.0, 121)[:, None]
         return (1 - t) ** 2 * np.array(p) + 2 * (1 - t) * t * np.array(mid) + t ** 2 * np.array(q)
     else:

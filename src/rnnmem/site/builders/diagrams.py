@@ -104,7 +104,7 @@ def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_
     mul_at, wh_at = (first, second) if reset == "before" else (second, first)
     d.node("r_mul", r"$\times$", at=mul_at, shape="circle", op="mul")
     d.node("W_hn", r"$W_{hn}$", at=wh_at, width=0.78, op="state_part", block="n")
-    d.node("n", r"$\tanh$", at=at(2.95, 2.6), width=0.72, op="tanh_with_input", block="n", computes="n")
+    d.node("n", r"$\tanh$", at=at(2.95, 2.6), width=0.84, op="tanh_with_input", block="n", computes="n")
     d.node("mul_keep", r"$\times$", at=at(3.7, 4), shape="circle", op="mul")
     d.node("mul_write", r"$\times$", at=at(4.6, 2.6), shape="circle", op="mul")
     d.node("add", r"$+$", at=at(4.6, 4), shape="circle", op="add")
