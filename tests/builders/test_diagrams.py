@@ -66,7 +66,6 @@ def one(comment: str):
 @pytest.mark.parametrize("comment, expected", [
     ('<!-- figure: rnn_unrolled direction="sideways" caption="c" -->', "direction must be one of"),
     ('<!-- figure: lstm_cell_diagram gates=["f", "x"] caption="c" -->', "gates[1] must be one of"),
-    ('<!-- figure: gru_conventions_diagram arrange="grid" caption="c" -->', "arrange must be one of"),
     ('<!-- figure: gru_conventions_diagram left=["z_keeps"] caption="c" -->', "left must be a pair (update, reset)"),
     ('<!-- figure: gru_conventions_diagram right=["z_keeps", "middle"] caption="c" -->', "right[1] must be one of"),
     ('<!-- figure: truncated_bptt_window k1=0 caption="c" -->', "k1 must be a whole number >= 1"),
@@ -191,7 +190,7 @@ FIGURES = [
     ("rnn_unrolled", {"direction": "both"}),
     ("lstm_cell_diagram", {}),
     ("gru_conventions_diagram", {}),
-    ("gru_conventions_diagram", {"arrange": "side"}),
+    ("gru_conventions_diagram", {"left": ("z_keeps", "before"), "right": ("z_keeps", "after")}),
     ("truncated_bptt_window", {}),
     ("elmo_stack_diagram", {}),
 ]

@@ -304,23 +304,20 @@ def lstm_cell_diagram(gates=("f", "i", "g", "o")):
 
 
 @figure()
-def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "after"), arrange="stacked"):
+def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "after")):
     """Two GRU cells, each in one pair of conventions (update=, reset= as in rnnmem.gru), one above the other
-    (arrange="stacked") or side by side ("side"); the nodes and edges where they differ are highlighted."""
-    arrange = check_choice("arrange", arrange, ("stacked", "side"))
+    with their parts in the same places, so that what differs lines up; the nodes and edges where the two
+    descriptions differ are highlighted. (Side by side, at the width a phone gives, the cells would be too
+    small to read.)"""
     cells = [gru_cell(*_pair(name, conv)) for name, conv in (("left", left), ("right", right))]
     nodes, edges = differences(*cells)
     box = [c.bounds() for c in cells]
     x0, x1 = min(b[0] for b in box), max(b[1] for b in box)
     y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.5
     w, h = x1 - x0 + 0.2, y1 - y0 + 0.2
-    if arrange == "side":
-        unit = WIDTH / (2 * w + 0.3)
-        fig, axes = new_diagram_figure(WIDTH, h * unit, ncols=2)
-    else:
-        unit = min(WIDTH / w, 0.55)
-        fig, axes = new_diagram_figure(WIDTH, 2 * h * unit + 0.15, nrows=2)
-    fig.subplots_adjust(0, 0, 1, 1, wspace=0.05, hspace=0.15 / (h * unit))
+    unit = min(WIDTH / w, 0.55)
+    fig, axes = new_diagram_figure(WIDTH, 2 * h * unit + 0.15, nrows=2)
+    fig.subplots_adjust(0, 0, 1, 1, hspace=0.15 / (h * unit))
     for ax, cell, (update, reset) in zip(axes, cells, (left, right)):
         draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges)
         ax.text(x0, y1, f"$r$ {reset} the product, $z$ {update.split('_')[1]}", ha="left", va="top",
