@@ -244,6 +244,8 @@ class Book:
             # One line: Python-Markdown's span mode turns line breaks inside the figure into <br>.
             return (f'<figure class="rnnmem-figure" markdown="span">![{alt}]({target}){dims}'
                     f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>')
+        if item.kind == "widget":   # raw HTML, one line, so Markdown leaves it whole
+            return item.content.decode()
         table = item.content.decode()
         if caption:
             table = f'<p class="rnnmem-table-caption" markdown="span">{caption}</p>\n\n' + table

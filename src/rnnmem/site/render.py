@@ -196,7 +196,7 @@ class Item:
 
     @property
     def filename(self) -> str:
-        ext = "svg" if self.kind == "figure" else "md"
+        ext = {"figure": "svg", "table": "md", "widget": "html"}[self.kind]
         return f"{self.name}-{self.key[:16]}.{ext}"
 
 
@@ -300,6 +300,13 @@ def _content(directive: Directive, result: Any) -> bytes:
         except Exception as exc:
             raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: "
                                   f"{describe(exc)}") from exc
+    if directive.kind == "widget":
+        from .widgets import Widget
+
+        if not isinstance(result, Widget):
+            raise directive.error(f"widget builder {directive.name!r} must return a rnnmem.site.widgets.Widget, "
+                                  f"got {type(result).__name__}")
+        return result.to_html().encode()
     from .tables import Table
 
     if not isinstance(result, Table):
@@ -403,7 +410,7 @@ class Renderer:
     def prune(self) -> list[Path]:
         """Delete the cached items this renderer did not use (call after rendering every page)."""
         removed = []
-        for kind in ("figure", "table"):
+        for kind in ("figure", "table", "widget"):
             folder = self.cache_dir / kind
             if folder.is_dir():
                 for path in folder.iterdir():
