@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 
 from rnnmem import memory
 from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.builders.interactive import BOX
 from rnnmem.site.render import Renderer
 
 
@@ -48,8 +49,8 @@ def test_the_curve_is_f_to_the_n_on_a_logarithmic_step_axis(tmp_path):
         points = [tuple(map(float, p.split(","))) for p in curves["decay"].split()]
         f = float(memory.sigmoid(b))
         for (x, y), n in zip(points, (1, 10, 100, 1000, 10000)):
-            assert x == pytest.approx(44 + 300 * math.log10(n) / 4, abs=0.006)
-            assert y == pytest.approx(10 + (1 - f ** n) * 160, abs=0.006)
+            assert x == pytest.approx(BOX[0] + BOX[2] * math.log10(n) / 4, abs=0.006)
+            assert y == pytest.approx(BOX[1] + (1 - f ** n) * BOX[3], abs=0.006)
 
 
 def test_two_renders_are_byte_identical(tmp_path):

@@ -117,7 +117,7 @@ class Widget:
                 f'value="{self.start}" aria-valuetext="{html.escape(first.label, quote=True)}" '
                 f'aria-describedby="{uid}-title"></div>'
                 f'<dl class="rnnmem-w-readouts" aria-live="polite">{readouts}</dl>'
-                f'<svg class="rnnmem-w-plot" viewBox="0 0 360 200" role="img" '
+                f'<svg class="rnnmem-w-plot" viewBox="0 0 360 206" role="img" '
                 f'aria-label="{html.escape(self.description, quote=True)}">{svg}</svg>'
                 f'<script type="application/json" class="rnnmem-w-data">{data}</script>'
                 f'</div>')

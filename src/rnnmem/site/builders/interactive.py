@@ -12,8 +12,8 @@ from rnnmem.checks import check_positive, check_real
 from ..registry import widget
 from ..widgets import Curve, State, Widget, polyline
 
-#: The plot's box inside the 360 x 200 viewBox: (x0, y0, width, height).
-BOX = (44.0, 10.0, 300.0, 160.0)
+#: The plot's box inside the 360 x 206 viewBox: (x0, y0, width, height).
+BOX = (44.0, 10.0, 290.0, 160.0)
 
 
 def _x(n: float, max_steps: float) -> float:
@@ -93,7 +93,7 @@ def forget_bias_explorer(low: float = -2.0, high: float = 6.0, step: float = 0.2
         control_label="Forget bias b<sub>f</sub>", states=states,
         start=next(i for i, b in enumerate(biases) if math.isclose(b, start, abs_tol=1e-9)),
         readouts=[("bias", "b<sub>f</sub>"), ("gate", "forget gate σ(b<sub>f</sub>)"),
-                  ("efold", "e-fold horizon"), ("level", f"steps to {level:.0%}")],
+                  ("efold", "e-fold horizon (dashed)"), ("level", f"steps to {level:.0%} (dotted)")],
         curves=[Curve("decay", "f to the n")], marks=["efold", "level"], svg=_axes(max_steps),
         description=(f"What is left of a signal after n steps, f to the n, for the forget gate f = sigma(b_f) at "
                      f"the chosen bias, on a logarithmic step axis from 1 to {max_steps:,}; dashed lines mark the "
