@@ -199,12 +199,25 @@ FIGURES = [
 @pytest.mark.parametrize("name, args", FIGURES)
 def test_a_diagram_renders_to_the_same_bytes_twice_and_reads_on_a_phone(name, args):
     builder = getattr(B, name)
-    fig = builder(**args)
+    fig, values = builder(**args)
     assert smallest_text_px(fig) >= 11.0, f"{name}: text of {smallest_text_px(fig):.1f} px on a phone"
     assert fig.get_figwidth() == B.WIDTH
     first = to_svg(fig)
-    assert to_svg(builder(**args)) == first
+    again, same = builder(**args)
+    assert to_svg(again) == first and same == values
     assert b"<path" in first
+
+
+def test_the_values_a_caption_can_state_are_the_figures():
+    _, v = B.truncated_bptt_window(length=8, k1=2, k2=4)
+    assert (v["k1"], v["k2"], v["updates"], v["reach"], v["boundaries"]) == (2, 4, 4, [[2, 1], [4, 1], [6, 3], [8, 5]], [])
+    _, v = B.rnn_unrolled(direction="both")
+    assert (v["steps"], v["arcs"]) == (3, 4)
+    assert B.rnn_unrolled()[1]["arcs"] == 0
+    _, v = B.gru_conventions_diagram(left=("z_keeps", "before"), right=("z_keeps", "after"))
+    assert v["differ"] == ["W_hn", "n", "r_mul"]
+    _, v = B.elmo_stack_diagram(layers=3)
+    assert (v["layers"], v["mixed"]) == (3, 4)
 
 
 def test_the_gradient_arcs_run_above_the_chain_where_their_labels_are():

@@ -233,7 +233,9 @@ def rnn_unrolled(direction="forward"):
     fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
     fig.subplots_adjust(0, 0, 1, 1)
     draw(d, ax, limits=(x0, x1, y0, y1))
-    return fig
+    states = [n for n in d.nodes if n.startswith("h")]
+    arcs = [e for e in d.edges if e.style == "backward"]
+    return fig, {"steps": len(states), "arcs": len(arcs)}
 
 
 def _succ(d: Diagram, id: str) -> list[str]:
@@ -300,7 +302,7 @@ def lstm_cell_diagram(gates=("f", "i", "g", "o")):
         ax = fig.add_axes((col * 0.5, 1 - (main_h + (r + 1) * panel_h) / H, 0.5, panel_h / H))
         draw(part, ax, limits=(px0, px1, py0, py1))
         ax.text(px0, py1, LSTM_GATES[gate], ha="left", va="top", fontsize=FONT)
-    return fig
+    return fig, {"panels": len(gates), "gates": [LSTM_GATES[g] for g in gates]}
 
 
 @figure()
@@ -322,7 +324,7 @@ def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "afte
         draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges)
         ax.text(x0, y1, f"$r$ {reset} the product, $z$ {update.split('_')[1]}", ha="left", va="top",
                 fontsize=FONT)
-    return fig
+    return fig, {"differ": sorted(nodes), "edges_differ": len(edges), "top": list(left), "bottom": list(right)}
 
 
 def _pair(name: str, conv) -> tuple[str, str]:
@@ -342,7 +344,9 @@ def truncated_bptt_window(length=8, k1=2, k2=4):
     fig.subplots_adjust(0, 0, 1, 1)
     draw(d, ax, limits=(x0, x1, y0, y1))
     ax.text(x0, y1 - 0.05, f"BPTT($k_1{{=}}{k1}$, $k_2{{=}}{k2}$)", ha="left", va="top", fontsize=FONT)
-    return fig
+    plan = bptt.truncation_plan(length, k1, k2, loss_steps="all")
+    return fig, {"length": plan.length, "k1": plan.k1, "k2": plan.k2, "updates": len(plan.updates),
+                 "reach": [[t, first] for t, first, _ in plan.updates], "boundaries": list(plan.boundaries)}
 
 
 @figure()
@@ -354,4 +358,5 @@ def elmo_stack_diagram(layers=2):
     fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
     fig.subplots_adjust(0, 0, 1, 1)
     draw(d, ax, emphasis={f"h{j}_t" for j in range(1, layers + 1)} | {"E_t"})
-    return fig
+    return fig, {"layers": layers, "words": len([n for n in d.nodes if n.startswith("w_")]),
+                 "mixed": len(d.inputs_of("mix"))}
