@@ -175,5 +175,5 @@ def leaky_pulse(taus=(2, 10, 50), steps=150):
     ax.set_ylim(1e-4, 1.5)
     ax.set_xlabel("steps after the pulse, $n$")
     ax.set_ylabel("share of the pulse kept")
-    ax.legend(loc="lower left", title="solid: exact; dashed: Euler", fontsize=9, title_fontsize=9)
+    ax.legend(loc="lower right", title="solid: exact; dashed: Euler", fontsize=9, title_fontsize=9)
     return fig, values
