@@ -92,7 +92,9 @@ def forget_bias(*, gate: Any = None, horizon: Any = None, efold_horizon: Any = N
     if kind == "horizon":
         return memory.bias_for_horizon(value, level)
     if kind == "efold_horizon":
-        return memory.bias_for_efold_horizon(value)
+        return memory.bias_for_efold_horizon(check_positive("efold_horizon", value))
+    if np.any(np.asarray(check_positive("mean_lifetime", value), dtype=np.float64) <= 1):
+        raise ValueError(f"mean_lifetime must be greater than 1 (a lifetime of at least one step), got {value!r}")
     return memory.bias_for_mean_lifetime(value)
 
 
