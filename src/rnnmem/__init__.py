@@ -17,6 +17,8 @@ Modules, each one idea:
 * :mod:`rnnmem.growth_cell`: a one-unit LSTM whose gradient grows although :math:`f < 1`.
 * :mod:`rnnmem.cell_bound`: how large the LSTM's cell can get, from the forget gate alone.
 * :mod:`rnnmem.init`: PyTorch's uniform draw, forget-gate initializations and the horizons they start from.
+* :mod:`rnnmem.leaky`: leaky units and time constants, and the biases that start a gated cell as one.
+* :mod:`rnnmem.carry`: a gated cell's carry factors (forget or keep gates), measured on data.
 * :mod:`rnnmem.params`: parameter counts under each framework's convention.
 * :mod:`rnnmem.dropout`: what dropout does to a carried state.
 * :mod:`rnnmem.scaling`: error as a power law in data.
@@ -35,6 +37,7 @@ Modules, each one idea:
 from . import (bilm, bptt, cell_bound, cell_paths, checks, clipping, corpus, data, dropout, gate_arithmetic, gradcheck,
                growth_cell, gru, init, jacobians, lstm, memory, params, probe, rnn, scaling, train)
 from . import ensemble, lab, tasks
+from . import carry, leaky
 from .bilm import BiLM
 from .gru import GRU
 from .lstm import LSTM
@@ -48,5 +51,6 @@ __all__ = [
     "growth_cell", "cell_bound", "init", "params", "dropout", "scaling", "corpus", "train", "bilm",
     "probe", "gate_arithmetic", "data", "checks",
     "tasks", "ensemble", "lab",
+    "leaky", "carry",
     "__version__",
 ]

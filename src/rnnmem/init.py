@@ -49,6 +49,7 @@ __all__ = [
     "retained_gradient",
     "gate_slice",
     "keras_unit_forget_bias",
+    "keras_lstm_weights",
     "pytorch_uniform",
     "pytorch_weights",
     "pytorch_default_biases",
@@ -91,7 +92,9 @@ def forget_bias(*, gate: Any = None, horizon: Any = None, efold_horizon: Any = N
     if kind == "horizon":
         return memory.bias_for_horizon(value, level)
     if kind == "efold_horizon":
-        return memory.bias_for_efold_horizon(value)
+        return memory.bias_for_efold_horizon(check_positive("efold_horizon", value))
+    if np.any(np.asarray(check_positive("mean_lifetime", value), dtype=np.float64) <= 1):
+        raise ValueError(f"mean_lifetime must be greater than 1 (a lifetime of at least one step), got {value!r}")
     return memory.bias_for_mean_lifetime(value)
 
 
@@ -185,6 +188,35 @@ def keras_unit_forget_bias(hidden: int) -> np.ndarray:
     b = np.zeros(4 * h)
     b[gate_slice("f", h, "keras")] = 1.0
     return b
+
+
+def keras_lstm_weights(input_size: int, hidden: int, seed: Any = None) -> dict[str, np.ndarray]:
+    r"""An LSTM layer drawn as Keras' defaults draw it, in PyTorch's layout (gates ``i|f|g|o``).
+
+    Keras' ``kernel`` ``(D, 4H)`` is Glorot-uniform, every entry from
+    :math:`U(-l, l)` with :math:`l = \sqrt{6/(D + 4H)}`; its
+    ``recurrent_kernel`` ``(H, 4H)`` is orthogonal (orthonormal rows, from the
+    QR factorization of a Gaussian matrix); its one bias is
+    :func:`keras_unit_forget_bias`. Returned transposed to ``W_ih`` ``(4H, D)``
+    and ``W_hh`` ``(4H, H)``, the bias as ``b_ih``, with ``b_hh`` zero, ready
+    for :func:`rnnmem.lstm.step`. Keras' gate order ``i, f, c, o`` is
+    PyTorch's ``i, f, g, o`` under other names, so no block moves. The draws
+    are the same distributions as Keras', not the same numbers.
+
+    >>> W = keras_lstm_weights(3, 2, seed=0)
+    >>> {k: v.shape for k, v in W.items()}
+    {'W_ih': (8, 3), 'W_hh': (8, 2), 'b_ih': (8,), 'b_hh': (8,)}
+    >>> bool(np.allclose(W["W_hh"].T @ W["W_hh"], np.eye(2)))
+    True
+    """
+    D = check_positive_int("input_size", input_size)
+    H = check_positive_int("hidden", hidden)
+    rng = check_seed("seed", seed)
+    limit = math.sqrt(6.0 / (D + 4 * H))
+    kernel = rng.uniform(-limit, limit, (D, 4 * H))
+    q, r = np.linalg.qr(rng.standard_normal((4 * H, H)))
+    q = q * np.sign(np.diag(r))             # a uniformly random orthonormal frame
+    return {"W_ih": kernel.T.copy(), "W_hh": q, "b_ih": keras_unit_forget_bias(H), "b_hh": np.zeros(4 * H)}
 
 
 def pytorch_uniform(shape: Any, hidden: int, seed: Any = None, scale: float = 1.0) -> np.ndarray:

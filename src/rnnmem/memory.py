@@ -10,7 +10,8 @@ Two conventions for the *horizon* are in use, and this module offers both:
   falls to a chosen level :math:`\varepsilon` (1% unless told otherwise),
   :math:`n = \ln\varepsilon / \ln f`;
 * the **e-fold horizon** :func:`efold_horizon`: the number of steps over which
-  :math:`f^n` falls by a factor of :math:`e`, :math:`m = -1/\ln f`.
+  :math:`f^n` falls by a factor of :math:`e`, :math:`\tau = -1/\ln f`, the
+  time constant of a leaky unit (:mod:`rnnmem.leaky`).
 
 They differ by the constant factor :math:`-\ln\varepsilon` (4.605 at 1%).
 A gate is :math:`f = \sigma(b)`, the logistic function of a bias, so every
@@ -152,7 +153,7 @@ def horizon(f: Any, level: float = DEFAULT_LEVEL) -> Any:
 
 
 def efold_horizon(f: Any) -> Any:
-    r"""Steps over which :math:`f^n` falls by a factor of :math:`e`: :math:`m = -1/\ln f`.
+    r"""Steps over which :math:`f^n` falls by a factor of :math:`e`: :math:`\tau = -1/\ln f`.
 
     This is the *e-fold horizon*. It lies strictly between the bounds of
     :func:`efold_bounds`.
@@ -207,27 +208,27 @@ def gate_for_horizon(steps: Any, level: float = DEFAULT_LEVEL) -> Any:
     return _out(steps, np.exp(math.log(level) / np.asarray(steps, dtype=np.float64)))
 
 
-def gate_for_efold_horizon(m: Any) -> Any:
-    r"""The gate value whose e-fold horizon is ``m``: :math:`f = e^{-1/m}`.
+def gate_for_efold_horizon(tau: Any) -> Any:
+    r"""The gate value whose e-fold horizon is ``tau``: :math:`f = e^{-1/\tau}`.
 
     >>> round(gate_for_efold_horizon(100), 6)
     0.99005
     """
-    m = check_positive("m", m)
-    return _out(m, np.exp(-1.0 / np.asarray(m, dtype=np.float64)))
+    tau = check_positive("tau", tau)
+    return _out(tau, np.exp(-1.0 / np.asarray(tau, dtype=np.float64)))
 
 
-def gate_for_mean_lifetime(m: Any) -> Any:
-    r"""The gate value with :math:`1/(1-f) = m`, for :math:`m > 1`: :math:`f = 1 - 1/m`.
+def gate_for_mean_lifetime(lifetime: Any) -> Any:
+    r"""The gate value with :math:`1/(1-f) = \ell`, for :math:`\ell > 1`: :math:`f = 1 - 1/\ell`.
 
     >>> gate_for_mean_lifetime(4)
     0.75
     """
-    m = check_positive("m", m)
-    mm = np.asarray(m, dtype=np.float64)
-    if np.any(mm <= 1):
-        raise ValueError(f"m must be greater than 1 (a lifetime of at least one step), got {m!r}")
-    return _out(m, 1.0 - 1.0 / mm)
+    lifetime = check_positive("lifetime", lifetime)
+    ll = np.asarray(lifetime, dtype=np.float64)
+    if np.any(ll <= 1):
+        raise ValueError(f"lifetime must be greater than 1 (a lifetime of at least one step), got {lifetime!r}")
+    return _out(lifetime, 1.0 - 1.0 / ll)
 
 
 def bias_for_gate(f: Any) -> Any:
@@ -256,28 +257,28 @@ def bias_for_horizon(steps: Any, level: float = DEFAULT_LEVEL) -> Any:
     return bias_for_gate(gate_for_horizon(steps, level))
 
 
-def bias_for_efold_horizon(m: Any) -> Any:
-    r"""The bias whose gate has e-fold horizon ``m``.
+def bias_for_efold_horizon(tau: Any) -> Any:
+    r"""The bias whose gate has e-fold horizon ``tau``.
 
     >>> round(bias_for_efold_horizon(100), 3)
     4.6
     """
-    return bias_for_gate(gate_for_efold_horizon(m))
+    return bias_for_gate(gate_for_efold_horizon(tau))
 
 
-def bias_for_mean_lifetime(m: Any) -> Any:
-    r"""The bias :math:`b = \ln(m - 1)`, which gives exactly :math:`1/(1-f) = m`.
+def bias_for_mean_lifetime(lifetime: Any) -> Any:
+    r"""The bias :math:`b = \ln(\ell - 1)`, which gives exactly :math:`1/(1-f) = \ell` (``lifetime``).
 
-    Since :math:`1 - \sigma(b) = 1/(1 + e^{b})`, the choice :math:`b = \ln(m-1)`
-    makes :math:`1/(1-f) = 1 + e^{b} = m`: the upper bound of the e-fold
-    horizon is then ``m``, and the e-fold horizon itself just under it.
+    Since :math:`1 - \sigma(b) = 1/(1 + e^{b})`, the choice :math:`b = \ln(\ell-1)`
+    makes :math:`1/(1-f) = 1 + e^{b} = \ell`: the upper bound of the e-fold
+    horizon is then ``lifetime``, and the e-fold horizon itself just under it.
 
     >>> b = bias_for_mean_lifetime(100)
     >>> round(b, 4), round(mean_lifetime(sigmoid(b)), 9)
     (4.5951, 100.0)
     """
-    m = check_positive("m", m)
-    mm = np.asarray(m, dtype=np.float64)
-    if np.any(mm <= 1):
-        raise ValueError(f"m must be greater than 1 (a lifetime of at least one step), got {m!r}")
-    return _out(m, np.log(mm - 1.0))
+    lifetime = check_positive("lifetime", lifetime)
+    ll = np.asarray(lifetime, dtype=np.float64)
+    if np.any(ll <= 1):
+        raise ValueError(f"lifetime must be greater than 1 (a lifetime of at least one step), got {lifetime!r}")
+    return _out(lifetime, np.log(ll - 1.0))

@@ -31,8 +31,10 @@ def page_table(chapter: str, name: str) -> list[list[str]]:
     """The rows of the table ``name`` as the chapter's directive renders it."""
     text = (ROOT / "docs" / "chapters" / f"{chapter}.md").read_text()
     (directive,) = [d for d in find_directives(text, chapter) if d.name == name]
-    args = {k: v for k, v in directive.args.items() if k != "caption"}
+    args = {k: v for k, v in directive.args.items() if k not in ("caption", "alt", "id")}
     table = registry.get("table", name).func(**args)
+    if isinstance(table, tuple):                  # (table, values): the values fill captions
+        table = table[0]
     return [[str(c) for c in row] for row in table.rows]
 
 

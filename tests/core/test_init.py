@@ -147,7 +147,8 @@ def test_scheme_horizons():
     (lambda: init.forget_bias(gate=0.5, horizon=3), "forget_bias"),
     (lambda: init.forget_bias(gate=1.2), "f"),
     (lambda: init.forget_bias(horizon=-3), "steps"),
-    (lambda: init.forget_bias(mean_lifetime=1), "m"),
+    (lambda: init.forget_bias(mean_lifetime=1), "mean_lifetime"),
+    (lambda: init.forget_bias(efold_horizon=0), "efold_horizon"),
     (lambda: init.forget_bias_row(float("nan")), "bias"),
     (lambda: init.keras_unit_forget_bias(0), "hidden"),
     (lambda: init.gate_slice("x", 3), "gate"),
@@ -163,3 +164,16 @@ def test_scheme_horizons():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()
+
+
+def test_keras_lstm_weights_follow_keras_initializers():
+    D, H = 5, 7
+    W = init.keras_lstm_weights(D, H, seed=3)
+    limit = (6 / (D + 4 * H)) ** 0.5
+    assert W["W_ih"].shape == (4 * H, D) and np.abs(W["W_ih"]).max() <= limit
+    assert np.abs(W["W_ih"]).max() > 0.8 * limit            # uses the whole Glorot range
+    np.testing.assert_allclose(W["W_hh"].T @ W["W_hh"], np.eye(H), atol=1e-12)
+    assert W["b_ih"].tolist() == init.keras_unit_forget_bias(H).tolist()
+    assert not W["b_hh"].any()
+    with pytest.raises(ValueError, match="^hidden must"):
+        init.keras_lstm_weights(D, 0)

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from rnnmem import init, memory
+from rnnmem import carry, init, memory
+from rnnmem.lstm import LSTM
 from rnnmem.checks import (
     check_choice,
     check_finite,
@@ -66,9 +67,10 @@ def forget_bias_rows(biases=None, steps=47, level=0.01):
         rows.append([_bias_label(r.bias), f"{r.gate:.6f}", f"{r.efold_horizon:.2f}", f"{r.horizon:.1f}",
                      f"{r.mean_lifetime:.2f}", f"{init.retained_gradient(r.bias, steps):.2e}"])
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
-    return Table(columns=["bias \\(b_f\\)", "gate \\(f = \\sigma(b_f)\\)", "e-fold horizon",
-                          f"{pct} horizon", "\\(1/(1-f)\\)", f"kept after {steps} steps, \\(f^{{{steps}}}\\)"],
-                 rows=rows)
+    table_ = Table(columns=["bias \\(b_f\\)", "gate \\(f = \\sigma(b_f)\\)", "e-fold horizon",
+                            f"{pct} horizon", "\\(1/(1-f)\\)", f"kept after {steps} steps, \\(f^{{{steps}}}\\)"],
+                   rows=rows)
+    return table_, {"steps": steps, "level": level}
 
 
 @figure()
@@ -92,7 +94,8 @@ def pytorch_bias_density(hidden=256, size=200_000, seed=0, bins=60):
     ax.set_xlabel(f"effective forget bias $b_f$  ($H = {hidden}$, $a = 1/\\sqrt{{H}} = {a:.4g}$)")
     ax.set_ylabel("density")
     ax.legend(loc="upper center", fontsize=9, ncol=2)
-    return fig
+    return fig, {"hidden": hidden, "size": size, "a": a, "low": float(samples.min()), "high": float(samples.max()),
+                 "peak": float(init.pytorch_forget_bias_density(0.0, hidden)), "box_low": -a, "box_high": a}
 
 
 def _ecdf(values: np.ndarray, left: float, right: float) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +144,11 @@ def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
     inset.set_ylim(0, 1.04)
     inset.set_title("zero and PyTorch, enlarged", fontsize=8)
     inset.tick_params(labelsize=7)
-    return fig
+    values = {"hidden": hidden, "t_max": t_max, "measure": measure}
+    for name, stat in (("min", np.min), ("median", np.median), ("max", np.max)):
+        values[name] = {k: float(stat(v)) for k, v in hs.items()}
+    values["beyond_100"] = {k: float(np.mean(v > 100)) for k, v in hs.items()}
+    return fig, values
 
 
 @table()
@@ -165,7 +172,53 @@ def init_scheme_table(hidden=256, t_max=1000, seed=0):
         gate = memory.sigmoid(bias)
         rows.append([SCHEME_LABELS[scheme], span(bias, ".3f"), span(gate, ".4f"), span(efold[scheme], ".2f"),
                      f"{float(np.median(efold[scheme])):.2f}", span(lifetime[scheme], ".2f")])
-    return Table(columns=["scheme", "forget bias \\(b_f\\)", "gate \\(f\\)", "e-fold horizon",
-                          "median e-fold horizon", "\\(1/(1-f)\\)"],
-                 rows=rows, align=["left", "right", "right", "right", "right", "right"],
-                 notes=f"{hidden} units; chrono with \\(T_{{\\max}} = {t_max:g}\\); random draws from seed {seed}.")
+    table_ = Table(columns=["scheme", "forget bias \\(b_f\\)", "gate \\(f\\) at zero input", "e-fold horizon",
+                            "median e-fold horizon", "\\(1/(1-f)\\)"],
+                   rows=rows, align=["left", "right", "right", "right", "right", "right"],
+                   notes=f"{hidden} units; chrono with \\(T_{{\\max}} = {t_max:g}\\); random draws from seed {seed}.")
+    return table_, {"hidden": hidden, "t_max": t_max, "seed": seed}
+
+
+@figure()
+def forget_gates_on_data(hidden=256, steps=50, batch=16, seeds=(0, 1, 2), data_seed=1):
+    """Forget gates of default PyTorch LSTMs fed unit-variance noise, at step ``steps``, against their zero-input gates.
+
+    One LSTM of ``hidden`` units with ``hidden`` inputs per seed (weights as
+    :class:`rnnmem.LSTM` draws them, PyTorch's default), fed ``batch``
+    sequences of standard normal inputs from ``data_seed``; the gates are
+    read with :func:`rnnmem.carry.carry_factors`. Values: ``min``, ``max``,
+    ``sd`` and ``median`` of the gates on data over every seed, unit and
+    sequence; ``zero_min``, ``zero_max`` of the zero-input gates
+    :math:`\\sigma(b_f)`; ``tau_data`` and ``tau_zero``, the e-fold horizons
+    of the mean log gate; ``seeds``, ``hidden``, ``steps``.
+    """
+    hidden = check_positive_int("hidden", hidden)
+    steps = check_positive_int("steps", steps)
+    batch = check_positive_int("batch", batch)
+    if not isinstance(seeds, (list, tuple)) or not seeds:
+        raise ValueError(f"seeds must be a non-empty list of seeds (whole numbers >= 0), got {seeds!r}")
+    seeds = [check_nonnegative_int(f"seeds[{k}]", v) for k, v in enumerate(seeds)]
+    data_seed = check_nonnegative_int("data_seed", data_seed)
+    noise = np.random.default_rng(data_seed).standard_normal((steps, batch, hidden))
+    on_data, zero_input = [], []
+    for seed in seeds:
+        model = LSTM(hidden, hidden, seed=seed)
+        on_data.append(carry.carry_factors(model, noise)[-1].ravel())
+        zero_input.append(memory.sigmoid(model.b_ih[hidden:2 * hidden] + model.b_hh[hidden:2 * hidden]))
+    data, zero = np.concatenate(on_data), np.concatenate(zero_input)
+    fig, ax = new_figure()
+    bins = np.linspace(0.0, 1.0, 101)
+    ax.hist(data, bins=bins, density=True, color=PALETTE[0], alpha=0.6,
+            label=f"fed data, step {steps}")
+    ax.hist(zero, bins=bins, density=True, color=PALETTE[1], alpha=0.6,
+            label="at zero input, $\\sigma(b_f)$")
+    ax.set_xlim(0, 1)
+    ax.set_yscale("log")
+    ax.set_xlabel("forget gate $f$")
+    ax.set_ylabel("density (log scale)")
+    ax.legend(loc="upper left", fontsize=9)
+    values = {"hidden": hidden, "steps": steps, "seeds": len(seeds),
+              "min": float(data.min()), "max": float(data.max()), "sd": float(data.std()),
+              "median": float(np.median(data)), "zero_min": float(zero.min()), "zero_max": float(zero.max()),
+              "tau_data": carry.efold_of_factors(data), "tau_zero": carry.efold_of_factors(zero)}
+    return fig, values

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnmem import memory
-from rnnmem.checks import check_list, check_open_unit, check_positive_int
+from rnnmem import leaky, memory
+from rnnmem.checks import check_list, check_open_unit, check_positive, check_positive_int
 
 from ..registry import figure, table
-from ..style import new_figure
+from ..style import PALETTE, new_figure
 from ..tables import Table
 
 
@@ -16,20 +16,38 @@ def _gates(name: str, values) -> list[float]:
     return check_list(name, values, check_open_unit, "gate values")
 
 
+def _key(f: float) -> str:
+    """A factor as the key of a builder value: ``0.99`` -> ``"0.99"``."""
+    return f"{f:g}"
+
+
 @figure()
 def decay_curves(factors=(0.9, 0.99, 0.999), steps=1000, level=None):
-    """f^n against n on a logarithmic axis, one line per factor; optional level line."""
+    """f^n against n on a logarithmic axis, one line per factor; optional level line.
+
+    Values: ``steps``; ``left[f]``, what is left after ``steps``; with a
+    level, ``level``, ``crossing[f]``, the step where f^n falls to it (None
+    when beyond ``steps``), and ``crossed`` / ``above``, the factors that do
+    and do not cross it within ``steps``.
+    """
     factors = _gates("factors", factors)
     steps = check_positive_int("steps", steps)
+    if level is not None:
+        level = check_open_unit("level", level)
     n = np.arange(steps + 1)
     fig, ax = new_figure()
     for f in factors:
         ax.semilogy(n, memory.decay(f, n), label=f"$f = {f}$")
+    values = {"steps": steps, "left": {_key(f): memory.decay(f, steps) for f in factors}}
     if level is not None:
-        level = check_open_unit("level", level)
         ax.axhline(level, color="#777777", linestyle="--", linewidth=1.0)
         ax.annotate(f"level {level:g}", (steps, level), textcoords="offset points", xytext=(-4, 4),
                     ha="right", va="bottom", color="#555555")
+        crossing = {_key(f): memory.horizon(f, level) for f in factors}
+        values.update(level=level,
+                      crossing={k: (v if v <= steps else None) for k, v in crossing.items()},
+                      crossed=[k for k, v in crossing.items() if v <= steps],
+                      above=[k for k, v in crossing.items() if v > steps])
     ax.set_xlim(0, steps)
     smallest = min(memory.decay(f, steps) for f in factors)
     floor = level / 100 if level is not None else 1e-6
@@ -37,12 +55,17 @@ def decay_curves(factors=(0.9, 0.99, 0.999), steps=1000, level=None):
     ax.set_xlabel("steps back, $n$")
     ax.set_ylabel("factor left, $f^n$")
     ax.legend(loc="lower left")
-    return fig
+    return fig, values
 
 
 @figure()
 def horizon_vs_gate(level=0.01, low=0.5, high=0.999):
-    """Level and e-fold horizons, with the e-fold bounds, against the gate value (log axes)."""
+    """Level and e-fold horizons, with the e-fold bounds, against the gate value (log axes).
+
+    Values: ``factor``, the level horizon over the e-fold one (-ln level, the
+    same at every gate, checked on the curve drawn); ``inside``, whether the
+    e-fold horizon lies between its bounds at every point drawn.
+    """
     level = check_open_unit("level", level)
     low, high = check_open_unit("low", low), check_open_unit("high", high)
     if not low < high:
@@ -52,14 +75,34 @@ def horizon_vs_gate(level=0.01, low=0.5, high=0.999):
     lower, upper = memory.efold_bounds(f)
     fig, ax = new_figure()
     ax.loglog(one_minus, memory.horizon(f, level), label=f"{level:g}-level horizon  $\\ln {level:g} / \\ln f$")
-    ax.loglog(one_minus, memory.efold_horizon(f), label="e-fold horizon  $-1/\\ln f$")
+    ax.loglog(one_minus, memory.efold_horizon(f), label="e-fold horizon  $\\tau = -1/\\ln f$")
     ax.fill_between(one_minus, lower, upper, color="#999999", alpha=0.3, linewidth=0,
                     label="bounds  $f/(1-f)$ to $1/(1-f)$")
     ax.invert_xaxis()
     ax.set_xlabel("distance of the gate from one, $1 - f$")
     ax.set_ylabel("steps")
     ax.legend(loc="upper left")
-    return fig
+    ratio = memory.horizon(f, level) / memory.efold_horizon(f)
+    tau = memory.efold_horizon(f)
+    return fig, {"level": level, "factor": float(np.median(ratio)),
+                 "factor_spread": float(ratio.max() - ratio.min()),
+                 "inside": bool(np.all((lower < tau) & (tau < upper)))}
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def readable(x: float, digits: int = 2) -> str:
+    """A fraction for a table cell: 0.366 as it is, 7.9e-31 as ``7.9 × 10⁻³¹``.
+
+    Values from 0.01 up are printed with three decimals; smaller ones with
+    ``digits`` significant digits times a power of ten, so that no cell shows
+    a row of zeros.
+    """
+    if x >= 0.01 or x == 0:
+        return f"{x:.3f}"
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
 @table()
@@ -71,12 +114,12 @@ def horizon_table(factors=(0.5, 0.9, 0.95, 0.99, 0.999), level=0.01, steps=100):
     rows = []
     for f in factors:
         lo, hi = memory.efold_bounds(f)
-        rows.append([f"{f:g}", f"{memory.decay(f, steps):.6f}", f"{memory.horizon(f, level):.1f}",
+        rows.append([f"{f:g}", readable(memory.decay(f, steps)), f"{memory.horizon(f, level):.1f}",
                      f"{lo:.3f}", f"{memory.efold_horizon(f):.3f}", f"{hi:.3f}"])
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
     return Table(
         columns=["gate \\(f\\)", f"\\(f^{{{steps}}}\\)", f"{pct} horizon", "\\(f/(1-f)\\)",
-                 "e-fold horizon \\(-1/\\ln f\\)", "\\(1/(1-f)\\)"],
+                 "e-fold horizon \\(\\tau = -1/\\ln f\\)", "\\(1/(1-f)\\)"],
         rows=rows,
     )
 
@@ -93,3 +136,44 @@ def bias_table(gates=(0.5, 0.731059, 0.8808, 0.95, 0.9848), level=0.01):
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
     return Table(columns=["gate \\(f\\)", "bias \\(b = \\ln\\frac{f}{1-f}\\)", f"{pct} horizon",
                           "e-fold horizon", "\\(1/(1-f)\\)"], rows=rows)
+
+
+@figure()
+def leaky_pulse(taus=(2, 10, 50), steps=150):
+    """What leaky units keep of a pulse, exact leak e^(-1/tau) (solid) against Euler's 1 - 1/tau (dashed).
+
+    Values: ``exact[tau]`` and ``euler[tau]``, the share of the pulse left
+    ``tau`` steps after it (whole ``tau`` only); ``e``, the share 1/e.
+    """
+    if not isinstance(taus, (list, tuple)) or not taus:
+        raise ValueError(f"taus must be a non-empty list of time constants greater than 1, got {taus!r}")
+    taus = [float(check_positive(f"taus[{k}]", t)) for k, t in enumerate(taus)]
+    for k, t in enumerate(taus):
+        if t <= 1 or t != int(t):
+            raise ValueError(f"taus[{k}] must be a whole number of steps greater than 1, got {t!r}")
+    steps = check_positive_int("steps", steps)
+    pulse = np.zeros(steps + 1)
+    pulse[0] = 1.0
+    n = np.arange(steps + 1)
+    fig, ax = new_figure()
+    values = {"e": float(np.exp(-1.0)), "exact": {}, "euler": {}}
+    for k, tau in enumerate(taus):
+        colour = PALETTE[k % len(PALETTE)]
+        for scheme, style in (("exact", "-"), ("euler", "--")):
+            h = leaky.run(pulse, tau, discretization=scheme)
+            kept = h / h[0]
+            ax.semilogy(n, kept, color=colour, linestyle=style,
+                        label=f"$\\tau = {tau:g}$" if scheme == "exact" else None)
+            if tau <= steps:
+                values[scheme][f"{tau:g}"] = float(kept[int(tau)])
+        if tau <= steps:
+            ax.plot([tau], [np.exp(-1.0)], "o", color=colour, markersize=4)
+    ax.axhline(np.exp(-1.0), color="#777777", linestyle=":", linewidth=1.0)
+    ax.annotate("$1/e$", (steps, np.exp(-1.0)), textcoords="offset points", xytext=(-4, 4), ha="right",
+                color="#555555")
+    ax.set_xlim(0, steps)
+    ax.set_ylim(1e-4, 1.5)
+    ax.set_xlabel("steps after the pulse, $n$")
+    ax.set_ylabel("share of the pulse kept")
+    ax.legend(loc="lower right", title="solid: exact; dashed: Euler", fontsize=9, title_fontsize=9)
+    return fig, values
