@@ -46,8 +46,8 @@ _TOKEN = re.compile(
     r"|(?<![\w.])(?P<emant>\d+(?:\.\d+)?)[eE](?P<eexp>[-+]?\d+)\b"
     r"|(?<![\w.,])(?P<plain>" + _NUM + r")(?P<pct>\s*(?:%|\\%|percent))?")
 #: Numbers in code: 1e-4, 30_010_000, 0.5, 1,000 in printed output.
-_CODE_NUMBER = re.compile(r"(?<![\w.])(\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|"
-                          r"\d{1,3}(?:,\d{3})+(?:\.\d+)?)")
+_CODE_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d_])|"
+                          r"\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)")
 _YEAR = r"(?:19[0-9]{2}|20[0-3][0-9])[a-z]?"
 _ALLOWED_CONTEXT = re.compile(
     r"\(\s*(?:[^()]{0,80}?,\s*)?" + _YEAR + r"\s*(?:[;,][^()]{0,80})?\)"          # (1997), (Gal, 2016; ...)
@@ -128,6 +128,11 @@ def parse_numbers(text: str) -> list[tuple[int, Number]]:
 
 
 def _code_numbers(text: str) -> list[float]:
+    """Numbers in code or printed output.
+
+    >>> _code_numbers("x = 1e-4; print('273,000', 30_010_000, .5, (1, 2))")
+    [0.0001, 273000.0, 30010000.0, 0.5, 1.0, 2.0]
+    """
     values = []
     for m in _CODE_NUMBER.finditer(text):
         token = m.group(1).replace("_", "").replace(",", "")
