@@ -94,6 +94,7 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
     curves = scaling.error_curves(improvements, data0, error0, decades=decades, points=200)
     fig, ax = new_figure()
     goal = error0 * target
+    values = {"goal": goal, "slope": {}, "hours": {}, "multiple": {}, "percent": {}}
     bottom, top = goal / 2.5, error0 * 1.4
     ax.axhline(goal, color="#777777", linestyle="--", linewidth=1.0)
     ax.annotate(f"{goal:g} = {error0:g} × {target:g}", (data0, goal), textcoords="offset points",
@@ -103,6 +104,9 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
         ax.loglog(curves["data"], curves["curves"][gamma], color=colour,
                   label=f"$\\gamma$ = {gamma:.0%} per tenfold, $\\beta = {beta:.3f}$")
         d = scaling.data_needed(data0, error0, goal, beta)
+        key = f"{gamma:g}"
+        values["slope"][key], values["hours"][key] = beta, d
+        values["multiple"][key], values["percent"][key] = scaling.data_multiple(target, beta), 100 * gamma
         ax.plot([d], [goal], "o", color=colour, markersize=6)
         ax.vlines(d, bottom, goal, colors=colour, linestyles=":", linewidth=1.2)
         ax.annotate(f"{d:,.0f}\n× {scaling.data_multiple(target, beta):.1f}", (d, 0.0),
@@ -123,4 +127,4 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
     ax.set_xlabel("training data (hours), $D$")
     ax.set_ylabel("error, $E(D)$")
     ax.legend(loc="upper right", frameon=False)
-    return fig
+    return fig, values

@@ -60,8 +60,12 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
         STRONG if strong is None else strong)
     fig, axes = new_figure(ncols=2, sharey=True, figsize=(7.2, 3.4))
     k = np.arange(steps + 1)
-    for ax, regime, title in ((axes[0], sat, "saturated gates"), (axes[1], strg, "strong recurrent weights")):
+    values = {"steps": steps}
+    for ax, regime, title, key in ((axes[0], sat, "saturated gates", "saturated"),
+                                   (axes[1], strg, "strong recurrent weights", "strong")):
         p = cell_paths(regime, steps, hidden, input_size, seed, input_seed)
+        values[key] = {"total": p.total_norm[steps], "carry": p.carry_norm[steps], "other": p.other_norm[steps],
+                       "ratio": p.other_norm[steps] / p.carry_norm[steps]}
         ax.semilogy(k, p.total_norm, color=PALETTE[0], label="all paths  $\\|\\partial c_k/\\partial c_0\\|$")
         ax.semilogy(k, p.carry_norm, color=PALETTE[1], linestyle="--",
                     label="carry line  $\\|\\mathrm{diag}(f_1 \\odot \\cdots \\odot f_k)\\|$")
@@ -73,7 +77,7 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
     axes[0].set_ylabel("spectral norm")
     axes[0].set_ylim(1e-3, 30)
     axes[1].legend(loc="lower right", fontsize=8)
-    return fig
+    return fig, values
 
 
 @table()
@@ -137,7 +141,7 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     h2, l2 = right.get_legend_handles_labels()
     right.legend(handles + h2, ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
                  loc="center right", fontsize=8)
-    return fig
+    return fig, {"tightness": chk.tightness, "holds": bool(chk.holds), "shown": show}
 
 
 def _sci(value: float) -> str:
@@ -239,7 +243,7 @@ def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_s
                  notes=f"Spectral norms at distance \\(k = {k}\\) from the zero state; \\(H = {hidden}\\) "
                        f"units, inputs of width {input_size}, weights drawn at {scale:g} times PyTorch's "
                        f"range from seed {seed}, inputs from seed {input_seed}. The bias is the LSTM's "
-                       "forget bias and the GRU's update-gate bias.")
+                       "forget bias and the GRU's update-gate bias."), values
 
 
 #: The models of :func:`default_start_table`: a name of :data:`rnnmem.ensemble.MODELS`, or ``"lstm:B"`` for
@@ -287,7 +291,7 @@ def default_start_table(models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=2
     hidden = check_positive_int("hidden", hidden)
     seeds = check_positive_int("seeds", seeds)
     sequences = check_positive_int("sequences", sequences)
-    rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}}
+    rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
     for name, (kind, bias) in zip(models, parsed):
         rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences)
         label = _MODEL_NAMES[kind] + ("" if kind != "lstm" else
@@ -305,4 +309,4 @@ def default_start_table(models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=2
                  notes=f"Untrained models, \\(H = {hidden}\\), PyTorch's default draw (the LSTM's forget "
                        f"bias replaced where given); the gradient of the loss at the query with respect to "
                        f"each hidden state, averaged over {sequences} recall sequences at lag {lag} "
-                       f"(alphabet {alphabet}); the factor is \\((\\|g_1\\|/\\|g_T\\|)^{{1/(T-1)}}\\).")
+                       f"(alphabet {alphabet}); the factor is \\((\\|g_1\\|/\\|g_T\\|)^{{1/(T-1)}}\\)."), values
