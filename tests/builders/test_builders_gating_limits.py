@@ -101,3 +101,18 @@ def test_a_bad_argument_of_the_new_tables_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))
     assert f"{name} must" in str(info.value)
+
+
+def test_the_figures_return_the_values_their_alt_text_states(tmp_path):
+    from rnnmem import cell_bound
+    from rnnmem.site.builders.gating_limits import SATURATED, STRONG, cell_paths
+
+    r = Renderer(tmp_path)
+    paths = r.render(one('<!-- figure: carry_vs_other_paths steps=12 caption="c" -->')).values
+    for key, regime in (("saturated", SATURATED), ("strong", STRONG)):
+        p = cell_paths(regime, 12)
+        assert paths[key]["carry"] == p.carry_norm[12] and paths[key]["other"] == p.other_norm[12]
+        assert paths[key]["total"] == p.total_norm[12]
+    bound = r.render(one('<!-- figure: cell_bound_check hidden=4 steps=30 caption="c" -->')).values
+    chk = cell_bound.simulate_cell_bound(4, 30, 0, scale=1.0, forget_bias=3.0, c0_scale=5.0)
+    assert bound["tightness"] == chk.tightness and bound["holds"] is True
