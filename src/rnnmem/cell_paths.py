@@ -9,6 +9,13 @@ the cell row is the weight-free **carry line**
 passes through some :math:`M_k` and so through ``W_hh``. Which dominates
 depends on the gates: :func:`lstm_cell_paths` measures both.
 
+The GRU has the same structure with one state: its one-step Jacobian is
+:math:`\operatorname{diag}(k_t)` plus terms that each carry a block of
+``W_hh`` (:mod:`rnnmem.jacobians`, :math:`k = z` when the update gate keeps),
+so :math:`\partial h_T/\partial h_s` holds exactly one weight-free path,
+:math:`\operatorname{diag}(k_{s+1} \odot \cdots \odot k_T)`, the product of
+the kept shares; :func:`gru_state_paths` splits it off the same way.
+
 Conventions as :mod:`rnnmem.jacobians`: one unbatched sequence ``xs`` of
 shape ``(T, D)``, states ``(H,)``, weights in torch layout.
 """
@@ -20,11 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from .jacobians import lstm_trajectory, random_lstm  # noqa: F401  (random_lstm: the examples use it)
+from .checks import check_finite, check_positive, check_positive_int, check_seed
+from .init import pytorch_weights
+from .jacobians import gru_trajectory, lstm_trajectory, random_lstm  # noqa: F401  (random_lstm: the examples use it)
 
 __all__ = [
     "CellPaths",
     "lstm_cell_paths",
+    "gru_state_paths",
+    "random_gru",
 ]
 
 
@@ -36,6 +47,9 @@ class CellPaths:
     norms of the total, of :math:`\operatorname{diag}(f_1 \odot \cdots \odot f_k)`
     and of their difference; ``total``, ``carry_line`` and ``other`` are the
     matrices at ``k = T``.
+    For a GRU (:func:`gru_state_paths`) the same fields describe
+    :math:`\partial h_k/\partial h_0`, the carry line being the product of
+    the kept shares of the update gate.
     """
 
     total_norm: np.ndarray
@@ -83,3 +97,58 @@ def lstm_cell_paths(xs: Any, h0: Any, c0: Any, W_ih: Any, W_hh: Any, b_ih: Any, 
         other_n.append(float(np.linalg.norm(other, 2)))
     return CellPaths(total_norm=np.array(total_n), carry_norm=np.array(carry_n), other_norm=np.array(other_n),
                      total=total, carry_line=np.diag(carry), other=other)
+
+
+def random_gru(input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0,
+               update_bias: float = 0.0) -> dict[str, np.ndarray]:
+    r"""A GRU drawn from :math:`U(-s/\sqrt H, s/\sqrt H)` (PyTorch's draw at ``scale`` 1), ``update_bias`` added to ``z``.
+
+    The offset goes on the ``z`` slice of ``b_ih`` (gate order ``r|z|n``): a
+    large one holds the update gate near one, which keeps the old state
+    under PyTorch's convention, the GRU's counterpart of a large forget bias.
+
+    >>> W = random_gru(2, 3, seed=0, update_bias=4.0)
+    >>> W["W_ih"].shape, W["W_hh"].shape, bool(W["b_ih"][3:6].min() > 3)
+    ((9, 2), (9, 3), True)
+    """
+    D = check_positive_int("input_size", input_size)
+    H = check_positive_int("hidden", hidden)
+    s = float(check_positive("scale", scale))
+    offset = float(check_finite("update_bias", update_bias))
+    W = pytorch_weights(D, H, gates=3, seed=check_seed("seed", seed), scale=s)
+    W["b_ih"][H:2 * H] += offset
+    return W
+
+
+def gru_state_paths(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *,
+                    update: str = "z_keeps", reset: str = "after") -> CellPaths:
+    r"""Split :math:`\partial h_k/\partial h_0` of a GRU into its weight-free path and all others, ``k = 0..T``.
+
+    The weight-free path is :math:`\operatorname{diag}(k_1 \odot \cdots \odot k_k)`,
+    :math:`k = z` under ``"z_keeps"`` and :math:`1 - z` under ``"z_writes"``
+    (the share of the old state kept). Every other path carries a block of
+    ``W_hh`` through :math:`\partial z/\partial h`, :math:`\partial r/\partial h`
+    or the candidate's :math:`U_n`. With the update gate held near one by its
+    bias the weight-free path carries almost everything; with strong
+    recurrent weights the others outgrow it, as in the LSTM.
+
+    >>> xs = np.random.default_rng(1).standard_normal((30, 2))
+    >>> held = gru_state_paths(xs, np.zeros(8), **random_gru(2, 8, seed=0, update_bias=6))
+    >>> bool(held.other_norm[30] < 0.05 * held.carry_norm[30])
+    True
+    """
+    steps = gru_trajectory(xs, h0, W_ih, W_hh, b_ih, b_hh, update=update, reset=reset)
+    H = steps[0].J.shape[0]
+    P = np.eye(H)
+    carry = np.ones(H)
+    total_n, carry_n, other_n = [1.0], [1.0], [0.0]
+    for J in steps:
+        P = J.J @ P
+        z = np.asarray(J.step.z, dtype=np.float64)
+        carry = carry * (z if update == "z_keeps" else 1.0 - z)
+        other = P - np.diag(carry)
+        total_n.append(float(np.linalg.norm(P, 2)))
+        carry_n.append(float(np.max(np.abs(carry))))
+        other_n.append(float(np.linalg.norm(other, 2)))
+    return CellPaths(total_norm=np.array(total_n), carry_norm=np.array(carry_n), other_norm=np.array(other_n),
+                     total=P, carry_line=np.diag(carry), other=other)

@@ -18,14 +18,26 @@ carry line (forget value 1) and read at step :math:`t`:
 
 * ``"recurrent"``: a fresh mask on the carried path at every step, so
   :math:`n = t`: variance :math:`p^{-t} - 1`, survival :math:`p^t`;
-* ``"vertical"``: masks only between layers (Zaremba, Sutskever and Vinyals,
-  2014); the carried path is deterministic and the value meets one mask per
-  layer on the way up, so :math:`n = \text{depth}` whatever :math:`t` is;
+* ``"vertical"``: masks only on the non-recurrent connections (Zaremba,
+  Sutskever and Vinyals, 2014); the carried path is deterministic and the
+  value meets each mask of the vertical path once, so :math:`n =
+  \text{depth}` whatever :math:`t` is (:math:`L + 1` masks for :math:`L`
+  layers in their placement, :func:`vertical_mask_count`);
 * ``"variational"``: one mask per sequence, the same at every step (Gal and
-  Ghahramani, 2016). For a binary mask :math:`m^t = m`, so the product over
-  the steps is the mask itself and the mean-keeping scale is :math:`1/p`,
-  applied once: variance :math:`1/p - 1` and survival :math:`p` at every
-  :math:`t`. A unit is dropped for the whole sequence or kept for all of it.
+  Ghahramani, 2016), here on the carried value itself. For a binary mask
+  :math:`m^t = m`, so the product over the steps is the mask itself and the
+  mean-keeping scale is :math:`1/p`, applied once: variance :math:`1/p - 1`
+  and survival :math:`p` at every :math:`t`. A unit is dropped for the whole
+  sequence or kept for all of it. "Once" holds for this identity carry line
+  only: Gal and Ghahramani, and Keras' ``recurrent_dropout``, mask
+  :math:`h_{t-1}` where it enters the recurrent product, a new value at
+  every step, and scale it by :math:`1/p` at every step.
+
+A masked carry line is all or nothing: the carried value, and the gradient
+that flows back along the same line, is :math:`p^{-n}` with probability
+:math:`p^n` and 0 otherwise. Its expectation is the unmasked one (unbiased);
+a forget gate of value :math:`p` would instead scale every run by
+:math:`p^n`, deterministically.
 
 Random draws take a ``seed`` (``None``, an int, or a :class:`numpy.random.Generator`; :func:`rnnmem.checks.check_seed`).
 Bad input raises :class:`ValueError` naming the argument.
@@ -54,10 +66,15 @@ __all__ = [
     "variational_masks",
     "inverted_dropout",
     "simulate_carried_state",
+    "VERTICAL_PLACEMENTS",
+    "vertical_mask_count",
 ]
 
 SCHEMES = ("recurrent", "vertical", "variational")
 """Where the dropout masks sit: see the module docstring."""
+
+VERTICAL_PLACEMENTS = ("zaremba", "pytorch")
+"""Who places the masks between layers: see :func:`vertical_mask_count`."""
 
 
 def check_keep(name: str, keep: Any) -> float:
@@ -134,6 +151,32 @@ def survival_table(keep: float, steps: Any = (1, 10, 50, 100), depth: int = 2) -
     p = check_keep("keep", keep)
     return [(check_nonnegative_int("steps", t),
              *(untouched_probability(p, perturbation_count(s, t, depth)) for s in SCHEMES)) for t in steps]
+
+
+def vertical_mask_count(layers: int, placement: str = "zaremba") -> int:
+    r"""How many dropout masks sit on the vertical path of a stack of ``layers`` recurrent layers.
+
+    The vertical path runs from the input up through the layers to the
+    readout, one step at a time; a value read at the top crosses each mask
+    on it once.
+
+    * ``"zaremba"``: Zaremba, Sutskever and Vinyals (2014, §3.2) drop out
+      every non-recurrent connection, the input into the first layer, each
+      layer into the next and the last into the readout: :math:`L + 1`
+      masks.
+    * ``"pytorch"``: ``torch.nn.LSTM(num_layers=L, dropout=q)`` (and
+      ``nn.GRU``, ``nn.RNN``) drops the output of every layer but the last:
+      :math:`L - 1` masks, none for one layer; dropout on the input or on
+      the top layer's output is left to the code around the module
+      (documented under the ``dropout`` argument; the book's tests check
+      it against PyTorch).
+
+    >>> [vertical_mask_count(2, p) for p in VERTICAL_PLACEMENTS]
+    [3, 1]
+    """
+    n = check_positive_int("layers", layers)
+    placement = check_choice("placement", placement, VERTICAL_PLACEMENTS)
+    return n + 1 if placement == "zaremba" else n - 1
 
 
 # --------------------------------------------------------------------------- masks

@@ -7,16 +7,16 @@ If error falls as a power of the amount of training data,
     E(D) = E_0 \left(\frac{D}{D_0}\right)^{\beta}, \qquad \beta < 0,
 
 then every tenfold increase of data multiplies the error by :math:`10^\beta`.
-A relative improvement :math:`r` per tenfold therefore fixes the exponent,
-:math:`10^\beta = 1 - r`, so :math:`\beta = \log_{10}(1 - r)`
-(:math:`r = 40\%` gives :math:`\beta = \log_{10} 0.6 = -0.222`).
+A relative improvement :math:`\gamma` per tenfold therefore fixes the exponent,
+:math:`10^\beta = 1 - \gamma`, so :math:`\beta = \log_{10}(1 - \gamma)`
+(:math:`\gamma = 40\%` gives :math:`\beta = \log_{10} 0.6 = -0.222`).
 
 To multiply the error by a ratio :math:`q` (:math:`q = 1/2` halves it) the data
 must grow by :math:`x = \log_{10}(q)/\beta` decades, a factor of
 :math:`10^x = q^{1/\beta}`. Both logarithms are negative, so :math:`x > 0`;
 writing :math:`\log_{10}(0.5)/0.222` with a positive :math:`0.222` drops a sign.
-At :math:`r = 40\%` halving costs 1.36 decades, :math:`22.7\times` the data;
-at :math:`r = 30\%` it costs :math:`88\times`.
+At :math:`\gamma = 40\%` halving costs 1.36 decades, :math:`22.7\times` the data;
+at :math:`\gamma = 30\%` it costs :math:`88\times`.
 
 Scalars in give Python floats out; arrays in give float64 arrays out. Bad
 input raises :class:`ValueError` naming the argument (a ``beta`` that is not
@@ -48,7 +48,7 @@ def _beta(beta: Any) -> float:
         raise ValueError(f"beta must be a single negative number, got {beta!r}")
     b = float(check_finite("beta", beta))
     if not b < 0:
-        raise ValueError(f"beta must be negative (error falls as data grows; beta = log10(1 - r)), got {beta!r}")
+        raise ValueError(f"beta must be negative (error falls as data grows; beta = log10(1 - gamma)), got {beta!r}")
     return b
 
 
@@ -59,13 +59,13 @@ def _out(x: Any, value: Any) -> Any:
 
 
 def exponent_per_tenfold(improvement: Any) -> Any:
-    r"""The exponent :math:`\beta = \log_{10}(1 - r)` of a relative improvement ``r`` per tenfold data.
+    r"""The exponent :math:`\beta = \log_{10}(1 - \gamma)` of a relative improvement :math:`\gamma` per tenfold data.
 
     >>> round(exponent_per_tenfold(0.4), 3), round(exponent_per_tenfold(0.3), 3)
     (-0.222, -0.155)
     """
-    r = check_open_unit("improvement", improvement)
-    return _out(r, np.log10(1.0 - np.asarray(r, dtype=np.float64)))
+    gamma = check_open_unit("improvement", improvement)
+    return _out(gamma, np.log10(1.0 - np.asarray(gamma, dtype=np.float64)))
 
 
 def improvement_per_tenfold(beta: float) -> float:

@@ -71,3 +71,17 @@ def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(comment))
     assert expected in str(info.value)
+
+
+def test_error_figure_returns_the_laws_it_draws(tmp_path):
+    from rnnmem import scaling
+
+    d = one('<!-- figure: error_vs_data improvements=[0.3, 0.4] data0=12000 error0=0.1 target=0.5 caption="c" -->')
+    values = Renderer(tmp_path).render(d).values
+    for gamma in (0.3, 0.4):
+        beta = scaling.exponent_per_tenfold(gamma)
+        key = f"{gamma:g}"
+        assert values["slope"][key] == beta
+        assert values["hours"][key] == scaling.data_needed(12_000, 0.1, 0.05, beta)
+        assert values["multiple"][key] == scaling.data_multiple(0.5, beta)
+    assert values["goal"] == 0.1 * 0.5

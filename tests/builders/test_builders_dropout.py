@@ -51,3 +51,20 @@ def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(comment))
     assert expected in str(info.value)
+
+
+def test_spread_figure_returns_the_formulas_and_the_last_simulated_step(tmp_path):
+    import numpy as np
+
+    from rnnmem import dropout
+
+    d = one('<!-- figure: dropout_spread keep=0.9 steps=40 depth=3 runs=2000 min_runs=100 seed=0 caption="c" -->')
+    values = Renderer(tmp_path).render(d).values
+    for scheme in dropout.SCHEMES:
+        n = dropout.perturbation_count(scheme, 40, 3)
+        assert values["last_variance"][scheme] == dropout.mask_product_variance(0.9, n)
+        assert values["last_untouched"][scheme] == dropout.untouched_probability(0.9, n)
+        sim = dropout.simulate_carried_state(scheme, 40, 0.9, runs=2000, depth=3, seed=0)
+        seen = np.rint(sim.untouched * 2000) >= 100
+        assert values["last_seen"][scheme] == int(sim.steps[seen].max())
+    assert values["last_seen"]["recurrent"] < 40 == values["last_seen"]["vertical"]

@@ -78,3 +78,33 @@ def test_bad_arguments_fail_naming_them(tmp_path, comment, expected):
     message = str(info.value)
     assert message.startswith("docs/chapters/c.md:3: "), message
     assert expected in message, message
+
+
+def _gate_directive(comment: str):
+    (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/gates.md")
+    return d
+
+
+def test_the_figures_return_the_values_their_alt_text_states(tmp_path):
+    from rnnmem import gate_arithmetic, memory
+
+    r = Renderer(tmp_path)
+    highway = r.render(_gate_directive(
+        '<!-- figure: gradient_highway gates=[0.99, 0.5] steps=500 mark=50 caption="c" -->')).values
+    assert highway["left"] == {"0.99": memory.decay(0.99, 500), "0.5": memory.decay(0.5, 50)}
+    assert highway["at"] == {"0.99": 500, "0.5": 50}
+    assert highway["horizon"]["0.99"] == memory.horizon(0.99, level=0.01)
+    update = r.render(_gate_directive(
+        '<!-- figure: gru_update_conventions h_prev=0.8 r=0.25 mark=0.9 caption="c" -->')).values
+    for convention in ("z_keeps", "z_writes"):
+        assert update[convention] == gate_arithmetic.gru_update(0.8, z=0.9, r=0.25, update=convention).h
+    assert update["candidate"] == gate_arithmetic.gru_update(0.8, z=0.9, r=0.25).n
+
+
+def test_the_weights_table_returns_the_gate_values(tmp_path):
+    from rnnmem import gate_arithmetic
+
+    values = Renderer(tmp_path).render(_gate_directive('<!-- table: cell_weights cell="lstm" -->')).values
+    rows = gate_arithmetic.two_unit_rows("lstm")
+    assert values["gates"]["f"] == [row.value for row in rows if row.gate == "f"]
+    assert set(values["gates"]) == {"i", "f", "g", "o"}

@@ -80,29 +80,33 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
     """Error against data on log-log axes, one power law per improvement, with the target points marked."""
     if not isinstance(improvements, (list, tuple)) or not improvements:
         raise ValueError(f"improvements must be a non-empty list of relative improvements, got {improvements!r}")
-    improvements = [check_open_unit(f"improvements[{i}]", _real(f"improvements[{i}]", r))
-                    for i, r in enumerate(improvements)]
+    improvements = [check_open_unit(f"improvements[{i}]", _real(f"improvements[{i}]", gamma))
+                    for i, gamma in enumerate(improvements)]
     data0 = check_positive("data0", _real("data0", data0))
     error0 = check_positive("error0", _real("error0", error0))
     decades = check_positive("decades", _real("decades", decades))
     target = check_open_unit("target", _real("target", target))
-    for r in improvements:
-        needed = scaling.decades_for(target, scaling.exponent_per_tenfold(r))
+    for gamma in improvements:
+        needed = scaling.decades_for(target, scaling.exponent_per_tenfold(gamma))
         if needed > decades:
-            raise ValueError(f"decades must reach every marked point: an improvement of {r:g} needs "
+            raise ValueError(f"decades must reach every marked point: an improvement of {gamma:g} needs "
                              f"{needed:.2f} decades to multiply the error by {target:g}, got decades={decades:g}")
     curves = scaling.error_curves(improvements, data0, error0, decades=decades, points=200)
     fig, ax = new_figure()
     goal = error0 * target
+    values = {"goal": goal, "slope": {}, "hours": {}, "multiple": {}, "percent": {}}
     bottom, top = goal / 2.5, error0 * 1.4
     ax.axhline(goal, color="#777777", linestyle="--", linewidth=1.0)
     ax.annotate(f"{goal:g} = {error0:g} × {target:g}", (data0, goal), textcoords="offset points",
                 xytext=(0, 4), ha="left", va="bottom", color="#555555")
-    for colour, r in zip(PALETTE, improvements):
-        beta = scaling.exponent_per_tenfold(r)
-        ax.loglog(curves["data"], curves["curves"][r], color=colour,
-                  label=f"{r:.0%} better per tenfold, $\\beta = {beta:.3f}$")
+    for colour, gamma in zip(PALETTE, improvements):
+        beta = scaling.exponent_per_tenfold(gamma)
+        ax.loglog(curves["data"], curves["curves"][gamma], color=colour,
+                  label=f"$\\gamma$ = {gamma:.0%} per tenfold, $\\beta = {beta:.3f}$")
         d = scaling.data_needed(data0, error0, goal, beta)
+        key = f"{gamma:g}"
+        values["slope"][key], values["hours"][key] = beta, d
+        values["multiple"][key], values["percent"][key] = scaling.data_multiple(target, beta), 100 * gamma
         ax.plot([d], [goal], "o", color=colour, markersize=6)
         ax.vlines(d, bottom, goal, colors=colour, linestyles=":", linewidth=1.2)
         ax.annotate(f"{d:,.0f}\n× {scaling.data_multiple(target, beta):.1f}", (d, 0.0),
@@ -123,4 +127,4 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
     ax.set_xlabel("training data (hours), $D$")
     ax.set_ylabel("error, $E(D)$")
     ax.legend(loc="upper right", frameon=False)
-    return fig
+    return fig, values

@@ -57,9 +57,15 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
     if min_runs > runs:
         raise ValueError(f"min_runs must be at most runs ({runs}), got {min_runs}")
     fig, (left, right) = new_figure(ncols=2, figsize=(7.6, 3.6))
+    values = {"runs": runs, "min_runs": min_runs, "steps": steps, "first_variance": {}, "last_variance": {},
+              "last_untouched": {}, "last_seen": {}}
     for colour, scheme in zip(PALETTE, dropout.SCHEMES):
         sim = dropout.simulate_carried_state(scheme, steps, keep, runs=runs, depth=depth, seed=seed)
         seen = np.rint(sim.untouched * runs) >= min_runs
+        values["first_variance"][scheme] = float(sim.analytic_variance[0])
+        values["last_variance"][scheme] = float(sim.analytic_variance[-1])
+        values["last_untouched"][scheme] = float(sim.analytic_untouched[-1])
+        values["last_seen"][scheme] = int(sim.steps[seen].max()) if seen.any() else 0
         left.semilogy(sim.steps, sim.analytic_variance, color=colour, label=LABELS[scheme])
         left.plot(sim.steps[seen], sim.variance[seen], "o", color=colour, markersize=2.2, alpha=0.7)
         right.semilogy(sim.steps, sim.analytic_untouched, color=colour, label=LABELS[scheme])
@@ -79,7 +85,7 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
            Line2D([], [], marker="o", linestyle="none", color="#777777", markersize=3,
                   label=f"simulated, {runs:,} runs")]
     left.legend(handles=key, loc="upper left", fontsize=8.5, frameon=False)
-    return fig
+    return fig, values
 
 
 @table()

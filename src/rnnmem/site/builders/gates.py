@@ -36,13 +36,16 @@ def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e
     floor = check_open_unit("floor", floor)
     n = np.arange(steps + 1)
     fig, ax = new_figure(figsize=(6.4, 4.0))
+    values = {"left": {}, "at": {}, "horizon": {}, "level": level}
     for k, f in enumerate(gates):
         color = PALETTE[k % len(PALETTE)]
-        values = memory.decay(f, n)
-        shown = values >= floor / 10
-        ax.semilogy(n[shown], values[shown], color=color, label=f"forget gate $f = {f:g}$")
+        curve = memory.decay(f, n)
+        shown = curve >= floor / 10
+        ax.semilogy(n[shown], curve[shown], color=color, label=f"forget gate $f = {f:g}$")
         at = steps if memory.decay(f, steps) >= floor else mark
         left = memory.decay(f, at)
+        values["left"][f"{f:g}"], values["at"][f"{f:g}"] = left, at
+        values["horizon"][f"{f:g}"] = memory.horizon(f, level=level)
         if left < floor:
             continue
         text = f"{left:.2%}" if left >= 1e-3 else f"{left:.1e}"
@@ -61,7 +64,7 @@ def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e
     ax.set_xlabel("steps back along the cell, $n$")
     ax.set_ylabel("gradient left, $f^n$")
     ax.legend(loc="center right")
-    return fig
+    return fig, values
 
 
 @figure()
@@ -97,7 +100,10 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
     ax.set_xlabel("update gate $z$")
     ax.set_ylabel("new state $h_t$")
     ax.legend(loc="upper center", fontsize=8.5)
-    return fig
+    values = {"candidate": n, "mark": mark,
+              **{update: gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
+                 for update in ("z_keeps", "z_writes")}}
+    return fig, values
 
 
 _USED_BY = {
@@ -121,12 +127,13 @@ def gru_conventions(h_prev=0.8, z=0.9, r=0.25):
         two = gru.step(*case, update=update, reset=reset)
         rows.append([f"`{update}`", f"`{reset}`", _USED_BY[update, reset], f"{one.h:.6f}",
                      _pair(two.n), _pair(two.h)])
+    values = {"candidate": gate_arithmetic.gru_update(h_prev, z=z, r=r).n}
     return Table(
         columns=["`update=`", "`reset=`", "used by", "one unit: \\(h_t\\)",
                  "two units: \\(n_t\\)", "two units: \\(h_t\\)"],
         rows=rows,
         align=["left", "left", "left", "right", "right", "right"],
-    )
+    ), values
 
 
 @table()
@@ -176,11 +183,16 @@ def gate_costs(d=100, H=500):
 @table()
 def cell_weights(cell="lstm"):
     """Every weight row of the chapter's two-unit cell (columns x1, x2, h1, h2), its bias and its activation."""
+    two = gate_arithmetic.two_unit_rows(cell)
     rows = [[f"\\({r.gate}\\), unit {r.unit}", *(f"{w:.6f}" for w in r.weights), f"{r.bias:g}",
              "depends on the reset" if r.value is None else f"{r.value:.6f}"]
-            for r in gate_arithmetic.two_unit_rows(cell)]
+            for r in two]
+    values = {"gates": {}}
+    for r in two:
+        if r.value is not None:
+            values["gates"].setdefault(str(r.gate), []).append(r.value)
     return Table(
         columns=["row", "\\(x_1\\)", "\\(x_2\\)", "\\(h_1\\)", "\\(h_2\\)", "bias", "value"],
         rows=rows,
         align=["left", "right", "right", "right", "right", "right", "right"],
-    )
+    ), values

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rnnmem import cell_bound, gradcheck, jacobians
-from rnnmem.cell_paths import CellPaths, lstm_cell_paths
-from rnnmem.checks import check_finite, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem import cell_bound, gradcheck, jacobians, lab, tasks
+from rnnmem.cell_paths import CellPaths, gru_state_paths, lstm_cell_paths, random_gru
+from rnnmem.checks import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
 from rnnmem.lstm import LSTM
 
 from ..registry import figure, table
@@ -60,8 +60,12 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
         STRONG if strong is None else strong)
     fig, axes = new_figure(ncols=2, sharey=True, figsize=(7.2, 3.4))
     k = np.arange(steps + 1)
-    for ax, regime, title in ((axes[0], sat, "saturated gates"), (axes[1], strg, "strong recurrent weights")):
+    values = {"steps": steps}
+    for ax, regime, title, key in ((axes[0], sat, "saturated gates", "saturated"),
+                                   (axes[1], strg, "strong recurrent weights", "strong")):
         p = cell_paths(regime, steps, hidden, input_size, seed, input_seed)
+        values[key] = {"total": p.total_norm[steps], "carry": p.carry_norm[steps], "other": p.other_norm[steps],
+                       "ratio": p.other_norm[steps] / p.carry_norm[steps]}
         ax.semilogy(k, p.total_norm, color=PALETTE[0], label="all paths  $\\|\\partial c_k/\\partial c_0\\|$")
         ax.semilogy(k, p.carry_norm, color=PALETTE[1], linestyle="--",
                     label="carry line  $\\|\\mathrm{diag}(f_1 \\odot \\cdots \\odot f_k)\\|$")
@@ -73,7 +77,7 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
     axes[0].set_ylabel("spectral norm")
     axes[0].set_ylim(1e-3, 30)
     axes[1].legend(loc="lower right", fontsize=8)
-    return fig
+    return fig, values
 
 
 @table()
@@ -137,7 +141,7 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     h2, l2 = right.get_legend_handles_labels()
     right.legend(handles + h2, ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
                  loc="center right", fontsize=8)
-    return fig
+    return fig, {"tightness": chk.tightness, "holds": bool(chk.holds), "shown": show}
 
 
 def _sci(value: float) -> str:
@@ -195,3 +199,114 @@ def lstm_gradcheck_table(hidden=2, input_size=2, steps=5, batch=1, seed=0, eps=1
                        f"{steps} steps, batch {batch}, weights from seed {seed}, random initial state; "
                        f"central differences with \\(\\varepsilon = {_sci(eps)}\\). Worst over all blocks: "
                        f"{result.worst:.1e}.")
+
+
+# --------------------------------------------------------------------------- the GRU's counterpart
+
+def bias_paths(bias: float, steps: int = 30, hidden: int = 8, input_size: int = 2, scale: float = 5.0,
+               seed: int = 0, input_seed: int = 1) -> tuple[CellPaths, CellPaths]:
+    """The LSTM's cell paths with forget bias ``bias`` and the GRU's state paths with update bias ``bias``.
+
+    Both cells are drawn at ``scale`` times PyTorch's range from ``seed`` and
+    read the same standard normal inputs (``input_seed``) from the zero state.
+    """
+    xs = np.random.default_rng(input_seed).standard_normal((steps, input_size))
+    zero = np.zeros(hidden)
+    lstm_w = jacobians.random_lstm(input_size, hidden, seed, scale=scale, forget_bias=bias)
+    gru_w = random_gru(input_size, hidden, seed, scale=scale, update_bias=bias)
+    return lstm_cell_paths(xs, zero, zero, **lstm_w), gru_state_paths(xs, zero, **gru_w)
+
+
+@table()
+def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_size=2, scale=5.0, seed=0,
+                          input_seed=1):
+    """Carry line and other paths at one distance, LSTM by forget bias against GRU by update bias."""
+    bs = check_list("biases", biases, check_finite, "numbers")
+    k = check_positive_int("distance", distance)
+    hidden = check_positive_int("hidden", hidden)
+    input_size = check_positive_int("input_size", input_size)
+    scale = float(check_positive("scale", scale))
+    seed = check_nonnegative_int("seed", seed)
+    input_seed = check_nonnegative_int("input_seed", input_seed)
+    rows = []
+    values = {"biases": [], "lstm_carry": [], "lstm_other": [], "gru_carry": [], "gru_other": []}
+    for b in bs:
+        lp, gp = bias_paths(float(b), k, hidden, input_size, scale, seed, input_seed)
+        rows.append([f"{float(b):g}", f"{lp.carry_norm[k]:.3f}", f"{lp.other_norm[k]:.3f}",
+                     f"{gp.carry_norm[k]:.3f}", f"{gp.other_norm[k]:.3f}"])
+        values["biases"].append(float(b))
+        for name, v in (("lstm_carry", lp.carry_norm[k]), ("lstm_other", lp.other_norm[k]),
+                        ("gru_carry", gp.carry_norm[k]), ("gru_other", gp.other_norm[k])):
+            values[name].append(round(float(v), 3))
+    return Table(columns=["bias that keeps", "LSTM: carry line", "LSTM: other paths", "GRU: carry line",
+                          "GRU: other paths"], rows=rows,
+                 notes=f"Spectral norms at distance \\(k = {k}\\) from the zero state; \\(H = {hidden}\\) "
+                       f"units, inputs of width {input_size}, weights drawn at {scale:g} times PyTorch's "
+                       f"range from seed {seed}, inputs from seed {input_seed}. The bias is the LSTM's "
+                       "forget bias and the GRU's update-gate bias."), values
+
+
+#: The models of :func:`default_start_table`: a name of :data:`rnnmem.ensemble.MODELS`, or ``"lstm:B"`` for
+#: an LSTM whose forget bias is set to ``B`` (every other parameter PyTorch's default draw).
+def _model(name: str, value) -> tuple[str, float | None]:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a model name, 'rnn', 'gru', 'lstm' or 'lstm:B', got {value!r}")
+    kind, _, bias = value.partition(":")
+    if kind not in ("rnn", "gru", "lstm") or (bias and kind != "lstm"):
+        raise ValueError(f"{name} must be 'rnn', 'gru', 'lstm' or 'lstm:B' with B a number, got {value!r}")
+    if not bias:
+        return kind, None
+    try:
+        return kind, float(bias)
+    except ValueError:
+        raise ValueError(f"{name} must be 'rnn', 'gru', 'lstm' or 'lstm:B' with B a number, got {value!r}") from None
+
+
+def start_rates(model: str, forget_bias: float | None = None, lag: int = 20, alphabet: int = 8, hidden: int = 32,
+                seeds: int = 8, sequences: int = 256) -> np.ndarray:
+    r"""Per member, the per-step factor of the gradient at initialization: :math:`(\|g_1\|/\|g_T\|)^{1/(T-1)}`.
+
+    :math:`g_s = \partial \ell/\partial h_s` on recall at ``lag`` (measured by
+    :func:`rnnmem.lab.gradient_by_step` on ``sequences`` held-out sequences),
+    for ``seeds`` untrained members drawn as PyTorch draws them.
+    """
+    task = tasks.recall(lag=lag, alphabet=alphabet)
+    ens = lab.make_ensemble(task, model, seeds=list(range(seeds)), hidden=hidden, forget_bias=forget_bias)
+    norms = lab.gradient_by_step(ens, task, n=sequences, seed=1)
+    return (norms[:, 0] / norms[:, -1]) ** (1.0 / (norms.shape[1] - 1))
+
+
+_MODEL_NAMES = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
+
+
+@table()
+def default_start_table(models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=20, alphabet=8, hidden=32, seeds=8,
+                        sequences=256):
+    """Per model at initialization: the per-step factor of the gradient, median and range over seeds."""
+    if not isinstance(models, (list, tuple)) or not models:
+        raise ValueError(f"models must be a non-empty list of model names, got {models!r}")
+    parsed = [_model(f"models[{j}]", m) for j, m in enumerate(models)]
+    lag = check_positive_int("lag", lag)
+    alphabet = check_positive_int("alphabet", alphabet)
+    hidden = check_positive_int("hidden", hidden)
+    seeds = check_positive_int("seeds", seeds)
+    sequences = check_positive_int("sequences", sequences)
+    rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
+    for name, (kind, bias) in zip(models, parsed):
+        rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences)
+        label = _MODEL_NAMES[kind] + ("" if kind != "lstm" else
+                                      ", default draw" if bias is None else f", \\(b_f = {bias:g}\\)")
+        median = float(np.median(rate))
+        reach = median ** (lag + 1)
+        rows.append([label, f"{median:.2f}", f"{rate.min():.2f} to {rate.max():.2f}", f"{reach:.0e}"])
+        values["median"][name] = round(median, 2)
+        values["low"][name] = round(float(rate.min()), 2)
+        values["high"][name] = round(float(rate.max()), 2)
+        values["reach"][name] = float(f"{reach:.0e}")
+    return Table(columns=["model", "per-step factor, median", f"range over {seeds} seeds",
+                          f"median factor over {lag + 1} steps"], rows=rows,
+                 align=["left", "right", "right", "right"],
+                 notes=f"Untrained models, \\(H = {hidden}\\), PyTorch's default draw (the LSTM's forget "
+                       f"bias replaced where given); the gradient of the loss at the query with respect to "
+                       f"each hidden state, averaged over {sequences} recall sequences at lag {lag} "
+                       f"(alphabet {alphabet}); the factor is \\((\\|g_1\\|/\\|g_T\\|)^{{1/(T-1)}}\\)."), values
