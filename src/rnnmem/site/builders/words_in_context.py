@@ -103,7 +103,7 @@ def cue_distance_curves(seeds=10):
     """Held-out accuracy against the cue's distance, one panel per side of the cue, with chance marked."""
     runs = _comparisons(seeds)
     ks = _distances(runs)
-    fig, axes = new_figure(ncols=2, figsize=(6.4, 3.0), sharey=True)
+    fig, axes = new_figure(ncols=2, height=3.0, sharey=True)
     styles = {"forward": (PALETTE[0], "-", "o"), "backward": (PALETTE[1], "-", "s"),
               "both": (PALETTE[2], "-", "^"), "untrained": (INK, "--", "x"), "bag": ("#777777", ":", "d")}
     for ax, direction in zip(axes, corpus.DIRECTIONS):
@@ -179,7 +179,7 @@ def bilm_loss(seed=0, window=20):
     losses = np.array(_comparison(seed).losses)
     V = len(corpus.vocabulary())
     k = np.arange(1, losses.size + 1)
-    fig, ax = new_figure(figsize=(6.4, 2.9))
+    fig, ax = new_figure(height=2.9)
     ax.plot(k, losses, color=PALETTE[0], alpha=0.35, linewidth=1.0, label="minibatch loss")
     if window <= losses.size:
         mean = np.convolve(losses, np.ones(window) / window, mode="valid")
