@@ -52,20 +52,21 @@ MEASURE = """async () => {
     if (a.left < right - 0.5 && a.right > b.left + 0.5 && a.top < bottom - 0.5 && a.bottom > b.top + 0.5)
       out.buttonsOverCode.push(short(code.textContent));
   }
-  out.scrolling = [...article.querySelectorAll(".md-typeset__scrollwrap, div.arithmatex, pre > code")]
+  out.scrolling = [...article.querySelectorAll(".md-typeset__scrollwrap, .arithmatex, pre > code")]
     .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => {
       const cs = getComputedStyle(el);
-      return {what: el.matches("pre > code") ? "code" : el.matches("div.arithmatex") ? "equation" : "table",
+      return {what: el.matches("pre > code") ? "code" : el.matches("div.arithmatex") ? "equation" : el.matches(".arithmatex") ? "formula" : "table",
               scrolls: cs.overflowX === "auto" || cs.overflowX === "scroll", cue: /gradient/.test(cs.backgroundImage),
               focusable: el.tabIndex >= 0, text: short(el.textContent)};
     });
-  out.clipped = [];
-  for (const el of article.querySelectorAll("*")) {
-    const tag = el.tagName.toLowerCase();
-    if (tag.startsWith("mjx-") && tag !== "mjx-container") continue;
+  out.clipped = [];  // code tokens and MathJax's inner boxes are skipped: the blocks holding them are checked
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_ELEMENT, {acceptNode: (el) =>
+    el.matches("pre, mjx-container > *") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+    if (el.scrollWidth <= el.clientWidth + 1 || el.clientWidth === 0) continue;
     const cs = getComputedStyle(el);
-    if ((cs.overflowX === "hidden" || cs.overflowX === "clip") && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
-      out.clipped.push({tag, hidden: el.scrollWidth - el.clientWidth, text: short(el.textContent)});
+    if (cs.overflowX === "hidden" || cs.overflowX === "clip")
+      out.clipped.push({tag: el.tagName.toLowerCase(), hidden: el.scrollWidth - el.clientWidth, text: short(el.textContent)});
   }
   out.figures = [];
   for (const img of article.querySelectorAll(".rnnmem-figure img")) {
