@@ -210,7 +210,7 @@ def _sweep(models, lags, seeds, hidden, steps, threshold):
 def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
     """Share of seeds that reach the held-out threshold, against the lag, one line per model."""
     specs, lags, seed_list, design, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
-    fig, ax = new_figure(height=3.6)
+    fig, ax = new_figure(height=4.4)
     markers = "osD^vP"
     n = len(specs)
     for k, spec in enumerate(specs):
@@ -225,7 +225,7 @@ def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, 
     ax.set_xlabel("lag: distractors between the token and the query")
     ax.set_ylabel(f"share of {len(seed_list)} seeds with held-out\naccuracy ≥ {design['threshold']:g}"
                   f" by update {design['steps']}")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=9)
+    fig.legend(loc="outside lower center", ncols=2)
     return fig
 
 
@@ -296,7 +296,7 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
     sequences = check_positive_int("sequences", sequences)
     specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
     task = tasks.recall(lag, ALPHABET)
-    fig, (left, right) = new_figure(ncols=2, height=3.2, sharey=True)
+    fig, (left, right) = new_figure(ncols=2, height=4.4, sharey=True)
     for k, spec in enumerate(specs):
         model, bias, init = _config("model", spec)
         ens = lab.make_ensemble(task, model, list(seed_list), hidden=design["hidden"], forget_bias=bias, init=init)
@@ -308,12 +308,12 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
         for ax, norms in ((left, before), (right, after)):
             ratio = norms[:, ::-1] / norms[:, -1:]              # distance 0 first
             ax.semilogy(np.arange(task.length), np.median(ratio, axis=0), label=_label(spec), **style)
-    for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates (or success)")):
+    for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates\n(or success)")):
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("distance from the query, T − s")
         ax.set_xlim(0, task.length - 1)
+    fig.supxlabel("distance from the query, T − s")
     left.set_ylabel("$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds")
-    right.legend(loc="lower left", fontsize=8)
+    fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=2)
     return fig
 
 
@@ -451,7 +451,7 @@ def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip
     top.set_ylabel("training loss (MSE)")
     bottom.set_ylabel("gradient norm ‖g‖\nbefore clipping")
     bottom.axhline(clip, color="#777777", linestyle="--", linewidth=0.8)
-    bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g}, {_label(spec)}, adding problem T = {length})")
+    bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g},\n{_label(spec)}, adding problem T = {length})")
     bottom.set_xlim(0, steps)
     top.legend(loc="upper right", fontsize=8.5)
     return fig
