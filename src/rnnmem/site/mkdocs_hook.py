@@ -11,8 +11,9 @@
 * ``on_page_markdown``: replace each directive with its figure or table.
 * ``on_page_content``: finish the figures and tables that stand in indented blocks,
   and typeset the page's math (:mod:`rnnmem.site.mathjax`).
-* ``on_post_page``: tidy the pages rendered from notebooks (no outside
-  loaders, reproducible cell ids).
+* ``on_post_page``: keep punctuation on the line of the formula it follows
+  (:mod:`rnnmem.site.typography`); tidy the pages rendered from notebooks (no
+  outside loaders, reproducible cell ids).
 * ``on_post_build``: the math stylesheet and fonts into the site; keep the
   executed-notebook cache of pages a dirty rebuild skipped.
 
@@ -35,7 +36,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from rnnmem.site import apipages, mathjax, registry
+from rnnmem.site import apipages, mathjax, registry, typography
 from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
                               load_mkdocs_settings, unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
@@ -223,6 +224,7 @@ def on_page_content(html: str, page, config, files) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
+    output = typography.bind_punctuation(output)  # no line starts with the period after a formula
     if not page.file.src_uri.startswith("notebooks/"):
         return output
     import jupytext

@@ -4,6 +4,16 @@ Figures are drawn on a transparent background with mid-tone colours, so they
 read on the light page; on the dark page the site's stylesheet inverts them
 (``filter: invert(...) hue-rotate(180deg)``), which keeps hues and turns the
 dark ink light. Text is drawn as paths, so no font is requested by the page.
+
+Every figure has the same width, :data:`WIDTH` inches, and the site shows every
+figure at the same width: one scale for all, so a label of :data:`TEXT_PT`
+points reads the same size in every figure (at least 11 CSS pixels on a
+390-pixel phone, where the figure fills the text column; about the size of the
+running text on a desktop). A builder chooses a figure's height and its panels
+(stacked rather than side by side when there are more than two); text it asks
+to be smaller than :data:`TEXT_PT` is drawn at :data:`TEXT_PT`. The saved SVG
+records the size of its smallest text (``data-text-pt`` on its root element),
+which the built-site checks turn into pixels on the page.
 """
 
 from __future__ import annotations
@@ -20,21 +30,32 @@ PALETTE = ["#1f6fb2", "#d9731a", "#2a9d55", "#c23b6b", "#7b5cc4", "#8c6d2c"]
 INK = "#333333"
 GRID = "#b0b0b0"
 
+#: Width of every figure, in inches (4.8 in = 345.6 pt; the site shows it at one width).
+WIDTH = 4.8
+#: The size of the smallest text in a figure, in points: tick labels, legends, annotations.
+TEXT_PT = 11.0
+
 RC = {
     "svg.hashsalt": "rnnmem",
     "svg.fonttype": "path",
     "svg.image_inline": True,
-    "figure.figsize": (6.4, 3.6),
+    "figure.figsize": (WIDTH, 3.2),
     "figure.dpi": 100,
     "figure.facecolor": "none",
     "axes.facecolor": "none",
     "savefig.facecolor": "none",
     "savefig.transparent": True,
     "font.family": "DejaVu Sans",
-    "font.size": 10,
+    "font.size": TEXT_PT,
     "axes.edgecolor": INK,
     "axes.labelcolor": INK,
-    "axes.titlesize": 11,
+    "axes.titlesize": TEXT_PT,
+    "axes.labelsize": TEXT_PT,
+    "xtick.labelsize": TEXT_PT,
+    "ytick.labelsize": TEXT_PT,
+    "legend.fontsize": TEXT_PT,
+    "legend.title_fontsize": TEXT_PT,
+    "figure.titlesize": TEXT_PT,
     "axes.grid": True,
     "grid.color": GRID,
     "grid.linewidth": 0.5,
@@ -60,24 +81,98 @@ def style() -> Iterator[None]:
         yield
 
 
-def new_figure(ncols: int = 1, nrows: int = 1, **kwargs):
-    """``plt.subplots`` under the book's style: returns ``(fig, axes)``."""
+def new_figure(ncols: int = 1, nrows: int = 1, *, height: float | None = None, **kwargs):
+    """``plt.subplots`` under the book's style: returns ``(fig, axes)``.
+
+    The figure is :data:`WIDTH` inches wide; ``height`` (inches) sets its height.
+    ``figsize`` is accepted when its width is :data:`WIDTH`, so that every figure
+    is shown at the same scale.
+
+    >>> fig, ax = new_figure(height=2.5)
+    >>> [float(x) for x in fig.get_size_inches()]
+    [4.8, 2.5]
+    >>> new_figure(figsize=(6.4, 3.6))
+    Traceback (most recent call last):
+    ValueError: figsize=(6.4, 3.6): every figure is WIDTH=4.8 inches wide; give its height as height=3.6
+    """
     import matplotlib.pyplot as plt
 
+    figsize = kwargs.pop("figsize", None)
+    if figsize is not None:
+        if height is not None:
+            raise ValueError(f"figsize={figsize!r} and height={height!r}: give the height only")
+        if abs(float(figsize[0]) - WIDTH) > 1e-9:
+            raise ValueError(f"figsize={tuple(figsize)!r}: every figure is WIDTH={WIDTH} inches wide; "
+                             f"give its height as height={figsize[1]}")
+        height = float(figsize[1])
+    if height is not None and not (0 < height <= 3 * WIDTH):
+        raise ValueError(f"height={height!r}: must be a figure height in inches, above 0 and at most {3 * WIDTH}")
     with style():
-        fig, axes = plt.subplots(nrows, ncols, layout="constrained", **kwargs)
+        size = (WIDTH, height if height is not None else RC["figure.figsize"][1])
+        fig, axes = plt.subplots(nrows, ncols, layout="constrained", figsize=size, **kwargs)
     return fig, axes
 
 
+def raise_small_text(fig: Figure, floor: float = TEXT_PT) -> None:
+    """Draw every text of ``fig`` smaller than ``floor`` points at ``floor`` points (tick labels included).
+
+    Legends lose their frame too, as in the book's style, also those a builder
+    made outside it (``fig.legend`` after :func:`new_figure` has returned).
+
+    >>> fig, ax = new_figure()
+    >>> _ = ax.set_title("small", fontsize=7)
+    >>> raise_small_text(fig)
+    >>> ax.title.get_fontsize()
+    11.0
+    """
+    from matplotlib.text import Text
+
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if legend is not None:
+            legend.set_frame_on(False)
+    for ax in fig.axes:
+        for axis, which in (("x", "major"), ("x", "minor"), ("y", "major"), ("y", "minor")):
+            labels = getattr(ax, f"get_{axis}ticklabels")(which=which)
+            if any(label.get_fontsize() < floor for label in labels):
+                ax.tick_params(axis=axis, which=which, labelsize=floor)
+    for text in fig.findobj(Text):
+        if text.get_fontsize() < floor:
+            text.set_fontsize(floor)
+
+
+def smallest_text(fig: Figure) -> float:
+    """The size in points of the smallest visible, non-empty text of a drawn figure (0 when it has none).
+
+    >>> fig, ax = new_figure()
+    >>> _ = ax.set_xlabel("steps", fontsize=14)
+    >>> fig.canvas.draw()
+    >>> smallest_text(fig)   # the tick labels
+    11.0
+    """
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and t.get_figure() is not None]
+    return float(min(sizes)) if sizes else 0.0
+
+
 def to_svg(fig: Figure) -> bytes:
-    """Save a figure as deterministic SVG (no date, fixed ids) and close it."""
+    """Save a figure as deterministic SVG (no date, fixed ids) and close it.
+
+    Text below :data:`TEXT_PT` is raised to it first; the root ``<svg>`` element
+    records the smallest text drawn as ``data-text-pt`` (points).
+    """
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
     with style():
+        raise_small_text(fig)
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    smallest = smallest_text(fig)
     plt.close(fig)
     data = buf.getvalue()
     if b"<path" not in data and b"<use" not in data:
         raise ValueError("the figure drew nothing: an SVG without a single path")
+    if smallest:
+        data = data.replace(b"<svg ", b'<svg data-text-pt="%s" ' % f"{smallest:g}".encode(), 1)
     return data

@@ -92,7 +92,7 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
             raise ValueError(f"decades must reach every marked point: an improvement of {gamma:g} needs "
                              f"{needed:.2f} decades to multiply the error by {target:g}, got decades={decades:g}")
     curves = scaling.error_curves(improvements, data0, error0, decades=decades, points=200)
-    fig, ax = new_figure()
+    fig, ax = new_figure(height=3.8)
     goal = error0 * target
     values = {"goal": goal, "slope": {}, "hours": {}, "multiple": {}, "percent": {}}
     bottom, top = goal / 2.5, error0 * 1.4
@@ -126,5 +126,5 @@ def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.
     ax.set_xlim(data0 / 1.3, curves["data"][-1])
     ax.set_xlabel("training data (hours), $D$")
     ax.set_ylabel("error, $E(D)$")
-    ax.legend(loc="upper right", frameon=False)
+    fig.legend(loc="outside lower center", frameon=False)
     return fig, values

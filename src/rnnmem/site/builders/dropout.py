@@ -56,7 +56,7 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
     min_runs = check_positive_int("min_runs", min_runs)
     if min_runs > runs:
         raise ValueError(f"min_runs must be at most runs ({runs}), got {min_runs}")
-    fig, (left, right) = new_figure(ncols=2, figsize=(7.6, 3.6))
+    fig, (left, right) = new_figure(ncols=2, height=4.6)
     values = {"runs": runs, "min_runs": min_runs, "steps": steps, "first_variance": {}, "last_variance": {},
               "last_untouched": {}, "last_seen": {}}
     for colour, scheme in zip(PALETTE, dropout.SCHEMES):
@@ -77,14 +77,13 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
     right.set_ylim(top=1.5)
     for ax in (left, right):
         ax.set_xlim(0, steps)
-        ax.set_xlabel("step at which the value is read, $t$")
-    right.legend(loc="lower left", fontsize=8.5, frameon=False)
+    fig.supxlabel("step at which the value is read, $t$")
     from matplotlib.lines import Line2D
 
     key = [Line2D([], [], color="#777777", label="formula"),
            Line2D([], [], marker="o", linestyle="none", color="#777777", markersize=3,
                   label=f"simulated, {runs:,} runs")]
-    left.legend(handles=key, loc="upper left", fontsize=8.5, frameon=False)
+    fig.legend(handles=right.get_legend_handles_labels()[0] + key, loc="outside upper center", frameon=False)
     return fig, values
 
 

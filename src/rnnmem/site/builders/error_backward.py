@@ -122,7 +122,7 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
 
     length = check_positive_int("length", length)
     pairs = _settings(settings)
-    fig, axes = new_figure(ncols=len(pairs), figsize=(6.4, 3.6 if len(pairs) > 1 else 4.2))
+    fig, axes = new_figure(ncols=len(pairs), height=4.0 if len(pairs) > 1 else 4.6)
     axes = np.atleast_1d(axes)
     cmap = ListedColormap([PALETTE[0], PALETTE[1]])
     for ax, (k1, k2) in zip(axes, pairs):
@@ -149,10 +149,10 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
         ax.set_yticks(ticks)
         ax.set_xlabel("use of $w$ at step $s$")
         kind = "chunks, detached" if k1 == k2 else "overlapping windows"
-        ax.set_title(f"BPTT({k1}, {k2}): {kind}\n{len(plan.kept)} kept, {len(plan.cut)} cut", fontsize=10)
+        ax.set_title(f"BPTT({k1}, {k2})\n{kind}\n{len(plan.kept)} kept, {len(plan.cut)} cut")
     axes[0].set_ylabel(r"loss at step $\tau$")
-    axes[-1].legend(handles=[Patch(color=PALETTE[0], label="credit kept"), Patch(color=PALETTE[1], label="credit cut")],
-                    loc="lower right", fontsize=9)
+    fig.legend(handles=[Patch(color=PALETTE[0], label="credit kept"), Patch(color=PALETTE[1], label="credit cut")],
+               loc="outside lower center", ncols=2)
     return fig
 
 

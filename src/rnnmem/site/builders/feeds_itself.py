@@ -38,7 +38,7 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
     steps = check_positive_int("steps", steps)
     hidden = check_positive_int("hidden", hidden)
     seed = check_nonnegative_int("seed", seed)
-    fig, axes = new_figure(ncols=len(scales), sharey=True, figsize=(6.4, 3.4) if len(scales) > 1 else None)
+    fig, axes = new_figure(ncols=len(scales), sharey=True, height=4.0)
     axes = np.atleast_1d(axes)
     k = np.arange(steps + 1)
     for ax, scale in zip(axes, scales):
@@ -52,7 +52,8 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
         ax.set_title(f"inputs of size {scale:g}")
         ax.set_xlabel("distance back, $k$ steps")
     axes[0].set_ylabel(r"$\|\partial h_T / \partial h_{T-k}\|_2$")
-    axes[0].legend(loc="lower left", title="solid: measured\ndotted: $\\rho^k$", title_fontsize=8, fontsize=9)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3,
+               title="solid: measured, dotted: $\\rho^k$")
     return fig
 
 

@@ -81,7 +81,7 @@ def pytorch_bias_density(hidden=256, size=200_000, seed=0, bins=60):
     bins = check_positive_int("bins", bins)
     samples = init.pytorch_forget_bias_samples(hidden, size, seed=check_nonnegative_int("seed", seed))
     a = 1.0 / math.sqrt(hidden)
-    fig, ax = new_figure()
+    fig, ax = new_figure(height=4.0)
     ax.hist(samples, bins=bins, range=(-2 * a, 2 * a), density=True, color=PALETTE[0], alpha=0.45,
             label=f"{size:,} draws of $b_{{if}} + b_{{hf}}$")
     b = np.linspace(-2.3 * a, 2.3 * a, 401)
@@ -93,7 +93,7 @@ def pytorch_bias_density(hidden=256, size=200_000, seed=0, bins=60):
     ax.set_ylim(0, 1.5 * math.sqrt(hidden) / 2)
     ax.set_xlabel(f"effective forget bias $b_f$  ($H = {hidden}$, $a = 1/\\sqrt{{H}} = {a:.4g}$)")
     ax.set_ylabel("density")
-    ax.legend(loc="upper center", fontsize=9, ncol=2)
+    fig.legend(loc="outside lower center")
     return fig, {"hidden": hidden, "size": size, "a": a, "low": float(samples.min()), "high": float(samples.max()),
                  "peak": float(init.pytorch_forget_bias_density(0.0, hidden)), "box_low": -a, "box_high": a}
 
@@ -115,7 +115,7 @@ def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
     measure = check_choice("measure", measure, tuple(_MEASURE_LABELS))
     hs = init.sample_initial_horizons(hidden, t_max, seed, measure)
     left, right = 1.0, 1.6 * t_max
-    fig, ax = new_figure()
+    fig, ax = new_figure(height=3.8)
     styles = {"zero": dict(color=PALETTE[0], linestyle="--"), "keras": dict(color=PALETTE[2]),
               "pytorch": dict(color=PALETTE[3]), "chrono": dict(color=PALETTE[1])}
     for scheme in init.SCHEMES:
@@ -131,7 +131,7 @@ def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
     ax.set_ylim(0, 1.04)
     ax.set_xlabel(f"starting {_MEASURE_LABELS[measure]}, steps")
     ax.set_ylabel(f"share of the {hidden} units\nwith a shorter horizon")
-    ax.legend(loc="upper left", bbox_to_anchor=(0.2, 0.97), fontsize=9)
+    fig.legend(loc="outside lower center", ncols=2)
     # The zero and PyTorch curves nearly coincide: enlarge the neighbourhood of 1/ln 2.
     centre = float(np.median(hs["zero"]))
     lo = min(float(hs["pytorch"].min()), centre) * 0.97
@@ -142,7 +142,7 @@ def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
         inset.step(x, y, where="post", **styles[scheme])
     inset.set_xlim(lo, hi)
     inset.set_ylim(0, 1.04)
-    inset.set_title("zero and PyTorch, enlarged", fontsize=8)
+    inset.set_title("zero and PyTorch,\nenlarged")
     inset.tick_params(labelsize=7)
     values = {"hidden": hidden, "t_max": t_max, "measure": measure}
     for name, stat in (("min", np.min), ("median", np.median), ("max", np.max)):

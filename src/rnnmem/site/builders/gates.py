@@ -35,7 +35,7 @@ def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e
         raise ValueError(f"mark must be a step within the plot (at most steps={steps}), got {mark}")
     floor = check_open_unit("floor", floor)
     n = np.arange(steps + 1)
-    fig, ax = new_figure(figsize=(6.4, 4.0))
+    fig, ax = new_figure(height=3.6)
     values = {"left": {}, "at": {}, "horizon": {}, "level": level}
     for k, f in enumerate(gates):
         color = PALETTE[k % len(PALETTE)]
@@ -74,7 +74,7 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
     r = check_open_unit("r", r)
     mark = check_open_unit("mark", mark)
     z = np.linspace(0.0, 1.0, 201)
-    fig, ax = new_figure()
+    fig, ax = new_figure(height=3.8)
     labels = {"z_keeps": "$h_t = z\\,h_{t-1} + (1-z)\\,n_t$  (PyTorch, Keras, Cho et al.)",
               "z_writes": "$h_t = (1-z)\\,h_{t-1} + z\\,n_t$  (Chung et al., Olah)"}
     for k, update in enumerate(("z_keeps", "z_writes")):
@@ -99,7 +99,7 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
     ax.set_ylim(low - pad, high + 2.2 * pad)
     ax.set_xlabel("update gate $z$")
     ax.set_ylabel("new state $h_t$")
-    ax.legend(loc="upper center", fontsize=8.5)
+    fig.legend(loc="outside lower center")
     values = {"candidate": n, "mark": mark,
               **{update: gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
                  for update in ("z_keeps", "z_writes")}}

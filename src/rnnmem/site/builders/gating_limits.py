@@ -58,11 +58,11 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
     steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
         steps, hidden, input_size, seed, input_seed, SATURATED if saturated is None else saturated,
         STRONG if strong is None else strong)
-    fig, axes = new_figure(ncols=2, sharey=True, figsize=(7.2, 3.4))
+    fig, axes = new_figure(ncols=2, sharey=True, height=4.2)
     k = np.arange(steps + 1)
     values = {"steps": steps}
-    for ax, regime, title, key in ((axes[0], sat, "saturated gates", "saturated"),
-                                   (axes[1], strg, "strong recurrent weights", "strong")):
+    for ax, regime, title, key in ((axes[0], sat, "saturated\ngates", "saturated"),
+                                   (axes[1], strg, "strong recurrent\nweights", "strong")):
         p = cell_paths(regime, steps, hidden, input_size, seed, input_seed)
         values[key] = {"total": p.total_norm[steps], "carry": p.carry_norm[steps], "other": p.other_norm[steps],
                        "ratio": p.other_norm[steps] / p.carry_norm[steps]}
@@ -76,7 +76,7 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
         ax.set_xlabel("steps back, $k$")
     axes[0].set_ylabel("spectral norm")
     axes[0].set_ylim(1e-3, 30)
-    axes[1].legend(loc="lower right", fontsize=8)
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center")
     return fig, values
 
 
@@ -117,7 +117,7 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     t = np.arange(steps + 1)
     ratio = chk.cells[1:] / chk.bounds[1:]
     order = np.argsort(-ratio.max(axis=0))             # the tightest coordinates first
-    fig, (left, right) = new_figure(ncols=2, figsize=(7.2, 3.4))
+    fig, (left, right) = new_figure(ncols=2, height=4.6)
     for n, j in enumerate(order[:show]):
         colour = PALETTE[n % len(PALETTE)]
         left.semilogy(t, chk.cells[:, j], color=colour, label=f"$|c_t|$, coordinate {j}")
@@ -139,8 +139,8 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     handles, labels = left.get_legend_handles_labels()
     right.plot([], [], color=PALETTE[0], alpha=0.45, label="right: $|c_t|$ / bound, each coordinate")
     h2, l2 = right.get_legend_handles_labels()
-    right.legend(handles + h2, ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
-                 loc="center right", fontsize=8)
+    fig.legend(handles + h2, ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
+               loc="outside lower center")
     return fig, {"tightness": chk.tightness, "holds": bool(chk.holds), "shown": show}
 
 

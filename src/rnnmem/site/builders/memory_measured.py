@@ -210,7 +210,7 @@ def _sweep(models, lags, seeds, hidden, steps, threshold):
 def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
     """Share of seeds that reach the held-out threshold, against the lag, one line per model."""
     specs, lags, seed_list, design, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
-    fig, ax = new_figure(figsize=(6.4, 3.8))
+    fig, ax = new_figure(height=4.4)
     markers = "osD^vP"
     n = len(specs)
     for k, spec in enumerate(specs):
@@ -225,7 +225,7 @@ def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, 
     ax.set_xlabel("lag: distractors between the token and the query")
     ax.set_ylabel(f"share of {len(seed_list)} seeds with held-out\naccuracy ≥ {design['threshold']:g}"
                   f" by update {design['steps']}")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=9)
+    fig.legend(loc="outside lower center", ncols=2)
     return fig
 
 
@@ -263,9 +263,9 @@ def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, t
     """Held-out accuracy against updates at one lag, every seed, one panel per model, chance marked."""
     lag = check_positive_int("lag", lag)
     specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
-    cols = min(3, len(specs))
+    cols = min(2, len(specs))
     rows = math.ceil(len(specs) / cols)
-    fig, axes = new_figure(ncols=cols, nrows=rows, figsize=(7.2, 2.3 * rows + 0.4), sharex=True, sharey=True,
+    fig, axes = new_figure(ncols=cols, nrows=rows, height=1.9 * rows + 0.5, sharex=True, sharey=True,
                            squeeze=False)
     for k, spec in enumerate(specs):
         ax = axes.flat[k]
@@ -296,7 +296,7 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
     sequences = check_positive_int("sequences", sequences)
     specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
     task = tasks.recall(lag, ALPHABET)
-    fig, (left, right) = new_figure(ncols=2, figsize=(7.6, 3.6), sharey=True)
+    fig, (left, right) = new_figure(ncols=2, height=4.4, sharey=True)
     for k, spec in enumerate(specs):
         model, bias, init = _config("model", spec)
         ens = lab.make_ensemble(task, model, list(seed_list), hidden=design["hidden"], forget_bias=bias, init=init)
@@ -308,12 +308,12 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
         for ax, norms in ((left, before), (right, after)):
             ratio = norms[:, ::-1] / norms[:, -1:]              # distance 0 first
             ax.semilogy(np.arange(task.length), np.median(ratio, axis=0), label=_label(spec), **style)
-    for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates (or success)")):
+    for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates\n(or success)")):
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("distance from the query, T − s")
         ax.set_xlim(0, task.length - 1)
+    fig.supxlabel("distance from the query, T − s")
     left.set_ylabel("$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds")
-    right.legend(loc="lower left", fontsize=8)
+    fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=2)
     return fig
 
 
@@ -339,7 +339,7 @@ def _finite_number(name: str, value: Any) -> float:
 def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Updates each seed needs to reach the threshold, against the forget bias, at one lag."""
     biases, lag, seed_list, design, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
-    fig, ax = new_figure(figsize=(6.4, 3.4))
+    fig, ax = new_figure(height=3.2)
     never = design["steps"] * 1.12
     S = len(seed_list)
     for b, run in zip(biases, results):
@@ -429,7 +429,7 @@ def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip
     """Loss and gradient norm per update, unclipped and clipped, at the smallest rate where every unclipped seed diverges."""
     spec, length, clip, seed_list, steps, ladder, (lr, free, clipped) = _clip_ladder(
         model, length, rates, clip, seeds, hidden, steps)
-    fig, (top, bottom) = new_figure(nrows=2, figsize=(6.4, 4.8), sharex=True)
+    fig, (top, bottom) = new_figure(nrows=2, height=4.8, sharex=True)
     u = np.arange(1, steps + 1)
     cap = 1e30                                          # values above are drawn at the top edge
     for run, colour, name in ((free, PALETTE[1], "no clipping"), (clipped, PALETTE[0], f"clipped at norm {clip:g}")):
@@ -451,7 +451,7 @@ def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip
     top.set_ylabel("training loss (MSE)")
     bottom.set_ylabel("gradient norm ‖g‖\nbefore clipping")
     bottom.axhline(clip, color="#777777", linestyle="--", linewidth=0.8)
-    bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g}, {_label(spec)}, adding problem T = {length})")
+    bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g},\n{_label(spec)}, adding problem T = {length})")
     bottom.set_xlim(0, steps)
     top.legend(loc="upper right", fontsize=8.5)
     return fig
@@ -507,7 +507,7 @@ def carry_dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300
     """Held-out accuracy against updates for the three carry-line schemes, every seed."""
     schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps,
                                                                         threshold)
-    fig, axes = new_figure(ncols=len(schemes), figsize=(7.6, 2.9), sharey=True)
+    fig, axes = new_figure(nrows=len(schemes), height=1.6 * len(schemes) + 0.5, sharex=True, sharey=True)
     for k, (scheme, run) in enumerate(zip(schemes, results)):
         ax = axes[k]
         for e in range(len(seed_list)):
@@ -517,7 +517,7 @@ def carry_dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300
         ax.set_title(f"{SCHEME_LABELS[scheme]}: {success_count(run)}/{len(seed_list)}", fontsize=9.5)
         ax.set_xlim(0, design["steps"])
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("updates")
+    axes[-1].set_xlabel("updates")
     axes[0].set_ylabel("held-out accuracy\n(no mask)")
     return fig
 

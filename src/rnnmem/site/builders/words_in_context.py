@@ -103,7 +103,7 @@ def cue_distance_curves(seeds=10):
     """Held-out accuracy against the cue's distance, one panel per side of the cue, with chance marked."""
     runs = _comparisons(seeds)
     ks = _distances(runs)
-    fig, axes = new_figure(ncols=2, figsize=(6.4, 3.0), sharey=True)
+    fig, axes = new_figure(ncols=2, height=4.4, sharey=True)
     styles = {"forward": (PALETTE[0], "-", "o"), "backward": (PALETTE[1], "-", "s"),
               "both": (PALETTE[2], "-", "^"), "untrained": (INK, "--", "x"), "bag": ("#777777", ":", "d")}
     for ax, direction in zip(axes, corpus.DIRECTIONS):
@@ -116,11 +116,11 @@ def cue_distance_curves(seeds=10):
         ax.annotate("chance", (ks[-1], 0.5), textcoords="offset points", xytext=(0, -10), ha="right",
                     color="#666666", fontsize=8)
         ax.set_title(f"cue {direction} the word")
-        ax.set_xlabel("distance of the cue (words)")
         ax.set_xticks(ks)
         ax.set_ylim(0.0, 1.05)
     axes[0].set_ylabel("held-out accuracy")
-    axes[1].legend(loc="lower left", fontsize=7)
+    fig.supxlabel("distance of the cue (words)")
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside upper center", ncols=2)
     return fig
 
 
@@ -179,7 +179,7 @@ def bilm_loss(seed=0, window=20):
     losses = np.array(_comparison(seed).losses)
     V = len(corpus.vocabulary())
     k = np.arange(1, losses.size + 1)
-    fig, ax = new_figure(figsize=(6.4, 2.9))
+    fig, ax = new_figure(height=2.9)
     ax.plot(k, losses, color=PALETTE[0], alpha=0.35, linewidth=1.0, label="minibatch loss")
     if window <= losses.size:
         mean = np.convolve(losses, np.ones(window) / window, mode="valid")

@@ -1,0 +1,227 @@
+"""The built site fits every screen: a phone (390 px) and a desktop (1280 px).
+
+Headless Chromium opens every page at 390 px and every page but the API
+reference at 1280 px (light palette: the layout is the same in both), and
+measures in one script per page:
+
+* the page never scrolls sideways on a phone;
+* every figure is shown at the same width as every other, and its smallest text
+  (recorded in the SVG by :mod:`rnnmem.site.style` as ``data-text-pt``, since text
+  is drawn as paths) is at least 11 px tall on a phone: points × rendered width /
+  intrinsic width in points;
+* no copy button stands over the box in which a code block's text is drawn;
+* a block that scrolls sideways (a table, a display equation, code) says so with a
+  shadow at its edge (a gradient background) and takes keyboard focus;
+* nothing in the article is cut off by ``overflow: hidden``;
+* inline math is set in the size of the text around it (the TeX font's x-height,
+  0.442 em, against the text font's, measured on a canvas);
+* a formula and the punctuation after it stay on one line;
+* at 1280 px no code block of a chapter scrolls sideways.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rnnmem.site.typography import bind_punctuation
+
+pytestmark = pytest.mark.browser
+
+PHONE, DESKTOP = 390, 1280
+MIN_TEXT_PX = 11.0
+#: MathJax's TeX font: x-height as a fraction of the font size.
+TEX_X_HEIGHT = 0.442
+MATH_RATIO = (0.9, 1.15)
+TIMEOUT_MS = 30_000
+
+MEASURE = """async () => {
+  const out = {viewport: window.innerWidth, pageWidth: document.scrollingElement.scrollWidth};
+  const article = document.querySelector(".md-content") || document.body;
+  const short = (text) => text.trim().replace(/\\s+/g, " ").slice(0, 50);
+  out.codeScrolling = [...article.querySelectorAll("pre > code")]
+    .filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => short(c.textContent));
+  out.buttonsOverCode = [];
+  for (const pre of article.querySelectorAll("pre")) {
+    const nav = pre.querySelector(":scope > .md-code__nav"), code = pre.querySelector(":scope > code");
+    if (!nav || !code) continue;
+    const a = nav.getBoundingClientRect(), b = code.getBoundingClientRect();
+    if (a.width === 0 || a.height === 0) continue;
+    const right = b.left + code.clientLeft + code.clientWidth, bottom = b.top + code.clientTop + code.clientHeight;
+    if (a.left < right - 0.5 && a.right > b.left + 0.5 && a.top < bottom - 0.5 && a.bottom > b.top + 0.5)
+      out.buttonsOverCode.push(short(code.textContent));
+  }
+  out.scrolling = [...article.querySelectorAll(".md-typeset__scrollwrap, .arithmatex, pre > code")]
+    .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => {
+      const cs = getComputedStyle(el);
+      return {what: el.matches("pre > code") ? "code" : el.matches("div.arithmatex") ? "equation" : el.matches(".arithmatex") ? "formula" : "table",
+              scrolls: cs.overflowX === "auto" || cs.overflowX === "scroll", cue: /gradient/.test(cs.backgroundImage),
+              focusable: el.tabIndex >= 0, text: short(el.textContent)};
+    });
+  out.clipped = [];  // code tokens and MathJax's inner boxes are skipped: the blocks holding them are checked
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_ELEMENT, {acceptNode: (el) =>
+    el.matches("pre, mjx-container > *") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+    if (el.scrollWidth <= el.clientWidth + 1 || el.clientWidth === 0) continue;
+    const cs = getComputedStyle(el);
+    if (cs.overflowX === "hidden" || cs.overflowX === "clip")
+      out.clipped.push({tag: el.tagName.toLowerCase(), hidden: el.scrollWidth - el.clientWidth, text: short(el.textContent)});
+  }
+  out.figures = [];
+  for (const img of article.querySelectorAll(".rnnmem-figure img")) {
+    const src = img.currentSrc || img.src;
+    const head = (await (await fetch(src)).text()).slice(0, 3000);
+    const width = /<svg[^>]*\\swidth="([\\d.]+)pt"/.exec(head), text = /<svg[^>]*\\sdata-text-pt="([\\d.]+)"/.exec(head);
+    out.figures.push({src: src.split("/").pop(), rendered: img.getBoundingClientRect().width,
+                      widthPt: width ? +width[1] : null, textPt: text ? +text[1] : null});
+  }
+  const canvas = document.createElement("canvas").getContext("2d");
+  out.inlineMath = [];
+  const seen = new Set();
+  for (const span of article.querySelectorAll("p > span.arithmatex, li > span.arithmatex, p > .rnnmem-nobr > span.arithmatex")) {
+    const mjx = span.querySelector("mjx-container");
+    const parent = span.closest("p, li");
+    if (!mjx || !parent) continue;
+    const pcs = getComputedStyle(parent), key = pcs.font;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    canvas.font = `${pcs.fontStyle} ${pcs.fontWeight} ${pcs.fontSize} ${pcs.fontFamily}`;
+    out.inlineMath.push({text: short(parent.textContent), textX: canvas.measureText("x").actualBoundingBoxAscent,
+                         mathFont: parseFloat(getComputedStyle(mjx).fontSize)});
+  }
+  out.brokenAfterMath = [...article.querySelectorAll(".rnnmem-nobr")]
+    .filter((el) => new Set([...el.getClientRects()].map((r) => Math.round(r.top))).size > 1)
+    .map((el) => short(el.textContent));
+  return out;
+}"""
+
+
+def url_of(base: str, rel: str) -> str:
+    return base + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+
+
+def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dict]:
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light",
+                                  service_workers="block")
+    context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    found = {}
+    try:
+        for rel in pages:
+            page.goto(url_of(site_server, rel), wait_until="load")
+            page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+            page.wait_for_function("() => [...document.images].every(i => i.complete)")
+            found[rel] = page.evaluate(MEASURE)
+    finally:
+        context.close()
+    return found
+
+
+@pytest.fixture(scope="module")
+def pages(site_dir) -> list[str]:
+    return sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html"))
+
+
+@pytest.fixture(scope="module")
+def phone(browser, site_server, pages):
+    return measure(browser, site_server, pages, PHONE)
+
+
+@pytest.fixture(scope="module")
+def desktop(browser, site_server, pages):
+    return measure(browser, site_server, [p for p in pages if not p.startswith("api/")], DESKTOP)
+
+
+def test_no_page_scrolls_sideways_on_a_phone(phone):
+    wide = [f"{rel}: {m['pageWidth']} px wide in a {m['viewport']} px window" for rel, m in phone.items()
+            if m["pageWidth"] > m["viewport"]]
+    assert not wide, "pages that scroll sideways at 390 px:\n" + "\n".join(wide)
+
+
+@pytest.mark.parametrize("screen", ["phone", "desktop"])
+def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
+    measured = request.getfixturevalue(screen)
+    figures = [(rel, f) for rel, m in measured.items() for f in m["figures"]]
+    assert figures, "no figure found on any page"
+    problems = [f"{rel}: {f['src']}: the SVG records no data-text-pt or width in pt (drawn without "
+                "rnnmem.site.style.to_svg?)" for rel, f in figures if not (f["textPt"] and f["widthPt"])]
+    widths = sorted({round(f["rendered"]) for _, f in figures})
+    if widths[-1] - widths[0] > 1:
+        problems.append(f"figures shown at {len(widths)} widths ({widths} px): "
+                        + "; ".join(f"{rel}: {f['src']} {f['rendered']:.0f} px" for rel, f in figures
+                                    if abs(f["rendered"] - figures[0][1]["rendered"]) > 1)[:1500])
+    if screen == "phone":
+        for rel, f in figures:
+            if f["textPt"] and f["widthPt"]:
+                px = f["textPt"] * f["rendered"] / f["widthPt"]
+                if px < MIN_TEXT_PX:
+                    problems.append(f"{rel}: {f['src']}: smallest text {px:.1f} px at 390 px "
+                                    f"({f['textPt']} pt in a {f['widthPt']} pt figure shown {f['rendered']:.0f} px wide)")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("screen", ["phone", "desktop"])
+def test_copy_buttons_never_cover_code(screen, request):
+    covered = [f"{rel}: {text!r}" for rel, m in request.getfixturevalue(screen).items() for text in m["buttonsOverCode"]]
+    assert not covered, f"copy buttons over a code block's text box ({len(covered)}):\n" + "\n".join(covered[:40])
+
+
+@pytest.mark.parametrize("screen", ["phone", "desktop"])
+def test_blocks_that_scroll_show_a_cue_and_take_focus(screen, request):
+    problems = []
+    for rel, m in request.getfixturevalue(screen).items():
+        for s in m["scrolling"]:
+            missing = [name for name, ok in (("scrolls (overflow-x auto)", s["scrolls"]), ("a shadow cue", s["cue"]),
+                                             ("keyboard focus", s["focusable"])) if not ok]
+            if missing:
+                problems.append(f"{rel}: a {s['what']} wider than its block lacks {', '.join(missing)}: {s['text']!r}")
+    assert not problems, f"{len(problems)} blocks:\n" + "\n".join(problems[:60])
+
+
+@pytest.mark.parametrize("screen", ["phone", "desktop"])
+def test_nothing_is_cut_off(screen, request):
+    clipped = [f"{rel}: <{c['tag']}> hides {c['hidden']} px: {c['text']!r}"
+               for rel, m in request.getfixturevalue(screen).items() for c in m["clipped"]]
+    assert not clipped, "content cut off by overflow: hidden:\n" + "\n".join(clipped[:40])
+
+
+def test_inline_math_is_the_size_of_its_text(desktop):
+    low, high = MATH_RATIO
+    seen, problems = 0, []
+    for rel, m in desktop.items():
+        for item in m["inlineMath"]:
+            seen += 1
+            ratio = TEX_X_HEIGHT * item["mathFont"] / item["textX"]
+            if not low <= ratio <= high:
+                problems.append(f"{rel}: math x-height {ratio:.2f} of the text's, beside {item['text']!r}")
+    assert seen, "no inline math found"
+    assert not problems, f"inline math not between {low} and {high} of the text's x-height:\n" + "\n".join(problems)
+
+
+def test_punctuation_stays_on_the_line_of_its_formula(phone, site_dir, pages):
+    problems = [f"{rel}: {text!r} breaks across lines" for rel, m in phone.items() for text in m["brokenAfterMath"]]
+    for rel in pages:
+        html = (site_dir / rel).read_text(encoding="utf-8")
+        if bind_punctuation(html) != html:
+            problems.append(f"{rel}: a formula followed by punctuation is not wrapped in a no-break span")
+    assert not problems, "\n".join(problems)
+
+
+def test_chapter_code_fits_the_column_on_a_desktop(desktop):
+    scrolling = [f"{rel}: {text!r}" for rel, m in desktop.items() if rel.startswith("chapters/")
+                 for text in m["codeScrolling"]]
+    assert not scrolling, (f"{len(scrolling)} chapter code blocks scroll sideways at 1280 px "
+                           "(tests/repo/test_code_width.py lists their long lines):\n" + "\n".join(scrolling))
+
+
+def test_the_measure_reads_the_figure_records():
+    # The regular expressions of MEASURE match what rnnmem.site.style.to_svg writes.
+    from rnnmem.site.style import new_figure, to_svg
+
+    fig, ax = new_figure(height=2.0)
+    ax.plot([0, 1], [0, 1])
+    head = to_svg(fig)[:3000].decode()
+    assert re.search(r'<svg[^>]*\swidth="345\.6pt"', head)
+    assert re.search(r'<svg[^>]*\sdata-text-pt="11"', head)
