@@ -75,7 +75,7 @@ def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16))
     ax.set_xlabel("edges crossed, $n$")
     ax.set_ylabel("multiplier $a^n$")
     ax.legend(loc="lower left")
-    return fig
+    return fig, {"end": {f"{a:g}": float(a ** top) for a in factors}, "edges": top}
 
 
 @table()
@@ -124,9 +124,11 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
     pairs = _settings(settings)
     fig, axes = new_figure(ncols=len(pairs), figsize=(6.4, 3.6 if len(pairs) > 1 else 4.2))
     axes = np.atleast_1d(axes)
+    counts = {}
     cmap = ListedColormap([PALETTE[0], PALETTE[1]])
     for ax, (k1, k2) in zip(axes, pairs):
         plan = bptt.truncation_plan(length, k1, k2, loss_steps=loss_steps)
+        counts[f"{k1},{k2}"] = {"kept": len(plan.kept), "cut": len(plan.cut), "boundaries": list(plan.boundaries)}
         grid = np.full((length, length), np.nan)
         for s, tau in plan.kept:
             grid[tau - 1, s - 1] = 0
@@ -153,7 +155,7 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
     axes[0].set_ylabel(r"loss at step $t'$")
     axes[-1].legend(handles=[Patch(color=PALETTE[0], label="credit kept"), Patch(color=PALETTE[1], label="credit cut")],
                     loc="lower right", fontsize=9)
-    return fig
+    return fig, {"pairs": counts, "length": length}
 
 
 @table()

@@ -41,10 +41,14 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
     fig, axes = new_figure(ncols=len(scales), sharey=True, figsize=(6.4, 3.4) if len(scales) > 1 else None)
     axes = np.atleast_1d(axes)
     k = np.arange(steps + 1)
+    near, far = {}, {}
     for ax, scale in zip(axes, scales):
+        near[f"{scale:g}"], far[f"{scale:g}"] = {}, {}
         for colour, rho in zip(PALETTE, radii):
             norms = jacobians.rnn_norms_by_distance(rho, hidden=hidden, steps=steps, input_size=4,
                                                     input_scale=scale, seed=seed)
+            near[f"{scale:g}"][f"{rho:g}"] = float(norms[min(12, steps)])
+            far[f"{scale:g}"][f"{rho:g}"] = float(norms[steps])
             ax.semilogy(k, norms, color=colour, label=f"$\\rho = {rho:g}$")
             ax.semilogy(k, rho ** k, color=colour, linestyle=":", linewidth=1.0)
         ax.axhline(1.0, color=INK, linewidth=0.6)
@@ -53,7 +57,9 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
         ax.set_xlabel("distance back, $k$ steps")
     axes[0].set_ylabel(r"$\|\partial h_T / \partial h_{T-k}\|_2$")
     axes[0].legend(loc="lower left", title="solid: measured\ndotted: $\\rho^k$", title_fontsize=8, fontsize=9)
-    return fig
+    values = {"near": near, "far": far, "power": {f"{rho:g}": float(rho ** steps) for rho in radii},
+              "steps": steps, "hidden": hidden, "near_k": min(12, steps)}
+    return fig, values
 
 
 @table()
@@ -69,22 +75,25 @@ def jacobian_norm_table(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40
     if distance > steps:
         raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
     level = check_open_unit("level", level)
-    rows = []
+    rows, runs = [], []
     for scale in scales:
         for rho in radii:
             W, states, norms = _run(rho, hidden, steps, scale, seed)
             factor = float(norms[steps] ** (1.0 / steps))
+            slope = float(np.mean(1 - states[1:] ** 2))
             below = np.flatnonzero(norms < level)
             reach = str(int(below[0])) if below.size else f"beyond {steps}"
             rows.append([f"{scale:g}", f"{rho:g}", f"{np.linalg.norm(W['W_hh'], 2):.3f}",
-                         f"{float(np.mean(1 - states[1:] ** 2)):.3f}", f"{norms[distance]:.3g}",
-                         f"{norms[steps]:.3g}", f"{factor:.3f}", reach])
+                         f"{slope:.3f}", f"{norms[distance]:.3g}",
+                         f"{norms[steps]:.3g}", f"{factor:.3f}", f"{rho * slope:.3f}", reach])
+            runs.append((factor, rho * slope))
+    gap = max(abs(f - p) / f for f, p in runs)
     return Table(
         columns=["input size", "\\(\\rho(W_{hh})\\)", "\\(\\lVert W_{hh} \\rVert_2\\)", "mean \\(\\tanh'\\)",
                  f"norm at \\(k = {distance}\\)", f"norm at \\(k = {steps}\\)",
-                 "mean factor per step", f"first \\(k\\) below {level:g}"],
+                 "mean factor per step", "\\(\\rho \\times\\) mean \\(\\tanh'\\)", f"first \\(k\\) below {level:g}"],
         rows=rows,
-    )
+    ), {"largest_gap": gap, "runs": len(runs)}
 
 
 @figure()
@@ -113,7 +122,11 @@ def nonnormal_growth_curve(radius=0.5, size=4, coupling=1.0, steps=20):
     ax.set_xlabel("steps, $k$")
     ax.set_ylabel("length of the vector")
     ax.legend(loc="lower left")
-    return fig
+    below = np.flatnonzero(curve[1:] < 1.0)
+    values = {"peak": float(curve[peak]), "peak_step": peak, "norm": sigma, "radius": radius, "size": size,
+              "back_below": int(below[0]) + 1 if below.size else None, "end": float(curve[-1]),
+              "eigen_end": float(radius ** steps), "steps": steps}
+    return fig, values
 
 
 def _radii_list(name: str, values) -> list[float]:
