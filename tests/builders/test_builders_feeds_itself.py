@@ -49,7 +49,7 @@ def test_the_edge_of_chaos_figure_returns_what_it_measures():
                                              burn_in=20, seeds=2)
     rates = [[jacobians.growth_rate(jacobians.free_run(r, hidden=8, steps=60, seed=s)[1], burn_in=20)
               for s in range(2)] for r in (0.5, 2.0, 3.0)]
-    assert values["rates"] == {key: float(np.median(r)) for key, r in zip(("0.5", "2", "3"), rates)}
+    assert values["rates"] == {key: float(np.median(r)) for key, r in zip(("0.5", "2.0", "3.0"), rates)}
     above = [g for g, r in zip((0.5, 2.0, 3.0), rates) if np.median(r) > 1]
     assert values["first_above_one"] == (above[0] if above else None)
     states, _ = jacobians.free_run(1.5, hidden=8, steps=60)

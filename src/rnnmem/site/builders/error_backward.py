@@ -75,7 +75,11 @@ def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16))
     ax.set_xlabel("edges crossed, $n$")
     ax.set_ylabel("multiplier $a^n$")
     ax.legend(loc="lower left")
-    return fig, {"end": {f"{a:g}": float(a ** top) for a in factors}, "edges": top}
+    def key(a: float) -> str:   # never all digits, so a placeholder reads it as a string
+        text = f"{a:g}"
+        return text if any(c in text for c in ".e") else text + ".0"
+
+    return fig, {"end": {key(a): float(a ** top) for a in factors}, "edges": top}
 
 
 @table()

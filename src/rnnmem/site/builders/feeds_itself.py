@@ -12,6 +12,12 @@ from ..style import INK, PALETTE, new_figure
 from ..tables import Table
 
 
+def _key(x: float) -> str:
+    """A value's key in the values a builder returns: never all digits, so a placeholder reads it as a string."""
+    text = f"{x:g}"
+    return text if any(c in text for c in ".e") else text + ".0"
+
+
 def _positives(name: str, values) -> list[float]:
     return [float(v) for v in check_list(name, values, check_positive, "positive numbers")]
 
@@ -43,12 +49,12 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
     k = np.arange(steps + 1)
     near, far = {}, {}
     for ax, scale in zip(axes, scales):
-        near[f"{scale:g}"], far[f"{scale:g}"] = {}, {}
+        near[_key(scale)], far[_key(scale)] = {}, {}
         for colour, rho in zip(PALETTE, radii):
             norms = jacobians.rnn_norms_by_distance(rho, hidden=hidden, steps=steps, input_size=4,
                                                     input_scale=scale, seed=seed)
-            near[f"{scale:g}"][f"{rho:g}"] = float(norms[min(12, steps)])
-            far[f"{scale:g}"][f"{rho:g}"] = float(norms[steps])
+            near[_key(scale)][_key(rho)] = float(norms[min(12, steps)])
+            far[_key(scale)][_key(rho)] = float(norms[steps])
             ax.semilogy(k, norms, color=colour, label=f"$\\rho = {rho:g}$")
             ax.semilogy(k, rho ** k, color=colour, linestyle=":", linewidth=1.0)
         ax.axhline(1.0, color=INK, linewidth=0.6)
@@ -57,7 +63,7 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
         ax.set_xlabel("distance back, $k$ steps")
     axes[0].set_ylabel(r"$\|\partial h_T / \partial h_{T-k}\|_2$")
     axes[0].legend(loc="lower left", title="solid: measured\ndotted: $\\rho^k$", title_fontsize=8, fontsize=9)
-    values = {"near": near, "far": far, "power": {f"{rho:g}": float(rho ** steps) for rho in radii},
+    values = {"near": near, "far": far, "power": {_key(rho): float(rho ** steps) for rho in radii},
               "steps": steps, "hidden": hidden, "near_k": min(12, steps)}
     return fig, values
 
@@ -152,7 +158,7 @@ def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1
     for colour, rho in zip(PALETTE, radii):
         states, _ = jacobians.free_run(rho, hidden=hidden, steps=steps, start=start, seed=0)
         size = np.sqrt(np.mean(states ** 2, axis=1))
-        sizes[f"{rho:g}"] = float(size[-1])
+        sizes[_key(rho)] = float(size[-1])
         left.semilogy(k, np.maximum(size, 1e-300), color=colour, label=f"$\\rho = {rho:g}$")
     left.set_ylim(start * 1e-3, 2.0)
     left.set_xlim(0, steps)
@@ -173,7 +179,7 @@ def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1
     right.set_ylabel("long-run growth rate per step")
     right.legend(loc="upper left", fontsize=8)
     above = [rho for rho, m in zip(grid, median) if m > 1.0]
-    values = {"sizes": sizes, "rates": {f"{rho:g}": float(m) for rho, m in zip(grid, median)},
+    values = {"sizes": sizes, "rates": {_key(rho): float(m) for rho, m in zip(grid, median)},
               "first_above_one": above[0] if above else None, "hidden": hidden, "seeds": seeds}
     return fig, values
 
@@ -217,6 +223,7 @@ def init_norm_table(hidden=32, steps=40, input_scale=1.0, distance=12, seeds=5):
         key = "irnn" if nonlinearity == "relu" else key
         values[key] = {"near": float(np.median(runs[:, distance])), "far": float(np.median(runs[:, steps])),
                        "far_min": float(runs[:, steps].min()), "far_max": float(runs[:, steps].max())}
+    values["seeds"] = seeds
     return Table(
         columns=["starting \\(W_{hh}\\)", "units", f"norm at \\(k = {distance}\\)", f"norm at \\(k = {steps}\\)"],
         rows=rows,
