@@ -16,21 +16,21 @@ weight :math:`u` (one unless told otherwise) and the squared-error loss
 where :math:`\mathcal{T}` is the set of steps that carry a target: by default
 the last step alone, as in the chapter's three-reading example.
 
-**Backward.** The loss rate of a state, :math:`r_t = \partial L/\partial h_t`,
+**Backward.** The loss rate of a state, :math:`\delta_t = \partial L/\partial h_t`,
 collects the state's own error (if step :math:`t` has a target) and what
-flows back from the next state, starting from :math:`r_{T+1} = 0`:
+flows back from the next state, starting from :math:`\delta_{T+1} = 0`:
 
 .. math::
 
-    r_t = [t \in \mathcal{T}]\,(h_t - y_t) + w\,r_{t+1}.
+    \delta_t = [t \in \mathcal{T}]\,(h_t - y_t) + w\,\delta_{t+1}.
 
 **Shared weight.** The weight :math:`w` is used once per step. Holding the
 previous state fixed, the use at step :math:`t` contributes
-:math:`r_t\,h_{t-1}`, and all uses of the one weight add:
+:math:`\delta_t\,h_{t-1}`, and all uses of the one weight add:
 
 .. math::
 
-    \frac{\partial L}{\partial w} = \sum_{t=1}^{T} r_t\, h_{t-1}.
+    \frac{\partial L}{\partial w} = \sum_{t=1}^{T} \delta_t\, h_{t-1}.
 
 **Distance.** A small change that crosses :math:`n` edges of local rate
 :math:`a` is multiplied by :math:`a^n`; for a ``tanh`` unit the local rate is
@@ -39,10 +39,10 @@ previous state fixed, the use at step :math:`t` contributes
 **Truncation.** BPTT(:math:`k_1`, :math:`k_2`) (Williams and Peng, 1990): the
 forward pass runs over the whole sequence, and every :math:`k_1` steps (and at
 the last step) the losses of those steps are sent back through the :math:`k_2`
-most recent steps only. A pair (use step :math:`s`, loss step :math:`\tau`),
-whose contribution to the gradient is :math:`(h_\tau - y_\tau)\,w^{\tau-s}\,h_{s-1}`,
-is kept when :math:`s \ge t_\tau - k_2 + 1`, with :math:`t_\tau = k_1\lceil \tau/k_1\rceil`
-the end of the chunk that holds :math:`\tau`; otherwise it is cut. Chunks whose
+most recent steps only. A pair (use step :math:`s`, loss step :math:`t'`),
+whose contribution to the gradient is :math:`(h_{t'} - y_{t'})\,w^{t'-s}\,h_{s-1}`,
+is kept when :math:`s \ge e_{t'} - k_2 + 1`, with :math:`e_{t'} = k_1\lceil t'/k_1\rceil`
+the end of the chunk that holds :math:`t'`; otherwise it is cut. Chunks whose
 hidden state is passed on but detached are the case :math:`k_1 = k_2`.
 
 Steps are numbered from 1; :math:`h_0` is the starting state. Scalars in give
@@ -159,7 +159,7 @@ class ScalarBPTT:
 
     ``previous[t-1]`` is :math:`h_{t-1}`, ``states[t-1]`` is :math:`h_t`,
     ``rates[t-1]`` is :math:`\\partial L/\\partial h_t` and ``contributions[t-1]``
-    is :math:`r_t h_{t-1}`, the credit of the use of :math:`w` at step ``t``.
+    is :math:`\\delta_t h_{t-1}`, the credit of the use of :math:`w` at step ``t``.
     ``updated_w`` is :math:`w - \\eta\\,\\partial L/\\partial w`; ``updated_states``
     and ``updated_loss`` come from a fresh forward pass with it.
     """
@@ -191,8 +191,8 @@ def scalar_bptt(inputs: Sequence[float], target: Any, w: float, *, h0: float = 0
                 learning_rate: float = 0.1) -> ScalarBPTT:
     r"""Forward, backward and one gradient step for :math:`h_t = w h_{t-1} + u x_t`.
 
-    Follows the module's equations: rates :math:`r_t` by the backward
-    recursion, contributions :math:`r_t h_{t-1}` per use of the shared
+    Follows the module's equations: rates :math:`\delta_t` by the backward
+    recursion, contributions :math:`\delta_t h_{t-1}` per use of the shared
     weight, their sum as :math:`\partial L/\partial w`, and the update
     :math:`w - \eta\,\partial L/\partial w`.
 
@@ -402,7 +402,7 @@ def truncation_plan(length: int, k1: int, k2: int, loss_steps: Any = None) -> Tr
 class Contribution:
     """One term of the gradient: the use of ``w`` at step ``use``, credited by the loss at step ``loss``.
 
-    ``value`` is :math:`(h_\\tau - y_\\tau)\\,w^{\\tau - s}\\,h_{s-1}`.
+    ``value`` is :math:`(h_{t'} - y_{t'})\\,w^{t' - s}\\,h_{s-1}`.
     """
 
     use: int
@@ -432,8 +432,8 @@ def truncated_gradient(inputs: Sequence[float], target: Any, w: float, k1: int, 
                        h0: float = 0.0, u: float = 1.0) -> TruncatedGradient:
     r"""BPTT(:math:`k_1`, :math:`k_2`) on the scalar recurrence, against full BPTT.
 
-    Every pair (use :math:`s`, loss :math:`\tau`) contributes
-    :math:`(h_\tau - y_\tau)\,w^{\tau-s}\,h_{s-1}`; the full gradient sums all
+    Every pair (use :math:`s`, loss :math:`t'`) contributes
+    :math:`(h_{t'} - y_{t'})\,w^{t'-s}\,h_{s-1}`; the full gradient sums all
     of them, the truncated one only those that :func:`truncation_plan` keeps.
 
     The chapter's second exercise: a program that follows the last

@@ -52,6 +52,8 @@ __all__ = [
     "keras_lstm_weights",
     "pytorch_uniform",
     "pytorch_weights",
+    "RECURRENT_INITS",
+    "recurrent_matrix",
     "pytorch_default_biases",
     "pytorch_forget_bias_samples",
     "pytorch_forget_bias_density",
@@ -258,6 +260,37 @@ def pytorch_weights(input_size: int, hidden: int, gates: int = 1, seed: Any = No
     rng = check_seed("seed", seed)
     shapes = {"W_ih": (G * H, D), "W_hh": (G * H, H), "b_ih": (G * H,), "b_hh": (G * H,)}
     return {name: pytorch_uniform(shape, H, rng, scale) for name, shape in shapes.items()}
+
+
+RECURRENT_INITS = ("pytorch", "orthogonal", "identity")
+"""The starting recurrent matrices :func:`recurrent_matrix` knows."""
+
+
+def recurrent_matrix(kind: str, hidden: int, seed: Any = 0) -> np.ndarray:
+    r"""A starting :math:`W_{hh}` of shape ``(H, H)``: PyTorch's draw, a random orthogonal matrix, or the identity.
+
+    * ``"pytorch"``: every entry from :math:`U(-1/\sqrt H, 1/\sqrt H)`
+      (:func:`pytorch_uniform`), variance :math:`1/(3H)`;
+    * ``"orthogonal"``: :math:`Q` of the QR factorization of a standard
+      normal matrix, each column's sign fixed by :math:`R`'s diagonal so the
+      draw is uniform over orthogonal matrices (``torch.nn.init.orthogonal_``
+      does the same); every singular value is 1, so :math:`\|W v\| = \|v\|`;
+    * ``"identity"``: :math:`I`, the start of Le, Jaitly and Hinton's IRNN
+      (2015, with ReLU units and zero biases).
+
+    >>> Q = recurrent_matrix("orthogonal", 4, seed=0)
+    >>> bool(np.allclose(Q.T @ Q, np.eye(4))), recurrent_matrix("identity", 2).tolist()
+    (True, [[1.0, 0.0], [0.0, 1.0]])
+    """
+    kind = check_choice("kind", kind, RECURRENT_INITS)
+    h = check_positive_int("hidden", hidden)
+    rng = check_seed("seed", seed)
+    if kind == "pytorch":
+        return pytorch_uniform((h, h), h, rng)
+    if kind == "identity":
+        return np.eye(h)
+    q, r = np.linalg.qr(rng.standard_normal((h, h)))
+    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
 
 
 def pytorch_default_biases(hidden: int, seed: Any = 0, gates: int = 4) -> tuple[np.ndarray, np.ndarray]:

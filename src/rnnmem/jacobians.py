@@ -60,14 +60,16 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from . import gru, lstm, rnn
+from ._recurrent import check_step_args
 from .checks import (
+    check_choice,
     check_finite,
     check_nonnegative_int,
     check_positive,
     check_positive_int,
     check_seed,
 )
-from .init import pytorch_weights
+from .init import pytorch_weights, recurrent_matrix
 
 __all__ = [
     "LSTMJacobian",
@@ -76,16 +78,22 @@ __all__ = [
     "rnn_jacobian",
     "lstm_jacobian",
     "gru_jacobian",
+    "NONLINEARITIES",
     "rnn_trajectory",
     "lstm_trajectory",
     "gru_trajectory",
     "jacobian_products",
     "distance_norms",
+    "loss_rates",
+    "path_terms",
+    "growth_rate",
     "spectral_radius",
     "with_spectral_radius",
     "random_rnn",
     "random_lstm",
     "rnn_norms_by_distance",
+    "init_norms_by_distance",
+    "free_run",
     "nonnormal_growth",
 ]
 
@@ -139,17 +147,38 @@ def finite_difference_jacobian(fn: Callable[[np.ndarray], Any], v: Any, eps: flo
 
 # --------------------------------------------------------------------------- one step
 
-def rnn_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any) -> tuple[np.ndarray, np.ndarray]:
+NONLINEARITIES = ("tanh", "relu")
+"""The tanh RNN's activations :func:`rnn_jacobian` knows, as PyTorch's ``nn.RNN(nonlinearity=...)``."""
+
+
+def rnn_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
+                 nonlinearity: str = "tanh") -> tuple[np.ndarray, np.ndarray]:
     r"""``(h, J)``: the new state and :math:`\partial h_t/\partial h_{t-1} = \operatorname{diag}(1 - h_t^2) W_{hh}`.
+
+    With ``nonlinearity="relu"`` the step is :math:`h_t = \max(0, a_t)` and
+    :math:`J_t = \operatorname{diag}([a_t > 0])\,W_{hh}` (slope 0 at the
+    corner, as PyTorch takes it).
 
     >>> W_ih, W_hh, b = np.eye(2), np.array([[0.5, 0.0], [0.0, 2.0]]), np.zeros(2)
     >>> h, J = rnn_jacobian(np.zeros(2), np.zeros(2), W_ih, W_hh, b, b)
     >>> J.tolist()
     [[0.5, 0.0], [0.0, 2.0]]
+    >>> h, J = rnn_jacobian([1.0, -1.0], [0.0, 0.0], W_ih, W_hh, b, b, "relu")
+    >>> h.tolist(), J.tolist()
+    ([1.0, 0.0], [[0.5, 0.0], [0.0, 0.0]])
     """
     h_prev = _vector("h_prev", h_prev)
-    h = rnn.step(_vector("x", x), h_prev, W_ih, W_hh, b_ih, b_hh).astype(np.float64)
-    return h, (1.0 - h * h)[:, None] * np.asarray(W_hh, dtype=np.float64)
+    x = _vector("x", x)
+    kind = check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
+    if kind == "tanh":
+        h = rnn.step(x, h_prev, W_ih, W_hh, b_ih, b_hh).astype(np.float64)
+        slope = 1.0 - h * h
+    else:
+        x, h_prev, W_ih, W_hh, b_ih, b_hh = check_step_args(1, x, h_prev, W_ih, W_hh, b_ih, b_hh)
+        a = (W_ih @ x + b_ih + W_hh @ h_prev + b_hh).astype(np.float64)
+        h = np.maximum(a, 0.0)
+        slope = (a > 0).astype(np.float64)
+    return h, slope[:, None] * np.asarray(W_hh, dtype=np.float64)
 
 
 class LSTMJacobian(NamedTuple):
@@ -235,8 +264,12 @@ def gru_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any
 
 # --------------------------------------------------------------------------- along a trajectory
 
-def rnn_trajectory(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Run the tanh RNN over ``xs`` ``(T, D)``: states ``(T+1, H)`` (``h_0`` first) and Jacobians ``(T, H, H)``.
+def rnn_trajectory(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
+                   nonlinearity: str = "tanh") -> tuple[np.ndarray, np.ndarray]:
+    """Run the RNN over ``xs`` ``(T, D)``: states ``(T+1, H)`` (``h_0`` first) and Jacobians ``(T, H, H)``.
+
+    ``nonlinearity`` is ``"tanh"`` (the book's RNN) or ``"relu"``, as in
+    :func:`rnn_jacobian`.
 
     >>> states, J = rnn_trajectory(np.zeros((3, 1)), [0.5], [[1.0]], [[0.9]], [0.0], [0.0])
     >>> states.shape, J.shape
@@ -246,7 +279,7 @@ def rnn_trajectory(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any)
     h = _vector("h0", h0)
     states, jacs = [h], []
     for x in xs:
-        h, J = rnn_jacobian(x, h, W_ih, W_hh, b_ih, b_hh)
+        h, J = rnn_jacobian(x, h, W_ih, W_hh, b_ih, b_hh, nonlinearity)
         states.append(h)
         jacs.append(J)
     return np.stack(states), np.stack(jacs)
@@ -333,6 +366,99 @@ def distance_norms(jacobians: Any) -> np.ndarray:
     return np.array(norms)
 
 
+def _errors(jacobians: np.ndarray, errors: Any) -> np.ndarray:
+    e = np.asarray(check_finite("errors", np.asarray(errors)), dtype=np.float64)
+    if e.shape != (jacobians.shape[0], jacobians.shape[1]):
+        raise ValueError(f"errors must have shape (T, n) = {(jacobians.shape[0], jacobians.shape[1])}, "
+                         f"one row per step, got shape {e.shape}")
+    return e
+
+
+def loss_rates(jacobians: Any, errors: Any) -> np.ndarray:
+    r"""BPTT with a loss at every step: :math:`\delta_t = \partial L/\partial h_t`, ``t = 1..T``, shape ``(T, n)``.
+
+    ``jacobians[t-1]`` is :math:`J_t = \partial h_t/\partial h_{t-1}` and
+    ``errors[t-1]`` is :math:`e_t = \partial L_t/\partial h_t`, the direct
+    rate of step :math:`t`'s own loss, for :math:`L = \sum_t L_t`. The
+    recursion walks backward,
+
+    .. math::  \delta_T = e_T, \qquad \delta_t = e_t + J_{t+1}^{\top}\,\delta_{t+1},
+
+    so :math:`\delta_t` holds every later loss's rate, each carried back by
+    the transposed Jacobians (:func:`path_terms` lists them one by one).
+
+    >>> loss_rates(np.full((3, 1, 1), 0.5), [[0.0], [0.0], [-0.75]])[:, 0].tolist()
+    [-0.1875, -0.375, -0.75]
+    """
+    Js = _stack(jacobians)
+    e = _errors(Js, errors)
+    out = np.empty_like(e)
+    after = np.zeros(Js.shape[1])
+    for t in range(Js.shape[0] - 1, -1, -1):
+        out[t] = e[t] + after
+        after = Js[t].T @ out[t]
+    return out
+
+
+def path_terms(jacobians: Any, errors: Any) -> np.ndarray:
+    r"""Every loss's rate at every earlier state, one term per pair: ``terms[s-1, u-1]``, shape ``(T, T, n)``.
+
+    The term for state :math:`s` and the loss at step :math:`u \ge s` is
+    :math:`(J_{s+1} \cdots J_u)^{\top} e_u = J_{s+1}^{\top} \cdots J_u^{\top} e_u`,
+    the rate that loss sends back along the one chain from :math:`h_u` to
+    :math:`h_s` (Goodfellow et al., §10.2.2, the sum over paths); it is zero
+    for :math:`u < s`. Summed over :math:`u` they give :func:`loss_rates`.
+    Written as the sum it is, one product per pair, for reading, not speed.
+
+    >>> terms = path_terms(np.full((3, 1, 1), 0.5), [[1.0], [1.0], [1.0]])
+    >>> terms[0, :, 0].tolist(), terms.sum(axis=1)[:, 0].tolist()
+    ([1.0, 0.5, 0.25], [1.75, 1.5, 1.0])
+    """
+    Js = _stack(jacobians)
+    e = _errors(Js, errors)
+    T, n = e.shape
+    terms = np.zeros((T, T, n))
+    for u in range(T):
+        rate = e[u]
+        for s in range(u, -1, -1):          # state s + 1, from h_{u+1} back to h_1
+            terms[s, u] = rate
+            rate = Js[s].T @ rate
+    return terms
+
+
+def growth_rate(jacobians: Any, burn_in: int = 0, seed: Any = 0) -> float:
+    r"""The average factor per step by which the product :math:`J_T \cdots J_1` stretches a vector, in the long run.
+
+    A random unit vector is carried through every step and renormalized at
+    each; over the steps after ``burn_in`` (when it has turned into the
+    growing direction) the result is :math:`\exp` of the mean log
+    stretch, an estimate of :math:`e^{\lambda_1}`, the largest Lyapunov
+    exponent of the run (the growth rate of :math:`\|J_T \cdots J_1\|^{1/T}`).
+    Above one, nearby trajectories separate (chaos); below one they merge.
+
+    >>> growth_rate(np.full((50, 1, 1), 0.5))
+    0.5
+    >>> round(growth_rate(np.stack([np.diag([0.5, 2.0])] * 60), burn_in=10), 3)
+    2.0
+    """
+    Js = _stack(jacobians)
+    skip = check_nonnegative_int("burn_in", burn_in)
+    if skip >= Js.shape[0]:
+        raise ValueError(f"burn_in must be below the number of steps ({Js.shape[0]}), got {burn_in!r}")
+    v = check_seed("seed", seed).standard_normal(Js.shape[1])
+    v /= np.linalg.norm(v)
+    logs = []
+    for t, J in enumerate(Js):
+        v = J @ v
+        size = float(np.linalg.norm(v))
+        if size == 0.0:
+            return 0.0
+        if t >= skip:
+            logs.append(math.log(size))
+        v /= size
+    return float(round(math.exp(sum(logs) / len(logs)), 12))
+
+
 # --------------------------------------------------------------------------- tanh RNN: spectral radius and non-normal growth
 
 def spectral_radius(W: Any) -> float:
@@ -417,6 +543,66 @@ def rnn_norms_by_distance(radius: float, hidden: int = 32, steps: int = 40, inpu
     xs = scale * rng.standard_normal((T, check_positive_int("input_size", input_size)))
     _, Js = rnn_trajectory(xs, np.zeros(W["W_hh"].shape[0]), **W)
     return distance_norms(Js)
+
+
+def init_norms_by_distance(init: str, hidden: int = 32, steps: int = 40, input_size: int = 4,
+                           input_scale: float = 1.0, seed: Any = 0, nonlinearity: str = "tanh",
+                           zero_biases: bool = False) -> np.ndarray:
+    r"""Like :func:`rnn_norms_by_distance`, for a starting ``W_hh`` of :func:`rnnmem.init.recurrent_matrix`.
+
+    ``W_ih`` and the biases are PyTorch's draw (:func:`rnnmem.init.pytorch_weights`),
+    then ``W_hh`` is replaced by ``recurrent_matrix(init, hidden)`` from the same
+    generator (``"pytorch"`` keeps the drawn one); ``zero_biases`` sets both
+    biases to zero, as the IRNN of Le, Jaitly and Hinton (2015) does with
+    ``init="identity"`` and ``nonlinearity="relu"``. Inputs are standard normal
+    times ``input_scale``, the network starts at zero, and the result is
+    :math:`\|\partial h_T/\partial h_{T-k}\|_2` for ``k = 0..steps``.
+
+    >>> n = init_norms_by_distance("identity", nonlinearity="relu", zero_biases=True, steps=10)
+    >>> sorted(set(n.round(12).tolist()))
+    [1.0]
+    """
+    T = check_positive_int("steps", steps)
+    D = check_positive_int("input_size", input_size)
+    H = check_positive_int("hidden", hidden)
+    scale = float(check_positive("input_scale", input_scale))
+    if not isinstance(zero_biases, (bool, np.bool_)):
+        raise ValueError(f"zero_biases must be True or False, got {zero_biases!r}")
+    rng = check_seed("seed", seed)
+    W = pytorch_weights(D, H, gates=1, seed=rng)
+    W["W_hh"] = W["W_hh"] if init == "pytorch" else recurrent_matrix(init, H, rng)
+    if zero_biases:
+        W["b_ih"], W["b_hh"] = np.zeros(H), np.zeros(H)
+    xs = scale * rng.standard_normal((T, D))
+    _, Js = rnn_trajectory(xs, np.zeros(H), **W, nonlinearity=nonlinearity)
+    return distance_norms(Js)
+
+
+def free_run(radius: float, hidden: int = 64, steps: int = 200, start: float = 1e-3,
+             seed: Any = 0) -> tuple[np.ndarray, np.ndarray]:
+    r"""A tanh RNN left to itself: no input, no bias, ``W_hh`` of spectral radius ``radius``; ``(states, jacobians)``.
+
+    ``W_hh`` is PyTorch's draw rescaled (:func:`random_rnn`), the biases are
+    zero and every input is zero, so :math:`h = 0` is a fixed point with
+    Jacobian :math:`W_{hh}` (the slope of :math:`\tanh` is 1 at zero). The run
+    starts from a small disturbance, ``start`` times a standard normal
+    vector. Below :math:`\rho = 1` the disturbance dies out; above it the
+    zero state is unstable and the activity grows until :math:`\tanh`
+    saturates (the setting of Sompolinsky, Crisanti and Sommers, 1988, in
+    discrete time). States ``(steps+1, H)``, Jacobians ``(steps, H, H)``.
+
+    >>> states, Js = free_run(0.5, hidden=8, steps=30)
+    >>> bool(np.abs(states[-1]).max() < 1e-9), Js.shape
+    (True, (30, 8, 8))
+    """
+    H = check_positive_int("hidden", hidden)
+    T = check_positive_int("steps", steps)
+    size = float(check_positive("start", start))
+    rng = check_seed("seed", seed)
+    W = random_rnn(1, H, radius, rng)
+    W["b_ih"], W["b_hh"] = np.zeros(H), np.zeros(H)
+    h0 = size * rng.standard_normal(H)
+    return rnn_trajectory(np.zeros((T, 1)), h0, **W)
 
 
 def nonnormal_growth(radius: float = 0.5, size: int = 4, coupling: float = 1.0,

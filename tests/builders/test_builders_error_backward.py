@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from rnnmem import bptt
+from rnnmem.site.builders import error_backward
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
@@ -45,6 +47,25 @@ def test_the_truncation_table_sums_to_the_gradient(tmp_path):
     text = render(tmp_path, "<!-- table: truncation_table -->")
     assert text.count("| cut |") == 3 and text.count("| kept |") == 3
     assert "Full gradient -0.302734375; truncated -0.181640625; missing -0.12109375." in text
+
+
+def test_the_worked_table_names_the_loss_rate_delta(tmp_path):
+    text = render(tmp_path, "<!-- table: bptt_table -->")
+    assert "\\(\\delta_t = \\partial L / \\partial h_t\\)" in text and "r_t" not in text
+
+
+def test_the_distance_curves_return_their_ends():
+    fig, values = error_backward.distance_curves(factors=[0.5, 1.5], distances=[0, 3, 7])
+    assert values == {"end": {"0.5": 0.5 ** 7, "1.5": 1.5 ** 7}, "edges": 7}
+
+
+def test_the_truncation_grid_returns_the_counts_of_its_plans():
+    fig, values = error_backward.truncation_grid(length=9, settings=[[3, 3], [2, 5]])
+    for k1, k2 in ((3, 3), (2, 5)):
+        plan = bptt.truncation_plan(9, k1, k2, loss_steps="all")
+        assert values["pairs"][f"{k1},{k2}"] == {"kept": len(plan.kept), "cut": len(plan.cut),
+                                                 "boundaries": list(plan.boundaries)}
+    assert values["length"] == 9
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from rnnmem import bptt, gate_arithmetic
 from rnnmem.cli import main
 from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
+from rnnmem.site.render import RESERVED
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +31,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 def page_table(name: str) -> list[list[str]]:
     text = (ROOT / "docs" / "chapters" / "error-backward.md").read_text()
     (directive,) = [d for d in find_directives(text, "error-backward") if d.name == name]
-    args = {k: v for k, v in directive.args.items() if k != "caption"}
+    args = {k: v for k, v in directive.args.items() if k not in RESERVED}
     return [[str(c) for c in row] for row in registry.get("table", name).func(**args).rows]
 
 

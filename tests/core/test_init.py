@@ -177,3 +177,18 @@ def test_keras_lstm_weights_follow_keras_initializers():
     assert not W["b_hh"].any()
     with pytest.raises(ValueError, match="^hidden must"):
         init.keras_lstm_weights(D, 0)
+
+
+def test_recurrent_matrices():
+    from rnnmem.init import recurrent_matrix
+    Q = recurrent_matrix("orthogonal", 16, seed=2)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(16), atol=1e-12)
+    np.testing.assert_array_equal(Q, recurrent_matrix("orthogonal", 16, seed=2))
+    np.testing.assert_allclose(np.linalg.svd(Q, compute_uv=False), np.ones(16), atol=1e-12)
+    np.testing.assert_array_equal(recurrent_matrix("identity", 3), np.eye(3))
+    W = recurrent_matrix("pytorch", 16, seed=2)
+    assert np.abs(W).max() <= 0.25 and not np.allclose(W, W.T)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        recurrent_matrix("glorot", 4)
+    with pytest.raises(ValueError, match="hidden must be a whole number >= 1"):
+        recurrent_matrix("identity", 0)

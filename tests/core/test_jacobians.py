@@ -327,3 +327,106 @@ W4 = _weights(4, 2, 3, 0)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}(\b| )"):
         call()
+
+
+# --------------------------------------------------------------------------- ReLU steps, BPTT with a loss at every step, growth rates
+
+def test_relu_jacobian_matches_finite_differences_away_from_the_corner():
+    W = _weights(1, 3, 6, 4, 2.0)
+    rng = np.random.default_rng(7)
+    x, h = rng.standard_normal(3), rng.uniform(0, 1, 6)
+    h_new, J = jac.rnn_jacobian(x, h, **W, nonlinearity="relu")
+    a = W["W_ih"] @ x + W["b_ih"] + W["W_hh"] @ h + W["b_hh"]
+    assert np.min(np.abs(a)) > 1e-3 and 0 < np.sum(a > 0) < 6    # both sides of the corner, none on it
+    np.testing.assert_array_equal(h_new, np.maximum(a, 0))
+    fd = jac.finite_difference_jacobian(
+        lambda v: jac.rnn_jacobian(x, v, **W, nonlinearity="relu")[0], h)
+    np.testing.assert_allclose(J, fd, **FD)
+
+
+def test_an_unknown_nonlinearity_is_named():
+    W = _weights(1, 2, 2, 0)
+    with pytest.raises(ValueError, match="nonlinearity must be one of"):
+        jac.rnn_trajectory(np.zeros((2, 2)), np.zeros(2), **W, nonlinearity="sigmoid")
+
+
+def _loss_every_step(seed, T=6, D=3, H=4):
+    """A tanh RNN with the loss sum_t |h_t - y_t|^2 / 2: its weights, inputs, targets, states and Jacobians."""
+    model = rnn.RNN(D, H, seed=seed)
+    rng = np.random.default_rng(seed + 100)
+    xs, ys = rng.standard_normal((T, D)), rng.uniform(-1, 1, (T, H))
+    states, Js = jac.rnn_trajectory(xs, np.zeros(H), **model.weights)
+    return model, xs, ys, states, Js
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_loss_rates_are_the_gradients_the_model_backpropagates(seed):
+    model, xs, ys, states, Js = _loss_every_step(seed)
+    errors = states[1:] - ys
+    delta = jac.loss_rates(Js, errors)
+    outputs, _ = model.forward(xs[:, None, :])
+    grads = model.backward(errors[:, None, :])
+    slopes = 1 - states[1:] ** 2
+    by_rates = sum(np.outer(slopes[t] * delta[t], states[t]) for t in range(len(xs)))
+    np.testing.assert_allclose(by_rates, grads["weight_hh_l0"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jac.path_terms(Js, errors).sum(axis=1), delta, rtol=1e-12, atol=1e-14)
+    # delta_1 against a finite difference of the whole loss in h_1
+    def loss_from(h1):
+        later, _ = jac.rnn_trajectory(xs[1:], h1, **model.weights)
+        return 0.5 * np.sum((h1 - ys[0]) ** 2) + 0.5 * np.sum((later[1:] - ys[1:]) ** 2)
+    fd = np.array([(loss_from(states[1] + e) - loss_from(states[1] - e)) / 2e-6 for e in 1e-6 * np.eye(4)])
+    np.testing.assert_allclose(delta[0], fd, rtol=1e-6, atol=1e-9)
+
+
+def test_path_terms_are_zero_before_their_loss_and_its_own_error_at_it():
+    _, _, ys, states, Js = _loss_every_step(3)
+    errors = states[1:] - ys
+    terms = jac.path_terms(Js, errors)
+    for s in range(6):
+        np.testing.assert_array_equal(terms[s, s], errors[s])
+        assert not terms[s, :s].any()
+    np.testing.assert_allclose(terms[0, 5], np.linalg.multi_dot([J.T for J in Js[1:6]]) @ errors[5], rtol=1e-12)
+
+
+def test_loss_rates_reject_errors_of_the_wrong_shape():
+    with pytest.raises(ValueError, match=r"errors must have shape \(T, n\) = \(3, 1\)"):
+        jac.loss_rates(np.ones((3, 1, 1)), np.ones((2, 1)))
+
+
+def test_growth_rate_is_the_top_rate_of_a_long_product():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((5, 5))
+    Js = np.stack([A] * 200)
+    assert jac.growth_rate(Js, burn_in=50) == pytest.approx(jac.spectral_radius(A), rel=1e-6)
+    with pytest.raises(ValueError, match="burn_in must be below the number of steps"):
+        jac.growth_rate(Js, burn_in=200)
+
+
+def test_a_free_run_dies_below_radius_one_and_saturates_above_it():
+    quiet, Js = jac.free_run(0.9, hidden=16, steps=150)
+    assert np.abs(quiet[-1]).max() < 1e-6 * np.abs(quiet[0]).max()
+    assert jac.growth_rate(Js, burn_in=50) == pytest.approx(0.9, abs=0.02)   # slopes are 1 at zero
+    loud, _ = jac.free_run(2.0, hidden=16, steps=150)
+    assert np.sqrt(np.mean(loud[-1] ** 2)) > 0.3 > 50 * np.abs(loud[0]).max()
+
+
+@pytest.mark.parametrize("init", ["pytorch", "orthogonal", "identity"])
+def test_init_norms_are_the_products_of_the_run_they_describe(init):
+    from rnnmem.init import pytorch_weights, recurrent_matrix
+    n = jac.init_norms_by_distance(init, hidden=8, steps=12, seed=3)
+    rng = np.random.default_rng(3)
+    W = pytorch_weights(4, 8, seed=rng)
+    if init != "pytorch":
+        W["W_hh"] = recurrent_matrix(init, 8, rng)
+    xs = rng.standard_normal((12, 4))
+    _, Js = jac.rnn_trajectory(xs, np.zeros(8), **W)
+    np.testing.assert_array_equal(n, jac.distance_norms(Js))
+    if init != "pytorch":   # an orthogonal W_hh stretches nothing: only the slopes of tanh shrink
+        assert np.all(np.diff(n) <= 1e-12)
+
+
+def test_init_norms_reject_a_bad_flag():
+    with pytest.raises(ValueError, match="zero_biases must be True or False, got 'yes'"):
+        jac.init_norms_by_distance("identity", zero_biases="yes")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        jac.init_norms_by_distance("xavier")

@@ -75,8 +75,8 @@ def credit_table(inputs=(1, 0, 0), target=1.0, w=0.5) -> str:
     rows = [[str(t), _num(prev), _num(new), _num(rate), f"{_num(rate)} \u00d7 {_num(prev)} = {_num(c)}"]
             for t, prev, new, rate, c in r.rows]
     table = text_table(f"Backward through h_t = w h_(t-1) + x_t, w = {_num(w)}, loss (h_T - {_num(target)})^2 / 2",
-                       ["reading t", "previous state h_(t-1)", "new state h_t", "loss rate r_t = dL/dh_t",
-                        "credit of this use, r_t h_(t-1)"], rows)
+                       ["reading t", "previous state h_(t-1)", "new state h_t", "loss rate delta_t = dL/dh_t",
+                        "credit of this use, delta_t h_(t-1)"], rows)
     return (f"{table}\n\nloss L = {_num(r.loss)}\n"
             f"All uses belong to one weight, so their credits add: dL/dw = {_num(r.gradient)}")
 

@@ -33,7 +33,7 @@ def bptt_table(inputs=(1, 0, 0), target=1.0, w=0.5, h0=0.0, u=1.0):
                      f"{_num(rate)} \u00d7 {_num(prev)} = {_num(contribution)}"])
     return Table(
         columns=["reading \\(t\\)", "previous state \\(h_{t-1}\\)", "new state \\(h_t\\)",
-                 "loss rate \\(r_t = \\partial L / \\partial h_t\\)", "credit of this use, \\(r_t\\,h_{t-1}\\)"],
+                 "loss rate \\(\\delta_t = \\partial L / \\partial h_t\\)", "credit of this use, \\(\\delta_t\\,h_{t-1}\\)"],
         rows=rows,
         notes=f"All uses belong to one weight, so their credits add: \\(\\partial L/\\partial w\\) = {_num(r.gradient)}.",
     )
@@ -75,7 +75,11 @@ def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16))
     ax.set_xlabel("edges crossed, $n$")
     ax.set_ylabel("multiplier $a^n$")
     ax.legend(loc="lower left")
-    return fig
+    def key(a: float) -> str:   # never all digits, so a placeholder reads it as a string
+        text = f"{a:g}"
+        return text if any(c in text for c in ".e") else text + ".0"
+
+    return fig, {"end": {key(a): float(a ** top) for a in factors}, "edges": top}
 
 
 @table()
@@ -124,9 +128,11 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
     pairs = _settings(settings)
     fig, axes = new_figure(ncols=len(pairs), height=4.0 if len(pairs) > 1 else 4.6)
     axes = np.atleast_1d(axes)
+    counts = {}
     cmap = ListedColormap([PALETTE[0], PALETTE[1]])
     for ax, (k1, k2) in zip(axes, pairs):
         plan = bptt.truncation_plan(length, k1, k2, loss_steps=loss_steps)
+        counts[f"{k1},{k2}"] = {"kept": len(plan.kept), "cut": len(plan.cut), "boundaries": list(plan.boundaries)}
         grid = np.full((length, length), np.nan)
         for s, tau in plan.kept:
             grid[tau - 1, s - 1] = 0
@@ -150,10 +156,10 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
         ax.set_xlabel("use of $w$ at step $s$")
         kind = "chunks, detached" if k1 == k2 else "overlapping windows"
         ax.set_title(f"BPTT({k1}, {k2})\n{kind}\n{len(plan.kept)} kept, {len(plan.cut)} cut")
-    axes[0].set_ylabel(r"loss at step $\tau$")
+    axes[0].set_ylabel(r"loss at step $t'$")
     fig.legend(handles=[Patch(color=PALETTE[0], label="credit kept"), Patch(color=PALETTE[1], label="credit cut")],
                loc="outside lower center", ncols=2)
-    return fig
+    return fig, {"pairs": counts, "length": length}
 
 
 @table()
@@ -165,7 +171,7 @@ def truncation_table(inputs=(1, 0, 0, 0, 0, 0), target=1.0, w=0.5, k1=3, k2=3):
     rows = [[str(c.use), str(c.loss), _num(g.states[c.use - 2]) if c.use > 1 else "0", _num(c.value), status]
             for c, status in terms]
     return Table(
-        columns=["use \\(s\\)", "loss at \\(\\tau\\)", "\\(h_{s-1}\\)", "term \\((h_\\tau - y_\\tau)\\,w^{\\tau - s}\\,h_{s-1}\\)",
+        columns=["use \\(s\\)", "loss at \\(t'\\)", "\\(h_{s-1}\\)", "term \\((h_{t'} - y_{t'})\\,w^{t' - s}\\,h_{s-1}\\)",
                  f"BPTT({g.plan.k1}, {g.plan.k2})"],
         rows=rows,
         notes=(f"Full gradient {_num(g.full)}; truncated {_num(g.truncated)}; "

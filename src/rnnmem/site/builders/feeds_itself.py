@@ -12,6 +12,12 @@ from ..style import INK, PALETTE, new_figure
 from ..tables import Table
 
 
+def _key(x: float) -> str:
+    """A value's key in the values a builder returns: never all digits, so a placeholder reads it as a string."""
+    text = f"{x:g}"
+    return text if any(c in text for c in ".e") else text + ".0"
+
+
 def _positives(name: str, values) -> list[float]:
     return [float(v) for v in check_list(name, values, check_positive, "positive numbers")]
 
@@ -41,10 +47,14 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
     fig, axes = new_figure(ncols=len(scales), sharey=True, height=4.0)
     axes = np.atleast_1d(axes)
     k = np.arange(steps + 1)
+    near, far = {}, {}
     for ax, scale in zip(axes, scales):
+        near[_key(scale)], far[_key(scale)] = {}, {}
         for colour, rho in zip(PALETTE, radii):
             norms = jacobians.rnn_norms_by_distance(rho, hidden=hidden, steps=steps, input_size=4,
                                                     input_scale=scale, seed=seed)
+            near[_key(scale)][_key(rho)] = float(norms[min(12, steps)])
+            far[_key(scale)][_key(rho)] = float(norms[steps])
             ax.semilogy(k, norms, color=colour, label=f"$\\rho = {rho:g}$")
             ax.semilogy(k, rho ** k, color=colour, linestyle=":", linewidth=1.0)
         ax.axhline(1.0, color=INK, linewidth=0.6)
@@ -54,7 +64,9 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
     axes[0].set_ylabel(r"$\|\partial h_T / \partial h_{T-k}\|_2$")
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3,
                title="solid: measured, dotted: $\\rho^k$")
-    return fig
+    values = {"near": near, "far": far, "power": {_key(rho): float(rho ** steps) for rho in radii},
+              "steps": steps, "hidden": hidden, "near_k": min(12, steps)}
+    return fig, values
 
 
 @table()
@@ -70,22 +82,25 @@ def jacobian_norm_table(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40
     if distance > steps:
         raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
     level = check_open_unit("level", level)
-    rows = []
+    rows, runs = [], []
     for scale in scales:
         for rho in radii:
             W, states, norms = _run(rho, hidden, steps, scale, seed)
             factor = float(norms[steps] ** (1.0 / steps))
+            slope = float(np.mean(1 - states[1:] ** 2))
             below = np.flatnonzero(norms < level)
             reach = str(int(below[0])) if below.size else f"beyond {steps}"
             rows.append([f"{scale:g}", f"{rho:g}", f"{np.linalg.norm(W['W_hh'], 2):.3f}",
-                         f"{float(np.mean(1 - states[1:] ** 2)):.3f}", f"{norms[distance]:.3g}",
-                         f"{norms[steps]:.3g}", f"{factor:.3f}", reach])
+                         f"{slope:.3f}", f"{norms[distance]:.3g}",
+                         f"{norms[steps]:.3g}", f"{factor:.3f}", f"{rho * slope:.3f}", reach])
+            runs.append((factor, rho * slope))
+    gap = max(abs(f - p) / f for f, p in runs)
     return Table(
         columns=["input size", "\\(\\rho(W_{hh})\\)", "\\(\\lVert W_{hh} \\rVert_2\\)", "mean \\(\\tanh'\\)",
                  f"norm at \\(k = {distance}\\)", f"norm at \\(k = {steps}\\)",
-                 "mean factor per step", f"first \\(k\\) below {level:g}"],
+                 "mean factor per step", "\\(\\rho \\times\\) mean \\(\\tanh'\\)", f"first \\(k\\) below {level:g}"],
         rows=rows,
-    )
+    ), {"largest_gap": gap, "runs": len(runs)}
 
 
 @figure()
@@ -114,4 +129,105 @@ def nonnormal_growth_curve(radius=0.5, size=4, coupling=1.0, steps=20):
     ax.set_xlabel("steps, $k$")
     ax.set_ylabel("length of the vector")
     ax.legend(loc="lower left")
-    return fig
+    below = np.flatnonzero(curve[1:] < 1.0)
+    values = {"peak": float(curve[peak]), "peak_step": peak, "norm": sigma, "radius": radius, "size": size,
+              "back_below": int(below[0]) + 1 if below.size else None, "end": float(curve[-1]),
+              "eigen_end": float(radius ** steps), "steps": steps}
+    return fig, values
+
+
+def _radii_list(name: str, values) -> list[float]:
+    return _positives(name, values)
+
+
+@figure()
+def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0), hidden=64,
+                  steps=200, burn_in=100, seeds=3, start=1e-3):
+    """A free-running tanh RNN: its state size over time per radius (left), its long-run growth rate against rho (right)."""
+    radii = _radii_list("radii", radii)
+    grid = sorted(_radii_list("grid", grid))
+    hidden = check_positive_int("hidden", hidden)
+    steps = check_positive_int("steps", steps)
+    burn_in = check_nonnegative_int("burn_in", burn_in)
+    if burn_in >= steps:
+        raise ValueError(f"burn_in must be below steps ({steps}), got {burn_in}")
+    seeds = check_positive_int("seeds", seeds)
+    start = float(check_positive("start", start))
+    fig, (left, right) = new_figure(ncols=2, height=3.6)
+    k = np.arange(steps + 1)
+    sizes = {}
+    for colour, rho in zip(PALETTE, radii):
+        states, _ = jacobians.free_run(rho, hidden=hidden, steps=steps, start=start, seed=0)
+        size = np.sqrt(np.mean(states ** 2, axis=1))
+        sizes[_key(rho)] = float(size[-1])
+        left.semilogy(k, np.maximum(size, 1e-300), color=colour, label=f"$\\rho = {rho:g}$")
+    left.set_ylim(start * 1e-3, 2.0)
+    left.set_xlim(0, steps)
+    left.set_xlabel("step $t$")
+    left.set_ylabel(r"state size, $\sqrt{\mathrm{mean}\ h_{t,j}^2}$")
+    left.legend(loc="lower left", fontsize=8)
+    rates = np.array([[jacobians.growth_rate(jacobians.free_run(rho, hidden=hidden, steps=steps, start=start,
+                                                                seed=s)[1], burn_in=burn_in)
+                       for s in range(seeds)] for rho in grid])
+    median = np.median(rates, axis=1)
+    right.fill_between(grid, rates.min(axis=1), rates.max(axis=1), color=PALETTE[0], alpha=0.25, linewidth=0,
+                       label=f"range over {seeds} seeds")
+    right.plot(grid, median, color=PALETTE[0], marker="o", markersize=3.5, label="median")
+    right.plot(grid, grid, color=INK, linestyle=":", linewidth=1.0, label=r"$\rho$")
+    right.axhline(1.0, color=INK, linewidth=0.6)
+    right.set_ylim(0, max(1.6, float(rates.max()) * 1.1))
+    right.set_xlabel(r"spectral radius $\rho(W_{hh})$")
+    right.set_ylabel("long-run growth rate per step")
+    right.legend(loc="upper left", fontsize=8)
+    above = [rho for rho, m in zip(grid, median) if m > 1.0]
+    values = {"sizes": sizes, "rates": {_key(rho): float(m) for rho, m in zip(grid, median)},
+              "first_above_one": above[0] if above else None, "hidden": hidden, "seeds": seeds}
+    return fig, values
+
+
+_INIT_ROWS = (
+    ("PyTorch's draw", "pytorch", "tanh", False, None),
+    ("PyTorch's draw, rescaled to \\(\\rho = 1\\)", "pytorch", "tanh", False, 1.0),
+    ("orthogonal", "orthogonal", "tanh", False, None),
+    ("identity", "identity", "tanh", False, None),
+    ("identity, ReLU, zero biases (IRNN)", "identity", "relu", True, None),
+)
+
+
+def _init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, input_scale, seed):
+    if radius is None:
+        return jacobians.init_norms_by_distance(init_name, hidden=hidden, steps=steps, input_scale=input_scale,
+                                                seed=seed, nonlinearity=nonlinearity, zero_biases=zero_biases)
+    return jacobians.rnn_norms_by_distance(radius, hidden=hidden, steps=steps, input_scale=input_scale, seed=seed)
+
+
+@table()
+def init_norm_table(hidden=32, steps=40, input_scale=1.0, distance=12, seeds=5):
+    """Per starting W_hh: ||dh_T/dh_{T-k}|| at k = distance and k = steps, median [min, max] over seeds."""
+    hidden = check_positive_int("hidden", hidden)
+    steps = check_positive_int("steps", steps)
+    scale = float(check_positive("input_scale", input_scale))
+    distance = check_positive_int("distance", distance)
+    if distance > steps:
+        raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
+    seeds = check_positive_int("seeds", seeds)
+    rows, values = [], {}
+    for label, init_name, nonlinearity, zero_biases, radius in _INIT_ROWS:
+        runs = np.array([_init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, scale, s)
+                         for s in range(seeds)])
+        cells = []
+        for k in (distance, steps):
+            col = runs[:, k]
+            cells.append(f"{np.median(col):.2g} [{col.min():.2g}, {col.max():.2g}]")
+        rows.append([label, nonlinearity, *cells])
+        key = init_name if radius is None else "pytorch_radius_one"
+        key = "irnn" if nonlinearity == "relu" else key
+        values[key] = {"near": float(np.median(runs[:, distance])), "far": float(np.median(runs[:, steps])),
+                       "far_min": float(runs[:, steps].min()), "far_max": float(runs[:, steps].max())}
+    values["seeds"] = seeds
+    return Table(
+        columns=["starting \\(W_{hh}\\)", "units", f"norm at \\(k = {distance}\\)", f"norm at \\(k = {steps}\\)"],
+        rows=rows,
+        align=["left", "left", "right", "right"],
+        notes=f"Median [smallest, largest] over seeds 0 to {seeds - 1}; {hidden} units, inputs of size {scale:g}.",
+    ), values
