@@ -33,6 +33,8 @@ def test_every_directive_of_the_page_renders(page, tmp_path):
         assert not item.from_cache
         if directive.kind == "figure":
             assert item.content.startswith(b"<?xml") and b"<svg" in item.content, directive.where
+        elif directive.kind == "widget":
+            assert item.content.startswith(b'<div class="rnnmem-widget"'), directive.where
         else:
             assert item.content.decode().startswith("| "), directive.where
 

@@ -42,11 +42,19 @@ def three_things(factors: list):
     return crossing_table(factors) + (1,)
 
 
-registry.load_builders()
-registry.table("ph_crossing")(crossing_table)
-registry.figure("ph_figure")(crossing_figure)
-registry.table("ph_bad_values")(bad_values)
-registry.table("ph_three")(three_things)
+TEST_BUILDERS = (("table", "ph_crossing", crossing_table), ("figure", "ph_figure", crossing_figure),
+                 ("table", "ph_bad_values", bad_values), ("table", "ph_three", three_things))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def test_builders():
+    """This module's builders, registered for its tests only (the book's own tests see only the book's)."""
+    registry.load_builders()
+    for kind, name, func in TEST_BUILDERS:
+        getattr(registry, kind)(name)(func)
+    yield
+    for kind, name, _ in TEST_BUILDERS:
+        registry._BUILDERS.pop((kind, name), None)
 
 
 def page(tmp_path, markdown: str) -> str:
