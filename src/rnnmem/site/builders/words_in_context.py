@@ -136,7 +136,7 @@ def _distance_values(runs) -> dict:
     both_sides = corpus.DIRECTIONS
     own = {"forward": "before", "backward": "after"}
     trained = [mean[(m, d, k)] for m in ("forward", "backward", "both") for d in both_sides for k in ks]
-    own_side = {m: [mean[(m, own[m], k)] for k in ks] for m in own}
+    own_side = {m: [mean[(m, own[m], k)] for k in near] for m in own}
     counts = {(d, k): int(np.mean([r.cells["both"][(d, k)][1] for r in runs])) for d in both_sides for k in ks}
     fewest = min(counts, key=counts.get)
     return {"seeds": len(runs), "window": WINDOW, "nearest": ks[0], "farthest": ks[-1],
@@ -146,9 +146,8 @@ def _distance_values(runs) -> dict:
             "untrained_nearest": {d: mean[("untrained", d, ks[0])] for d in both_sides},
             "untrained_farthest": {d: mean[("untrained", d, ks[-1])] for d in both_sides},
             "trained_off": max(abs(a - 0.5) for a in trained),
-            "own_best": {m: max(own_side[m]) for m in own},
-            "own_best_at": {m: ks[int(np.argmax(own_side[m]))] for m in own},
-            "fewest": counts[fewest], "fewest_at": f"{fewest[0]}, {fewest[1]} words"}
+            "own_near": {m: max(own_side[m]) for m in own},
+            "fewest": counts[fewest], "fewest_at": fewest[1]}
 
 
 @figure()
