@@ -164,5 +164,6 @@ def test_the_dropout_and_clipping_values_count_their_runs():
     _, drop = mm.carry_dropout_table(keep=0.5, bias=1, lag=2, seeds=2, hidden=4, steps=6, threshold=0.5)
     assert drop["survive_step"] == pytest.approx(0.125) and drop["one_in"] == 8
     assert set(drop["successes"]) == {"none", "per_step", "per_sequence"}
-    _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4, steps=5)
+    _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4,
+                                    steps=20)
     assert clip["runs"] == 2 and clip["clipped_diverged"] == 0 and clip["free_diverged"] >= 1
