@@ -448,7 +448,8 @@ def _bias_values(biases, lag, seed_list, design, results) -> dict:
     words = "; ".join(f"{k} of {S} at $b_f$ = {_join(bs)}" for k, bs in groups.items())
     keep = {f"b{b:g}": memory.decay(memory.sigmoid(b), lag + 1) for b in biases}
     learned = [b for b, k in zip(biases, wins) if k > 0]
-    return {"lag": lag, "seeds": S, "steps": design["steps"], "steps_across": lag + 1,
+    return {"lag": lag, "seeds": S, "steps": design["steps"], "threshold": design["threshold"],
+            "steps_across": lag + 1,
             "successes": {f"b{b:g}": k for b, k in zip(biases, wins)}, "total": sum(wins),
             "by_bias": words, "keep": keep, "keep_first": keep[f"b{biases[0]:g}"],
             "keep_last": keep[f"b{biases[-1]:g}"], "first": biases[0], "last": biases[-1],
