@@ -91,15 +91,17 @@ class LSTM(Recurrent):
     ``b_ih`` and ``b_hh`` ``(4H,)``, gates ``i|f|g|o``. The state is ``(h, c)``.
 
     The sequence path computes what :func:`step` computes, arranged for speed.
-    Row ``t`` of one array holds ``[h_t, x_t, 1]``, so that a single batch of
-    matrix products per step, with the stacked weights ``[W_hh, W_ih, b]``,
-    gives all four pre-activations, and a single product over the whole
-    sequence gives every weight and bias gradient. The gates are stored
-    gate-major, each gate's ``(B, H)`` block of a step contiguous, and one
-    ``exp`` activates all four, the candidate through
-    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass works through the
-    sequence in chunks of steps small enough to stay in cache. Scratch arrays
-    are kept from call to call.
+    Every per-step array is feature-major, ``(rows, B)``, so that each gate is
+    one contiguous block of rows. A single matrix product per step, of the
+    stacked weights ``[W_ih, b_ih + b_hh, W_hh]`` with the column block
+    ``[x_t; 1; h_{t-1}]``, gives all four pre-activations, and one ``exp``
+    and one division activate them all, the candidate through
+    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass computes each
+    gate's coefficient, for a chunk of steps at once, in place where its
+    gradient goes, so that the recursion over the steps only multiplies them by
+    :math:`\partial L/\partial h_t` and :math:`\partial L/\partial c_t`;
+    it gives the weight, bias and input gradients by one product per chunk. Scratch
+    arrays, and the per-step views of them, are kept from call to call.
 
     >>> model = LSTM(3, 2, seed=0)
     >>> x = np.ones((5, 1, 3))                       # T=5 steps, B=1, D=3
@@ -115,107 +117,168 @@ class LSTM(Recurrent):
 
     gate_names = ("i", "f", "g", "o")
     state_names = ("h", "c")
+    _chunk_elements = 2**18
+    """Backward works through chunks of steps whose work arrays hold about this many values (5 H B per step)."""
+
+    def _views(self, name: str, buffers: tuple, make) -> list:
+        """Per-step views of the scratch buffers, made once and kept while the buffers are.
+
+        Slicing costs as much as a small operation: at a small hidden size,
+        making a dozen views per step would take a tenth of the time.
+        """
+        key = tuple(id(b) for b in buffers) + tuple(b.shape for b in buffers)
+        kept = self.__dict__.setdefault("_step_views", {})
+        if name not in kept or kept[name][0] != key:
+            kept[name] = (key, make())
+        return kept[name][1]
 
     def _forward(self, x: np.ndarray, state: tuple) -> tuple:
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        K = H + D + 1
-        # Gate-major storage, gates[k, t] = gate k at step t, (B, H) and contiguous,
-        # so that every per-step operation runs over contiguous memory.
-        # Row t of `inputs` is [h_t, x_t, 1]: one product per step with the stacked
-        # weights [W_hh, W_ih, b_ih + b_hh] gives every pre-activation, and in
-        # backward one product gives every weight and bias gradient.
+        K = D + 1 + H
+        # Feature-major: every per-step array is (rows, B), so that a gate is a
+        # contiguous block of H rows and one matrix product gives all four.
+        # rows[t] is [x_t; 1; h_{t-1}; i g; f c_{t-1}] (K + 2H, B). Its first K
+        # rows times the stacked weights [W_ih, b_ih + b_hh, W_hh] give every
+        # pre-activation of step t, and in backward one product per chunk of
+        # steps gives every weight and bias gradient. The last 3H rows, [h; i g;
+        # f c_{t-1}] of step t - 1, are what backward multiplies o, i, f by.
+        # steps[t] is [o; i; f; g; c_{t-1}] (5H, B): the product writes the
+        # gates above the previous cell, so that [i; f] * [g; c_{t-1}] is one
+        # multiplication and c_t the sum of its two halves.
         # One exp activates all four gates: the rows are scaled (exactly) so that
-        # 1/(1 + exp(-s z)) is sigma(z) for i, f, o (s = 1) and sigma(2z) for g
-        # (s = 2), whence the candidate tanh(z) = 2 sigma(2z) - 1.
-        scale = np.array([-1.0, -1.0, -2.0, -1.0], dtype=dtype)[:, None, None]
-        W = np.concatenate([self.W_hh, self.W_ih, (self.b_ih + self.b_hh)[:, None]], axis=1)
-        W_T = (W.reshape(4, H, K) * scale).transpose(0, 2, 1).copy()      # (4, K, H)
+        # with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f (s = 1) and
+        # 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2).
+        W = np.concatenate([self.W_ih, (self.b_ih + self.b_hh)[:, None], self.W_hh], axis=1)
+        W = W[_rows_oifg(H)]
+        W[:3 * H] *= -1.0
+        W[3 * H:] *= -2.0                                                # (4H, K)
 
-        inputs = self._buffer("inputs", (T + 1, B, K))
-        gates = self._buffer("gates", (4, T, B, H))       # sigma(z) for i, f, o; sigma(2z) for g
-        candidate = self._buffer("candidate", (T, B, H))
-        cell = self._buffer("cell", (T + 1, B, H))
-        tanh_cell = self._buffer("tanh_cell", (T, B, H))
-        written = self._buffer("written", (B, H))
-        inputs[:T, :, H:H + D] = x
-        inputs[:T, :, H + D] = 1.0
-        inputs[0, :, :H], cell[0] = state
-        input_gate, forget_gate, candidate_gate, output_gate = gates
+        rows = self._buffer("rows", (T + 1, K + 2 * H, B))
+        steps = self._buffer("steps", (T + 1, 5 * H, B))
+        tanh_cell = self._buffer("tanh_cell", (T, H, B))
+        numerator = self._buffer("numerator", (4 * H, B))              # 1 for o, i, f; 2 for g
+        one = np.ones((), dtype)
+        numerator[:3 * H] = one
+        numerator[3 * H:] = 2.0
+        rows[:T, :D] = x.transpose(0, 2, 1)
+        rows[:T, D] = one
+        rows[0, D + 1:K] = state[0].T
+        steps[0, 4 * H:] = state[1].T
+        # numpy's float64 tanh costs about three of its exps: there tanh(c) is
+        # computed as 2 / (1 + exp(-2c)) - 1 (in float32 the two cost the same).
+        exp_tanh = dtype == np.float64
+        minus_two, two = np.full((), -2.0, dtype), np.full((), 2.0, dtype)
+        views = self._views("forward", (rows, steps, tanh_cell), lambda: [
+            (rows[t, :K], steps[t, :4 * H], steps[t, 3 * H:4 * H], steps[t, H:3 * H], steps[t, 3 * H:],
+             rows[t + 1, K:], rows[t + 1, K:K + H], rows[t + 1, K + H:], steps[t + 1, 4 * H:],
+             tanh_cell[t], steps[t, :H], rows[t + 1, D + 1:K]) for t in range(T)])
+        divide, exp, dot, multiply, add, tanh = np.divide, np.exp, np.dot, np.multiply, np.add, np.tanh
         with np.errstate(over="ignore"):        # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
-            for t in range(T):
-                g_t = gates[:, t]
-                np.matmul(inputs[t], W_T, out=g_t)
-                np.exp(g_t, out=g_t)
-                g_t += 1.0
-                np.reciprocal(g_t, out=g_t)
-                np.multiply(candidate_gate[t], 2.0, out=candidate[t])
-                candidate[t] -= 1.0
-                np.multiply(forget_gate[t], cell[t], out=cell[t + 1])
-                np.multiply(input_gate[t], candidate[t], out=written)
-                cell[t + 1] += written
-                np.tanh(cell[t + 1], out=tanh_cell[t])
-                np.multiply(output_gate[t], tanh_cell[t], out=inputs[t + 1, :, :H])
-        cache = {"x": x, "inputs": inputs, "gates": gates, "candidate": candidate, "cell": cell,
-                 "tanh_cell": tanh_cell}
-        hidden = inputs[1:, :, :H]
-        return hidden.copy(), (hidden[T - 1].copy(), cell[T].copy()), cache
+            for x_t, gates, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
+                dot(W, x_t, out=gates)
+                exp(gates, out=gates)
+                gates += one
+                divide(numerator, gates, out=gates)     # sigma(z) for o, i, f; 2 sigma(2z) for g
+                candidate -= one
+                multiply(i_f, g_c, out=p_t)
+                add(p_ig, p_fc, out=c_t)
+                if exp_tanh:
+                    multiply(c_t, minus_two, out=tc_t)
+                    exp(tc_t, out=tc_t)
+                    tc_t += one
+                    divide(two, tc_t, out=tc_t)
+                    tc_t -= one
+                else:
+                    tanh(c_t, out=tc_t)
+                multiply(o_t, tc_t, out=h_t)
+        cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell}
+        outputs = rows[1:, D + 1:K].transpose(0, 2, 1).copy()
+        return outputs, (outputs[T - 1].copy(), steps[T, 4 * H:].T.copy()), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
-        x, inputs, gates, candidate, cell, tanh_cell = (
-            cache[k] for k in ("x", "inputs", "gates", "candidate", "cell", "tanh_cell"))
+        x, rows, steps, tanh_cell = (cache[k] for k in ("x", "rows", "steps", "tanh_cell"))
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        K = H + D + 1
-        input_gate, forget_gate, _, output_gate = gates
+        K = D + 1 + H
+        one = np.ones((), dtype)
 
-        # The gradient of a gate's pre-activation is the upstream gradient (dc_t
-        # for i, f, g; dh_t for o) times a coefficient known from the forward
-        # pass: the slope s (1 - s) of its sigmoid (times 4 for the candidate,
-        # 1 - g^2 = 4 s (1 - s) with s = sigma(2z)) times what the gate
-        # multiplies. The coefficients are computed for a chunk of steps at a
-        # time, small enough to stay in cache while the chunk's steps use them.
-        chunk = max(1, min(T, 2**16 // (4 * B * H)))
-        coef = self._buffer("coef", (4, chunk, B, H))
-        to_cell = self._buffer("to_cell", (chunk, B, H))         # dc_t += dh_t * to_cell[t]
-        d_gates = self._buffer("d_gates", (4, chunk, B, H))      # gate-major, like the gates
-        d_flat = self._buffer("d_flat", (T, B, 4 * H))           # torch layout, for the products
-        d_gate_terms = self._buffer("d_gate_terms", (4, B, H))
+        # The gradient of a gate's pre-activation is the upstream gradient (dh_t
+        # for o; dc_t for i, f, g) times a coefficient known from the forward
+        # pass: the slope of its activation times what the gate multiplies,
+        #   o: h (1 - o),  i: i g (1 - i),  f: f c_{t-1} (1 - f),  g: i - i g g,
+        # and dc_t gains dh_t (o - h tanh(c_t)). Row block j of `work` is
+        # [o - h tanh(c_t); o; i; f; g] (5H, B): the coefficients, multiplied in
+        # place by dh_t (first two blocks) and dc_t (last three). The steps go
+        # in chunks. No coefficient depends on the recursion, so a chunk's are
+        # computed first, six operations over all its steps at once; the loop
+        # over the steps then does five element-wise operations and the
+        # product with W_hh^T per step. Per chunk, the gradients and the inputs
+        # are laid out row-major over (step, batch) for one product each with
+        # the weight gradients and dx.
+        chunk = max(1, min(T, self._chunk_elements // (5 * H * B)))
+        work = self._buffer("work", (chunk, 5 * H, B))
+        by_gate = work.reshape(chunk, 5, H, B)
+        d_rows = self._buffer("d_rows", (4 * H, chunk, B))
+        in_rows = self._buffer("in_rows", (K, chunk, B))
+        d_next = self._buffer("d_next", (chunk, H, B))             # dy_t, feature-major
+        d_W_part = self._buffer("d_W_part", (4 * H, K))
+        d_W = np.zeros((4 * H, K), dtype=dtype)                    # [dW_ih, db, dW_hh], rows o|i|f|g
+        d_x = np.empty((T * B, D), dtype=dtype)
+        W_ih = self.W_ih[_rows_oifg(H)]
+        d_hidden = self._buffer("d_hidden", (H, B))
         dh_T, dc_T = d_final
-        d_hidden = self._buffer("d_hidden", (B, H))
-        scratch = self._buffer("scratch", (B, H))
-        d_cell = np.zeros((B, H), dtype=dtype) if dc_T is None else dc_T.copy()
-        d_recurrent = np.zeros((B, H), dtype=dtype) if dh_T is None else dh_T.copy()
-        W_h = self.W_hh.reshape(4, H, H)
+        d_cell = np.zeros((H, B), dtype=dtype) if dc_T is None else dc_T.T.copy()
+        d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
+        W_hT = self.W_hh[_rows_oifg(H)].T.copy()                   # (H, 4H)
+        # Per-step views: the coefficients that dh_t and dc_t multiply (2 and 3
+        # blocks of rows), the coefficient of dh_t in dc_t, dy_t, f_t, and the gate
+        # gradients the product with W_hh^T takes.
+        views = self._views("backward", (steps, work, d_next), lambda: [
+            (d_next[t % chunk], by_gate[t % chunk, :2], work[t % chunk, :H], by_gate[t % chunk, 2:],
+             steps[t, 2 * H:3 * H], work[t % chunk, H:]) for t in range(T)])
+        subtract, multiply, add, dot = np.subtract, np.multiply, np.add, np.dot
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
-            steps = slice(start, min(start + chunk, T))
-            n = steps.stop - start
-            c, tc, s = coef[:, :n], to_cell[:n], gates[:, steps]
-            np.subtract(1.0, s, out=c)
-            c *= s
-            c[0] *= candidate[steps]                            # i multiplies g
-            c[1] *= cell[start:steps.stop]                      # f multiplies c_{t-1}
-            np.multiply(input_gate[steps], 4.0, out=tc)
-            c[2] *= tc                                          # g is multiplied by i
-            c[3] *= tanh_cell[steps]                            # o multiplies tanh(c_t)
-            np.multiply(tanh_cell[steps], tanh_cell[steps], out=tc)
-            np.subtract(1.0, tc, out=tc)
-            tc *= output_gate[steps]
-            for j in range(n - 1, -1, -1):
-                t = start + j
-                np.add(d_outputs[t], d_recurrent, out=d_hidden)
-                np.multiply(d_hidden, tc[j], out=scratch)
-                d_cell += scratch
-                np.multiply(c[3, j], d_hidden, out=d_gates[3, j])
-                np.multiply(c[0:3, j], d_cell, out=d_gates[0:3, j])
-                d_cell *= forget_gate[t]
-                np.matmul(d_gates[:, j], W_h, out=d_gate_terms)     # dh_{t-1}, a sum over gates
-                np.add.reduce(d_gate_terms, axis=0, out=d_recurrent)
-            np.copyto(d_flat[steps].reshape(n, B, 4, H), d_gates[:, :n].transpose(1, 2, 0, 3))
+            stop = min(start + chunk, T)
+            n = stop - start
+            np.copyto(d_next[:n], d_outputs[start:stop].transpose(0, 2, 1))
+            # Every coefficient of the chunk at once: (n, rows, B) arrays, each
+            # step's block contiguous.
+            gates, coef = steps[start:stop], work[:n]
+            h_ig_fc = rows[start + 1:stop + 1, D + 1:]                     # [h; i g; f c_{t-1}]
+            subtract(one, gates[:, :3 * H], out=coef[:, H:4 * H])          # 1 - o, 1 - i, 1 - f
+            coef[:, H:4 * H] *= h_ig_fc                                    # o, i, f
+            multiply(h_ig_fc[:, H:2 * H], gates[:, 3 * H:4 * H], out=coef[:, 4 * H:])
+            subtract(gates[:, H:2 * H], coef[:, 4 * H:], out=coef[:, 4 * H:])   # g: i - i g g
+            multiply(h_ig_fc[:, :H], tanh_cell[start:stop], out=coef[:, :H])
+            subtract(gates[:, :H], coef[:, :H], out=coef[:, :H])          # o (1 - tanh(c_t)^2)
+            for dy, by_hidden, to_cell, by_cell, f, d_gates in views[stop - 1:start - 1 if start else None:-1]:
+                add(dy, d_recurrent, out=d_hidden)
+                multiply(by_hidden, d_hidden, out=by_hidden)
+                d_cell += to_cell
+                multiply(by_cell, d_cell, out=by_cell)
+                d_cell *= f
+                dot(W_hT, d_gates, out=d_recurrent)                # dh_{t-1}, a sum over gates
+            d_chunk, in_chunk = d_rows[:, :n], in_rows[:, :n]
+            np.copyto(d_chunk, work[:n, H:].transpose(1, 0, 2))
+            np.copyto(in_chunk, rows[start:stop, :K].transpose(1, 0, 2))
+            d_chunk, in_chunk = d_chunk.reshape(4 * H, n * B), in_chunk.reshape(K, n * B)
+            np.matmul(d_chunk, in_chunk.T, out=d_W_part)
+            d_W += d_W_part
+            np.matmul(d_chunk.T, W_ih, out=d_x[start * B:stop * B])
 
-        d_flat = d_flat.reshape(T * B, 4 * H)
-        d_W = d_flat.T @ inputs[:T].reshape(T * B, K)              # (4H, K): [dW_hh, dW_ih, db]
-        d_bias = d_W[:, H + D].copy()
-        return {"weight_ih_l0": d_W[:, H:H + D].copy(), "weight_hh_l0": d_W[:, :H].copy(),
-                "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(),
-                "x": (d_flat @ self.W_ih).reshape(T, B, D), "h0": d_recurrent, "c0": d_cell}
+        d_W = d_W[_rows_ifgo(H)]
+        d_bias = d_W[:, D].copy()
+        return {"weight_ih_l0": d_W[:, :D].copy(), "weight_hh_l0": d_W[:, D + 1:].copy(),
+                "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(), "x": d_x.reshape(T, B, D),
+                "h0": d_recurrent.T.copy(), "c0": d_cell.T.copy()}
+
+
+def _rows_oifg(H: int) -> np.ndarray:
+    """Row indices taking torch's gate order i|f|g|o to o|i|f|g."""
+    return np.r_[3 * H:4 * H, 0:3 * H]
+
+
+def _rows_ifgo(H: int) -> np.ndarray:
+    """Row indices taking the order o|i|f|g back to torch's i|f|g|o."""
+    return np.r_[H:4 * H, 0:H]

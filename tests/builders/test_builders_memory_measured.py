@@ -124,3 +124,46 @@ def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))
     assert f"{name} must" in str(info.value)
+
+
+def test_the_sweep_values_are_the_table_counts():
+    args = dict(models=["rnn", "lstm:0", "lstm:2"], lags=[1, 3], seeds=2, hidden=4, steps=6, threshold=0.5)
+    _, values = mm.measured_horizon_table(**args)
+    specs, lags, seeds, design, counts, _ = mm._sweep(args["models"], args["lags"], 2, 4, 6, 0.5)
+    assert values["runs"] == 6 and values["seeds"] == 2 and values["models"] == 3
+    assert values["counts"]["lstm2"]["lag3"] == counts["lstm:2"][1]
+    assert values["counts"]["rnn"]["lag1"] == counts["rnn"][0]
+    assert values["successes"]["lag1"] == sum(counts[s][0] for s in specs)
+    learned = values["learned"]["lag3"]
+    assert ("LSTM with $b_f = 2$" in learned) == (counts["lstm:2"][1] > 0)
+
+
+def test_the_order_of_the_lstms_is_read_from_their_counts():
+    assert mm._order_words([0, 1, 3, 3]) == "follow"
+    assert mm._order_words([0, 2, 1, 3]) == "do not follow"
+    assert mm._join([]) == "none" and mm._join(["a"]) == "a" and mm._join(["a", "b", "c"]) == "a, b and c"
+
+
+def test_a_flat_panel_never_reaches_twice_chance():
+    fig, values = mm.lag_learning_curves(lag=2, models=["rnn", "lstm:2"], seeds=2, hidden=4, steps=6, threshold=0.5)
+    assert values["flat"] + values["moving"] == values["panels"] == 2
+    for key, best in values["best"].items():
+        assert 0 <= best <= 1
+    flat = [k for k, b in values["best"].items() if b < mm.FLAT]
+    assert len(flat) == values["flat"]
+
+
+def test_the_bias_values_give_the_share_kept_and_the_successes_in_words():
+    _, values = mm.bias_updates_table(biases=[0, 3], lag=2, seeds=2, hidden=4, steps=6, threshold=0.5)
+    assert values["keep"]["b3"] == pytest.approx((1 / (1 + np.exp(-3.0))) ** 3)
+    assert values["total"] == values["successes"]["b0"] + values["successes"]["b3"]
+    assert "of 2 at $b_f$ =" in values["by_bias"] and "3" in values["by_bias"]
+
+
+def test_the_dropout_and_clipping_values_count_their_runs():
+    _, drop = mm.carry_dropout_table(keep=0.5, bias=1, lag=2, seeds=2, hidden=4, steps=6, threshold=0.5)
+    assert drop["survive_step"] == pytest.approx(0.125) and drop["one_in"] == 8
+    assert set(drop["successes"]) == {"none", "per_step", "per_sequence"}
+    _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4,
+                                    steps=20)
+    assert clip["runs"] == 2 and clip["clipped_diverged"] == 0 and clip["free_diverged"] >= 1

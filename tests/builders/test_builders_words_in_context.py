@@ -80,3 +80,26 @@ def test_a_bad_argument_is_named(tmp_path, comment, expected):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(comment))
     assert expected in str(info.value)
+
+
+def test_the_values_the_page_reads_are_those_of_the_tables():
+    import numpy as np
+
+    from rnnmem.site.builders import words_in_context as w
+
+    runs = [_comparison(s) for s in range(2)]
+    _, values = w.probe_table(seeds=2)
+    for method in probe.METHODS:
+        assert values["mean"][w._key(method)] == pytest.approx(np.mean([r.accuracy(method) for r in runs]))
+    best = max(probe.METHODS, key=lambda m: values["mean"][w._key(m)])
+    assert values["first"] == w.PLAIN[best] and values["ranked"].startswith(w.PLAIN[best])
+    assert values["static_min"] == values["static_max"] == 0.5
+    _, slot = w.slot_table(seeds=2)
+    assert slot["lowest"] == pytest.approx(min(min(r.slot_loss.values()) for r in runs))
+    assert slot["possible_saving"] == pytest.approx(corpus.slot_entropy(False) - corpus.slot_entropy(True))
+    _, layers = w.layer_table(seeds=2)
+    assert layers["lower_wins"] + layers["upper_wins"] <= 2
+    _, distance = w.cue_distance_table(seeds=2)
+    assert 0 <= distance["trained_off"] <= 0.5 and distance["nearest"] < distance["farthest"]
+    _, mixture = w.mixture_table(seeds=2)
+    assert 0 <= mixture["s0_max"] <= 1 and mixture["words"] == len(corpus.SENSES)

@@ -80,6 +80,25 @@ def _label(spec: str, tex: bool = False) -> str:
     return f"LSTM, \\(b_f = {bias:g}\\)" if tex else f"LSTM, $b_f = {bias:g}$"
 
 
+def _key(spec: str) -> str:
+    """A model's name in a builder's values: ``rnn``, ``gru``, ``lstm2`` (forget bias 2), ``chrono``."""
+    return "chrono" if spec == "lstm:chrono" else spec.replace(":", "")
+
+
+def _prose(spec: str) -> str:
+    """A model named in a sentence: "the tanh RNN", "the LSTM with $b_f = 2$"."""
+    if spec in PLAIN:
+        return f"the {PLAIN[spec]}" if spec != "lstm:chrono" else "the chrono LSTM"
+    return f"the LSTM with $b_f = {_config('model', spec)[1]:g}$"
+
+
+def _join(words: list[str], empty: str = "none") -> str:
+    """``a``, ``a and b``, ``a, b and c``; ``empty`` for no words."""
+    if not words:
+        return empty
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _lags(values: Any) -> list[int]:
     lags = check_list("lags", values, check_positive_int, "lags (whole numbers >= 1)")
     if sorted(set(lags)) != lags:
@@ -206,6 +225,30 @@ def _sweep(models, lags, seeds, hidden, steps, threshold):
     return specs, lags, seed_list, design, counts, results
 
 
+def _sweep_values(specs, lags, seed_list, design, counts) -> dict:
+    """What the chapter reads off the sweep: successes per model and lag, totals per lag, measured horizons."""
+    S = len(seed_list)
+    horizon = {_key(s): measured_horizon(lags, counts[s], S) for s in specs}
+    # the LSTMs in the order of their starting horizons: forget bias up, chrono last
+    lstms = sorted((s for s in specs if s.startswith("lstm")),
+                   key=lambda s: math.inf if s == "lstm:chrono" else _config("model", s)[1])
+    return {"seeds": S, "steps": design["steps"], "threshold": design["threshold"], "hidden": design["hidden"],
+            "lags": list(lags), "models": len(specs), "runs": len(specs) * S,
+            "counts": {_key(s): {f"lag{lag}": k for lag, k in zip(lags, counts[s])} for s in specs},
+            "successes": {f"lag{lag}": sum(counts[s][i] for s in specs) for i, lag in enumerate(lags)},
+            "learned": {f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] > 0], "no model")
+                        for i, lag in enumerate(lags)},
+            "all_seeds": {f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] == S], "no model")
+                          for i, lag in enumerate(lags)},
+            "horizon": {k: "none" if v is None else v for k, v in horizon.items()},
+            "bias_order": {f"lag{lag}": _order_words([counts[s][i] for s in lstms]) for i, lag in enumerate(lags)}}
+
+
+def _order_words(counts: list[int]) -> str:
+    """"follow" when successes never fall as the starting horizon grows, else "do not follow"."""
+    return "follow" if all(a <= b for a, b in zip(counts, counts[1:])) else "do not follow"
+
+
 @figure()
 def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
     """Share of seeds that reach the held-out threshold, against the lag, one line per model."""
@@ -226,7 +269,7 @@ def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, 
     ax.set_ylabel(f"share of {len(seed_list)} seeds with held-out\naccuracy ≥ {design['threshold']:g}"
                   f" by update {design['steps']}")
     fig.legend(loc="outside lower center", ncols=2)
-    return fig
+    return fig, _sweep_values(specs, lags, seed_list, design, counts)
 
 
 @table()
@@ -248,12 +291,13 @@ def measured_horizon_table(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hid
                     + ["none" if found is None else str(found)])
     columns = (["model", "starting factor", "e-fold horizon", "1% horizon"] + [f"lag {v}" for v in lags]
                + ["measured horizon"])
-    return Table(columns=columns, rows=rows, align=["left"] + ["right"] * (len(columns) - 1),
-                 notes=(f"Successes out of {S} seeds: held-out accuracy ≥ {design['threshold']:g} on "
-                        f"{design['eval_size']} sequences (chance {1 / ALPHABET:g}) within {design['steps']} "
-                        f"updates. Predicted horizons (steps) from the starting factor; T = lag + 2 is the "
-                        f"sequence length. Measured horizon: the longest lag at which at least half the seeds "
-                        f"succeed."))
+    table = Table(columns=columns, rows=rows, align=["left"] + ["right"] * (len(columns) - 1),
+                  notes=(f"Successes out of {S} seeds: held-out accuracy ≥ {design['threshold']:g} on "
+                         f"{design['eval_size']} sequences (chance {1 / ALPHABET:g}) within {design['steps']} "
+                         f"updates. Predicted horizons (steps) from the starting factor; T = lag + 2 is the "
+                         f"sequence length. Measured horizon: the longest lag at which at least half the seeds "
+                         f"succeed."))
+    return table, _sweep_values(specs, lags, seed_list, design, counts)
 
 
 # ---------------------------------------------------------------------------- (b) learning curves
@@ -284,7 +328,27 @@ def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, t
         ax.set_xlabel("updates")
     for ax in axes[:, 0]:
         ax.set_ylabel("held-out accuracy")
-    return fig
+    return fig, _curve_values(specs, lag, seed_list, design, results)
+
+
+FLAT = 2 / ALPHABET
+"""A panel is flat when no seed's held-out accuracy ever reaches this, twice chance."""
+
+
+def _curve_values(specs, lag, seed_list, design, results) -> dict:
+    """Which panels stay flat (below :data:`FLAT`), each model's best and final accuracies, its successes."""
+    S = len(seed_list)
+    runs = {s: results[_run_key(s, lag, seed_list, design)] for s in specs}
+    best = {s: float(np.max(runs[s]["scores"])) for s in specs}
+    flat = [s for s in specs if best[s] < FLAT]
+    moving = [s for s in specs if best[s] >= FLAT]
+    finals = {s: sorted(float(v) for v in runs[s]["scores"][:, -1]) for s in specs}
+    return {"lag": lag, "seeds": S, "steps": design["steps"], "threshold": design["threshold"],
+            "panels": len(specs), "flat": len(flat), "moving": len(moving), "flat_below": FLAT,
+            "flat_models": _join([_prose(s) for s in flat]), "moving_models": _join([_prose(s) for s in moving]),
+            "best": {_key(s): best[s] for s in specs},
+            "final": {_key(s): _join([f"{v:.2f}" for v in finals[s]]) for s in specs},
+            "successes": {_key(s): success_count(runs[s]) for s in specs}}
 
 
 # ---------------------------------------------------------------------------- (c) gradient by distance
@@ -297,6 +361,7 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
     specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
     task = tasks.recall(lag, ALPHABET)
     fig, (left, right) = new_figure(ncols=2, height=4.4, sharey=True)
+    far = {}
     for k, spec in enumerate(specs):
         model, bias, init = _config("model", spec)
         ens = lab.make_ensemble(task, model, list(seed_list), hidden=design["hidden"], forget_bias=bias, init=init)
@@ -306,15 +371,24 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
             ens.params[name][...] = value
         after = lab.gradient_by_step(ens, task, n=sequences, seed=1)
         for ax, norms in ((left, before), (right, after)):
-            ratio = norms[:, ::-1] / norms[:, -1:]              # distance 0 first
-            ax.semilogy(np.arange(task.length), np.median(ratio, axis=0), label=_label(spec), **style)
+            ratio = np.median(norms[:, ::-1] / norms[:, -1:], axis=0)      # distance 0 first
+            ax.semilogy(np.arange(task.length), ratio, label=_label(spec), **style)
+            far.setdefault(spec, []).append(float(ratio[-1]))
     for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates\n(or success)")):
         ax.set_title(title, fontsize=10)
         ax.set_xlim(0, task.length - 1)
     fig.supxlabel("distance from the query, T − s")
     left.set_ylabel("$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds")
     fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=2)
-    return fig
+    ranked = sorted(specs, key=lambda s: -far[s][0])
+    grew = [s for s in specs if far[s][1] > far[s][0]]
+    return fig, {"lag": lag, "distance": task.length - 1, "seeds": len(seed_list), "sequences": sequences,
+                 "steps": design["steps"],
+                 "before": {_key(s): far[s][0] for s in specs}, "after": {_key(s): far[s][1] for s in specs},
+                 "ranked": _join([_prose(s) for s in ranked]), "most": _prose(ranked[0]),
+                 "least": _join([_prose(s) for s in ranked[-3:]]),
+                 "grew": _join([_prose(s) for s in grew], "no model"), "grew_count": len(grew),
+                 "fell": _join([_prose(s) for s in specs if s not in grew], "no model")}
 
 
 # ---------------------------------------------------------------------------- (d) the forget bias
@@ -361,7 +435,25 @@ def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, 
     ax.set_ylim(0, design["steps"] * 1.2)
     ax.set_xlabel(f"forget bias $b_f$ (lag {lag})")
     ax.set_ylabel(f"updates to held-out\naccuracy ≥ {design['threshold']:g}")
-    return fig
+    return fig, _bias_values(biases, lag, seed_list, design, results)
+
+
+def _bias_values(biases, lag, seed_list, design, results) -> dict:
+    """Successes and median updates per bias, the starting share f^(lag+1), and the successes in words."""
+    S = len(seed_list)
+    wins = [success_count(run) for run in results]
+    groups: dict = {}
+    for b, k in zip(biases, wins):
+        groups.setdefault(k, []).append(f"{b:g}")
+    words = "; ".join(f"{k} of {S} at $b_f$ = {_join(bs)}" for k, bs in groups.items())
+    keep = {f"b{b:g}": memory.decay(memory.sigmoid(b), lag + 1) for b in biases}
+    learned = [b for b, k in zip(biases, wins) if k > 0]
+    return {"lag": lag, "seeds": S, "steps": design["steps"], "threshold": design["threshold"],
+            "steps_across": lag + 1,
+            "successes": {f"b{b:g}": k for b, k in zip(biases, wins)}, "total": sum(wins),
+            "by_bias": words, "keep": keep, "keep_first": keep[f"b{biases[0]:g}"],
+            "keep_last": keep[f"b{biases[-1]:g}"], "first": biases[0], "last": biases[-1],
+            "lowest_learned": "none" if not learned else f"{min(learned):g}"}
 
 
 @table()
@@ -374,10 +466,11 @@ def bias_updates_table(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps
         done = sorted(s for s, d in zip(run["success_step"], run["diverged_at"]) if s is not None and d is None)
         rows.append([f"{b:g}", f"{f:.3f}", f"{memory.horizon(f):.1f}", f"{memory.decay(f, lag + 1):.1e}",
                      f"{len(done)}/{len(seed_list)}", "–" if not done else f"{int(np.median(done))}"])
-    return Table(columns=["\\(b_f\\)", "gate \\(\\sigma(b_f)\\)", "1% horizon", f"\\(f^{{{lag + 1}}}\\)",
-                          "successes", "median updates to success"],
-                 rows=rows, notes=(f"Lag {lag}, {len(seed_list)} seeds, {design['steps']} updates at most; "
-                                   f"the median is over the seeds that succeeded."))
+    table = Table(columns=["\\(b_f\\)", "gate \\(\\sigma(b_f)\\)", "1% horizon", f"\\(f^{{{lag + 1}}}\\)",
+                           "successes", "median updates to success"],
+                  rows=rows, notes=(f"Lag {lag}, {len(seed_list)} seeds, {design['steps']} updates at most; "
+                                    f"the median is over the seeds that succeeded."))
+    return table, _bias_values(biases, lag, seed_list, design, results)
 
 
 # ---------------------------------------------------------------------------- (e) clipping
@@ -454,7 +547,22 @@ def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip
     bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g},\n{_label(spec)}, adding problem T = {length})")
     bottom.set_xlim(0, steps)
     top.legend(loc="upper right", fontsize=8.5)
-    return fig
+    return fig, _clip_values(spec, length, clip, seed_list, steps, ladder, lr)
+
+
+def _clip_values(spec, length, clip, seed_list, steps, ladder, chosen_rate) -> dict:
+    """Diverged runs with and without clipping, and how close to the baseline the clipped runs end."""
+    S = len(seed_list)
+    clipped_ratio = np.concatenate([c["mse"] / c["baseline"] for _, _, c in ladder])
+    finite = clipped_ratio[np.isfinite(clipped_ratio)]
+    return {"seeds": S, "steps": steps, "length": length, "clip": clip, "rate": chosen_rate,
+            "rates": len(ladder), "runs": len(ladder) * S,
+            "free_diverged": sum(sum(d is not None for d in f["diverged_at"]) for _, f, _ in ladder),
+            "clipped_diverged": sum(sum(d is not None for d in c["diverged_at"]) for _, _, c in ladder),
+            "first_free_diverged": next((lr for lr, f, _ in ladder if any(d is not None for d in f["diverged_at"])),
+                                        "none"),
+            "clipped_best": float(finite.min()) if finite.size else None,
+            "clipped_worst": float(finite.max()) if finite.size else None}
 
 
 @table()
@@ -474,12 +582,13 @@ def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), cli
 
     rows = [[f"{lr:g}" + (" (figure)" if lr == chosen[0] else "")] + outcome(free) + outcome(clipped)
             for lr, free, clipped in ladder]
-    return Table(columns=["learning rate", "diverged, no clipping", "MSE / baseline, no clipping",
-                          f"diverged, clipped at {clip:g}", f"MSE / baseline, clipped"],
-                 rows=rows, notes=(f"{_label(spec, tex=True)}, adding problem of length {length}, {S} seeds, "
-                                   f"{steps} updates of plain gradient descent; held-out MSE over the "
-                                   f"constant-prediction baseline (median over the seeds that did not diverge; "
-                                   f"1 is no better than predicting 1)."))
+    table = Table(columns=["learning rate", "diverged, no clipping", "MSE / baseline, no clipping",
+                           f"diverged, clipped at {clip:g}", f"MSE / baseline, clipped"],
+                  rows=rows, notes=(f"{_label(spec, tex=True)}, adding problem of length {length}, {S} seeds, "
+                                    f"{steps} updates of plain gradient descent; held-out MSE over the "
+                                    f"constant-prediction baseline (median over the seeds that did not diverge; "
+                                    f"1 is no better than predicting 1)."))
+    return table, _clip_values(spec, length, clip, seed_list, steps, ladder, chosen[0])
 
 
 # ---------------------------------------------------------------------------- (f) carry-line dropout
@@ -519,7 +628,20 @@ def carry_dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300
         ax.set_ylim(0, 1.02)
     axes[-1].set_xlabel("updates")
     axes[0].set_ylabel("held-out accuracy\n(no mask)")
-    return fig
+    return fig, _dropout_values(schemes, keep, bias, lag, seed_list, design, results)
+
+
+def _dropout_values(schemes, keep, bias, lag, seed_list, design, results) -> dict:
+    """Per scheme (keys ``none``, ``per_step``, ``per_sequence``): successes, final accuracies, survival."""
+    final = {s.replace("-", "_"): run["scores"][:, -1] for s, run in zip(schemes, results)}
+    gate = float(memory.sigmoid(bias))
+    return {"keep": keep, "bias": bias, "lag": lag, "steps_across": lag + 1, "seeds": len(seed_list),
+            "steps": design["steps"], "threshold": design["threshold"],
+            "successes": {s.replace("-", "_"): success_count(run) for s, run in zip(schemes, results)},
+            "median": {k: float(np.median(v)) for k, v in final.items()},
+            "best": {k: float(np.max(v)) for k, v in final.items()},
+            "survive_step": keep ** (lag + 1), "one_in": round(1 / keep ** (lag + 1)),
+            "gate": gate, "rescaled_gate": gate / keep}
 
 
 @table()
@@ -533,7 +655,7 @@ def carry_dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300,
         final = run["scores"][:, -1]
         rows.append([SCHEME_LABELS[scheme], f"{survive[scheme]:.3f}", f"{success_count(run)}/{len(seed_list)}",
                      f"{np.median(final):.2f}", f"{final.min():.2f} to {final.max():.2f}"])
-    return Table(columns=["masks on \\(c_{t-1}\\)", f"kept across the lag", "successes",
+    table = Table(columns=["masks on \\(c_{t-1}\\)", f"kept across the lag", "successes",
                           "median held-out accuracy", "range over seeds"],
                  rows=rows, align=["left", "right", "right", "right", "right"],
                  notes=(f"LSTM with \\(b_f = {bias:g}\\), keep probability {keep:g}, recall at lag {lag}, "
@@ -541,3 +663,4 @@ def carry_dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300,
                         f"held-out sequences without masks (chance {1 / ALPHABET:g}). A unit's value is kept across "
                         f"the lag with probability \\(p^{{{lag + 1}}}\\) under fresh masks and \\(p\\) under one "
                         f"mask per sequence."))
+    return table, _dropout_values(schemes, keep, bias, lag, seed_list, design, results)

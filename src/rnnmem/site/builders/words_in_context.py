@@ -53,6 +53,22 @@ def _comparisons(seeds) -> list[probe.Comparison]:
     return [_comparison(s) for s in range(seeds)]
 
 
+def _key(method: str) -> str:
+    """A method's name in a builder's values: ``layer 1`` becomes ``layer1``."""
+    return method.replace(" ", "")
+
+
+PLAIN = {"static": "the static row", "bag": "the bag of rows", "untrained": "the untrained network",
+         "forward": "the trained forward states", "backward": "the trained backward states",
+         "both": "the trained states joined", "layer 1": "the trained first layer",
+         "mixture": "the trained mixture of layers"}
+"""How the page's sentences name each method."""
+
+
+def _join(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _spread(values) -> str:
     v = np.asarray(values, dtype=np.float64)
     return f"{v.mean():.2f} ± {v.std(ddof=1):.2f}"
@@ -69,11 +85,22 @@ def probe_table(seeds=10):
     chance = [r.chance for r in runs]
     rows.append(["chance (the commoner sense)", _spread(chance), f"{min(chance):.2f}", f"{max(chance):.2f}"])
     total = runs[0].total
-    return Table(columns=["representation", f"held-out accuracy, mean ± sd over {len(runs)} seeds",
-                          "lowest seed", "highest seed"],
-                 rows=rows, align=["left", "right", "right", "right"],
-                 notes=f"{total} held-out occurrences per seed (bank, plant and bat together), "
-                       "from templates neither the language model nor the probe saw.")
+    table = Table(columns=["representation", f"held-out accuracy, mean ± sd over {len(runs)} seeds",
+                           "lowest seed", "highest seed"],
+                  rows=rows, align=["left", "right", "right", "right"],
+                  notes=f"{total} held-out occurrences per seed (bank, plant and bat together), "
+                        "from templates neither the language model nor the probe saw.")
+    mean = {m: float(np.mean([r.accuracy(m) for r in runs])) for m in probe.METHODS}
+    ranked = sorted(probe.METHODS, key=lambda m: -mean[m])
+    trained = ("forward", "backward", "both", "layer 1", "mixture")
+    static = [r.accuracy("static") for r in runs]
+    return table, {"seeds": len(runs), "total": total, "mean": {_key(m): mean[m] for m in probe.METHODS},
+                   "ranked": _join([PLAIN[m] for m in ranked]), "first": PLAIN[ranked[0]],
+                   "second": PLAIN[ranked[1]],
+                   "static_min": float(min(static)), "static_max": float(max(static)),
+                   "trained_max": max(mean[m] for m in trained), "trained_min": min(mean[m] for m in trained),
+                   "trained_below_untrained": sum(mean[m] < mean["untrained"] for m in trained),
+                   "trained_count": len(trained)}
 
 
 def _cell_accuracy(runs, method, direction, k) -> np.ndarray:
@@ -94,8 +121,33 @@ def cue_distance_table(seeds=10):
             n = int(np.mean([r.cells["both"][(direction, k)][1] for r in runs]))
             rows.append([f"{direction}, {k} words", str(n)]
                         + [_spread(_cell_accuracy(runs, m, direction, k)) for m in CURVES])
-    return Table(columns=["cue", "occurrences per seed (mean)"] + [LABELS[m] for m in CURVES], rows=rows,
-                 align=["left", "right"] + ["right"] * len(CURVES))
+    table = Table(columns=["cue", "occurrences per seed (mean)"] + [LABELS[m] for m in CURVES], rows=rows,
+                  align=["left", "right"] + ["right"] * len(CURVES))
+    return table, _distance_values(runs)
+
+
+def _distance_values(runs) -> dict:
+    """What the page reads off the distance curves: the bag's step, the untrained decay, the trained states."""
+    ks = _distances(runs)
+    mean = {(m, d, k): float(_cell_accuracy(runs, m, d, k).mean())
+            for m in CURVES for d in corpus.DIRECTIONS for k in ks}
+    near = [k for k in ks if k <= WINDOW]
+    far = [k for k in ks if k > WINDOW]
+    both_sides = corpus.DIRECTIONS
+    own = {"forward": "before", "backward": "after"}
+    trained = [mean[(m, d, k)] for m in ("forward", "backward", "both") for d in both_sides for k in ks]
+    own_side = {m: [mean[(m, own[m], k)] for k in near] for m in own}
+    counts = {(d, k): int(np.mean([r.cells["both"][(d, k)][1] for r in runs])) for d in both_sides for k in ks}
+    fewest = min(counts, key=counts.get)
+    return {"seeds": len(runs), "window": WINDOW, "nearest": ks[0], "farthest": ks[-1],
+            "bag_near": min(mean[("bag", d, k)] for d in both_sides for k in near),
+            "bag_far_low": min(mean[("bag", d, k)] for d in both_sides for k in far),
+            "bag_far_high": max(mean[("bag", d, k)] for d in both_sides for k in far),
+            "untrained_nearest": {d: mean[("untrained", d, ks[0])] for d in both_sides},
+            "untrained_farthest": {d: mean[("untrained", d, ks[-1])] for d in both_sides},
+            "trained_off": max(abs(a - 0.5) for a in trained),
+            "own_near": {m: max(own_side[m]) for m in own},
+            "fewest": counts[fewest], "fewest_at": fewest[1]}
 
 
 @figure()
@@ -121,7 +173,7 @@ def cue_distance_curves(seeds=10):
     axes[0].set_ylabel("held-out accuracy")
     fig.supxlabel("distance of the cue (words)")
     fig.legend(*axes[1].get_legend_handles_labels(), loc="outside upper center", ncols=2)
-    return fig
+    return fig, _distance_values(runs)
 
 
 @table()
@@ -134,8 +186,14 @@ def mixture_table(seeds=10):
         g = [r.gamma[word] for r in runs]
         rows.append([f"*{word}*"] + [_spread(s[:, j]) for j in range(s.shape[1])] + [_spread(g)])
     J = len(runs[0].s["bank"])
-    return Table(columns=["word"] + [f"\\(s_{j}\\)" for j in range(J)] + ["\\(\\gamma\\)"], rows=rows,
-                 align=["left"] + ["right"] * (J + 1))
+    table = Table(columns=["word"] + [f"\\(s_{j}\\)" for j in range(J)] + ["\\(\\gamma\\)"], rows=rows,
+                  align=["left"] + ["right"] * (J + 1))
+    s = np.array([[r.s[word] for r in runs] for word in corpus.SENSES])     # (word, seed, J)
+    mean = s.mean(axis=1)                                                    # (word, J)
+    return table, {"seeds": len(runs), "layers": J, "s0_max": float(mean[:, 0].max()),
+                   "s1": {w: float(m[1]) for w, m in zip(corpus.SENSES, mean)},
+                   "top_layer": {w: int(np.argmax(m)) for w, m in zip(corpus.SENSES, mean)},
+                   "first_on_top": int(sum(np.argmax(m) == 1 for m in mean)), "words": len(mean)}
 
 
 @table()
@@ -149,8 +207,12 @@ def layer_table(seeds=10):
             ["upper minus lower", _spread(upper - lower)], ["ELMo mixture", _spread(mixture)],
             ["seeds where the upper layer scores higher", f"{int((upper > lower).sum())} of {len(runs)}"],
             ["seeds where the lower layer scores higher", f"{int((upper < lower).sum())} of {len(runs)}"]]
-    return Table(columns=["held-out sense accuracy", f"mean ± sd over {len(runs)} seeds"], rows=rows,
-                 align=["left", "right"])
+    table = Table(columns=["held-out sense accuracy", f"mean ± sd over {len(runs)} seeds"], rows=rows,
+                  align=["left", "right"])
+    return table, {"seeds": len(runs), "lower_wins": int((upper < lower).sum()),
+                   "upper_wins": int((upper > lower).sum()), "lower_minus_upper": float((lower - upper).mean()),
+                   "lower": float(lower.mean()), "upper": float(upper.mean()), "mixture": float(mixture.mean()),
+                   "off_chance": float(max(abs(lower.mean() - 0.5), abs(upper.mean() - 0.5)))}
 
 
 @table()
@@ -166,8 +228,19 @@ def slot_table(seeds=10):
                          _spread([r.slot_loss[(direction, side)] for r in runs])])
     rows.append(["floor, knowing the cue", "", f"{corpus.slot_entropy(True):.2f}"])
     rows.append(["floor, not knowing it", "", f"{corpus.slot_entropy(False):.2f}"])
-    return Table(columns=["prediction of the noun", "has read the cue", f"nats, mean ± sd over {len(runs)} seeds"],
-                 rows=rows, align=["left", "center", "right"])
+    table = Table(columns=["prediction of the noun", "has read the cue", f"nats, mean ± sd over {len(runs)} seeds"],
+                  rows=rows, align=["left", "center", "right"])
+    loss = {(d, side): float(np.mean([r.slot_loss[(d, side)] for r in runs]))
+            for d in ("forward", "backward") for side in corpus.DIRECTIONS}
+    lowest = min(min(r.slot_loss.values()) for r in runs)
+    own = {"forward": "before", "backward": "after"}
+    other = {"forward": "after", "backward": "before"}
+    saving = {d: loss[(d, other[d])] - loss[(d, own[d])] for d in own}
+    return table, {"seeds": len(runs), "floor_known": corpus.slot_entropy(True),
+                   "floor_unknown": corpus.slot_entropy(False), "lowest": float(lowest),
+                   "above_floor": bool(lowest >= corpus.slot_entropy(False) - 0.005),
+                   "own_saving": saving, "largest_saving": max(saving.values()),
+                   "possible_saving": corpus.slot_entropy(False) - corpus.slot_entropy(True)}
 
 
 @figure()
@@ -193,4 +266,6 @@ def bilm_loss(seed=0, window=20):
     ax.set_xlabel("Adam step")
     ax.set_ylabel("cross-entropy (nats per token)")
     ax.legend(loc="center right")
-    return fig
+    tail = losses[-window:] if window <= losses.size else losses
+    return fig, {"steps": int(losses.size), "first": float(losses[0]), "last_mean": float(np.mean(tail)),
+                 "window": window, "vocabulary": V, "uniform": float(uniform)}
