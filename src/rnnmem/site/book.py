@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook
+from . import notebook, numbering
 from .markdown import lex
 from .directives import Directive, DirectiveError, find_directives
+from .numbering import Numbering, NumberingError
 from .render import Item, Renderer, package_digest
 
 FIGURE_DIR = "assets/figures"
@@ -67,8 +68,12 @@ class Book:
     """One build of the book: pages in, rendered items and rewritten pages out."""
 
     def __init__(self, docs_dir: Path, *, repo_url: str, site_url: str = "", cache_dir: Path | None = None,
-                 fresh_process: bool = False, keep_going: bool = False) -> None:
+                 fresh_process: bool = False, keep_going: bool = False, chapters: list[str] | None = None) -> None:
         self.docs_dir = Path(docs_dir)
+        #: The chapter pages in reading order (numbered 1..N): the nav's Chapters section.
+        self.chapters = (list(chapters) if chapters is not None
+                         else numbering.chapters_from_config(self.docs_dir.parent / "mkdocs.yml"))
+        self._numbering: Numbering | None = None
         self.repo_url = repo_url
         self.site_url = site_url
         self.renderer = Renderer(cache_dir)
@@ -88,7 +93,17 @@ class Book:
             self.errors.append(exc)
             page = Page(src_uri, markdown, page_error=exc)
         self.pages[src_uri] = page
+        self._numbering = None
         return page
+
+    def numbering(self) -> Numbering:
+        """The book's chapter, figure, table and equation numbers (:mod:`rnnmem.site.numbering`)."""
+        if self._numbering is None:
+            index = Numbering(self.chapters)
+            for page in self.pages.values():
+                index.add_page(page.src_uri, page.markdown, page.directives)
+            self._numbering = index
+        return self._numbering
 
     def add_docs_dir(self) -> None:
         for path in sorted(self.docs_dir.rglob("*.md")):
@@ -125,29 +140,38 @@ class Book:
             page.items = self.renderer.render_all(page.directives, keep_going=self.keep_going)
         if page.page_error is not None:
             return error_admonition(page.page_error, "") + "\n\n" + markdown
-        out, pos = [], 0
-        for directive, item in zip(page.directives, page.items):
-            out.append(markdown[pos:directive.start])
-            if isinstance(item, DirectiveError):
-                out.append(error_admonition(item, directive.indent))
-            else:
-                out.append(self._expand(page, directive, item))
-            pos = directive.end
-        out.append(markdown[pos:])
-        text = "".join(out)
+        try:
+            index = self.numbering()
+            edits = index.edits(src_uri, markdown)  # chapter number, equation numbers, references
+            for n, (directive, item) in enumerate(zip(page.directives, page.items)):
+                if isinstance(item, DirectiveError):
+                    block = error_admonition(item, directive.indent)
+                else:
+                    block = self._expand(page, directive, item, index.item(src_uri, n))
+                edits.append((directive.start, directive.end, block))
+        except NumberingError as exc:
+            if not self.keep_going:
+                raise
+            return error_admonition(exc, "") + "\n\n" + markdown
+        text = numbering.apply_edits(markdown, edits)
         text = self._console_fences(text)
         if page.is_chapter:
             text = self._notebook_links(page, text)
         return text
 
-    def _expand(self, page: Page, directive: Directive, item: Item) -> str:
+    def _expand(self, page: Page, directive: Directive, item: Item,
+                target: numbering.Target | None = None) -> str:
         """The figure or table, every line after the first indented as the directive was.
 
         So a directive inside an exercise answer, an admonition or a list item
         gives a figure that stays inside that block, and the text after it
-        stays text.
+        stays text. ``target`` gives its anchor and number (:mod:`rnnmem.site.numbering`).
         """
-        return _indent(self._block(page, directive, item), directive.indent)
+        block = self._block(page, directive, item)
+        if target is not None:
+            block = numbering.label_block(block, target)
+        block = self.numbering().block_references(page.src_uri, block, directive.line)
+        return _indent(block, directive.indent)
 
     def _block(self, page: Page, directive: Directive, item: Item) -> str:
         caption = directive.args.get("caption")
@@ -188,7 +212,8 @@ class Book:
     def notebook_text(self, page: Page) -> str:
         url = posixpath.splitext(page.src_uri)[0] + "/"
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
-        return notebook.chapter_notebook(page.markdown, slug=page.slug, title=page.title,
+        markdown = self.numbering().plain(page.src_uri, page.markdown)  # references as text: "Figure 4.2"
+        return notebook.chapter_notebook(markdown, slug=page.slug, title=page.title,
                                          page_url=page_url, repo_url=self.repo_url)
 
     def stale_notebooks(self) -> list[str]:
@@ -228,7 +253,8 @@ class Book:
         return text[:end] + "\n" + links + text[end:]
 
 
-_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure") markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure"[^>]*?) markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_TABLE = re.compile(r'(<div class="rnnmem-table"[^>]*?) markdown>')
 _NESTED_CAPTION = re.compile(r'<p><p class="rnnmem-table-caption" markdown="span">(.*?)</p></p>', re.DOTALL)
 
 
@@ -246,7 +272,7 @@ def unwrap_nested_blocks(html_text: str) -> str:
     """
     html_text = _NESTED_FIGURE.sub(r"\1>\2", html_text)
     html_text = _NESTED_CAPTION.sub(r'<p class="rnnmem-table-caption">\1</p>', html_text)
-    return html_text.replace('<div class="rnnmem-table" markdown>', '<div class="rnnmem-table">')
+    return _NESTED_TABLE.sub(r"\1>", html_text)
 
 
 def load_mkdocs_settings(config_file: Path) -> dict:

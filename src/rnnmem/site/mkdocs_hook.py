@@ -8,9 +8,12 @@
   cache, add the figures and the API pages
   (:mod:`rnnmem.site.apipages`) as generated files (nothing is written into
   ``docs/``).
-* ``on_page_markdown``: replace each directive with its figure or table.
+* ``on_nav``: number the chapters' titles (nav, browser title) from the nav order
+  (:mod:`rnnmem.site.numbering`).
+* ``on_page_markdown``: replace each directive with its figure or table; number the
+  chapter's title, figures, tables and equations, and link the references to them.
 * ``on_page_content``: finish the figures and tables that stand in indented blocks,
-  and typeset the page's math (:mod:`rnnmem.site.mathjax`).
+  the numbered equations, and typeset the page's math (:mod:`rnnmem.site.mathjax`).
 * ``on_post_page``: tidy the pages rendered from notebooks (no outside
   loaders, reproducible cell ids).
 * ``on_post_build``: the math stylesheet and fonts into the site; keep the
@@ -35,7 +38,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from rnnmem.site import apipages, mathjax, registry
+from rnnmem.site import apipages, mathjax, numbering, registry
 from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
                               unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
@@ -70,7 +73,7 @@ def on_config(config):
     if config.get("config_file_path"):
         site_url = load_mkdocs_settings(Path(config["config_file_path"]))["site_url"] or site_url
     _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=site_url,
-                 fresh_process=_serving, keep_going=_serving)
+                 fresh_process=_serving, keep_going=_serving, chapters=numbering.chapter_order(config["nav"]))
     # mkdocs-jupyter caches executed notebooks by their own source only; a notebook's output
     # also depends on rnnmem and the numeric libraries, so key its cache folder on them too.
     jupyter = config["plugins"].get("mkdocs-jupyter")
@@ -170,6 +173,16 @@ def _mark_changed_pages(files: Files) -> None:
 
 
 
+def on_nav(nav, config, files):
+    """Number the chapters' titles in the nav (and so in the browser title and the footer): "4. Title"."""
+    assert _book is not None
+    for page in nav.pages:
+        number = _book.numbering().chapter_number(page.file.src_uri)
+        if number is not None and page.title:
+            page.title = f"{number}. {page.title}"
+    return nav
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     assert _book is not None
     try:
@@ -216,6 +229,10 @@ def on_post_build(config):
 
 def on_page_content(html: str, page, config, files) -> str:
     html = unwrap_nested_blocks(html)
+    anchors: set[str] = set()
+    html = numbering.equation_html(html, anchors)
+    if page.present_anchor_ids is not None:  # so links to equations pass MkDocs' anchor validation
+        page.present_anchor_ids |= anchors
     try:  # math typeset at build time (rnnmem.site.mathjax): no MathJax in the reader's browser
         return mathjax.on_page_content(html, page, config)
     except mathjax.MathError as exc:

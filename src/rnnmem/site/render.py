@@ -194,6 +194,7 @@ class Item:
 def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
     args = dict(directive.args)
     caption = args.pop("caption", None)
+    args.pop("id", None)  # the item's label (rnnmem.site.numbering), not the builder's
     if caption is not None and (not isinstance(caption, str) or not caption.strip()):
         raise directive.error(f"caption must be a non-empty string, got {caption!r}")
     if directive.kind == "figure" and caption is None:
