@@ -212,15 +212,20 @@ class Book:
     def notebook_text(self, page: Page) -> str:
         url = posixpath.splitext(page.src_uri)[0] + "/"
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
-        markdown = self.numbering().plain(page.src_uri, page.markdown)  # references as text: "Figure 4.2"
+        try:  # references as text: "Figure 4.2"
+            markdown = self.numbering().plain(page.src_uri, page.markdown)
+        except NumberingError:
+            if not self.keep_going:  # serving: the page shows the error; the notebook waits for the fix
+                raise
+            markdown = page.markdown
         return notebook.chapter_notebook(markdown, slug=page.slug, title=page.title,
                                          page_url=page_url, repo_url=self.repo_url)
 
-    def stale_notebooks(self) -> list[str]:
-        """Chapters whose committed notebook in docs/downloads/ differs from their code."""
+    def stale_notebooks(self, only: str | None = None) -> list[str]:
+        """Chapters whose committed notebook in docs/downloads/ differs from their code (``only``: one page)."""
         stale = []
         for page in self.pages.values():
-            if not page.is_chapter:
+            if not page.is_chapter or only is not None and page.src_uri != only:
                 continue
             path = self.docs_dir / self.notebook_path(page)
             if not path.is_file() or path.read_text(encoding="utf-8") != self.notebook_text(page):

@@ -120,7 +120,10 @@ def on_files(files: Files, config) -> Files:
         raise PluginError(str(exc)) from None
     if _serving:
         _file_backed_pages(files, config)
-    stale = _book.stale_notebooks()
+    try:
+        stale = _book.stale_notebooks()
+    except DirectiveError as exc:  # a reference to no target (the notebooks show references as text)
+        raise PluginError(str(exc)) from exc
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
     r = _book.renderer

@@ -60,7 +60,7 @@ from .directives import Directive, DirectiveError
 from .markdown import Document, lex
 
 __all__ = ["Equation", "Numbering", "NumberingError", "Target", "chapter_order", "chapters_from_config",
-           "display_equations", "equation_html", "label_block", "KIND_NAMES"]
+           "apply_edits", "display_equations", "equation_html", "label_block", "KIND_NAMES"]
 
 #: The reference kinds and the words they are shown with.
 KIND_NAMES = {"fig": "Figure", "tab": "Table", "eq": "Equation", "ch": "Chapter"}
