@@ -237,3 +237,17 @@ def test_notebooks_show_references_as_text():
     assert "## Reading Figure 1.1\n" in plain and "x = '@fig:decay'" in plain
     nb = notebook.chapter_notebook(plain, slug="two", title="T", page_url="u", repo_url="https://github.com/o/r")
     assert "Reading Figure 1.1" in nb and "@fig" not in nb.replace("'@fig:decay'", "")
+
+
+def test_the_chapter_check_reports_a_bad_reference(tmp_path):
+    from rnnmem.site.check import check_chapter
+
+    (tmp_path / "docs" / "chapters").mkdir(parents=True)
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\nnav:\n"
+                                         "  - Chapters:\n      - A: chapters/a.md\n      - B: chapters/b.md\n")
+    (tmp_path / "docs" / "chapters" / "a.md").write_text("# A\n\nAs @eq:b-one and @eq:b-two say.\n")
+    (tmp_path / "docs" / "chapters" / "b.md").write_text("# B\n\n$$\nx \\label{b-one}\n$$\n")
+    report = check_chapter("a", tmp_path / "mkdocs.yml")
+    refs = [p for p in report.problems if "@eq:" in p]
+    assert refs == ["docs/chapters/a.md:3: @eq:b-two: no equation has the id 'b-two' (give one with \\label{...} "
+                    "in a $$ equation); the equation ids are: b-one"]
