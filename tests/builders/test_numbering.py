@@ -251,3 +251,14 @@ def test_the_chapter_check_reports_a_bad_reference(tmp_path):
     refs = [p for p in report.problems if "@eq:" in p]
     assert refs == ["docs/chapters/a.md:3: @eq:b-two: no equation has the id 'b-two' (give one with \\label{...} "
                     "in a $$ equation); the equation ids are: b-one"]
+
+
+def test_serving_rebuilds_a_page_whose_references_changed_number(tmp_path):
+    book = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache",
+                chapters=["chapters/a.md", "chapters/b.md"])
+    book.add_page("chapters/a.md", "# A\n\nSee @eq:x.\n")
+    book.add_page("chapters/b.md", "# B\n\n$$\nx \\label{x}\n$$\n")
+    before = book.keys("chapters/a.md")
+    assert before == ("eq:x=2.1",)
+    book.add_page("chapters/b.md", "# B\n\n$$\nw\n$$\n\n$$\nx \\label{x}\n$$\n")   # another equation above
+    assert book.keys("chapters/a.md") == ("eq:x=2.2",)

@@ -118,10 +118,15 @@ class Book:
             page.items = [next(it) for _ in page.directives]
 
     def keys(self, src_uri: str) -> tuple[str, ...]:
-        """What a page's rendering depends on: its items' keys (an error counts as its message)."""
+        """What a page's rendering depends on: its items' keys, and the numbers its references show
+        (an error counts as its message)."""
         page = self.pages[src_uri]
         out = [str(page.page_error)] if page.page_error else []
-        return tuple(out + [i.key if isinstance(i, Item) else str(i) for i in page.items])
+        try:
+            refs = self.numbering().referenced(src_uri, page.markdown)
+        except NumberingError as exc:
+            refs = [str(exc)]
+        return tuple(out + [i.key if isinstance(i, Item) else str(i) for i in page.items] + refs)
 
     def generated_files(self) -> dict[str, bytes]:
         """Site path -> content of every rendered figure."""

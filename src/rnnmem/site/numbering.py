@@ -341,6 +341,11 @@ class Numbering:
             found.append((m.start(), m.end(), m.group(2), m.group(3), bool(m.group(1))))
         return found
 
+    def referenced(self, src_uri: str, markdown: str) -> list[str]:
+        """What the page's references show, as ``"fig:decay=4.2"`` (serving: a page to rebuild when it changes)."""
+        return [f"{kind}:{ident}={self.resolve(kind, ident, f'docs/{src_uri}').number}"
+                for _, _, kind, ident, escaped in self.references(markdown) if not escaped]
+
     def _link(self, src_uri: str, target: Target) -> str:
         if target.page == src_uri:
             href = f"#{target.anchor}" if target.anchor else posixpath.basename(src_uri)
