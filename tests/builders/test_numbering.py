@@ -168,7 +168,7 @@ def test_duplicate_and_malformed_ids_fail():
 def test_pages_outside_the_chapters_number_nothing():
     home = "# Home\n\n$$\na \\label{home}\n$$\n\n<!-- table: horizon_table factors=[0.5] -->\n"
     index = numbering(pages={"chapters/one.md": ONE, "index.md": home})
-    assert [(t.number, t.anchor) for t in index.pages["index.md"]] == [("", "eq-home"), ("", "tab-1")]
+    assert [(t.number, t.anchor) for t in index.pages["index.md"]] == [("", "eq-home"), ("", "")]
     out = index.rewrite("index.md", home)
     assert out.startswith("# Home\n") and "%rnnmem-eq eq-home -" in out
     assert equation_html('<div class="arithmatex">\\[\n%rnnmem-eq eq-home -\na\n\\]</div>').endswith(

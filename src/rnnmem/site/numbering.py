@@ -13,12 +13,12 @@ chapter in the nav renumbers it and everything in it. Within a chapter,
 
 Items inside collapsible answers and other indented blocks count where they
 stand on the page. Pages outside the ``Chapters`` section (Home, Conventions)
-number nothing; their items still get anchors.
+number nothing; there an item has an anchor only if it has an id.
 
 Labels and anchors. A directive's reserved argument ``id="decay"`` (or
 ``\\label{decay}`` inside an equation) names the item: its anchor is
 ``#fig-decay``, ``#tab-decay`` or ``#eq-decay``. An item without one gets the
-anchor of its number (``#fig-4-2``; ``#fig-1`` on an unnumbered page). An id is
+anchor of its number (``#fig-4-2``). An id is
 lower-case letters, digits and hyphens, starting with a letter, and unique in
 the whole book among items of its kind (a figure and a table may share one).
 
@@ -87,7 +87,7 @@ class Target:
 
     kind: str            # "fig", "tab", "eq" or "ch"
     id: str | None       # the id given in the source (a chapter's: its file name)
-    anchor: str          # the HTML id ("fig-decay", "fig-4-2"); "" for a chapter (the page itself)
+    anchor: str          # the HTML id ("fig-decay", "fig-4-2"); "" for a chapter, or an unnumbered item without id
     number: str          # "4.2" ("4" for a chapter); "" on a page outside the Chapters section
     page: str            # src_uri of the page that holds it
     line: int
@@ -281,7 +281,7 @@ class Numbering:
                     f"(like \"decay\" or \"gru-2\"), got {ident!r}")))
             counts[kind] += 1
             number = f"{chapter}.{counts[kind]}" if chapter else ""
-            anchor = f"{kind}-{ident}" if ident else f"{kind}-{number.replace('.', '-') or counts[kind]}"
+            anchor = f"{kind}-{ident}" if ident else f"{kind}-{number.replace('.', '-')}" if number else ""
             target = Target(kind, ident, anchor, number, src_uri, line)
             if ident:
                 other = self.by_id.get((kind, ident))
@@ -393,7 +393,7 @@ class Numbering:
             tex = _NOTAG.sub("", _LABEL.sub("", eq.tex)) if target is None else _LABEL.sub("", eq.tex)
             body = [line for line in tex.split("\n")]
             lines = [f"{eq.indent}$$"]
-            if target is not None:
+            if target is not None and target.anchor:
                 lines.append(f"{eq.indent}{MARKER} {target.anchor} {target.number or '-'}")
             lines += [(line if line.startswith(eq.indent) else eq.indent + line.lstrip()).rstrip()
                       for line in body if line.strip()]
@@ -461,10 +461,11 @@ def label_block(block: str, target: Target) -> str:
     '<figure class="rnnmem-figure" id="fig-decay" markdown="span">\\n  <figcaption><span class="rnnmem-label">Figure 4.2.</span> f^n.</figcaption>\\n</figure>'
     """
     label = f'<span class="rnnmem-label">{html.escape(target.label)}.</span> ' if target.number else ""
+    anchor = f' id="{target.anchor}"' if target.anchor else ""
     if target.kind == "fig":
-        block = _FIGURE_OPEN.sub(lambda m: f'{m.group(0)} id="{target.anchor}"', block, count=1)
+        block = _FIGURE_OPEN.sub(lambda m: m.group(0) + anchor, block, count=1)
         return _FIGCAPTION.sub(lambda m: m.group(0) + label, block, count=1)
-    block = _TABLE_OPEN.sub(lambda m: f'{m.group(0)} id="{target.anchor}"', block, count=1)
+    block = _TABLE_OPEN.sub(lambda m: m.group(0) + anchor, block, count=1)
     if _TABLE_CAPTION.search(block):
         return _TABLE_CAPTION.sub(lambda m: m.group(0) + label, block, count=1)
     if not label:
