@@ -238,7 +238,6 @@ class Numbering:
         self.equations: dict[str, list[tuple[Equation, Target | None]]] = {}
         self.items: dict[str, list[Target]] = {}          # page -> its figures and tables, in directive order
         self.by_id: dict[tuple[str, str], Target] = {}
-        self.titles: dict[str, str] = {}
 
     def chapter_number(self, src_uri: str) -> int | None:
         """1..N for a page of the Chapters section, None for any other page."""
@@ -298,8 +297,6 @@ class Numbering:
         self.pages[src_uri] = targets
         self.items[src_uri] = items
         self.equations[src_uri] = numbered_eqs
-        titles = [h for h in lex(markdown).headings if h.level == 1]
-        self.titles[src_uri] = titles[0].text if titles else src_uri
 
     def remove_page(self, src_uri: str) -> None:
         for t in self.pages.pop(src_uri, []):
