@@ -39,7 +39,7 @@ references are plain text ("Figure 4.2").
 <BLANKLINE>
 $$
 %rnnmem-eq eq-one 1.1
-x = 1
+x = 1 
 $$
 <BLANKLINE>
 By [(1.1)](#eq-one), and [Chapter 1](a.md).
@@ -372,30 +372,29 @@ class Numbering:
         (:func:`label_block`).
         """
         out = self.reference_edits(src_uri, markdown)
+        # Insertions and deletions only, never a rewritten line: other edits (placeholders) may fall in between.
         chapter = self.chapter_number(src_uri)
         if chapter is not None:
             doc = lex(markdown)
             h1 = [h for h in doc.headings if h.level == 1]
             if h1:
-                line = h1[0].line
-                start = doc.line_starts[line - 1]
-                text = markdown.split("\n")[line - 1]
-                m = _H1.match(text)
+                start = doc.line_starts[h1[0].line - 1]
+                m = _H1.match(markdown.split("\n")[h1[0].line - 1])
                 if m:
-                    title = m.group("text")
-                    attrs = "" if _ATTRS_END.search(title) else f" {{ #{_slugify(title)} }}"
-                    out.append((start, start + len(text),
-                                f'# <span class="rnnmem-chapter-number">Chapter {chapter}</span> {title}{attrs}'))
+                    out.append((start + m.start("text"), start + m.start("text"),
+                                f'<span class="rnnmem-chapter-number">Chapter {chapter}</span> '))
+                    if not _ATTRS_END.search(m.group("text")):  # the title's anchor stays what it was
+                        out.append((start + m.end("text"), start + m.end("text"),
+                                    f" {{ #{_slugify(m.group('text'))} }}"))
         for eq, target in self.equations.get(src_uri, []):
-            tex = _NOTAG.sub("", _LABEL.sub("", eq.tex)) if target is None else _LABEL.sub("", eq.tex)
-            body = [line for line in tex.split("\n")]
-            lines = [f"{eq.indent}$$"]
+            block = markdown[eq.start:eq.end]
+            for m in (_LABEL if target is not None else _NOTAG).finditer(block):
+                out.append((eq.start + m.start(), eq.start + m.end(), ""))
             if target is not None and target.anchor:
-                lines.append(f"{eq.indent}{MARKER} {target.anchor} {target.number or '-'}")
-            lines += [(line if line.startswith(eq.indent) else eq.indent + line.lstrip()).rstrip()
-                      for line in body if line.strip()]
-            lines.append(f"{eq.indent}$$")
-            out.append((eq.start, eq.end, "\n".join(lines)))
+                opening = eq.start + len(eq.indent) + 2
+                rest = markdown[opening:markdown.find("\n", opening) if "\n" in markdown[opening:] else len(markdown)]
+                marker = f"\n{eq.indent}{MARKER} {target.anchor} {target.number or '-'}"
+                out.append((opening, opening, marker + (f"\n{eq.indent}" if rest.strip() else "")))
         return sorted(out)
 
     def rewrite(self, src_uri: str, markdown: str) -> str:
