@@ -270,3 +270,12 @@ def test_references_and_labels_are_not_numbers_a_page_states():
 
     page = "See @fig:decay-12, \\@tab:gru-35 and\n\n$$\nx \\label{eq-17}\n$$\n\nand 0.73.\n"
     assert [f.number for f in check_page(page, "p.md")] == ["0.73"]
+
+
+def test_widgets_are_not_numbered_and_keep_the_items_in_step():
+    text = ('<!-- table: horizon_table factors=[0.5] -->\n\n'
+            '<!-- widget: forget_bias_explorer low=-2 high=6 step=0.25 start=1 -->\n\n'
+            '<!-- table: horizon_table factors=[0.9] id="after" -->\n')
+    index = numbering(pages={"chapters/one.md": text})
+    assert index.item("chapters/one.md", 1) is None
+    assert (index.item("chapters/one.md", 2).anchor, index.item("chapters/one.md", 2).number) == ("tab-after", "1.2")

@@ -12,7 +12,7 @@ chapter in the nav renumbers it and everything in it. Within a chapter,
   unnumbered.
 
 Items inside collapsible answers and other indented blocks count where they
-stand on the page. Pages outside the ``Chapters`` section (Home, Conventions)
+stand on the page. Widgets (``<!-- widget: ... -->``, interactive) are not numbered. Pages outside the ``Chapters`` section (Home, Conventions)
 number nothing; there an item has an anchor only if it has an id.
 
 Labels and anchors. A directive's reserved argument ``id="decay"`` (or
@@ -236,7 +236,7 @@ class Numbering:
         self.chapters = list(chapters)
         self.pages: dict[str, list[Target]] = {}
         self.equations: dict[str, list[tuple[Equation, Target | None]]] = {}
-        self.items: dict[str, list[Target]] = {}          # page -> its figures and tables, in directive order
+        self.items: dict[str, list[Target | None]] = {}   # page -> each directive's target (None: a widget)
         self.by_id: dict[tuple[str, str], Target] = {}
 
     def chapter_number(self, src_uri: str) -> int | None:
@@ -252,12 +252,12 @@ class Numbering:
         counts = {"fig": 0, "tab": 0, "eq": 0}
         events: list[tuple[int, str, object]] = []
         for d in directives:
-            events.append((d.start, _DIRECTIVE_KIND[d.kind], d))
+            events.append((d.start, _DIRECTIVE_KIND.get(d.kind, ""), d))
         equations = display_equations(markdown, where)
         for e in equations:
             events.append((e.start, "eq", e))
         targets: list[Target] = []
-        items: list[Target] = []
+        items: list[Target | None] = []
         numbered_eqs: list[tuple[Equation, Target | None]] = []
         for _, kind, thing in sorted(events, key=lambda ev: ev[0]):
             if isinstance(thing, Equation):
@@ -269,6 +269,9 @@ class Numbering:
                     numbered_eqs.append((thing, None))
                     continue
                 error = lambda msg, line=line: NumberingError(f"{where}:{line}: {msg}")  # noqa: E731
+            elif not kind:  # a widget: interactive, captioned by its own text, not numbered
+                items.append(None)
+                continue
             else:
                 ident, line = thing.args.get("id"), thing.line
                 error = thing.error
@@ -406,7 +409,7 @@ class Numbering:
         return apply_edits(markdown, self.reference_edits(src_uri, markdown, plain=True))
 
     def item(self, src_uri: str, index: int) -> Target | None:
-        """The figure or table of the page's ``index``-th directive."""
+        """The figure or table of the page's ``index``-th directive (None for a widget)."""
         items = self.items.get(src_uri, [])
         return items[index] if index < len(items) else None
 
