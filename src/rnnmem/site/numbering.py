@@ -288,9 +288,10 @@ class Numbering:
             if ident:
                 other = self.by_id.get((kind, ident))
                 if other is not None:
+                    also = (f"already used on this page, by the {_NOUN[kind]} at line {other.line}"
+                            if other.page == src_uri else f"used twice: also at {other.where}")
                     raise NumberingError(str(error(
-                        f"the {_NOUN[kind]} id {ident!r} is used twice: also at {other.where}; "
-                        f"ids are unique in the whole book")))
+                        f"the {_NOUN[kind]} id {ident!r} is {also}; ids are unique in the whole book")))
                 self.by_id[(kind, ident)] = target
             targets.append(target)
             if kind == "eq":
