@@ -279,3 +279,13 @@ def test_widgets_are_not_numbered_and_keep_the_items_in_step():
     index = numbering(pages={"chapters/one.md": text})
     assert index.item("chapters/one.md", 1) is None
     assert (index.item("chapters/one.md", 2).anchor, index.item("chapters/one.md", 2).number) == ("tab-after", "1.2")
+
+
+def test_the_chapter_notebook_has_references_as_text(tmp_path):
+    text = ('# T\n\nAs @tab:rows shows.\n\n'
+            '<!-- table: horizon_table factors=[0.5] id="rows" caption="Rows, as @tab:rows." -->\n')
+    book = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache", chapters=["chapters/t.md"])
+    book.add_page("chapters/t.md", text)
+    book.render()
+    nb = book.notebook_text(book.pages["chapters/t.md"])
+    assert "As Table 1.1 shows." in nb and "Rows, as Table 1.1." in nb and "@tab" not in nb

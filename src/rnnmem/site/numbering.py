@@ -414,8 +414,8 @@ class Numbering:
         items = self.items.get(src_uri, [])
         return items[index] if index < len(items) else None
 
-    def block_references(self, src_uri: str, block: str, line: int) -> str:
-        """References in an expanded figure or table (its caption): links, plain text in alt text."""
+    def block_references(self, src_uri: str, block: str, line: int, *, plain: bool = False) -> str:
+        """References in an expanded figure or table (its caption): links, plain text in alt text (or all)."""
         def sub(text: str, plain: bool) -> str:
             def one(m: re.Match) -> str:
                 if m.group(1):
@@ -426,9 +426,9 @@ class Numbering:
 
         pieces, pos = [], 0
         for m in _ALT.finditer(block):
-            pieces += [sub(block[pos:m.start()], False), sub(m.group(0), True)]
+            pieces += [sub(block[pos:m.start()], plain), sub(m.group(0), True)]
             pos = m.end()
-        pieces.append(sub(block[pos:], False))
+        pieces.append(sub(block[pos:], plain))
         return "".join(pieces)
 
 
