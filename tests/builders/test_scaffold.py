@@ -94,7 +94,7 @@ site_url: {site_url}
 repo_url: {repo_url}
 theme: {{name: material, font: false}}
 nav:
-  - chapters/{slug}.md
+  - Chapters: [chapters/{slug}.md]
   - conventions.md
   - references.md
 exclude_docs: |
@@ -133,7 +133,10 @@ def test_the_new_chapter_passes_the_strict_build(repo):
                               timeout=300)
         assert done.returncode == 0, done.stderr
         html = (repo / "site-one" / "chapters" / SLUG / "index.html").read_text()
-        assert '<figure class="rnnmem-figure">' in html and "long_memory_decay-" in html
+        assert f'<figure class="rnnmem-figure" id="fig-{SLUG}-decay">' in html and "long_memory_decay-" in html
+        # Numbered from the nav, and the template's references are links.
+        assert '<span class="rnnmem-chapter-number">Chapter 1</span>' in html
+        assert f'<a href="#fig-{SLUG}-decay">Figure 1.1</a>' in html and f'<a href="#eq-{SLUG}-decay">(1.1)</a>' in html
         assert "<details class=\"success\">" in html
     finally:
         config.unlink()

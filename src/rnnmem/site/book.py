@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook, placeholders
+from . import notebook, numbering, placeholders
 from .markdown import lex, prose_spans
 from .directives import Directive, DirectiveError, find_directives
+from .numbering import Numbering, NumberingError
 from .render import Item, Renderer, package_digest
 
 FIGURE_DIR = "assets/figures"
@@ -67,8 +68,12 @@ class Book:
     """One build of the book: pages in, rendered items and rewritten pages out."""
 
     def __init__(self, docs_dir: Path, *, repo_url: str, site_url: str = "", cache_dir: Path | None = None,
-                 fresh_process: bool = False, keep_going: bool = False) -> None:
+                 fresh_process: bool = False, keep_going: bool = False, chapters: list[str] | None = None) -> None:
         self.docs_dir = Path(docs_dir)
+        #: The chapter pages in reading order (numbered 1..N): the nav's Chapters section.
+        self.chapters = (list(chapters) if chapters is not None
+                         else numbering.chapters_from_config(self.docs_dir.parent / "mkdocs.yml"))
+        self._numbering: Numbering | None = None
         self.repo_url = repo_url
         self.site_url = site_url
         self.renderer = Renderer(cache_dir)
@@ -88,7 +93,17 @@ class Book:
             self.errors.append(exc)
             page = Page(src_uri, markdown, page_error=exc)
         self.pages[src_uri] = page
+        self._numbering = None
         return page
+
+    def numbering(self) -> Numbering:
+        """The book's chapter, figure, table and equation numbers (:mod:`rnnmem.site.numbering`)."""
+        if self._numbering is None:
+            index = Numbering(self.chapters)
+            for page in self.pages.values():
+                index.add_page(page.src_uri, page.markdown, page.directives)
+            self._numbering = index
+        return self._numbering
 
     def add_docs_dir(self) -> None:
         for path in sorted(self.docs_dir.rglob("*.md")):
@@ -103,10 +118,15 @@ class Book:
             page.items = [next(it) for _ in page.directives]
 
     def keys(self, src_uri: str) -> tuple[str, ...]:
-        """What a page's rendering depends on: its items' keys (an error counts as its message)."""
+        """What a page's rendering depends on: its items' keys, and the numbers its references show
+        (an error counts as its message)."""
         page = self.pages[src_uri]
         out = [str(page.page_error)] if page.page_error else []
-        return tuple(out + [i.key if isinstance(i, Item) else str(i) for i in page.items])
+        try:
+            refs = self.numbering().referenced(src_uri, page.markdown)
+        except NumberingError as exc:
+            refs = [str(exc)]
+        return tuple(out + [i.key if isinstance(i, Item) else str(i) for i in page.items] + refs)
 
     def generated_files(self) -> dict[str, bytes]:
         """Site path -> content of every rendered figure."""
@@ -125,13 +145,20 @@ class Book:
             page.items = self.renderer.render_all(page.directives, keep_going=self.keep_going)
         if page.page_error is not None:
             return error_admonition(page.page_error, "") + "\n\n" + markdown
-        edits: list[tuple[int, int, str]] = []
-        for directive, item in zip(page.directives, page.items):
+        try:
+            index = self.numbering()
+            edits = index.edits(src_uri, markdown)  # chapter number, equation numbers, references
+        except NumberingError as exc:
+            if not self.keep_going:
+                raise
+            return error_admonition(exc, "") + "\n\n" + markdown
+        for n, (directive, item) in enumerate(zip(page.directives, page.items)):
             if isinstance(item, DirectiveError):
                 edits.append((directive.start, directive.end, error_admonition(item, directive.indent)))
                 continue
             try:
-                edits.append((directive.start, directive.end, self._expand(page, directive, item)))
+                block = self._expand(page, directive, item, index.item(src_uri, n))
+                edits.append((directive.start, directive.end, block))
             except DirectiveError as exc:
                 if not self.keep_going:
                     raise
@@ -142,13 +169,7 @@ class Book:
             if not self.keep_going:
                 raise
             edits.append((0, 0, error_admonition(exc, "") + "\n\n"))
-        out, pos = [], 0
-        for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1])):
-            out.append(markdown[pos:start])
-            out.append(replacement)
-            pos = end
-        out.append(markdown[pos:])
-        text = "".join(out)
+        text = numbering.apply_edits(markdown, edits)
         text = self._console_fences(text)
         if page.is_chapter:
             text = self._notebook_links(page, text)
@@ -217,14 +238,19 @@ class Book:
             edits.append((start + p.start, start + p.end, text))
         return edits
 
-    def _expand(self, page: Page, directive: Directive, item: Item) -> str:
+    def _expand(self, page: Page, directive: Directive, item: Item,
+                target: numbering.Target | None = None) -> str:
         """The figure or table, every line after the first indented as the directive was.
 
         So a directive inside an exercise answer, an admonition or a list item
         gives a figure that stays inside that block, and the text after it
-        stays text.
+        stays text. ``target`` gives its anchor and number (:mod:`rnnmem.site.numbering`).
         """
-        return _indent(self._block(page, directive, item), directive.indent)
+        block = self._block(page, directive, item)
+        if target is not None:
+            block = numbering.label_block(block, target)
+        block = self.numbering().block_references(page.src_uri, block, directive.line)
+        return _indent(block, directive.indent)
 
     def _block(self, page: Page, directive: Directive, item: Item) -> str:
         caption = directive.args.get("caption")
@@ -281,6 +307,11 @@ class Book:
         if len(page.items) != len(page.directives):
             page.items = self.renderer.render_all(page.directives)
         edits = [e for e in self.prose_placeholders(page)]
+        try:  # references as text: "Figure 4.2"
+            edits += self.numbering().reference_edits(page.src_uri, page.markdown, plain=True)
+        except NumberingError:
+            if not self.keep_going:  # serving: the page shows the error; the notebook waits for the fix
+                raise
         for directive, item in zip(page.directives, page.items):
             if isinstance(item, DirectiveError):
                 raise item
@@ -297,6 +328,7 @@ class Book:
                 block = unwrap_nested_blocks(block).replace('<div class="rnnmem-table">', "").replace("</div>", "")
                 block = re.sub(r'<p class="rnnmem-table-caption" markdown="span">(.*?)</p>', r"*\1*", block,
                                flags=re.DOTALL)
+            block = self.numbering().block_references(page.src_uri, block, directive.line, plain=True)
             edits.append((directive.start, directive.end, _indent(block.strip("\n"), directive.indent)))
         out, pos = [], 0
         for start, end, text in sorted(edits):
@@ -314,10 +346,13 @@ class Book:
             out[self.docs_dir / NOTEBOOK_DIR / f"{source.stem}.ipynb"] = notebook.jupytext_notebook(source)
         return out
 
-    def stale_notebooks(self) -> list[str]:
-        """Notebooks in docs/downloads/ that differ from the chapter or notebook page they come from."""
+    def stale_notebooks(self, only: str | None = None) -> list[str]:
+        """Notebooks in docs/downloads/ that differ from the chapter or notebook page they come from
+        (``only``: the notebook of that one chapter)."""
         stale = []
-        for path, text in self.notebook_sources().items():
+        sources = self.notebook_sources() if only is None else {
+            self.docs_dir / self.notebook_path(self.pages[only]): self.notebook_text(self.pages[only])}
+        for path, text in sources.items():
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 stale.append(f"docs/{path.relative_to(self.docs_dir).as_posix()}")
         return stale
@@ -355,7 +390,8 @@ class Book:
         return text[:end] + "\n" + links + text[end:]
 
 
-_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure") markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure"[^>]*?) markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_TABLE = re.compile(r'(<div class="rnnmem-table"[^>]*?) markdown>')
 _NESTED_CAPTION = re.compile(r'<p><p class="rnnmem-table-caption" markdown="span">(.*?)</p></p>', re.DOTALL)
 
 
@@ -375,7 +411,7 @@ def unwrap_nested_blocks(html_text: str) -> str:
     html_text = _NESTED_FIGURE.sub(r"\1>\2", html_text)
     html_text = html_text.replace('<figcaption markdown="span">', "<figcaption>")
     html_text = _NESTED_CAPTION.sub(r'<p class="rnnmem-table-caption">\1</p>', html_text)
-    return html_text.replace('<div class="rnnmem-table" markdown>', '<div class="rnnmem-table">')
+    return _NESTED_TABLE.sub(r"\1>", html_text)
 
 
 def load_mkdocs_settings(config_file: Path) -> dict:

@@ -8,7 +8,9 @@ pytest), then ``python -m rnnmem.site check <slug>``, which calls
   cache, so an unchanged figure costs nothing);
 * the committed notebook ``docs/downloads/<slug>.ipynb`` matches the page;
 * every internal link resolves to a page of the site (including the generated
-  API pages), and every ``#anchor`` to a heading or an ``id`` on that page.
+  API pages), and every ``#anchor`` to a heading or an ``id`` on that page;
+* every reference (``@fig:decay``, :mod:`rnnmem.site.numbering`) names a target
+  of the book, and the chapter's ids are unique in it.
 
 Only ``docs/chapters/`` is searched: a slug names a chapter, never an API page
 or a notebook of the same name. :func:`chapter_path` raises ``ValueError``
@@ -193,8 +195,16 @@ def check_chapter(slug: str, config_file: Path = Path("mkdocs.yml")) -> ChapterR
         report.rendered = len(book.renderer.rendered)
     except DirectiveError as exc:
         report.problems.append(str(exc))
-    for stale in book.stale_notebooks():
-        report.problems.append(f"notebook out of date: {stale}; run `make notebooks` and commit it")
+    for other in sorted(docs_dir.rglob("*.md")):  # the numbers and the references read the whole book
+        rel = other.relative_to(docs_dir).as_posix()
+        if rel != src_uri:
+            book.add_page(rel, other.read_text(encoding="utf-8"))
+    try:
+        book.numbering().edits(src_uri, markdown)
+        for stale in book.stale_notebooks(only=src_uri):
+            report.problems.append(f"notebook out of date: {stale}; run `make notebooks` and commit it")
+    except DirectiveError as exc:
+        report.problems.append(str(exc))
     _check_links(src_uri, markdown, docs_dir, report)
     return report
 

@@ -8,9 +8,12 @@
   cache, add the figures and the API pages
   (:mod:`rnnmem.site.apipages`) as generated files (nothing is written into
   ``docs/``).
-* ``on_page_markdown``: replace each directive with its figure or table.
+* ``on_nav``: number the chapters' titles (nav, browser title) from the nav order
+  (:mod:`rnnmem.site.numbering`).
+* ``on_page_markdown``: replace each directive with its figure or table; number the
+  chapter's title, figures, tables and equations, and link the references to them.
 * ``on_page_content``: finish the figures and tables that stand in indented blocks,
-  and typeset the page's math (:mod:`rnnmem.site.mathjax`).
+  the numbered equations, and typeset the page's math (:mod:`rnnmem.site.mathjax`).
 * ``on_post_page``: keep punctuation on the line of the formula it follows
   (:mod:`rnnmem.site.typography`); tidy the pages rendered from notebooks (no
   outside loaders, reproducible cell ids).
@@ -36,7 +39,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from rnnmem.site import apipages, mathjax, registry, typography
+from rnnmem.site import apipages, mathjax, numbering, registry, typography
 from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
                               load_mkdocs_settings, unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
@@ -71,7 +74,7 @@ def on_config(config):
     if config.get("config_file_path"):
         site_url = load_mkdocs_settings(Path(config["config_file_path"]))["site_url"] or site_url
     _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=site_url,
-                 fresh_process=_serving, keep_going=_serving)
+                 fresh_process=_serving, keep_going=_serving, chapters=numbering.chapter_order(config["nav"]))
     # mkdocs-jupyter caches executed notebooks by their own source only; a notebook's output
     # also depends on rnnmem and the numeric libraries, so key its cache folder on them too.
     jupyter = config["plugins"].get("mkdocs-jupyter")
@@ -118,7 +121,10 @@ def on_files(files: Files, config) -> Files:
         raise PluginError(str(exc)) from None
     if _serving:
         _file_backed_pages(files, config)
-    stale = _book.stale_notebooks()
+    try:
+        stale = _book.stale_notebooks()
+    except DirectiveError as exc:  # a reference to no target (the notebooks show references as text)
+        raise PluginError(str(exc)) from exc
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
     r = _book.renderer
@@ -171,6 +177,16 @@ def _mark_changed_pages(files: Files) -> None:
 
 
 
+def on_nav(nav, config, files):
+    """Number the chapters' titles in the nav (and so in the browser title and the footer): "4. Title"."""
+    assert _book is not None
+    for page in nav.pages:
+        number = _book.numbering().chapter_number(page.file.src_uri)
+        if number is not None and page.title:
+            page.title = f"{number}. {page.title}"
+    return nav
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     assert _book is not None
     try:
@@ -217,6 +233,10 @@ def on_post_build(config):
 
 def on_page_content(html: str, page, config, files) -> str:
     html = unwrap_nested_blocks(html)
+    anchors: set[str] = set()
+    html = numbering.equation_html(html, anchors)
+    if page.present_anchor_ids is not None:  # so links to equations pass MkDocs' anchor validation
+        page.present_anchor_ids |= anchors
     try:  # math typeset at build time (rnnmem.site.mathjax): no MathJax in the reader's browser
         return mathjax.on_page_content(html, page, config)
     except mathjax.MathError as exc:

@@ -61,6 +61,7 @@ _STRIP = [
     re.compile(r"<[^>]+>"),                     # HTML tags and their attributes
     re.compile(r"\{\s*[#.:][^}]*\}"),           # attribute lists {#id .class}
     re.compile(r":[a-z0-9-]+(?:-[a-z0-9]+)*:"),  # icons and emoji shortcodes
+    re.compile(r"\\?@(?:fig|tab|eq|ch):[\w-]+|\\label\{[^}]*\}"),  # references and labels (rnnmem.site.numbering)
 ]
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]\s+)?\d{1,3}[.)]\s")
 _BLOCK_PREFIX = re.compile(r"^\s*(?:(?:!!!|\?\?\?\+?|===)\s+\S+)?")

@@ -47,7 +47,7 @@ given number of steps.
 A value carried $n$ steps by a constant factor $f$ keeps
 
 $$
-f^n ,
+f^n \\label{{{slug}-decay}}
 $$
 
 of itself; it falls below a level $\\varepsilon$ after $\\ln\\varepsilon / \\ln f$
@@ -65,7 +65,12 @@ Every number on the page is computed by `rnnmem` on the page:
 43.7
 ```
 
-<!-- figure: {builder} factors=[0.5, 0.9] steps=20
+<!-- References: @fig:ID, @tab:ID, @eq:ID name the figure or table with id="ID", or the
+     equation with \\label{{ID}}; @ch:SLUG a chapter. The build numbers them and makes links. -->
+
+@fig:{slug}-decay draws the fraction @eq:{slug}-decay for two factors:
+
+<!-- figure: {builder} factors=[0.5, 0.9] steps=20 id="{slug}-decay"
      caption="The fraction of a value left after n steps, for a factor of 0.5 and of 0.9: both fall geometrically, the smaller factor far faster." -->
 
 ## Summary
