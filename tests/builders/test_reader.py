@@ -47,7 +47,7 @@ def test_front_matter_description_is_kept_and_descriptions_skip_notebook_links()
 
 
 def test_search_leaves_out_the_notebook_links_and_api_source():
-    page = ('<p class="rnnmem-notebook">links</p><details class="quote">\n<summary>Source code in '
+    page = ('<p class="rnnmem-notebook">links</p><details class="mkdocstrings-source">\n<summary>Source code in '
             '<code>src/rnnmem/rnn.py</code></summary></details><details class="question"><summary>Q</summary></details>')
     out = exclude_from_search(page)
     assert out.count("data-search-exclude") == 2 and '<details class="question">' in out
@@ -67,10 +67,11 @@ def test_copied_sessions_close_compound_statements_with_a_blank_line():
 
 
 def test_each_session_block_carries_its_copy_text():
-    page = ('<div class="language-pycon highlight"><pre><span></span><code>'
+    page = ('<div class="highlight"><pre><span></span><code><a id="__codelineno-0-1" href="#__codelineno-0-1"></a>'
             '<span class="gp">&gt;&gt;&gt; </span><span class="k">for</span> k <span class="ow">in</span> "ab":\n'
             '<span class="gp">... </span>    k\n<span class="go">&#39;a&#39;</span>\n</code></pre></div>'
-            '<div class="language-sh highlight"><pre><code>make</code></pre></div>')
+            '<div class="language-sh highlight"><pre><code>&gt;&gt;&gt; make</code></pre></div>'
+            '<div class="highlight"><pre><code>x = 1</code></pre></div>')
     out = mark_sessions(page)
-    assert 'data-copy="for k in &quot;ab&quot;:&#10;    k&#10;&#10;"' in out
+    assert '<div class="highlight" data-copy="for k in &quot;ab&quot;:&#10;    k&#10;&#10;">' in out
     assert out.count("data-copy") == 1

@@ -18,7 +18,10 @@ import re
 __all__ = ["mark_sessions", "session_code"]
 
 _COMPOUND = re.compile(r"(?:async\s+)?(?:for|while|if|with|def|class|try)\b|@")
-_SESSION = re.compile(r'<div class="language-pycon highlight"(?P<attrs>[^>]*)>(?P<body>.*?</code></pre>)', re.S)
+_SESSION = re.compile(r'<div class="(?P<cls>(?:language-[a-z]+ )?highlight)"(?P<attrs>[^>]*)>(?P<body><pre>.*?</code></pre>)',
+                      re.S)
+_PROMPT = '<span class="gp">&gt;&gt;&gt;'
+_LANGUAGE = re.compile(r"language-(?!pycon\b)")
 _CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 
@@ -54,7 +57,7 @@ def session_code(session: str) -> str:
 
 
 def mark_sessions(page_html: str) -> str:
-    """Give each ``pycon`` block of a page a ``data-copy`` attribute: its :func:`session_code`.
+    """Give each Python session block of a page (``>>>`` prompts) a ``data-copy`` attribute: its :func:`session_code`.
 
     >>> page = ('<div class="language-pycon highlight"><pre><span></span><code>'
     ...         '<span class="gp">&gt;&gt;&gt; </span>1 + 1\\n<span class="go">2</span>\\n</code></pre></div>')
@@ -62,13 +65,13 @@ def mark_sessions(page_html: str) -> str:
     '<div class="language-pycon highlight" data-copy="1 + 1&#10;">'
     """
     def mark(m: re.Match) -> str:
-        if "data-copy=" in m["attrs"]:
+        if "data-copy=" in m["attrs"] or _PROMPT not in m["body"] or _LANGUAGE.search(m["cls"]):
             return m.group()
         code = _CODE.search(m["body"])
         if code is None:
             return m.group()
         text = html.unescape(_TAG.sub("", code.group(1)))
         value = html.escape(session_code(text), quote=True).replace("\n", "&#10;")
-        return f'<div class="language-pycon highlight"{m["attrs"]} data-copy="{value}">{m["body"]}'
+        return f'<div class="{m["cls"]}"{m["attrs"]} data-copy="{value}">{m["body"]}'
 
     return _SESSION.sub(mark, page_html)

@@ -70,7 +70,7 @@ def describe(page_html: str, limit: int = 160) -> str | None:
 
 _NOTEBOOK_LINKS = '<p class="rnnmem-notebook"'
 #: mkdocstrings' "Source code in ..." block under each function of an API page.
-_SOURCE_BLOCK = re.compile(r'<details class="quote">\s*<summary>(?:<span>)?Source code in')
+_SOURCE_BLOCK = re.compile(r'<details class="(?P<cls>quote|mkdocstrings-source)">\s*<summary>(?:<span>)?Source code in')
 
 
 def exclude_from_search(page_html: str) -> str:
@@ -80,6 +80,4 @@ def exclude_from_search(page_html: str) -> str:
     '<p data-search-exclude class="rnnmem-notebook">x</p>'
     """
     page_html = page_html.replace(_NOTEBOOK_LINKS, '<p data-search-exclude class="rnnmem-notebook"')
-    return _SOURCE_BLOCK.sub(lambda m: m.group().replace('<details class="quote">',
-                                                          '<details data-search-exclude class="quote">', 1),
-                             page_html)
+    return _SOURCE_BLOCK.sub(lambda m: m.group().replace("<details ", "<details data-search-exclude ", 1), page_html)
