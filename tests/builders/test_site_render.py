@@ -111,8 +111,9 @@ def test_unused_cache_entries_are_pruned(tmp_path):
     r2 = Renderer(tmp_path)
     kept = r2.render(one(FIG))
     removed = r2.prune()
-    assert [p.name for p in removed] == [f"decay_curves-{old.key}"]
-    assert sorted(p.name for p in (tmp_path / "figure").iterdir()) == [f"decay_curves-{kept.key}"]
+    assert sorted(p.name for p in removed) == [f"decay_curves-{old.key}", f"decay_curves-{old.key}.values.json"]
+    assert sorted(p.name for p in (tmp_path / "figure").iterdir()) == [
+        f"decay_curves-{kept.key}", f"decay_curves-{kept.key}.values.json"]
 
 
 def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):

@@ -4,11 +4,14 @@
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
     python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
+    python -m rnnmem.site numbers [PAGE ...] [--config mkdocs.yml] [--allow FILE] [--count]
     python -m rnnmem.site port-free HOST PORT
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
 line, and for a builder that raises, the builder's file and line), 2 with usage
-on bad arguments. ``--timings`` lists each directive's render time and whether
+on bad arguments. ``numbers`` lists every number a page states that nothing on
+the page produces (:mod:`rnnmem.site.numbers`), exit 1 if there is one.
+``--timings`` lists each directive's render time and whether
 it came from the cache, slowest first.
 """
 
@@ -49,6 +52,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("chapter", metavar="CHAPTER", help="the chapter's file name in docs/chapters/, without .md")
     c.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
 
+    m = sub.add_parser("numbers", help="list the numbers pages state that nothing on the page produces")
+    m.add_argument("pages", nargs="*", type=Path, metavar="PAGE",
+                   help="Markdown pages (default: every page but references.md)")
+    m.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
+    m.add_argument("--allow", type=Path, default=Path("tests/repo/numbers_allowlist.toml"),
+                   help="the reviewed allow-list (default tests/repo/numbers_allowlist.toml)")
+    m.add_argument("--count", action="store_true",
+                   help="also print, per page, its placeholders and the numbers it states")
+
     f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
     f.add_argument("host")
     f.add_argument("port", type=int)
@@ -86,6 +98,49 @@ def _port_free(host: str, port: int) -> int:
     return 2
 
 
+#: Pages whose numbers are citations, not claims.
+NOT_CHECKED = ("references.md",)
+
+
+def _numbers(args, parser: argparse.ArgumentParser) -> int:
+    from .numbers import check_page, load_allowlist, value_count
+
+    if not args.config.is_file():
+        parser.error(f"config file {args.config} not found (run from the repository root or pass --config)")
+    settings = load_mkdocs_settings(args.config)
+    docs = Path(settings["docs_dir"])
+    pages = args.pages or sorted(p for p in docs.rglob("*.md") if p.relative_to(docs).as_posix() not in NOT_CHECKED)
+    for page in pages:
+        if not page.is_file() or page.suffix != ".md":
+            parser.error(f"argument PAGE: {page} is not a Markdown file")
+    try:
+        allow = load_allowlist(args.allow)
+    except ValueError as exc:
+        parser.error(f"argument --allow: {exc}")
+    renderer = Renderer()   # only the tables are rendered: a figure produces numbers only through placeholders
+    found = 0
+    for page in pages:
+        rel = page.resolve().relative_to(docs.resolve()).as_posix()
+        markdown = page.read_text(encoding="utf-8")
+        try:
+            tables = [renderer.render(d).content.decode() for d in find_directives(markdown, f"docs/{rel}")
+                      if d.kind == "table"]
+        except DirectiveError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        findings = check_page(markdown, f"docs/{rel}", tables=tables, allow=allow)
+        for f in findings:
+            print(f)
+        found += len(findings)
+        if args.count:
+            live, stated = value_count(markdown)
+            print(f"docs/{rel}: {live} placeholders, {stated} numbers stated, {len(findings)} not produced")
+    if found:
+        print(f"{found} number(s) stated but not produced on their page: compute each with a snippet or a "
+              "placeholder, or allow it with a reason in the allow-list", file=sys.stderr)
+    return 1 if found else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -99,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                 params = ", ".join(n for n in b.parameters)
                 print(f"{b.kind:6} {b.name:28} ({params})  [{b.module}]")
             return 0
+        if args.command == "numbers":
+            return _numbers(args, parser)
         if args.command == "port-free":
             return _port_free(args.host, args.port)
         if args.command == "render-json":
@@ -128,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         # build
         book = _book(args.config, args.cache)
         book.render()
+        for src_uri, page in book.pages.items():   # captions and prose: every placeholder must resolve
+            book.page_markdown(src_uri, page.markdown)
         out: Path = args.out
         out.mkdir(parents=True, exist_ok=True)
         count = 0

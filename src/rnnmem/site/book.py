@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook
-from .markdown import lex
+from . import notebook, placeholders
+from .markdown import lex, prose_spans
 from .directives import Directive, DirectiveError, find_directives
 from .render import Item, Renderer, package_digest
 
@@ -125,20 +125,97 @@ class Book:
             page.items = self.renderer.render_all(page.directives, keep_going=self.keep_going)
         if page.page_error is not None:
             return error_admonition(page.page_error, "") + "\n\n" + markdown
-        out, pos = [], 0
+        edits: list[tuple[int, int, str]] = []
         for directive, item in zip(page.directives, page.items):
-            out.append(markdown[pos:directive.start])
             if isinstance(item, DirectiveError):
-                out.append(error_admonition(item, directive.indent))
-            else:
-                out.append(self._expand(page, directive, item))
-            pos = directive.end
+                edits.append((directive.start, directive.end, error_admonition(item, directive.indent)))
+                continue
+            try:
+                edits.append((directive.start, directive.end, self._expand(page, directive, item)))
+            except DirectiveError as exc:
+                if not self.keep_going:
+                    raise
+                edits.append((directive.start, directive.end, error_admonition(exc, directive.indent)))
+        try:
+            edits.extend(self.prose_placeholders(page))
+        except DirectiveError as exc:
+            if not self.keep_going:
+                raise
+            edits.append((0, 0, error_admonition(exc, "") + "\n\n"))
+        out, pos = [], 0
+        for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1])):
+            out.append(markdown[pos:start])
+            out.append(replacement)
+            pos = end
         out.append(markdown[pos:])
         text = "".join(out)
         text = self._console_fences(text)
         if page.is_chapter:
             text = self._notebook_links(page, text)
         return text
+
+    # -- placeholders: numbers from the builders' values ------------------------
+    def page_values(self, page: Page) -> dict[str, tuple[Directive, Item]]:
+        """The page's items that have an ``id``, by id (their values are the prose's placeholders)."""
+        out: dict[str, tuple[Directive, Item]] = {}
+        for directive, item in zip(page.directives, page.items):
+            ident = directive.args.get("id")
+            if ident is None:
+                continue
+            if ident in out:
+                raise directive.error(f"id {ident!r} is already used on this page, by the directive at line "
+                                      f"{out[ident][0].line}; an id names one item")
+            if isinstance(item, Item):
+                out[ident] = (directive, item)
+        return out
+
+    def fill_directive_text(self, page: Page, directive: Directive, item: Item, text: str, what: str) -> str:
+        """A directive's caption or alt text with its placeholders filled.
+
+        A name is one of the builder's values first, else the id of another item on the page.
+        """
+        ids = self.page_values(page)
+
+        def namespace(name: str):
+            if name in item.values:
+                return item.values[name], name
+            if name in ids:
+                return ids[name][1].values, name
+            return None
+
+        known = (f"the {directive.kind} builder {directive.name!r} returns: "
+                 f"{', '.join(sorted(item.values)) or 'no values'}"
+                 + (f"; ids on this page: {', '.join(sorted(ids))}" if ids else ""))
+        try:
+            return placeholders.fill(text, namespace, known)
+        except placeholders.PlaceholderError as exc:
+            raise directive.error(f"in {what}: {exc}") from None
+
+    def prose_placeholders(self, page: Page) -> list[tuple[int, int, str]]:
+        """(start, end, text) for every ``{{id.value}}`` in the page's prose (code and comments left alone)."""
+        found = [(start, p) for start, end in prose_spans(page.markdown)
+                 for p in placeholders.find(page.markdown[start:end])]
+        if not found:
+            return []
+        ids = self.page_values(page)
+        doc = lex(page.markdown)
+        known = (f"ids on this page: {', '.join(sorted(ids))}" if ids else
+                 'no figure or table on this page has an id (give one id="name")')
+        edits = []
+        for start, p in found:
+            where = f"docs/{page.src_uri}:{doc.line_of(start + p.start)}"
+            if not p.steps or not isinstance(p.steps[0], str):
+                raise DirectiveError(f"{where}: placeholder {p.text} in prose must name an item and a value, "
+                                     f"as {{{{ID.value}}}}; {known}")
+            try:
+                text = placeholders.fill(
+                    p.text, lambda name: (ids[name][1].values, name) if name in ids else None,
+                    known + (f" (the item {p.name!r} returns: {', '.join(sorted(ids[p.name][1].values))})"
+                             if p.name in ids else ""))
+            except placeholders.PlaceholderError as exc:
+                raise DirectiveError(f"{where}: {exc}") from None
+            edits.append((start + p.start, start + p.end, text))
+        return edits
 
     def _expand(self, page: Page, directive: Directive, item: Item) -> str:
         """The figure or table, every line after the first indented as the directive was.
@@ -151,18 +228,24 @@ class Book:
 
     def _block(self, page: Page, directive: Directive, item: Item) -> str:
         caption = directive.args.get("caption")
+        if caption is not None:
+            caption = self.fill_directive_text(page, directive, item, caption, "the caption")
         if item.kind == "figure":
             target = posixpath.relpath(f"{FIGURE_DIR}/{item.filename}", posixpath.dirname(page.src_uri) or ".")
-            alt = caption.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+            alt = directive.args.get("alt")
+            alt = (self.fill_directive_text(page, directive, item, alt, "the alt text") if alt is not None
+                   else plain_text(caption))
+            alt = " ".join(alt.split()).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
             size = _SVG_SIZE.search(item.content[:2000])
             dims = ""
             if size:
                 w, h = (round(float(v) * 4 / 3) for v in size.groups())
                 dims = f'{{ width="{w}" height="{h}" }}'
-            return (f'<figure class="rnnmem-figure" markdown="span">\n'
-                    f'  ![{alt}]({target}){dims}\n'
-                    f'  <figcaption>{html.escape(caption, quote=False)}</figcaption>\n'
-                    f'</figure>')
+            # One line: Python-Markdown's span mode turns line breaks inside the figure into <br>.
+            return (f'<figure class="rnnmem-figure" markdown="span">![{alt}]({target}){dims}'
+                    f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>')
+        if item.kind == "widget":   # raw HTML, one line, so Markdown leaves it whole
+            return item.content.decode()
         table = item.content.decode()
         if caption:
             table = f'<p class="rnnmem-table-caption" markdown="span">{caption}</p>\n\n' + table
@@ -241,10 +324,12 @@ def unwrap_nested_blocks(html_text: str) -> str:
     a paragraph with its ``markdown`` attribute left on. This puts it back as
     at the top level.
 
-    >>> unwrap_nested_blocks('<p><figure class="rnnmem-figure" markdown="span"><img/></figure></p>')
-    '<figure class="rnnmem-figure"><img/></figure>'
+    >>> unwrap_nested_blocks('<p><figure class="rnnmem-figure" markdown="span"><img/>'
+    ...                      '<figcaption markdown="span">x</figcaption></figure></p>')
+    '<figure class="rnnmem-figure"><img/><figcaption>x</figcaption></figure>'
     """
     html_text = _NESTED_FIGURE.sub(r"\1>\2", html_text)
+    html_text = html_text.replace('<figcaption markdown="span">', "<figcaption>")
     html_text = _NESTED_CAPTION.sub(r'<p class="rnnmem-table-caption">\1</p>', html_text)
     return html_text.replace('<div class="rnnmem-table" markdown>', '<div class="rnnmem-table">')
 
@@ -265,6 +350,18 @@ def load_mkdocs_settings(config_file: Path) -> dict:
         "repo_url": data.get("repo_url", ""),
         "site_url": data.get("site_url", "") or "",
     }
+
+
+def plain_text(markdown: str) -> str:
+    """A caption as plain text (alt text for a figure given none): math and markup reduced to their letters.
+
+    >>> plain_text("What is left after $n$ steps of **one** factor $f^n$.")
+    'What is left after n steps of one factor f^n.'
+    """
+    text = re.sub(r"\$+([^$]*)\$+", r"\1", markdown)
+    text = re.sub(r"\\(?:mathrm|text|operatorname)\{([^}]*)\}", r"\1", text)
+    text = re.sub(r"[*_`]{1,2}(\S.*?\S|\S)[*_`]{1,2}", r"\1", text)
+    return text.replace("\\", "").replace("{", "").replace("}", "")
 
 
 __all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest", "unwrap_nested_blocks"]

@@ -5,8 +5,9 @@ GitHub, say), of the form::
 
     <!-- figure: decay_curves factors=[0.9, 0.99, 0.999] steps=1000 caption="..." -->
     <!-- table: horizon_table gates=[0.5, 0.95] caption="..." -->
+    <!-- widget: forget_bias_explorer low=-2 high=6 -->
 
-* the *kind* (``figure`` or ``table``) comes first, then a colon;
+* the *kind* (``figure``, ``table`` or ``widget``) comes first, then a colon;
 * then the *name* of a registered builder;
 * then ``key=value`` arguments separated by spaces, each value a Python literal
   (number, string, list, tuple, dict, ``True``/``False``/``None``).
@@ -29,7 +30,7 @@ from typing import Any
 
 from .markdown import lex
 
-KINDS = ("figure", "table")
+KINDS = ("figure", "table", "widget")
 #: Directives that belong to Sybil (the test runner), left in the page for it and ignored here.
 SYBIL_KINDS = ("skip",)
 

@@ -36,7 +36,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-__all__ = ["Comment", "Document", "Fence", "Heading", "lex"]
+__all__ = ["Comment", "Document", "Fence", "Heading", "lex", "prose_spans"]
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 _FENCE_CLOSE = re.compile(r"^(?P<indent> *)(?P<marker>`{3,}|~{3,})[ \t]*$")
@@ -267,3 +267,32 @@ def _lex(markdown: str) -> Document:
     close_code()
     doc.problems.sort()
     return doc
+
+
+def prose_spans(markdown: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of a page's prose: every line outside code, less comments and inline code.
+
+    What the reader sees as text (headings, paragraphs, lists, tables, math),
+    and what a placeholder or a number check may look at.
+
+    >>> page = "Text `code` end.\\n\\n```python\\nx = 1\\n```\\n<!-- c -->after\\n"
+    >>> [page[a:b] for a, b in prose_spans(page)]
+    ['Text ', ' end.', 'after']
+    """
+    doc = lex(markdown)
+    comments = [(c.start, c.end) for c in doc.comments]
+    spans: list[tuple[int, int]] = []
+    for number, line in enumerate(markdown.split("\n"), 1):
+        if doc.in_code(number) or not line.strip():
+            continue
+        base = doc.line_starts[number - 1]
+        cuts = [(base + m.start(), base + m.end()) for m in _CODE_SPAN.finditer(line)]
+        cuts += [(max(a, base), min(b, base + len(line))) for a, b in comments if a < base + len(line) and b > base]
+        pos = base
+        for a, b in sorted(cuts):
+            if a > pos:
+                spans.append((pos, a))
+            pos = max(pos, b)
+        if pos < base + len(line):
+            spans.append((pos, base + len(line)))
+    return spans

@@ -5,7 +5,9 @@ A builder is a plain function decorated with :func:`figure` or :func:`table`:
 * a figure builder takes the directive's arguments (except ``caption``) and
   returns a matplotlib ``Figure``; the site saves it as SVG;
 * a table builder takes the directive's arguments (except ``caption``) and
-  returns a :class:`~rnnmem.site.tables.Table`.
+  returns a :class:`~rnnmem.site.tables.Table`;
+* a widget builder returns a :class:`~rnnmem.site.widgets.Widget` (a slider
+  whose every state is computed at build time).
 
 Builders live in the modules of :mod:`rnnmem.site.builders`, one module per
 chapter; every module there is imported when the registry is first used, and
@@ -87,6 +89,11 @@ def figure(name: str | None = None) -> Callable[[Callable], Callable]:
 def table(name: str | None = None) -> Callable[[Callable], Callable]:
     """Register a table builder under ``name`` (default: the function's name)."""
     return _register("table", name)
+
+
+def widget(name: str | None = None) -> Callable[[Callable], Callable]:
+    """Register a widget builder (an interactive figure, :mod:`rnnmem.site.widgets`) under ``name``."""
+    return _register("widget", name)
 
 
 def _digest(path: Path) -> str:

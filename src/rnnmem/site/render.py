@@ -2,7 +2,8 @@
 
 Each rendered item is stored under ``.cache/rnnmem-site/`` and keyed by
 
-* the directive's kind, builder name and arguments (not its caption),
+* the directive's kind, builder name and arguments (not its caption, alt
+  text or id, which only place the item),
 * the source of the builder's module and of every ``rnnmem`` module it
   imports, transitively (core modules such as ``rnnmem.memory``, and site
   modules such as ``style`` and ``tables``; see :func:`dependencies`), so an
@@ -23,23 +24,29 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import registry
 from .directives import Directive, DirectiveError
+from .placeholders import jsonable
 from .traces import describe
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"
+#: Directive arguments that belong to the page, not to the builder: never passed to it, not in the key.
+RESERVED = ("caption", "alt", "id")
+_ID = re.compile(r"[a-z][a-z0-9-]*\Z")
 #: Site modules that read pages and run builders but compute no content: not part of any key.
 MACHINERY = frozenset(f"rnnmem.site.{m}" for m in (
     "registry", "directives", "markdown", "render", "book", "mkdocs_hook", "notebook", "griffe_doctests",
+    "placeholders", "numbers",
     "__main__"))
 
 
@@ -177,27 +184,45 @@ def _canonical(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Item:
-    """A rendered figure or table: its content and where it came from."""
+    """A rendered figure or table: its content, the values its builder returned, and where it came from."""
 
     kind: str
     name: str
     key: str
     content: bytes
     from_cache: bool
+    #: What the builder computed besides the figure or table (placeholders in captions and prose read it).
+    values: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def filename(self) -> str:
-        ext = "svg" if self.kind == "figure" else "md"
+        ext = {"figure": "svg", "table": "md", "widget": "html"}[self.kind]
         return f"{self.name}-{self.key[:16]}.{ext}"
 
 
 def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
+    """The builder's arguments, and the caption; checks the arguments that belong to the page.
+
+    ``caption`` (short, Markdown with math), ``alt`` (a figure's full description,
+    plain text) and ``id`` (the item's label) are the page's, not the builder's.
+    """
     args = dict(directive.args)
     caption = args.pop("caption", None)
-    if caption is not None and (not isinstance(caption, str) or not caption.strip()):
-        raise directive.error(f"caption must be a non-empty string, got {caption!r}")
+    alt = args.pop("alt", None)
+    ident = args.pop("id", None)
+    for name, value in (("caption", caption), ("alt", alt)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise directive.error(f"{name} must be a non-empty string, got {value!r}")
     if directive.kind == "figure" and caption is None:
-        raise directive.error('a figure needs caption="..." (it is also the alt text)')
+        raise directive.error('a figure needs caption="..." (short) and alt="..." (what it shows, in full)')
+    if alt is not None and directive.kind != "figure":
+        raise directive.error("alt= describes a figure's image; a table's header cells describe it (drop alt=)")
+    if alt is not None and caption is not None and alt.strip() == caption.strip():
+        raise directive.error("alt= repeats the caption: the caption is the short statement, "
+                              "alt= the full description of what the figure shows")
+    if ident is not None and (not isinstance(ident, str) or not _ID.match(ident)):
+        raise directive.error(f"id must be lower-case letters, digits and hyphens, starting with a letter, "
+                              f"got {ident!r}")
     return args, caption
 
 
@@ -234,8 +259,12 @@ def _check_arguments(directive: Directive, args: dict[str, Any]) -> None:
         raise directive.error(f"{directive.kind} {directive.name!r} needs argument(s): {', '.join(missing)}")
 
 
-def build_content(directive: Directive) -> bytes:
-    """Run the builder now (no cache) and return the rendered bytes."""
+def build_content(directive: Directive) -> tuple[bytes, dict[str, Any]]:
+    """Run the builder now (no cache); return the rendered bytes and the values it computed.
+
+    A builder returns its figure or table, or ``(figure_or_table, values)``
+    with ``values`` a dict of JSON data (numpy scalars and arrays allowed).
+    """
     builder = registry.get(directive.kind, directive.name)
     args, _ = split_caption(directive)
     _check_arguments(directive, args)
@@ -244,6 +273,20 @@ def build_content(directive: Directive) -> bytes:
     except Exception as exc:  # a builder that raises fails the build, with its location and the code's
         raise directive.error(f"the {directive.kind} builder {directive.name!r} raised "
                               f"{describe(exc, inspect.getsourcefile(builder.func))}") from exc
+    values: dict[str, Any] = {}
+    if isinstance(result, tuple):
+        if len(result) != 2 or not isinstance(result[1], dict):
+            raise directive.error(f"{directive.kind} builder {directive.name!r} returned a tuple: it must be "
+                                  f"(figure_or_table, values) with values a dict, got {len(result)} items")
+        result, raw = result
+        try:
+            values = jsonable(raw, f"the values of {directive.name!r}")
+        except ValueError as exc:
+            raise directive.error(str(exc)) from None
+    return _content(directive, result), values
+
+
+def _content(directive: Directive, result: Any) -> bytes:
     if directive.kind == "figure":
         from matplotlib.figure import Figure
 
@@ -257,6 +300,13 @@ def build_content(directive: Directive) -> bytes:
         except Exception as exc:
             raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: "
                                   f"{describe(exc)}") from exc
+    if directive.kind == "widget":
+        from .widgets import Widget
+
+        if not isinstance(result, Widget):
+            raise directive.error(f"widget builder {directive.name!r} must return a rnnmem.site.widgets.Widget, "
+                                  f"got {type(result).__name__}")
+        return result.to_html().encode()
     from .tables import Table
 
     if not isinstance(result, Table):
@@ -294,19 +344,22 @@ class Renderer:
         registry.load_builders()  # once per process; not part of any item's time
         start = time.perf_counter()
         key, path = self._lookup(directive)
-        self.used.add(path)
-        if path.is_file():
+        values_path = path.with_name(path.name + ".values.json")
+        self.used.update((path, values_path))
+        if path.is_file() and values_path.is_file():
             self.cached.append(directive.where)
             self.timings.append((directive, time.perf_counter() - start, "hit"))
-            return Item(directive.kind, directive.name, key, path.read_bytes(), True)
-        content = build_content(directive)
+            values = json.loads(values_path.read_text(encoding="utf-8"))
+            return Item(directive.kind, directive.name, key, path.read_bytes(), True, values)
+        content, values = build_content(directive)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(content)
-        tmp.replace(path)
+        for target, data in ((values_path, json.dumps(values, sort_keys=True).encode()), (path, content)):
+            tmp = target.with_name(target.name + ".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(target)
         self.rendered.append(directive.where)
         self.timings.append((directive, time.perf_counter() - start, "miss"))
-        return Item(directive.kind, directive.name, key, content, False)
+        return Item(directive.kind, directive.name, key, content, False, values)
 
     def needs_fresh_process(self, directive: Directive, stale: set[str]) -> bool:
         """True when the item depends on a module whose code in this process is older than on disk."""
@@ -357,7 +410,7 @@ class Renderer:
     def prune(self) -> list[Path]:
         """Delete the cached items this renderer did not use (call after rendering every page)."""
         removed = []
-        for kind in ("figure", "table"):
+        for kind in ("figure", "table", "widget"):
             folder = self.cache_dir / kind
             if folder.is_dir():
                 for path in folder.iterdir():
