@@ -31,9 +31,15 @@ def test_the_values_name_where_each_curve_crosses_the_level():
     assert values["rnn_left"] == 0.001 and values["carry_left"] == 0.2
 
 
-def test_the_figure_renders(tmp_path):
-    (d,) = find_directives('<!-- figure: hero steps=30 hidden=8 caption="c" -->', "docs/index.md")
-    assert Renderer(tmp_path).render(d).content.startswith(b"<?xml")
+def test_the_figure_renders_with_the_values_its_prose_states(tmp_path):
+    (d,) = find_directives('<!-- figure: hero steps=30 hidden=8 radius=0.9 forget_bias=3.0 caption="c" -->',
+                           "docs/index.md")
+    item = Renderer(tmp_path).render(d)
+    assert item.content.startswith(b"<?xml")
+    curves = signal_left(steps=30, hidden=8, radius=0.9, forget_bias=3.0, seed=0)
+    assert item.values["rnn_crossing"] == int(np.nonzero(curves["rnn"] < 0.01)[0][0])
+    assert item.values["carry_left"] == pytest.approx(curves["carry"][-1])
+    assert item.values["lstm_left"] == pytest.approx(curves["lstm"][-1])
 
 
 @pytest.mark.parametrize("args, name", [("steps=0", "steps"), ("hidden=-1", "hidden"), ('seed="x"', "seed")])

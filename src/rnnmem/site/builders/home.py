@@ -57,21 +57,29 @@ def hero(steps=100, hidden=32, radius=0.9, forget_bias=3.0, level=0.01, seed=0):
     ax.annotate(f"{level:.0%} left", (steps, level), textcoords="offset points", xytext=(-4, 4),
                 ha="right", va="bottom", color=INK)
     ax.set_xlim(0, steps)
-    ax.set_ylim(bottom=max(1e-12, float(curves["rnn"][-1]) / 3), top=3)
+    top = max(float(c.max()) for c in curves.values())
+    ax.set_ylim(bottom=max(1e-12, float(curves["rnn"][-1]) / 3), top=3 * top)
     ax.set_xlabel("steps back, $n$")
     ax.set_ylabel("signal left")
     ax.legend(loc="lower left")
-    return fig
+    return fig, hero_values(curves, steps, level)
 
 
 def hero_values(curves: dict[str, np.ndarray], steps: int, level: float) -> dict:
-    """What the home page's prose says about the hero figure, computed from its curves."""
+    """What the home page's caption, alt text and prose say about the hero figure, from its curves.
+
+    ``*_left``: each curve at the last step; ``*_crossing``: the first step
+    where it is below ``level`` (None when it never is); ``lstm_min``: the
+    lowest the LSTM's whole Jacobian gets.
+    """
     return {
         "steps": steps,
+        "level": level,
         "rnn_left": float(curves["rnn"][-1]),
         "lstm_left": float(curves["lstm"][-1]),
+        "lstm_min": float(curves["lstm"].min()),
         "carry_left": float(curves["carry"][-1]),
         "rnn_crossing": _crossing(curves["rnn"], level),
         "lstm_crossing": _crossing(curves["lstm"], level),
-        "level": level,
+        "carry_crossing": _crossing(curves["carry"], level),
     }
