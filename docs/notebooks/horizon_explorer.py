@@ -22,6 +22,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 from rnnmem import memory
+from rnnmem.site.style import style  # the book's figure style (needs matplotlib, like this notebook)
 
 biases = np.arange(0, 7)
 gates = memory.sigmoid(biases.astype(float))
@@ -37,11 +38,12 @@ for b, f in zip(biases, gates):
 # %% alt="The 1% horizon, the e-fold horizon and 1 + e^b against the forget bias b from -2 to 8, on a logarithmic axis: all three rise about e-fold per unit of bias once b is above 2, the 1% horizon a constant factor above the e-fold one, which runs just under 1 + e^b."
 b = np.linspace(-2, 8, 200)
 f = memory.sigmoid(b)
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.semilogy(b, memory.horizon(f), label="1% horizon")
-ax.semilogy(b, memory.efold_horizon(f), label="e-fold horizon")
-ax.semilogy(b, 1 + np.exp(b), "--", label="$1 + e^b$")
-ax.set_xlabel("forget bias $b$")
-ax.set_ylabel("steps")
-ax.legend()
-plt.show()
+with style():
+    fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+    ax.semilogy(b, memory.horizon(f), label="1% horizon")
+    ax.semilogy(b, memory.efold_horizon(f), label="e-fold horizon")
+    ax.semilogy(b, 1 + np.exp(b), "--", label="$1 + e^b$")
+    ax.set_xlabel("forget bias $b$")
+    ax.set_ylabel("steps")
+    ax.legend()
+    plt.show()

@@ -10,7 +10,8 @@ import pytest
 from nbclient import NotebookClient
 
 from rnnmem.site.book import Book, load_mkdocs_settings
-from rnnmem.site.notebook import python_blocks
+from rnnmem.site.notebook import printed_output, python_blocks
+from rnnmem.site.markdown import lex
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = load_mkdocs_settings(ROOT / "mkdocs.yml")
@@ -54,3 +55,26 @@ def test_notebook_runs_top_to_bottom(src_uri, tmp_path):
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("src_uri", CHAPTERS)
+def test_notebook_carries_the_chapters_prose_and_printed_output(src_uri):
+    b = book()
+    page = b.pages[src_uri]
+    nb = json.loads((SETTINGS["docs_dir"] / b.notebook_path(page)).read_text())
+    prose = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
+    doc = lex(page.markdown)
+    # Every section heading of the chapter, and its first paragraph, are in the notebook's text.
+    for heading in (h for h in doc.headings if h.level == 2):
+        assert f"## {heading.text}" in prose, heading.text
+    plain = [p for p in page.markdown.split("\n\n")[1:] if p.strip() and "](" not in p and "{{" not in p
+             and not p.lstrip().startswith(("<!--", "```", "$$", "|", "#", "!!!", "???", "*", "-", ">"))]
+    assert plain[0].strip() in prose
+    assert "<!--" not in prose and "](../" not in prose and ".md)" not in prose
+    # Each code cell's output is what the chapter's snippet prints (and Sybil checks).
+    fences = [f for f in doc.fences if f.info == "python"]
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"][1:]
+    for cell, fence in zip(code, fences):
+        want = printed_output("\n".join(fence.body))
+        got = "".join(o["text"] for o in cell["outputs"])
+        assert got == want, (src_uri, fence.line)

@@ -269,33 +269,77 @@ class Book:
         return f"{NOTEBOOK_DIR}/{page.slug}.ipynb"
 
     def notebook_text(self, page: Page) -> str:
+        """The chapter's notebook: its prose with figures, tables and placeholders in place, and its code."""
         url = posixpath.splitext(page.src_uri)[0] + "/"
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
-        return notebook.chapter_notebook(page.markdown, slug=page.slug, title=page.title,
-                                         page_url=page_url, repo_url=self.repo_url)
+        site_url = self.site_url.rstrip("/") + "/" if self.site_url else ""
+        return notebook.chapter_notebook(self.notebook_markdown(page, site_url), slug=page.slug, title=page.title,
+                                         page_url=page_url, repo_url=self.repo_url, site_url=site_url)
+
+    def notebook_markdown(self, page: Page, site_url: str) -> str:
+        """The page's Markdown with each figure as an image on the published site and each table in place."""
+        if len(page.items) != len(page.directives):
+            page.items = self.renderer.render_all(page.directives)
+        edits = [e for e in self.prose_placeholders(page)]
+        for directive, item in zip(page.directives, page.items):
+            if isinstance(item, DirectiveError):
+                raise item
+            block = self._block(page, directive, item)
+            if item.kind == "figure":
+                caption = self.fill_directive_text(page, directive, item, directive.args["caption"], "the caption")
+                alt = re.search(r"!\[(.*?)\]\(", block, re.DOTALL)
+                block = (f"![{alt.group(1) if alt else ''}]({site_url}{FIGURE_DIR}/{item.filename})\n\n"
+                         f"*{' '.join(caption.split())}*")
+            elif item.kind == "widget":
+                block = f"*An interactive figure stands here on the [book's page]({site_url}" \
+                        f"{posixpath.splitext(page.src_uri)[0]}/).*"
+            else:
+                block = unwrap_nested_blocks(block).replace('<div class="rnnmem-table">', "").replace("</div>", "")
+                block = re.sub(r'<p class="rnnmem-table-caption" markdown="span">(.*?)</p>', r"*\1*", block,
+                               flags=re.DOTALL)
+            edits.append((directive.start, directive.end, _indent(block.strip("\n"), directive.indent)))
+        out, pos = [], 0
+        for start, end, text in sorted(edits):
+            out += [page.markdown[pos:start], text]
+            pos = end
+        return "".join(out) + page.markdown[pos:]
+
+    def notebook_sources(self) -> dict[Path, str]:
+        """docs/downloads/*.ipynb -> its text: one per chapter, and one per notebook page (docs/notebooks/*.py)."""
+        out: dict[Path, str] = {}
+        for page in self.pages.values():
+            if page.is_chapter:
+                out[self.docs_dir / self.notebook_path(page)] = self.notebook_text(page)
+        for source in sorted((self.docs_dir / "notebooks").glob("*.py")):
+            out[self.docs_dir / NOTEBOOK_DIR / f"{source.stem}.ipynb"] = notebook.jupytext_notebook(source)
+        return out
 
     def stale_notebooks(self) -> list[str]:
-        """Chapters whose committed notebook in docs/downloads/ differs from their code."""
+        """Notebooks in docs/downloads/ that differ from the chapter or notebook page they come from."""
         stale = []
-        for page in self.pages.values():
-            if not page.is_chapter:
-                continue
-            path = self.docs_dir / self.notebook_path(page)
-            if not path.is_file() or path.read_text(encoding="utf-8") != self.notebook_text(page):
-                stale.append(f"docs/{self.notebook_path(page)} (from docs/{page.src_uri})")
+        for path, text in self.notebook_sources().items():
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(f"docs/{path.relative_to(self.docs_dir).as_posix()}")
         return stale
 
     def write_notebooks(self) -> list[Path]:
         written = []
-        for page in self.pages.values():
-            if page.is_chapter:
-                path = self.docs_dir / self.notebook_path(page)
-                text = self.notebook_text(page)
-                if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
-                    written.append(path)
+        for path, text in self.notebook_sources().items():
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
         return written
+
+    def notebook_page_links(self, src_uri: str) -> str:
+        """The download and Colab links of a notebook page (docs/notebooks/NAME.py), as HTML."""
+        stem = posixpath.splitext(posixpath.basename(src_uri))[0]
+        target = f"{NOTEBOOK_DIR}/{stem}.ipynb"
+        # The page is served at notebooks/NAME/, two levels below the site's root.
+        rel = posixpath.relpath(target, posixpath.splitext(src_uri)[0])
+        colab = notebook.colab_url(self.repo_url, f"docs/{target}")
+        return (f'<p class="rnnmem-notebook"><a href="{rel}" download="{stem}.ipynb">Download this notebook</a>'
+                f' · <a href="{colab}">Open in Colab</a></p>')
 
     def _notebook_links(self, page: Page, text: str) -> str:
         rel = posixpath.relpath(self.notebook_path(page), posixpath.dirname(page.src_uri))
@@ -378,6 +422,19 @@ NO_ALT = 'alt="No description has been provided for this image"'
 
 class NotebookAltError(ValueError):
     """A plot in a notebook page has no description (alt text)."""
+
+
+def add_notebook_links(html_text: str, links: str) -> str:
+    """Put the download and Colab links right after a notebook page's title (its first <h1>).
+
+    >>> add_notebook_links('<div><h1 id="t">T</h1><p>x</p></div>', '<p>L</p>')
+    '<div><h1 id="t">T</h1><p>L</p><p>x</p></div>'
+    """
+    end = html_text.find("</h1>")
+    if end < 0:
+        raise NotebookAltError("a notebook page needs a title (a first Markdown cell starting with '# '), "
+                               "under which its download links go")
+    return html_text[:end + 5] + links + html_text[end + 5:]
 
 
 def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *, where: str = "notebook") -> str:

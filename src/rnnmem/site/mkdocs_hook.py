@@ -39,10 +39,10 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from rnnmem.site import apipages, mathjax, registry
+from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
+                              load_mkdocs_settings, unwrap_nested_blocks)
 from rnnmem.site.citations import CitationError
 from rnnmem.site.reader import REFERENCES, ReaderSteps
-from rnnmem.site.book import (Book, NotebookAltError, clean_notebook_html, load_mkdocs_settings,
-                              unwrap_nested_blocks)
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import default_cache_dir, environment_key
 
@@ -252,6 +252,7 @@ def on_post_page(output: str, page, config) -> str:
 
     alts = [cell.metadata.get("alt") for cell in jupytext.read(page.file.abs_src_path).cells]
     try:
-        return clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
+        output = clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
+        return add_notebook_links(output, _book.notebook_page_links(page.file.src_uri))
     except NotebookAltError as exc:
         raise PluginError(str(exc)) from exc

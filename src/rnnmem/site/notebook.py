@@ -1,10 +1,13 @@
-"""A chapter's code as a Jupyter notebook: one source of truth, the chapter.
+"""A chapter as a Jupyter notebook: one source of truth, the chapter.
 
-The notebook holds, in order, every ```` ```python ```` block of the chapter
-(doctest prompts and expected output removed, so each cell is the code a
-reader would copy), each under the heading it sits beneath in the chapter. Its
-first cell installs ``rnnmem`` from the book's repository when it is not
-already importable, so the notebook also runs on a hosted service.
+The notebook is the chapter: its prose, in order, as Markdown cells (figures
+as images from the published site, live tables as tables, placeholders filled,
+exercises with their answers, links made absolute), and every
+```` ```python ```` block as a code cell (doctest prompts removed, so each cell
+is the code a reader would copy) that carries, as its output, the output the
+chapter prints and the tests check. Its first code cell installs ``rnnmem``
+from the book's repository when it is not already importable, so the notebook
+also runs on a hosted service.
 
 The notebooks live in ``docs/downloads/``; ``python -m rnnmem.site notebooks``
 writes them, and the build fails (strict) when one no longer matches its
@@ -72,25 +75,104 @@ def _cell_id(slug: str, index: int) -> str:
     return hashlib.sha256(f"{slug}:{index}".encode()).hexdigest()[:12]
 
 
-def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, repo_url: str) -> str:
-    """The notebook (nbformat 4.5 JSON text, deterministic) for one chapter."""
+def printed_output(source: str) -> str:
+    """What a doctest block prints, as the chapter shows it (its expected outputs, in order).
+
+    >>> printed_output(">>> x = 2\\n>>> x + 1\\n3\\n>>> print('a')\\na\\n")
+    '3\\na\\n'
+    """
+    if ">>>" not in source:
+        return ""
+    return "".join(ex.want for ex in doctest.DocTestParser().get_examples(source))
+
+
+_ADMONITION = re.compile(r'^(?P<indent> *)(?:!!!|\?\?\?\+?)\s+(?P<kind>[\w-]+)(?:\s+"(?P<title>[^"]*)")?\s*$')
+_LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)(\))")
+_NOTE = re.compile(r"<!--(?:(?!-->).)*-->\n?", re.DOTALL)
+
+
+def _absolute(target: str, page_url: str, site_url: str) -> str:
+    """A page's relative link as an absolute address on the published site."""
+    if re.match(r"[a-z]+:|#|/", target) or not site_url:
+        return page_url + target if target.startswith("#") else target
+    import posixpath
+
+    path, _, anchor = target.partition("#")
+    base = page_url[len(site_url):] if page_url.startswith(site_url) else ""
+    # page_url is the page's directory ("chapters/horizon/"); its source sits one level up.
+    here = posixpath.dirname(base.rstrip("/"))
+    resolved = posixpath.normpath(posixpath.join(here, path)) if path else base.rstrip("/")
+    if resolved.endswith(".md"):
+        resolved = resolved[:-3]
+        resolved = "" if resolved == "index" else (resolved[:-6] if resolved.endswith("/index") else resolved) + "/"
+    return site_url + resolved.lstrip("./") + (f"#{anchor}" if anchor else "")
+
+
+def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
+    """A stretch of chapter Markdown as notebook Markdown.
+
+    Admonitions and exercises become a bold title and their text; comments
+    are dropped; relative links point at the published site.
+
+    >>> prose_markdown('??? question "Exercise 1"\\n\\n    Why?\\n', page_url="https://b/ch/x/", site_url="https://b/")
+    '**Exercise 1**\\n\\nWhy?\\n'
+    """
+    text = _NOTE.sub("", text)
+    out: list[str] = []
+    block_indent: int | None = None
+    for line in text.split("\n"):
+        m = _ADMONITION.match(line)
+        if m:
+            title = m.group("title") or m.group("kind").capitalize()
+            out.append(f"{m.group('indent')}**{title}**" if title else "")
+            block_indent = len(m.group("indent")) + 4
+            continue
+        if block_indent is not None:
+            if line.strip() and len(line) - len(line.lstrip(" ")) < block_indent:
+                block_indent = None
+            elif line.startswith(" " * block_indent):
+                line = line[4:]
+        out.append(line)
+    text = "\n".join(out)
+    return _LINK.sub(lambda m: m.group(1) + _absolute(m.group("target"), page_url, site_url) + m.group(3), text)
+
+
+def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, repo_url: str,
+                     site_url: str = "") -> str:
+    """The notebook (nbformat 4.5 JSON text, deterministic) for one chapter.
+
+    ``markdown`` is the chapter with its figures and tables already in place
+    (see :meth:`rnnmem.site.book.Book.notebook_text`).
+    """
     cells = []
 
-    def add(kind: str, source: str) -> None:
+    def add(kind: str, source: str, output: str = "") -> None:
+        source = source.strip("\n")
+        if not source.strip():
+            return
         cell = {"cell_type": kind, "id": _cell_id(slug, len(cells)), "metadata": {}, "source": source}
         if kind == "code":
-            cell.update(execution_count=None, outputs=[])
+            outputs = [{"name": "stdout", "output_type": "stream", "text": output}] if output else []
+            cell.update(execution_count=None, outputs=outputs)
         cells.append(cell)
 
-    add("markdown", f"# {title}\n\nThe code of the chapter [{title}]({page_url}), cell by cell, "
-                    "in the order the chapter runs it.")
+    doc = lex(markdown)
+    lines = markdown.split("\n")
+    titles = [h for h in doc.headings if h.level == 1]
+    start = titles[0].line if titles else 0
+    add("markdown", f"# {title}\n\nThis notebook is the chapter [{title}]({page_url}): its text, its code "
+                    "cell by cell in the order the chapter runs it, and under each cell the output the book "
+                    "prints and its tests check. Run the cells to compute them again.")
     add("code", install_source(repo_url))
-    current = None
-    for block in python_blocks(markdown):
-        if block.heading and block.heading != current:
-            add("markdown", f"## {block.heading}")
-            current = block.heading
-        add("code", block.source)
+    pos = start
+    for fence in doc.fences:
+        if fence.info != "python" or fence.line <= start:
+            continue
+        add("markdown", prose_markdown("\n".join(lines[pos:fence.line - 1]), page_url=page_url, site_url=site_url))
+        body = "\n".join(fence.body)
+        add("code", _runnable(body), printed_output(body))
+        pos = fence.end_line
+    add("markdown", prose_markdown("\n".join(lines[pos:]), page_url=page_url, site_url=site_url))
     nb = {
         "cells": cells,
         "metadata": {
@@ -109,3 +191,29 @@ def colab_url(repo_url: str, path: str, branch: str = "main") -> str:
     if not m:
         raise ValueError(f"repo_url must be a https://github.com/OWNER/REPO address, got {repo_url!r}")
     return f"https://colab.research.google.com/github/{m.group(1)}/{m.group(2)}/blob/{branch}/{path}"
+
+
+def jupytext_notebook(source) -> str:
+    """A notebook page's Jupytext source (``docs/notebooks/NAME.py``) as notebook JSON, deterministic.
+
+    Outputs are left empty (the site shows the executed page); cell ids come
+    from the file's name and the cell's index, so the text changes only when
+    the source does.
+    """
+    import jupytext
+    from pathlib import Path
+
+    path = Path(source)
+    nb = jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent")
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        entry = {"cell_type": cell.cell_type, "id": _cell_id(path.stem, index),
+                 "metadata": {k: v for k, v in cell.metadata.items() if k == "alt"}, "source": cell.source}
+        if cell.cell_type == "code":
+            entry.update(execution_count=None, outputs=[])
+        cells.append(entry)
+    data = {"cells": cells,
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
