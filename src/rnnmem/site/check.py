@@ -11,6 +11,8 @@ pytest), then ``python -m rnnmem.site check <slug>``, which calls
   API pages), and every ``#anchor`` to a heading or an ``id`` on that page;
 * every reference (``@fig:decay``, :mod:`rnnmem.site.numbering`) names a target
   of the book, and the chapter's ids are unique in it.
+* every author-year citation matches an entry of ``docs/references.md``
+  (:func:`citation_problems`, the check the build makes).
 
 Only ``docs/chapters/`` is searched: a slug names a chapter, never an API page
 or a notebook of the same name. :func:`chapter_path` raises ``ValueError``
@@ -32,7 +34,7 @@ from . import apipages
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .directives import DirectiveError
 
-__all__ = ["ChapterReport", "chapters", "chapter_path", "check_chapter", "page_anchors", "page_links",
+__all__ = ["ChapterReport", "chapters", "chapter_path", "check_chapter", "citation_problems", "page_anchors", "page_links",
            "nav_chapters", "home_chapters", "HOME_SECTION", "run_check"]
 
 #: The heading of the home page's chapter list.
@@ -206,7 +208,32 @@ def check_chapter(slug: str, config_file: Path = Path("mkdocs.yml")) -> ChapterR
     except DirectiveError as exc:
         report.problems.append(str(exc))
     _check_links(src_uri, markdown, docs_dir, report)
+    report.problems.extend(citation_problems(src_uri, markdown, docs_dir))
     return report
+
+
+def citation_problems(src_uri: str, markdown: str, docs_dir: Path) -> list[str]:
+    """The citations of a page that match no entry of ``references.md``, with page and line.
+
+    >>> citation_problems("chapters/x.md", "As Elman (1990) showed, and Nobody (1901).", Path("docs"))
+    ['docs/chapters/x.md:1: "Nobody (1901)" matches no entry of docs/references.md (expected a key nobody1901)']
+    """
+    import markdown as md
+
+    from .citations import CitationError, link_citations, parse_references
+
+    references = Path(docs_dir) / "references.md"
+    if not references.is_file():
+        return []
+    entries = parse_references(references.read_text(encoding="utf-8"))
+    html = md.markdown(markdown, extensions=["fenced_code", "attr_list", "md_in_html", "admonition",
+                                             "pymdownx.arithmatex"],
+                       extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    try:
+        link_citations(html, entries, references_url="../references/", page=f"docs/{src_uri}", source=markdown)
+    except CitationError as exc:
+        return str(exc).splitlines()
+    return []
 
 
 def nav_chapters(config_file: Path = Path("mkdocs.yml")) -> list[tuple[str, str]]:

@@ -13,7 +13,10 @@
 * ``on_page_markdown``: replace each directive with its figure or table; number the
   chapter's title, figures, tables and equations, and link the references to them.
 * ``on_page_content``: finish the figures and tables that stand in indented blocks,
-  the numbered equations, and typeset the page's math (:mod:`rnnmem.site.mathjax`).
+  the numbered equations, link citations, mark what search leaves out, describe
+  the page and set what copy buttons copy (:mod:`rnnmem.site.reader`), and
+  typeset the page's math (:mod:`rnnmem.site.mathjax`).
+* ``on_page_context``: on the references page, link each entry back to its citations.
 * ``on_post_page``: keep punctuation on the line of the formula it follows
   (:mod:`rnnmem.site.typography`); tidy the pages rendered from notebooks (no
   outside loaders, reproducible cell ids).
@@ -42,6 +45,8 @@ from mkdocs.structure.files import File, Files
 from rnnmem.site import apipages, mathjax, numbering, registry, typography
 from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
                               load_mkdocs_settings, unwrap_nested_blocks)
+from rnnmem.site.citations import CitationError
+from rnnmem.site.reader import REFERENCES, ReaderSteps
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import default_cache_dir, environment_key
 
@@ -51,6 +56,8 @@ _book: Book | None = None
 _serving = False
 #: Serving: each page's item keys at the previous build, to rebuild the pages whose items changed.
 _last_keys: dict[str, tuple[str, ...]] = {}
+#: Citations, search exclusions, descriptions, copy texts (rnnmem.site.reader).
+_reader = ReaderSteps()
 
 
 def on_startup(command, dirty):
@@ -127,6 +134,8 @@ def on_files(files: Files, config) -> Files:
         raise PluginError(str(exc)) from exc
     if stale:
         log.warning("chapter notebooks out of date (run `make notebooks`): " + "; ".join(stale))
+    references = files.get_file_from_path(REFERENCES)
+    _reader.start(references.content_string if references else None, references.url if references else "references/")
     r = _book.renderer
     log.info(f"rnnmem: {len(r.rendered)} figures/tables rendered, {len(r.cached)} from the cache")
     return files
@@ -237,10 +246,24 @@ def on_page_content(html: str, page, config, files) -> str:
     html = numbering.equation_html(html, anchors)
     if page.present_anchor_ids is not None:  # so links to equations pass MkDocs' anchor validation
         page.present_anchor_ids |= anchors
+    try:  # citations linked, search exclusions, meta description, copy texts (rnnmem.site.reader)
+        html = _reader.page_content(html, src_uri=page.file.src_uri, url=page.url, meta=page.meta,
+                                    source=page.file.content_string if not page.file.generated_by else "")
+    except CitationError as exc:
+        if not _serving:
+            raise PluginError(str(exc)) from exc
+        log.error(str(exc))
     try:  # math typeset at build time (rnnmem.site.mathjax): no MathJax in the reader's browser
         return mathjax.on_page_content(html, page, config)
     except mathjax.MathError as exc:
         raise PluginError(str(exc)) from exc
+
+
+def on_page_context(context, page, config, nav):
+    if page.file.src_uri == REFERENCES:  # every page has been read: each entry links back to its citations
+        pages = [(p.file.src_uri, p.title, p.url) for p in nav.pages]
+        page.content = _reader.references_page(page.content, pages, page.url)
+    return context
 
 
 def on_post_page(output: str, page, config) -> str:
