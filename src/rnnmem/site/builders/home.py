@@ -48,7 +48,7 @@ def hero(steps=100, hidden=32, radius=0.9, forget_bias=3.0, level=0.01, seed=0):
     """The signal left after n steps: tanh RNN, LSTM (full Jacobian), LSTM carry line; log axis."""
     curves = signal_left(steps, hidden, radius, forget_bias, seed)
     n = np.arange(len(curves["rnn"]))
-    fig, ax = new_figure(figsize=(6.4, 3.2))
+    fig, ax = new_figure(height=3.6)
     ax.semilogy(n, curves["rnn"], color=PALETTE[0], label=f"tanh RNN, $\\rho = {radius:g}$")
     ax.semilogy(n, curves["lstm"], color=PALETTE[1], label=f"LSTM, $b_f = {forget_bias:g}$")
     ax.semilogy(n, curves["carry"], color=PALETTE[1], linestyle="--", linewidth=1.2,
