@@ -120,6 +120,9 @@ def test_equations_carry_their_number_to_the_html():
     assert "$$\n%rnnmem-eq eq-first 1.1\nx = 1 \n$$" in out
     assert "        $$\n        %rnnmem-eq eq-1-2 1.2\n        y = 2\n        $$" in out   # inside the answer
     assert "$$\nz = 3 \n$$" in out and "\\notag" not in out and "\\label" not in out
+    # A label on a line of its own leaves no blank line behind (a blank line would end the $$ block).
+    alone = numbering().rewrite("chapters/one.md", ONE.replace("x = 1 \\label{first}", "x = 1 ,\n\\label{first}"))
+    assert "$$\n%rnnmem-eq eq-first 1.1\nx = 1 ,\n$$" in alone
     # As pymdownx.arithmatex renders it, then as MathJax reads it: the marker is gone, the TeX is intact.
     anchors: set[str] = set()
     html = equation_html('<div class="arithmatex">\\[\n%rnnmem-eq eq-first 1.1\nx = 1\n\\]</div>', anchors)

@@ -393,7 +393,13 @@ class Numbering:
         for eq, target in self.equations.get(src_uri, []):
             block = markdown[eq.start:eq.end]
             for m in (_LABEL if target is not None else _NOTAG).finditer(block):
-                out.append((eq.start + m.start(), eq.start + m.end(), ""))
+                a, b = eq.start + m.start(), eq.start + m.end()
+                # A label alone on its line goes with its line: a blank line would end the $$ block.
+                line_start = markdown.rfind("\n", 0, a) + 1
+                line_end = markdown.find("\n", b)
+                if not markdown[line_start:a].strip() and not markdown[b:line_end].strip() and line_end >= 0:
+                    a, b = line_start, line_end + 1
+                out.append((a, b, ""))
             if target is not None and target.anchor:
                 opening = eq.start + len(eq.indent) + 2
                 rest = markdown[opening:markdown.find("\n", opening) if "\n" in markdown[opening:] else len(markdown)]
