@@ -24,7 +24,11 @@ def one(md: str):
 
 
 def test_the_page_uses_every_builder_of_the_chapter():
-    assert {d.name for d in page_directives()} == BUILDERS
+    from rnnmem.site import registry
+
+    own = {d.name for d in page_directives()
+           if registry.get(d.kind, d.name).module == "rnnmem.site.builders.gates"}   # the diagrams have their own
+    assert own == BUILDERS
 
 
 @pytest.mark.parametrize("directive", page_directives(), ids=lambda d: f"{d.name}:{d.line}")

@@ -21,7 +21,10 @@ def one(comment: str):
 
 
 def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_path):
-    directives = find_directives(PAGE.read_text(), PAGE_NAME)
+    from rnnmem.site import registry
+
+    directives = [d for d in find_directives(PAGE.read_text(), PAGE_NAME)   # the ELMo diagram has its own test
+                  if registry.get(d.kind, d.name).module == "rnnmem.site.builders.words_in_context"]
     names = sorted((d.kind, d.name) for d in directives)
     assert names == [("figure", "bilm_loss"), ("figure", "cue_distance_curves"), ("table", "cue_distance_table"),
                      ("table", "layer_table"), ("table", "mixture_table"), ("table", "probe_table"),

@@ -340,6 +340,9 @@ class Book:
         """docs/downloads/*.ipynb -> its text: one per chapter, and one per notebook page (docs/notebooks/*.py)."""
         out: dict[Path, str] = {}
         for page in self.pages.values():
+            # While serving, a page whose figure failed shows the error; its notebook is checked once it renders.
+            if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
+                continue
             if page.is_chapter:
                 out[self.docs_dir / self.notebook_path(page)] = self.notebook_text(page)
         for source in sorted((self.docs_dir / "notebooks").glob("*.py")):
