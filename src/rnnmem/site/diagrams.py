@@ -340,7 +340,7 @@ def _apply(diagram: Diagram, n: Node, args: list, blocks: dict[str, tuple]) -> n
 # -------------------------------------------------------------------- drawing
 
 #: Font size (points) of every label. A diagram WIDTH inches wide, shown 350 px wide on a phone, keeps
-#: text of FONT points at FONT * 96/72 * 350 / (96 * WIDTH) px: 11.2 px for 5 inches.
+#: text of FONT points at FONT * 96/72 * 350 / (96 * WIDTH) px: 11.6 px for 4.8 inches.
 FONT = 11.5
 
 

@@ -20,7 +20,7 @@ from ..registry import figure
 from ..style import PALETTE
 
 #: Every diagram is drawn this wide (inches): with FONT points, text is 11 px or more on a 390 px phone.
-WIDTH = 5.0
+from ..style import WIDTH  # every figure of the book is this wide (inches)
 #: The LSTM's gates in the book's words, in PyTorch's order i, f, g, o, as rnnmem.lstm names them.
 LSTM_GATES = {"f": "forget gate", "i": "input gate", "g": "candidate", "o": "output gate"}
 
