@@ -91,7 +91,9 @@ def _site_page(module: str, init: Path) -> str:
         if name in SITE_LEFT_OUT:
             left_out.append(f"`{module}.{name}` ({SITE_LEFT_OUT[name]})")
             continue
-        body += [f"::: {module}.{name}", ""]
+        # The site's machinery is documented by its docstrings; its source stays in the repository (one page
+        # of every module's source would weigh more than a chapter).
+        body += [f"::: {module}.{name}", "    options:", "      show_source: false", ""]
     if left_out:
         body += ["Not documented here: " + "; ".join(left_out) + ".", ""]
     return "\n".join(body)
