@@ -214,16 +214,16 @@ def test_the_copy_button_copies_a_session_for_the_classic_prompt(browser, site_s
     context, page = open_page(browser, site_server, "chapters/counting-scaling/",
                               permissions=["clipboard-read", "clipboard-write"])
     try:
-        block = page.locator("div.highlight[data-copy]", has_text=">>> for r in (0.3, 0.4):")
+        block = page.locator("div.highlight[data-copy]", has_text=">>> for gamma in (0.3, 0.4):")
         block.scroll_into_view_if_needed()
         block.hover()
         block.locator("button[data-md-type='copy']").click()
         copied = page.evaluate("navigator.clipboard.readText()")
         assert copied == block.get_attribute("data-copy")
-        assert ">>>" not in copied and "for r in (0.3, 0.4):" in copied
+        assert ">>>" not in copied and "for gamma in (0.3, 0.4):" in copied
         assert runs_in_the_classic_prompt(copied) is None
         lines = copied.split("\n")
-        end_of_loop = next(i for i in range(lines.index("for r in (0.3, 0.4):") + 1, len(lines))
+        end_of_loop = next(i for i in range(lines.index("for gamma in (0.3, 0.4):") + 1, len(lines))
                            if not lines[i].startswith(" "))
         assert lines[end_of_loop] == "", "the loop is not closed by a blank line"
     finally:
