@@ -26,7 +26,9 @@ range as a measure of the noise. numpy's BLAS is held to one thread (with
 threadpoolctl where installed, otherwise through ``OPENBLAS_NUM_THREADS``,
 ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``, set before numpy is imported),
 torch to one thread with ``torch.set_num_threads(1)``; the script prints the
-BLAS library, its kernel and its thread count.
+BLAS library, its kernel and its thread count, and how torch runs its LSTM
+(in float32, where oneDNN is available, one fused oneDNN layer for the whole
+sequence; in float64, a product and an element-wise kernel per step).
 """
 
 from __future__ import annotations
@@ -135,6 +137,28 @@ def make_pair(torch, kind: str, T: int, B: int, D: int, H: int, dtype) -> tuple:
     return numpy_forward, numpy_both, torch_forward, torch_both
 
 
+def torch_lstm_path(torch, dtype) -> str:
+    """How torch.nn.LSTM computes a training step in ``dtype``: read from the backward graph of one small call.
+
+    Where oneDNN is available, torch runs a float32 LSTM layer as one fused
+    oneDNN primitive (its graph holds a ``MkldnnRnnLayerBackward0`` node), not
+    as a product and an element-wise kernel per step; the graph says which.
+    """
+    torch_dtype = {np.float32: torch.float32, np.float64: torch.float64}[dtype]
+    layer = torch.nn.LSTM(2, 3).to(torch_dtype)
+    outputs, _ = layer(torch.zeros(2, 1, 2, dtype=torch_dtype, requires_grad=True))
+    names, todo, seen = set(), [outputs.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(type(node).__name__)
+        todo.extend(next_node for next_node, _ in node.next_functions)
+    fused = sorted(n for n in names if "Mkldnn" in n)
+    return f"oneDNN fused layer ({fused[0]})" if fused else "step by step (no oneDNN node in its graph)"
+
+
 def timed(fn) -> tuple:
     wall, cpu = time.perf_counter(), time.process_time()
     fn()
@@ -199,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"rnnmem against torch.nn, {args.repeats} alternating runs of each per row")
     print(f"numpy {np.__version__}, BLAS: {blas}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); its LSTM runs "
+          + ", ".join(f"{np.dtype(d).name}: {torch_lstm_path(torch, d)}"
+                      for d in sorted({SHAPES[s][4] for s in shapes}, key=lambda d: np.dtype(d).itemsize)))
     pinned = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
     if pinned:
         print(f"note: {pinned} is set and pins numpy's OpenBLAS kernel: run through `make bench` to unset it")
