@@ -1,8 +1,10 @@
 """The built site fits every screen: a phone (390 px) and a desktop (1280 px).
 
 Headless Chromium opens every page at 390 px and every page but the API
-reference at 1280 px (light palette: the layout is the same in both), and
-measures in one script per page:
+reference at 1280 px, and measures it in one script, in the light palette and
+again after the palette toggle switched it to the dark one (the page is loaded
+once: the palette changes colours, in place, as a reader's click does). Every
+check below holds in both palettes:
 
 * the page never scrolls sideways on a phone;
 * every figure is shown at the same width as every other, and its smallest text
@@ -16,7 +18,14 @@ measures in one script per page:
 * inline math is set in the size of the text around it (the TeX font's x-height,
   0.442 em, against the text font's, measured on a canvas);
 * a formula and the punctuation after it stay on one line;
-* at 1280 px no code block of a chapter scrolls sideways.
+* at 1280 px no code block of a chapter scrolls sideways;
+* a figure's text reads on the page in either palette: every colour the SVG
+  draws text in, passed through the CSS filter the page applies to the figure
+  (on the dark page, an inversion), has a contrast of at least 4.5:1 with the
+  page behind it -- the colour the browser really paints, found by drawing it
+  on a canvas with that filter;
+* the interactive figure's text (title, label, readouts, tick labels) has a
+  contrast of 4.5:1 and its lines 3:1 with the widget's background.
 """
 
 from __future__ import annotations
@@ -35,6 +44,10 @@ MIN_TEXT_PX = 11.0
 TEX_X_HEIGHT = 0.442
 MATH_RATIO = (0.9, 1.15)
 TIMEOUT_MS = 30_000
+#: Contrast ratios (WCAG 2): text, and lines and marks of a graphic.
+TEXT_CONTRAST, GRAPHIC_CONTRAST = 4.5, 3.0
+PALETTES = {"light": "default", "dark": "slate"}   # the reader's preference -> Material's data-md-color-scheme
+SCREENS = [f"{width}_{palette}" for palette in PALETTES for width in ("phone", "desktop")]
 
 MEASURE = """async () => {
   const out = {viewport: window.innerWidth, pageWidth: document.scrollingElement.scrollWidth};
@@ -68,13 +81,64 @@ MEASURE = """async () => {
     if (cs.overflowX === "hidden" || cs.overflowX === "clip")
       out.clipped.push({tag: el.tagName.toLowerCase(), hidden: el.scrollWidth - el.clientWidth, text: short(el.textContent)});
   }
+  // Colours as the browser paints them: a CSS colour drawn on a canvas through a CSS filter, then laid
+  // over an opaque backdrop; WCAG 2's relative luminance and contrast ratio.
+  const paint = document.createElement("canvas").getContext("2d", {willReadFrequently: true});
+  paint.canvas.width = paint.canvas.height = 1;
+  const rgba = (colour, filter = "none") => {
+    paint.clearRect(0, 0, 1, 1);
+    paint.filter = filter;
+    paint.fillStyle = colour;
+    paint.fillRect(0, 0, 1, 1);
+    paint.filter = "none";
+    return [...paint.getImageData(0, 0, 1, 1).data];
+  };
+  const over = ([r, g, b, a], bg) => [r, g, b].map((c, k) => Math.round((c * a + bg[k] * (255 - a)) / 255));
+  const backdrop = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgba(getComputedStyle(el).backgroundColor);
+      if (c[3] === 255) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const hex = (rgb) => "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join("");
+  out.scheme = document.body.getAttribute("data-md-color-scheme");
   out.figures = [];
   for (const img of article.querySelectorAll(".rnnmem-figure img")) {
     const src = img.currentSrc || img.src;
-    const head = (await (await fetch(src)).text()).slice(0, 3000);
+    const svg = await (await fetch(src)).text(), head = svg.slice(0, 3000);
     const width = /<svg[^>]*\\swidth="([\\d.]+)pt"/.exec(head), text = /<svg[^>]*\\sdata-text-pt="([\\d.]+)"/.exec(head);
+    // matplotlib writes each text as <g id="text_N">: its first fill is the text's colour (a halo drawn
+    // under it has the same fill); a text in the default black has none before its glyphs.
+    const inks = new Set(svg.split(/<g id="text_\\d+">/).slice(1).map((chunk) => {
+      const m = /style="fill: ?(#[0-9a-fA-F]{6})|<use|<g transform/.exec(chunk);
+      return m && m[1] ? m[1].toLowerCase() : "#000000";
+    }));
+    const filter = getComputedStyle(img).filter, bg = backdrop(img.parentElement);
     out.figures.push({src: src.split("/").pop(), rendered: img.getBoundingClientRect().width,
-                      widthPt: width ? +width[1] : null, textPt: text ? +text[1] : null});
+                      widthPt: width ? +width[1] : null, textPt: text ? +text[1] : null, filter, background: hex(bg),
+                      inks: [...inks].sort().map((ink) => {
+                        const shown = over(rgba(ink, filter), bg);
+                        return {ink, shown: hex(shown), contrast: contrast(shown, bg)};
+                      })});
+  }
+  out.widgets = [];
+  for (const widget of article.querySelectorAll(".rnnmem-widget")) {
+    const bg = backdrop(widget), parts = [];
+    const add = (el, kind, property) => {
+      const shown = over(rgba(getComputedStyle(el)[property]), bg);
+      parts.push({kind, what: el.getAttribute("class") || el.tagName.toLowerCase(), shown: hex(shown), contrast: contrast(shown, bg)});
+    };
+    widget.querySelectorAll(".rnnmem-w-title, .rnnmem-w-control label, .rnnmem-w-readout dt, .rnnmem-w-readout output")
+      .forEach((el) => add(el, "text", "color"));
+    widget.querySelectorAll(".rnnmem-w-tick, .rnnmem-w-axis").forEach((el) => add(el, "text", "fill"));
+    widget.querySelectorAll(".rnnmem-w-frame, .rnnmem-w-curve, .rnnmem-w-mark").forEach((el) => add(el, "graphic", "stroke"));
+    out.widgets.push({id: widget.id, background: hex(bg), parts});
   }
   const canvas = document.createElement("canvas").getContext("2d");
   out.inlineMath = [];
@@ -101,19 +165,34 @@ def url_of(base: str, rel: str) -> str:
     return base + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
 
 
-def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dict]:
+TO_DARK = """() => {
+    const label = [...document.querySelectorAll('form[data-md-component=palette] label')]
+        .find(l => l.offsetParent !== null);
+    label.click();
+}"""
+
+
+def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dict[str, dict]]:
+    """palette -> page -> what MEASURE found, for every page at one width."""
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light",
                                   service_workers="block")
     context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    found = {}
+    found = {palette: {} for palette in PALETTES}
     try:
         for rel in pages:
             page.goto(url_of(site_server, rel), wait_until="load")
             page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
             page.wait_for_function("() => [...document.images].every(i => i.complete)")
-            found[rel] = page.evaluate(MEASURE)
+            for palette, scheme in PALETTES.items():
+                if palette == "dark":
+                    page.evaluate(TO_DARK)
+                    page.wait_for_function(f"() => document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+                found[palette][rel] = page.evaluate(MEASURE)
+                assert found[palette][rel]["scheme"] == scheme, f"{rel}: not in the {palette} palette"
+            # Load the next page in the light palette again (Material keeps the choice in localStorage).
+            page.evaluate("() => localStorage.clear()")
     finally:
         context.close()
     return found
@@ -124,6 +203,7 @@ def pages(site_dir) -> list[str]:
     return sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html"))
 
 
+# One browser (the session's); each page list is loaded once per width and measured in both palettes.
 @pytest.fixture(scope="module")
 def phone(browser, site_server, pages):
     return measure(browser, site_server, pages, PHONE)
@@ -134,13 +214,47 @@ def desktop(browser, site_server, pages):
     return measure(browser, site_server, [p for p in pages if not p.startswith("api/")], DESKTOP)
 
 
-def test_no_page_scrolls_sideways_on_a_phone(phone):
+@pytest.fixture(scope="module")
+def phone_light(phone):
+    return phone["light"]
+
+
+@pytest.fixture(scope="module")
+def phone_dark(phone):
+    return phone["dark"]
+
+
+@pytest.fixture(scope="module")
+def desktop_light(desktop):
+    return desktop["light"]
+
+
+@pytest.fixture(scope="module")
+def desktop_dark(desktop):
+    return desktop["dark"]
+
+
+def test_a_reader_who_prefers_the_dark_palette_gets_it(browser, site_server):
+    context = browser.new_context(viewport={"width": PHONE, "height": 900}, color_scheme="dark",
+                                  service_workers="block")
+    context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
+    try:
+        page = context.new_page()
+        page.goto(site_server, wait_until="load")
+        assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == PALETTES["dark"]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_no_page_scrolls_sideways_on_a_phone(palette, request):
+    phone = request.getfixturevalue(f"phone_{palette}")
     wide = [f"{rel}: {m['pageWidth']} px wide in a {m['viewport']} px window" for rel, m in phone.items()
             if m["pageWidth"] > m["viewport"]]
-    assert not wide, "pages that scroll sideways at 390 px:\n" + "\n".join(wide)
+    assert not wide, f"pages that scroll sideways at 390 px ({palette} palette):\n" + "\n".join(wide)
 
 
-@pytest.mark.parametrize("screen", ["phone", "desktop"])
+@pytest.mark.parametrize("screen", SCREENS)
 def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
     measured = request.getfixturevalue(screen)
     figures = [(rel, f) for rel, m in measured.items() for f in m["figures"]]
@@ -152,7 +266,7 @@ def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
         problems.append(f"figures shown at {len(widths)} widths ({widths} px): "
                         + "; ".join(f"{rel}: {f['src']} {f['rendered']:.0f} px" for rel, f in figures
                                     if abs(f["rendered"] - figures[0][1]["rendered"]) > 1)[:1500])
-    if screen == "phone":
+    if screen.startswith("phone"):
         for rel, f in figures:
             if f["textPt"] and f["widthPt"]:
                 px = f["textPt"] * f["rendered"] / f["widthPt"]
@@ -162,13 +276,13 @@ def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("screen", ["phone", "desktop"])
+@pytest.mark.parametrize("screen", SCREENS)
 def test_copy_buttons_never_cover_code(screen, request):
     covered = [f"{rel}: {text!r}" for rel, m in request.getfixturevalue(screen).items() for text in m["buttonsOverCode"]]
     assert not covered, f"copy buttons over a code block's text box ({len(covered)}):\n" + "\n".join(covered[:40])
 
 
-@pytest.mark.parametrize("screen", ["phone", "desktop"])
+@pytest.mark.parametrize("screen", SCREENS)
 def test_blocks_that_scroll_show_a_cue_and_take_focus(screen, request):
     problems = []
     for rel, m in request.getfixturevalue(screen).items():
@@ -180,14 +294,25 @@ def test_blocks_that_scroll_show_a_cue_and_take_focus(screen, request):
     assert not problems, f"{len(problems)} blocks:\n" + "\n".join(problems[:60])
 
 
-@pytest.mark.parametrize("screen", ["phone", "desktop"])
+@pytest.mark.parametrize("palette", PALETTES)
+def test_inline_formulas_do_not_scroll_on_a_desktop(palette, request):
+    # A formula scrolls only when it is wider than the column: never at 1280 px. (The hidden MathML
+    # for screen readers once made most formulas with a script 'scroll' by a few pixels.)
+    scrolling = [f"{rel}: {s['text']!r}" for rel, m in request.getfixturevalue(f"desktop_{palette}").items()
+                 for s in m["scrolling"] if s["what"] == "formula"]
+    assert not scrolling, f"{len(scrolling)} inline formulas scroll at 1280 px:\n" + "\n".join(scrolling[:40])
+
+
+@pytest.mark.parametrize("screen", SCREENS)
 def test_nothing_is_cut_off(screen, request):
     clipped = [f"{rel}: <{c['tag']}> hides {c['hidden']} px: {c['text']!r}"
                for rel, m in request.getfixturevalue(screen).items() for c in m["clipped"]]
     assert not clipped, "content cut off by overflow: hidden:\n" + "\n".join(clipped[:40])
 
 
-def test_inline_math_is_the_size_of_its_text(desktop):
+@pytest.mark.parametrize("palette", PALETTES)
+def test_inline_math_is_the_size_of_its_text(palette, request):
+    desktop = request.getfixturevalue(f"desktop_{palette}")
     low, high = MATH_RATIO
     seen, problems = 0, []
     for rel, m in desktop.items():
@@ -200,7 +325,9 @@ def test_inline_math_is_the_size_of_its_text(desktop):
     assert not problems, f"inline math not between {low} and {high} of the text's x-height:\n" + "\n".join(problems)
 
 
-def test_punctuation_stays_on_the_line_of_its_formula(phone, site_dir, pages):
+@pytest.mark.parametrize("palette", PALETTES)
+def test_punctuation_stays_on_the_line_of_its_formula(palette, request, site_dir, pages):
+    phone = request.getfixturevalue(f"phone_{palette}")
     problems = [f"{rel}: {text!r} breaks across lines" for rel, m in phone.items() for text in m["brokenAfterMath"]]
     for rel in pages:
         html = (site_dir / rel).read_text(encoding="utf-8")
@@ -209,19 +336,59 @@ def test_punctuation_stays_on_the_line_of_its_formula(phone, site_dir, pages):
     assert not problems, "\n".join(problems)
 
 
-def test_chapter_code_fits_the_column_on_a_desktop(desktop):
+@pytest.mark.parametrize("palette", PALETTES)
+def test_chapter_code_fits_the_column_on_a_desktop(palette, request):
+    desktop = request.getfixturevalue(f"desktop_{palette}")
     scrolling = [f"{rel}: {text!r}" for rel, m in desktop.items() if rel.startswith("chapters/")
                  for text in m["codeScrolling"]]
     assert not scrolling, (f"{len(scrolling)} chapter code blocks scroll sideways at 1280 px "
                            "(tests/repo/test_code_width.py lists their long lines):\n" + "\n".join(scrolling))
 
 
+@pytest.mark.parametrize("screen", SCREENS)
+def test_figure_text_reads_on_the_page_in_both_palettes(screen, request):
+    figures = [(rel, f) for rel, m in request.getfixturevalue(screen).items() for f in m["figures"]]
+    assert all(f["inks"] for _, f in figures), "a figure without text colours: the measure no longer reads the SVG"
+    if screen.endswith("dark"):
+        assert all("invert" in f["filter"] for _, f in figures), "a figure shown unfiltered on the dark page"
+    faint = [f"{rel}: {f['src']}: text in {i['ink']} is shown as {i['shown']} on {f['background']} "
+             f"(filter {f['filter']}): contrast {i['contrast']:.2f}:1"
+             for rel, f in figures for i in f["inks"] if i["contrast"] < TEXT_CONTRAST]
+    assert not faint, f"figure text under {TEXT_CONTRAST}:1 ({screen}):\n" + "\n".join(faint)
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_the_interactive_figure_reads_in_both_palettes(palette, request):
+    widgets = [(rel, w) for rel, m in request.getfixturevalue(f"phone_{palette}").items() for w in m["widgets"]]
+    assert widgets, "no interactive figure found"
+    problems = []
+    for rel, w in widgets:
+        kinds = {p["kind"] for p in w["parts"]}
+        if kinds != {"text", "graphic"}:
+            problems.append(f"{rel}: #{w['id']}: found only {sorted(kinds)} parts (the widget's markup changed?)")
+        for p in w["parts"]:
+            least = TEXT_CONTRAST if p["kind"] == "text" else GRAPHIC_CONTRAST
+            if p["contrast"] < least:
+                problems.append(f"{rel}: #{w['id']}: {p['kind']} {p['what']!r} in {p['shown']} on {w['background']}: "
+                                f"contrast {p['contrast']:.2f}:1, under {least}:1")
+    assert not problems, f"{palette} palette:\n" + "\n".join(problems)
+
+
 def test_the_measure_reads_the_figure_records():
     # The regular expressions of MEASURE match what rnnmem.site.style.to_svg writes.
-    from rnnmem.site.style import new_figure, to_svg
+    from rnnmem.site.style import INK, PALETTE, contrast_on_white, legible_colour, new_figure, to_svg
 
     fig, ax = new_figure(height=2.0)
     ax.plot([0, 1], [0, 1])
     head = to_svg(fig)[:3000].decode()
     assert re.search(r'<svg[^>]*\swidth="345\.6pt"', head)
     assert re.search(r'<svg[^>]*\sdata-text-pt="11"', head)
+    # ... and the colour of every text, darkened by to_svg when it is too light to read on white.
+    fig, ax = new_figure(height=2.0)
+    ax.plot([0, 1], [0, 1])
+    ax.text(0.5, 0.5, "label", color=PALETTE[1])
+    svg = to_svg(fig).decode()
+    firsts = [re.search(r'style="fill: ?(#[0-9a-fA-F]{6})|<use|<g transform', chunk)
+              for chunk in re.split(r'<g id="text_\d+">', svg)[1:]]
+    inks = {m[1] if m and m[1] else "#000000" for m in firsts}
+    assert inks == {INK, legible_colour(PALETTE[1])} and contrast_on_white(legible_colour(PALETTE[1])) >= TEXT_CONTRAST

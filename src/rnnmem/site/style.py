@@ -140,6 +140,59 @@ def raise_small_text(fig: Figure, floor: float = TEXT_PT) -> None:
             text.set_fontsize(floor)
 
 
+#: Contrast (WCAG 2) that every text of a figure has with the white page; on the dark page the
+#: inverted figure keeps it (checked in the browser by tests/built_site/test_fit.py).
+TEXT_CONTRAST = 4.5
+
+
+def contrast_on_white(colour) -> float:
+    """WCAG 2 contrast ratio of a matplotlib colour with white (1 to 21).
+
+    >>> round(contrast_on_white(INK), 2), round(contrast_on_white(PALETTE[1]), 2)
+    (12.63, 3.27)
+    """
+    from matplotlib.colors import to_rgb
+
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour)]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
+def legible_colour(colour, least: float = TEXT_CONTRAST) -> str:
+    """``colour`` as a hex string, darkened (same hue and saturation, less value) until its contrast with
+    white is at least ``least``; a colour that already has it is returned unchanged.
+
+    >>> legible_colour(INK), legible_colour(PALETTE[1])
+    ('#333333', '#b45f16')
+    >>> round(contrast_on_white(legible_colour(PALETTE[1])), 2)
+    4.58
+    """
+    from matplotlib.colors import to_hex, to_rgb
+
+    rgb = to_rgb(colour)
+    scale = 1.0
+    while contrast_on_white(tuple(c * scale for c in rgb)) < least:
+        scale -= 0.01
+    return to_hex(tuple(c * scale for c in rgb))
+
+
+def legible_text(fig: Figure, least: float = TEXT_CONTRAST) -> None:
+    """Draw every text of ``fig`` whose colour is too light to read on white (a series colour used as a
+    label) in a darker shade of the same colour: :func:`legible_colour`.
+
+    >>> fig, ax = new_figure()
+    >>> label = ax.text(0, 0, "f = 0.9", color=PALETTE[1])
+    >>> legible_text(fig)
+    >>> label.get_color()
+    '#b45f16'
+    """
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        if text.get_text().strip() and contrast_on_white(text.get_color()) < least:
+            text.set_color(legible_colour(text.get_color(), least))
+
+
 def smallest_text(fig: Figure) -> float:
     """The size in points of the smallest visible, non-empty text of a drawn figure (0 when it has none).
 
@@ -159,7 +212,8 @@ def smallest_text(fig: Figure) -> float:
 def to_svg(fig: Figure) -> bytes:
     """Save a figure as deterministic SVG (no date, fixed ids) and close it.
 
-    Text below :data:`TEXT_PT` is raised to it first; the root ``<svg>`` element
+    Text below :data:`TEXT_PT` is raised to it first, and text too light to read on
+    white darkened (:func:`legible_text`); the root ``<svg>`` element
     records the smallest text drawn as ``data-text-pt`` (points).
     """
     import matplotlib.pyplot as plt
@@ -167,6 +221,7 @@ def to_svg(fig: Figure) -> bytes:
     buf = io.BytesIO()
     with style():
         raise_small_text(fig)
+        legible_text(fig)
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     smallest = smallest_text(fig)
     plt.close(fig)

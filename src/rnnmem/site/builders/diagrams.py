@@ -84,32 +84,34 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
 
 
 def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_conventions") -> Diagram:
-    """The GRU cell of :mod:`rnnmem.gru` in one pair of conventions (``update=``, ``reset=`` as there)."""
+    """The GRU cell of :mod:`rnnmem.gru` in one pair of conventions (``update=``, ``reset=`` as there).
+
+    Compact, so that two cells stand side by side: the old state runs along the top to the sum
+    that gives h_t (drawn above it), the candidate's row is in the middle and the gates below.
+    The conventions move only two things: the place of r_t's product on the candidate's row
+    (before or after W_hn), and the product that 1 - z_t weighs (the kept or the written share).
+    """
     update = check_choice("update", update, UPDATE_CONVENTIONS)
     reset = check_choice("reset", reset, RESET_CONVENTIONS)
     d = Diagram(builder)
-    X = 1.2   # horizontal stretch of the layout below
-
-    def at(x: float, y: float) -> tuple[float, float]:
-        return (X * x, y)
-
-    d.node("h_prev", r"$h_{t-1}$", at=(0, 4), shape="text", op="input", block="h", width=0.7)
-    d.node("x", r"$x_t$", at=at(0, -0.35), shape="text", op="input", block="x", width=0.5, height=0.4)
-    d.node("bus", "", at=at(0, 0.45), shape="dot", op="concat")
+    top, row, gates = 4.2, 2.5, 1.35   # heights of the old state's line, the candidate's row, the gates
+    d.node("h_prev", r"$h_{t-1}$", at=(0, top), shape="text", op="input", block="h", width=0.7)
+    d.node("x", r"$x_t$", at=(0, -0.3), shape="text", op="input", block="x", width=0.5, height=0.4)
+    d.node("bus", "", at=(0, 0.4), shape="dot", op="concat")
     d.connect("h_prev -> bus", arrow=False)
     d.connect("x -> bus", arrow=False)
-    d.node("r", r"$\sigma$", at=at(0.95, 1.45), width=0.6, op="gate", block="r", computes="r")
-    d.node("z", r"$\sigma$", at=at(3.7, 1.45), width=0.6, op="gate", block="z", computes="z")
-    first, second = at(0.95, 2.6), at(1.95, 2.6)
+    d.node("r", r"$\sigma$", at=(0.85, gates), width=0.5, op="gate", block="r", computes="r")
+    d.node("z", r"$\sigma$", at=(3.7, gates), width=0.5, op="gate", block="z", computes="z")
+    first, second = (0.85, row), (1.8, row)
     mul_at, wh_at = (first, second) if reset == "before" else (second, first)
     d.node("r_mul", r"$\times$", at=mul_at, shape="circle", op="mul")
-    d.node("W_hn", r"$W_{hn}$", at=wh_at, width=0.78, op="state_part", block="n")
-    d.node("n", r"$\tanh$", at=at(2.95, 2.6), width=0.84, op="tanh_with_input", block="n", computes="n")
-    d.node("mul_keep", r"$\times$", at=at(3.7, 4), shape="circle", op="mul")
-    d.node("mul_write", r"$\times$", at=at(4.6, 2.6), shape="circle", op="mul")
-    d.node("add", r"$+$", at=at(4.6, 4), shape="circle", op="add")
-    d.node("h", r"$h_t$", at=at(5.45, 4), shape="text", op="copy", computes="h", width=0.5)
-    d.node("one_minus", r"$1{-}$", at=at(4.6, 1.45) if update == "z_keeps" else at(3.7, 3.3), width=0.55,
+    d.node("W_hn", r"$W_{hn}$", at=wh_at, width=0.8, op="state_part", block="n")
+    d.node("n", r"$\tanh$", at=(2.95, row), width=0.9, op="tanh_with_input", block="n", computes="n")
+    d.node("mul_keep", r"$\times$", at=(3.7, top), shape="circle", op="mul")
+    d.node("mul_write", r"$\times$", at=(4.55, row), shape="circle", op="mul")
+    d.node("add", r"$+$", at=(4.55, top), shape="circle", op="add")
+    d.node("h", r"$h_t$", at=(4.55, top + 0.75), shape="text", op="copy", computes="h", width=0.5, height=0.4)
+    d.node("one_minus", r"$1{-}$", at=(4.55, gates) if update == "z_keeps" else (3.7, 3.35), width=0.55,
            height=0.42, op="one_minus")
     d.edge("bus", "r", route="hv")
     d.edge("bus", "z", route="hv")
@@ -123,7 +125,7 @@ def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_
         d.edge("r", "r_mul", route="hv", label=r"$r_t$", label_side="above", label_at=0.25)
         d.connect("W_hn -> r_mul -> n")
     d.edge("h_prev", "mul_keep")
-    d.edge("n", "mul_write", label=r"$n_t$", label_side="above", label_at=0.75)
+    d.edge("n", "mul_write", label=r"$n_t$", label_side="below", label_at=0.75)
     if update == "z_keeps":
         d.edge("z", "mul_keep", label=r"$z_t$", label_side="left", label_at=0.25)
         d.edge("z", "one_minus")
@@ -307,24 +309,26 @@ def lstm_cell_diagram(gates=("f", "i", "g", "o")):
 
 @figure()
 def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "after")):
-    """Two GRU cells, each in one pair of conventions (update=, reset= as in rnnmem.gru), one above the other
-    with their parts in the same places, so that what differs lines up; the nodes and edges where the two
-    descriptions differ are highlighted. (Side by side, at the width a phone gives, the cells would be too
-    small to read.)"""
+    """Two GRU cells side by side, each in one pair of conventions (update=, reset= as in rnnmem.gru), with
+    their parts in the same places, so that what differs lines up; the nodes and edges where the two
+    descriptions differ are highlighted. Each cell is titled by its two conventions, in symbols."""
     cells = [gru_cell(*_pair(name, conv)) for name, conv in (("left", left), ("right", right))]
     nodes, edges = differences(*cells)
     box = [c.bounds() for c in cells]
     x0, x1 = min(b[0] for b in box), max(b[1] for b in box)
-    y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.5
-    w, h = x1 - x0 + 0.2, y1 - y0 + 0.2
-    unit = min(WIDTH / w, 0.55)
-    fig, axes = new_diagram_figure(WIDTH, 2 * h * unit + 0.15, nrows=2)
-    fig.subplots_adjust(0, 0, 1, 1, hspace=0.15 / (h * unit))
+    y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.95   # room for the two title lines
+    gap = 0.25   # units between the two cells
+    w, h = 2 * (x1 - x0 + 0.2) + gap, y1 - y0 + 0.2
+    unit = WIDTH / w
+    fig, axes = new_diagram_figure(WIDTH, h * unit, ncols=2)
+    fig.subplots_adjust(0, 0, 1, 1, wspace=gap / (x1 - x0 + 0.2))
     for ax, cell, (update, reset) in zip(axes, cells, (left, right)):
         draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges)
-        ax.text(x0, y1, f"$r$ {reset} the product, $z$ {update.split('_')[1]}", ha="left", va="top",
-                fontsize=FONT)
-    return fig, {"differ": sorted(nodes), "edges_differ": len(edges), "top": list(left), "bottom": list(right)}
+        share = "kept" if update == "z_keeps" else "written"
+        ax.text(x0, y1, f"$z$: share {share}\n$r$: {reset} $W_{{hn}}$", ha="left", va="top",
+                fontsize=FONT, linespacing=1.3)
+    return fig, {"differ": sorted(nodes), "differ_count": len(nodes), "edges_differ": len(edges),
+                 "left": list(left), "right": list(right)}
 
 
 def _pair(name: str, conv) -> tuple[str, str]:
