@@ -304,7 +304,12 @@ def test_palette_toggle_switches_to_dark(chapter_page):
 
 
 # Collapsed <details> (exercise answers) are not rendered, so innerText would be empty: open them first.
+# Blocks far from the screen are not drawn (content-visibility), and innerText reads what is
+# drawn: a reader copies a block they see, so every block is drawn first.
 COPY_DOCTESTS = """() => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+    const drawn = document.createElement('style');
+    drawn.textContent = '.md-content__inner > * { content-visibility: visible !important; }';
+    document.head.append(drawn);
     return [...document.querySelectorAll('pre > code')]
     .filter(code => code.textContent.includes('>>>'))
     .map(code => {
