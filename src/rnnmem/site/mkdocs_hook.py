@@ -244,8 +244,11 @@ def on_post_build(config):
     # Math typeset at build time: its stylesheet and fonts into the site. While serving with
     # --dirty, pages not rebuilt still use the glyphs of earlier builds, so the list is kept.
     mathjax.on_post_build(config, keep_glyphs=_serving)
+    site_dir = Path(config["site_dir"])
+    # A site without math has no math stylesheet (mathjax.on_post_build writes none).
+    sources = [s for s in _stylesheets if s != mathjax.STYLESHEET or (site_dir / s).is_file()]
     try:
-        stylesheet.bundle(Path(config["site_dir"]), _stylesheets)
+        stylesheet.bundle(site_dir, sources)
     except ValueError as exc:
         raise PluginError(str(exc)) from None
 
