@@ -14,12 +14,52 @@
     });
   }
 
-  function fixScrollers(root) {
-    // All reads first, then all writes: one layout, not one per block.
-    const scrolling = [...root.querySelectorAll(SCROLLERS)]
-      .filter((el) => !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth + 1);
-    scrolling.forEach((el) => el.setAttribute("tabindex", "0"));
+  // Whether a block scrolls needs its layout. The article's blocks far from the screen are
+  // not laid out until the reader scrolls near them (content-visibility in book.css), and
+  // reading a width inside one lays that block out. So a block's scrollers are measured when
+  // the browser draws it (it is laid out then anyway), and the rest a few at a time while the
+  // browser is idle, never in one long task that would hold up the page. When all are done,
+  // <html> gets data-rnnmem-scrollers="done" (the browser tests wait for it).
+  let pending = [], scheduled = false;
+  const idle = window.requestIdleCallback || ((work) => setTimeout(() => work({timeRemaining: () => 5}), 1));
+
+  function measure(el) {
+    if (el.isConnected && !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth + 1) {
+      el.setAttribute("tabindex", "0");
+    }
   }
+
+  function measureSome(deadline) {
+    const stop = performance.now() + Math.min(5, deadline.timeRemaining());
+    while (pending.length) {
+      measure(pending.pop());
+      if (performance.now() >= stop) break;
+    }
+    if (pending.length) {
+      idle(measureSome);
+    } else {
+      scheduled = false;
+      document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
+    }
+  }
+
+  function fixScrollers(root) {
+    document.documentElement.removeAttribute("data-rnnmem-scrollers");
+    pending = [...root.querySelectorAll(SCROLLERS)].reverse();
+    if (!pending.length) {
+      document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
+    } else if (!scheduled) {
+      scheduled = true;
+      idle(measureSome);
+    }
+  }
+
+  document.addEventListener("contentvisibilityautostatechange", (event) => {
+    if (!event.skipped) {
+      event.target.querySelectorAll(SCROLLERS).forEach(measure);
+      if (event.target.matches(SCROLLERS)) measure(event.target);
+    }
+  }, true);
 
   function fix() {
     fixCodeToolbars(document);

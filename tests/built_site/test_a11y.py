@@ -83,6 +83,17 @@ TO_DARK = """() => {
         .find(l => l.offsetParent !== null);
     label.click();
 }"""
+# Blocks far from the screen are skipped by the browser (content-visibility in book.css): axe
+# finds no painted background behind their text, and after a palette switch they take the new
+# colours only when drawn, fading in over the theme's transitions. A reader only ever sees them
+# drawn; axe reads every block at once, so it is shown them all drawn, transitions ended.
+DRAW_ALL = """async () => {
+    const style = document.createElement('style');
+    style.textContent = '.md-content__inner > * { content-visibility: visible !important; }';
+    document.head.append(style);
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    await Promise.all(document.getAnimations().map(a => a.finished));
+}"""
 
 
 def allowed_rules() -> dict[str, str | None]:
@@ -111,6 +122,8 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample
     """axe's violations on url, by palette; page is reused from one call to the next.
     sample unwraps the code tokens UNWRAP_SAME names; only runs those rules alone."""
     page.goto(url, wait_until="load")
+    page.wait_for_function(SCROLLERS_DONE)  # a11y.js gives the blocks that scroll their tabindex while idle
+    page.evaluate(DRAW_ALL)
     if sample:
         page.evaluate(UNWRAP_SAME, SAME_KEEP)
     found = {}
@@ -118,6 +131,7 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample
         if palette == "dark":
             page.evaluate(TO_DARK)
             page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+            page.evaluate(DRAW_ALL)
         if not page.evaluate("() => typeof window.axe === 'object'"):
             page.add_script_tag(content=source)
         rules = only or (None if palette == "light" else COLOUR_RULES)
@@ -136,6 +150,10 @@ def describe(rel: str, palette: str, violation: dict) -> str:
     if len(nodes) > 5:
         lines.append(f"    ... and {len(nodes) - 5} more")
     return "\n".join(lines)
+
+
+#: a11y.js measures which blocks scroll a few at a time while the page is idle, then marks <html>.
+SCROLLERS_DONE = "() => document.documentElement.dataset.rnnmemScrollers === 'done'"
 
 
 def url_of(base: str, rel: str) -> str:
@@ -297,6 +315,7 @@ def test_every_control_is_reached_by_tab_and_named(browser, site_server):
     page.set_default_timeout(TIMEOUT_MS)
     try:
         page.goto(url_of(site_server, KEYBOARD_CHAPTER), wait_until="load")
+        page.wait_for_function(SCROLLERS_DONE)
         stops = []
         for _ in range(400):  # once round the page: stop when focus comes back to the first stop
             page.keyboard.press("Tab")

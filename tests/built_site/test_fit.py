@@ -161,6 +161,9 @@ MEASURE = """async () => {
 }"""
 
 
+SCROLLERS_DONE = "() => document.documentElement.dataset.rnnmemScrollers === 'done'"
+
+
 def url_of(base: str, rel: str) -> str:
     return base + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
 
@@ -185,6 +188,7 @@ def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dic
             page.goto(url_of(site_server, rel), wait_until="load")
             page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
             page.wait_for_function("() => [...document.images].every(i => i.complete)")
+            page.wait_for_function(SCROLLERS_DONE)  # a11y.js measures the blocks while the page is idle
             for palette, scheme in PALETTES.items():
                 if palette == "dark":
                     page.evaluate(TO_DARK)

@@ -22,6 +22,8 @@ from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
+from rnnmem.site.stylesheet import BUNDLE
+
 KB = 1024
 FIRST_LOAD_BUDGET = 600 * KB
 NAVIGATION_BUDGET = 150 * KB
@@ -161,11 +163,11 @@ def test_navigation_to_every_page_is_within_budget(site_dir):
 
 def test_weights_count_what_a_page_links(site_dir):
     # The measure itself: a chapter's first load holds its HTML, Material's bundle,
-    # the math stylesheet and a math font, its figures and the search index.
+    # the book's stylesheet (the math one in it) and a math font, its figures and the search index.
     rel = next(r for r in chapters(site_dir) if "arithmatex" in (site_dir / r).read_text(encoding="utf-8"))
     files = page_files(site_dir, rel, first_load=True)
     names = set(files)
-    assert {rel, SEARCH_INDEX, MATH_CSS} <= names, sorted(names)
+    assert {rel, SEARCH_INDEX, BUNDLE} <= names, sorted(names)  # the math stylesheet is in the book's one
     assert any(n.startswith("assets/javascripts/bundle.") for n in names), sorted(names)
     assert any(n.endswith(".woff") for n in names), sorted(names)
     assert all(size > 0 for size in files.values())

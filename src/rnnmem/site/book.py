@@ -263,10 +263,14 @@ class Book:
                    else plain_text(caption))
             alt = " ".join(alt.split()).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
             size = _SVG_SIZE.search(item.content[:2000])
-            dims = ""
+            # Every figure but the page's first (which may be on the first screen, as Home's is)
+            # loads only when the reader scrolls near it, and is decoded off the main thread.
+            figures = [d for d, i in zip(page.directives, page.items) if getattr(i, "kind", "") == "figure"]
+            attrs = "" if figures[:1] == [directive] else 'loading="lazy" decoding="async"'
             if size:
                 w, h = (round(float(v) * 4 / 3) for v in size.groups())
-                dims = f'{{ width="{w}" height="{h}" }}'
+                attrs = f'width="{w}" height="{h}" {attrs}'.strip()
+            dims = f"{{ {attrs} }}" if attrs else ""
             # One line: Python-Markdown's span mode turns line breaks inside the figure into <br>.
             return (f'<figure class="rnnmem-figure" markdown="span">![{alt}]({target}){dims}'
                     f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>')

@@ -27,8 +27,8 @@ import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["MathError", "Typesetter", "find_math", "on_page_content", "on_post_build", "typeset_page",
-           "write_assets"]
+__all__ = ["MathError", "Typesetter", "find_math", "on_page_content", "on_post_build", "swap_fonts",
+           "typeset_page", "write_assets"]
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "mathjax_server.js"
@@ -182,11 +182,27 @@ def typeset_page(page_html: str, typesetter: Typesetter, *, where: str = "page")
     return "".join(pieces)
 
 
+def swap_fonts(css: str) -> str:
+    r"""``css`` with ``font-display: swap`` in each ``@font-face`` rule that does not say how to wait.
+
+    The text of a page is drawn at once in a fallback font and redrawn when MathJax's
+    font arrives, instead of staying invisible while it loads (the glyphs' boxes are
+    sized by the stylesheet, so nothing moves when the font comes).
+
+    >>> swap_fonts('@font-face /* 0 */ {\n  font-family: MJXZERO;\n  src: url("z.woff");\n}')
+    '@font-face /* 0 */ {\n  font-family: MJXZERO;\n  src: url("z.woff");\n  font-display: swap;\n}'
+    """
+    def swap(m: re.Match) -> str:
+        rule = m.group(0)
+        return rule if "font-display" in rule else rule[:-1].rstrip() + "\n  font-display: swap;\n}"
+    return re.sub(r"@font-face[^{]*\{[^}]*\}", swap, css)
+
+
 def write_assets(site_dir: Path, typesetter: Typesetter) -> None:
     """Write the stylesheet of every glyph typeset so far and MathJax's fonts into the site."""
     target = Path(site_dir) / TARGET
     (target / FONTS).mkdir(parents=True, exist_ok=True)
-    (target / "chtml.css").write_text(typesetter.stylesheet(), encoding="utf-8")
+    (target / "chtml.css").write_text(swap_fonts(typesetter.stylesheet()), encoding="utf-8")
     for font in sorted((typesetter.node_modules / FONT_SOURCE).glob("*.woff")):
         shutil.copyfile(font, target / FONTS / font.name)
 

@@ -20,8 +20,10 @@
 * ``on_post_page``: keep punctuation on the line of the formula it follows
   (:mod:`rnnmem.site.typography`); tidy the pages rendered from notebooks (no
   outside loaders, reproducible cell ids).
-* ``on_post_build``: the math stylesheet and fonts into the site; keep the
-  executed-notebook cache of pages a dirty rebuild skipped.
+* ``on_post_build``: the math stylesheet and fonts into the site; the site's own
+  stylesheets as one file (:mod:`rnnmem.site.stylesheet`, which takes their place in
+  ``extra_css`` in ``on_config``); keep the executed-notebook cache of pages a dirty
+  rebuild skipped.
 
 Every failure becomes a ``PluginError`` naming page, line and directive (and,
 for a builder that raises, its file and line), so the build stops instead of
@@ -42,7 +44,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from rnnmem.site import apipages, mathjax, numbering, registry, typography
+from rnnmem.site import apipages, mathjax, numbering, registry, stylesheet, typography
 from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
                               load_mkdocs_settings, unwrap_nested_blocks)
 from rnnmem.site.citations import CitationError
@@ -58,6 +60,8 @@ _serving = False
 _last_keys: dict[str, tuple[str, ...]] = {}
 #: Citations, search exclusions, descriptions, copy texts (rnnmem.site.reader).
 _reader = ReaderSteps()
+#: The stylesheets of extra_css that the bundle holds, in order (rnnmem.site.stylesheet).
+_stylesheets: list[str] = []
 
 
 def on_startup(command, dirty):
@@ -95,6 +99,8 @@ def on_config(config):
         jupyter.config["cache_dir"] = str(current)
         _prune(base, keep=current)
     apipages.set_nav(config)  # the API section lists the generated pages
+    global _stylesheets
+    _stylesheets = stylesheet.take_stylesheets(config["extra_css"])  # one request instead of six
     return config
 
 
@@ -238,6 +244,13 @@ def on_post_build(config):
     # Math typeset at build time: its stylesheet and fonts into the site. While serving with
     # --dirty, pages not rebuilt still use the glyphs of earlier builds, so the list is kept.
     mathjax.on_post_build(config, keep_glyphs=_serving)
+    site_dir = Path(config["site_dir"])
+    # A site without math has no math stylesheet (mathjax.on_post_build writes none).
+    sources = [s for s in _stylesheets if s != mathjax.STYLESHEET or (site_dir / s).is_file()]
+    try:
+        stylesheet.bundle(site_dir, sources)
+    except ValueError as exc:
+        raise PluginError(str(exc)) from None
 
 
 def on_page_content(html: str, page, config, files) -> str:
