@@ -14,12 +14,9 @@
     });
   }
 
-  // Whether a block scrolls needs its layout. The article's blocks far from the screen are
-  // not laid out until the reader scrolls near them (content-visibility in book.css), and
-  // reading a width inside one lays that block out. So a block's scrollers are measured when
-  // the browser draws it (it is laid out then anyway), and the rest a few at a time while the
-  // browser is idle, never in one long task that would hold up the page. When all are done,
-  // <html> gets data-rnnmem-scrollers="done" (the browser tests wait for it).
+  // Whether a block scrolls needs its layout: the blocks are measured a few at a time while
+  // the browser is idle, not in the task that starts the page. When all are done, <html>
+  // gets data-rnnmem-scrollers="done" (the browser tests wait for it).
   let pending = [], scheduled = false;
   const idle = window.requestIdleCallback || ((work) => setTimeout(() => work({timeRemaining: () => 5}), 1));
 
@@ -54,12 +51,6 @@
     }
   }
 
-  document.addEventListener("contentvisibilityautostatechange", (event) => {
-    if (!event.skipped) {
-      event.target.querySelectorAll(SCROLLERS).forEach(measure);
-      if (event.target.matches(SCROLLERS)) measure(event.target);
-    }
-  }, true);
 
   function fix() {
     fixCodeToolbars(document);

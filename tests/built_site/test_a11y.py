@@ -83,17 +83,6 @@ TO_DARK = """() => {
         .find(l => l.offsetParent !== null);
     label.click();
 }"""
-# Blocks far from the screen are skipped by the browser (content-visibility in book.css): axe
-# finds no painted background behind their text, and after a palette switch they take the new
-# colours only when drawn, fading in over the theme's transitions. A reader only ever sees them
-# drawn; axe reads every block at once, so it is shown them all drawn, transitions ended.
-DRAW_ALL = """async () => {
-    const style = document.createElement('style');
-    style.textContent = '.md-content__inner > * { content-visibility: visible !important; }';
-    document.head.append(style);
-    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-    await Promise.all(document.getAnimations().map(a => a.finished));
-}"""
 
 
 def allowed_rules() -> dict[str, str | None]:
@@ -123,7 +112,6 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample
     sample unwraps the code tokens UNWRAP_SAME names; only runs those rules alone."""
     page.goto(url, wait_until="load")
     page.wait_for_function(SCROLLERS_DONE)  # a11y.js gives the blocks that scroll their tabindex while idle
-    page.evaluate(DRAW_ALL)
     if sample:
         page.evaluate(UNWRAP_SAME, SAME_KEEP)
     found = {}
@@ -131,7 +119,6 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample
         if palette == "dark":
             page.evaluate(TO_DARK)
             page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
-            page.evaluate(DRAW_ALL)
         if not page.evaluate("() => typeof window.axe === 'object'"):
             page.add_script_tag(content=source)
         rules = only or (None if palette == "light" else COLOUR_RULES)
