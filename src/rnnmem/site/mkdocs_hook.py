@@ -18,8 +18,9 @@
   typeset the page's math (:mod:`rnnmem.site.mathjax`).
 * ``on_page_context``: on the references page, link each entry back to its citations.
 * ``on_post_page``: keep punctuation on the line of the formula it follows
-  (:mod:`rnnmem.site.typography`); tidy the pages rendered from notebooks (no
-  outside loaders, reproducible cell ids).
+  (:mod:`rnnmem.site.typography`); start the theme's scripts after the first paint
+  (:mod:`rnnmem.site.speed`; ``on_post_template`` does it for the 404 page); tidy
+  the pages rendered from notebooks (no outside loaders, reproducible cell ids).
 * ``on_post_build``: the math stylesheet and fonts into the site; the site's own
   stylesheets as one file (:mod:`rnnmem.site.stylesheet`, which takes their place in
   ``extra_css`` in ``on_config``); keep the executed-notebook cache of pages a dirty
@@ -44,7 +45,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from rnnmem.site import apipages, mathjax, numbering, registry, stylesheet, typography
+from rnnmem.site import apipages, mathjax, numbering, registry, speed, stylesheet, typography
 from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
                               load_mkdocs_settings, unwrap_nested_blocks)
 from rnnmem.site.citations import CitationError
@@ -279,8 +280,22 @@ def on_page_context(context, page, config, nav):
     return context
 
 
+def _scripts_after_first_paint(output: str, where: str) -> str:
+    try:
+        return speed.start_scripts_after_first_paint(output, where=where)
+    except ValueError as exc:
+        raise PluginError(str(exc)) from exc
+
+
+def on_post_template(output: str, template_name: str, config) -> str:
+    if template_name == "404.html":
+        return _scripts_after_first_paint(output, "the 404 page")
+    return output
+
+
 def on_post_page(output: str, page, config) -> str:
     output = typography.bind_punctuation(output)  # no line starts with the period after a formula
+    output = _scripts_after_first_paint(output, f"docs/{page.file.src_uri}")  # drawn first, scripts after
     if not page.file.src_uri.startswith("notebooks/"):
         return output
     import jupytext
