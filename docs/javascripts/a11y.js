@@ -4,7 +4,9 @@
 //   which would make every code block a navigation landmark of the same name: it
 //   loses the landmark role (the button keeps its own name);
 // * a block that scrolls sideways (code, a table, a long equation, a notebook
-//   cell) can be reached from the keyboard and scrolled with the arrow keys.
+//   cell) can be reached from the keyboard and scrolled with the arrow keys;
+// * the article's blocks, left out of the first paint while off the screen, are
+//   drawn while the browser is idle.
 (function () {
   const SCROLLERS = "pre > code, .md-typeset__scrollwrap, .arithmatex, .highlight-ipynb, .jp-OutputArea-output pre";
 
@@ -14,11 +16,25 @@
     });
   }
 
-  // Whether a block scrolls needs its layout: the blocks are measured a few at a time while
-  // the browser is idle, not in the task that starts the page. When all are done, <html>
-  // gets data-rnnmem-scrollers="done" (the browser tests wait for it).
+  // The article's blocks off the screen are left out of layout until they are drawn
+  // (content-visibility in book.css), so the first paint handles one screen of them. They
+  // are drawn one at a time, top to bottom, while the browser is idle, never in one long
+  // task that would hold up the page; then the blocks that may scroll are measured, as
+  // whether a block scrolls needs its layout. When all are done, <html> gets
+  // data-rnnmem-scrollers="done" (the browser tests wait for it).
+  const BLOCKS = ".md-content__inner > *";
+  // At most this long a slice of idle time (ms): a phone four times slower still gets its
+  // tasks back within 50 ms, the limit past which a task holds up a reader's input.
+  const SLICE_MS = 10;
   let pending = [], scheduled = false;
   const idle = window.requestIdleCallback || ((work) => setTimeout(() => work({timeRemaining: () => 5}), 1));
+
+  function draw(block) {
+    if (block.isConnected && !block.classList.contains("rnnmem-drawn")) {
+      block.classList.add("rnnmem-drawn");
+      block.getBoundingClientRect();  // lay it out now, inside this slice of idle time
+    }
+  }
 
   function measure(el) {
     if (el.isConnected && !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth + 1) {
@@ -26,35 +42,35 @@
     }
   }
 
-  function measureSome(deadline) {
-    const stop = performance.now() + Math.min(5, deadline.timeRemaining());
+  function workSome(deadline) {
+    const stop = performance.now() + Math.min(SLICE_MS, deadline.timeRemaining());
     while (pending.length) {
-      measure(pending.pop());
+      pending.shift()();
       if (performance.now() >= stop) break;
     }
     if (pending.length) {
-      idle(measureSome);
+      idle(workSome);
     } else {
       scheduled = false;
       document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
     }
   }
 
-  function fixScrollers(root) {
+  function schedule(root) {
     document.documentElement.removeAttribute("data-rnnmem-scrollers");
-    pending = [...root.querySelectorAll(SCROLLERS)].reverse();
+    const blocks = [...root.querySelectorAll(BLOCKS)].map((block) => () => draw(block));
+    pending = blocks.concat([...root.querySelectorAll(SCROLLERS)].map((el) => () => measure(el)));
     if (!pending.length) {
       document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
     } else if (!scheduled) {
       scheduled = true;
-      idle(measureSome);
+      idle(workSome);
     }
   }
 
-
   function fix() {
     fixCodeToolbars(document);
-    fixScrollers(document);
+    schedule(document);
   }
 
   // Material adds the code toolbars as it mounts each block: catch them as they come.
@@ -73,5 +89,5 @@
   } else {
     fix();
   }
-  window.addEventListener("resize", () => fixScrollers(document));
+  window.addEventListener("resize", () => schedule(document));
 })();
