@@ -10,12 +10,20 @@ measured by tests/benchmarks/bench_lighthouse.py, never by a timed test).
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
+import pytest
+import yaml
 from bs4 import BeautifulSoup
+from conftest import site_prefix
 
 from rnnmem.site.stylesheet import BUNDLE
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)"'\s]*))\s*\)""")
 
@@ -70,3 +78,82 @@ def test_figures_below_the_first_load_lazily_with_their_size(site_dir):
             lazy += n > 0
     assert lazy > 10, f"only {lazy} figures after a page's first: is the site built?"
     assert not problems, "\n".join(problems[:20])
+
+
+# -- Drawn first, scripts after (rnnmem.site.speed) -------------------------------------------
+
+def mkdocs_yml() -> dict:
+    """mkdocs.yml as data; its Python tags (emoji functions) are read as None."""
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+
+
+LOADER = re.compile(r'<script>\(function \(\) \{\s*var scripts = (\[[^\]]*\]),')
+
+
+def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
+    extra = [s if isinstance(s, str) else s["path"] for s in mkdocs_yml().get("extra_javascript") or []]
+    assert extra, "mkdocs.yml names no extra_javascript: the check below would check nothing of ours"
+    problems, pages = [], 0
+    for path in sorted(site_dir.rglob("*.html")):
+        html = path.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in html:
+            continue  # a redirect
+        pages += 1
+        rel = path.relative_to(site_dir).as_posix()
+        if re.search(r'<script src="[^"]*bundle\.[0-9a-f]+\.min\.js"', html):
+            problems.append(f"{rel}: loads the theme's script before the first paint")
+        loader = LOADER.search(html, html.rindex("</body>") - 2000)
+        if not loader:
+            problems.append(f"{rel}: no script loader at the end of the body")
+            continue
+        files = []
+        for src in json.loads(loader.group(1)):
+            url = urlsplit(urljoin("/" + rel, src)).path
+            if url.startswith(site_prefix()):  # the 404 page names its files from the site's root
+                url = "/" + url[len(site_prefix()):]
+            files.append(url.lstrip("/"))
+        missing = [f for f in files if not (site_dir / f).is_file()]
+        if missing:
+            problems.append(f"{rel}: the loader names files the site does not have: {missing}")
+        if not (files and re.fullmatch(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js", files[0])
+                and files[1:] == extra):
+            problems.append(f"{rel}: the loader starts {files}, not the theme's script and then {extra}")
+    assert pages > 30, f"only {pages} pages: is the site built?"
+    assert not problems, "\n".join(problems[:20])
+
+
+FIRST_SCREEN = """() => {
+    const paint = performance.getEntriesByName("first-contentful-paint")[0];
+    const theme = performance.getEntriesByType("resource").find((e) => /assets\\/javascripts\\/bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name));
+    const blocks = [...document.querySelectorAll(".md-content__inner > *")];
+    return {
+        paint: paint ? paint.startTime : null,
+        theme: theme ? theme.startTime : null,
+        blocks: blocks.length,
+        skipped: blocks.filter((b) => getComputedStyle(b).contentVisibility !== "visible").map((b) => b.tagName + "." + b.className),
+        code: document.querySelectorAll(".md-content div.highlight pre > code").length,
+        copy: document.querySelectorAll(".md-content div.highlight pre > .md-code__nav .md-code__button").length,
+    };
+}"""
+
+
+@pytest.mark.browser
+def test_a_chapter_is_drawn_before_the_theme_s_script_runs_and_all_of_it_after(browser, site_server):
+    """The theme's script is requested after the first paint, mounts the page all the same (a copy
+    button on every code block), and once the page is idle every block of the article is drawn."""
+    context = browser.new_context(viewport={"width": 390, "height": 800}, color_scheme="light")
+    try:
+        page = context.new_page()
+        page.goto(site_server + "chapters/gates/", wait_until="load")
+        page.wait_for_function("() => document.documentElement.dataset.rnnmemScrollers === 'done'", timeout=30_000)
+        state = page.evaluate(FIRST_SCREEN)
+    finally:
+        context.close()
+    assert state["paint"] is not None and state["theme"] is not None, state
+    assert state["theme"] >= state["paint"], f"the theme's script was requested at {state['theme']:.0f} ms, before the first paint at {state['paint']:.0f} ms"
+    assert state["code"] > 5 and state["copy"] == state["code"], f"{state['copy']} copy buttons for {state['code']} code blocks"
+    assert state["blocks"] > 50 and not state["skipped"], f"blocks still left out of layout: {state['skipped'][:5]}"
