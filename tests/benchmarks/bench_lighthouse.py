@@ -1,13 +1,17 @@
-"""Lighthouse on the built site, served gzipped on loopback as GitHub Pages serves it.
+"""Lighthouse on the built site, served on loopback as GitHub Pages serves it.
 
 Usage: python tests/benchmarks/bench_lighthouse.py [--runs 3] [--port 8106] [--site site] [PAGE ...]
 
 Lighthouse (the npm package pinned in package-lock.json) audits Home and every chapter
 with its default mobile preset (simulated slow 4G and a 4x slower CPU), RUNS times each,
 and prints the median per page of its four category scores: performance, accessibility,
-best practices and SEO, beside the targets (95, 100, 100, 100). The site is served by a
-small threaded server that gzips text files and sends Pages' ``Cache-Control:
-max-age=600``, under the path prefix of ``site_url``.
+best practices and SEO, beside the targets (95, 100, 100, 100). The site is served as
+Pages serves it, by ``serve_pages.mjs`` (Node's own HTTP/2 server): HTTP/2 over TLS, text
+files gzipped, ``Cache-Control: max-age=600``, under the path prefix of ``site_url``. The
+TLS certificate is made for the run by ``openssl`` (self-signed, for 127.0.0.1 only) and
+Chromium is told to accept it (``--ignore-certificate-errors``). Lighthouse's simulated
+network models what the protocol does: over HTTP/2 a page's files share one connection,
+as they do on Pages, instead of each opening its own.
 
 Chromium is ``$CHROME_PATH`` (default /usr/bin/chromium), started by Lighthouse with the
 same headless flags as the browser tests. A benchmark, not a test: it reports and exits 0
@@ -17,16 +21,13 @@ same headless flags as the browser tests. A benchmark, not a test: it reports an
 from __future__ import annotations
 
 import argparse
-import gzip
-import http.server
-import io
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -36,8 +37,8 @@ LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
 CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--no-first-run"]
-COMPRESSIBLE = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map", ".ipynb", ".py"}
+                "--disable-component-update", "--no-first-run", "--ignore-certificate-errors"]
+SERVER = Path(__file__).resolve().with_name("serve_pages.mjs")
 
 
 def site_prefix() -> str:
@@ -46,50 +47,23 @@ def site_prefix() -> str:
     return path if path.endswith("/") else path + "/"
 
 
-class GzipHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files under ``prefix``, gzipped when the client accepts it (as GitHub Pages does)."""
-
-    prefix = "/"
-
-    def translate_path(self, path):
-        path = path.split("?")[0].split("#")[0]
-        if not path.startswith(self.prefix):
-            return os.path.join(self.directory, "-outside-the-site-", "-")
-        return super().translate_path("/" + path[len(self.prefix):])
-
-    def send_head(self):
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            if not self.path.split("?")[0].endswith("/"):
-                return super().send_head()  # the redirect to the slash
-            path = path / "index.html"
-        if not path.is_file():
-            self.send_error(404)
-            return None
-        data = path.read_bytes()
-        gzipped = path.suffix in COMPRESSIBLE and "gzip" in self.headers.get("Accept-Encoding", "")
-        if gzipped:
-            data = gzip.compress(data, compresslevel=6, mtime=0)
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "max-age=600")
-        if gzipped:
-            self.send_header("Content-Encoding", "gzip")
-        self.send_header("Vary", "Accept-Encoding")
-        self.end_headers()
-        return io.BytesIO(data)
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        pass
+def certificate(folder: Path) -> tuple[Path, Path]:
+    """A throwaway self-signed key and certificate for 127.0.0.1, made by openssl in ``folder``."""
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return key, cert
 
 
-def serve(site: Path, port: int) -> http.server.ThreadingHTTPServer:
-    handler = type("Handler", (GzipHandler,), {"prefix": site_prefix()})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
-                                             lambda *a, **k: handler(*a, directory=str(site), **k))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+def serve(site: Path, port: int, folder: Path) -> subprocess.Popen:
+    """serve_pages.mjs serving ``site`` at https://127.0.0.1:PORT/PREFIX/, once it is listening."""
+    key, cert = certificate(folder)
+    server = subprocess.Popen(["node", str(SERVER), str(site), str(port), site_prefix(), str(key), str(cert)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if server.stdout.readline().strip() != "ready":
+        server.kill()
+        raise RuntimeError(f"serve_pages.mjs did not start on port {port}:\n{server.stderr.read()[-2000:]}")
     return server
 
 
@@ -119,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page (default 3; the median is reported)")
-    parser.add_argument("--port", type=int, default=8106, help="loopback port for the gzip server (default 8106)")
+    parser.add_argument("--port", type=int, default=8106, help="loopback port for the HTTPS server (default 8106)")
     parser.add_argument("--site", type=Path, default=ROOT / "site", help="the built site (default ./site)")
     parser.add_argument("pages", nargs="*", help="pages relative to the site root, e.g. chapters/gates/ "
                         "(default: Home and every chapter)")
@@ -132,10 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"lighthouse not found at {LIGHTHOUSE}: run `make setup`")
     chrome = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
     targets = args.pages or pages(args.site)
-    server = serve(args.site.resolve(), args.port)
-    base = f"http://127.0.0.1:{args.port}{site_prefix()}"
+    folder = tempfile.TemporaryDirectory()
+    server = serve(args.site.resolve(), args.port, Path(folder.name))
+    base = f"https://127.0.0.1:{args.port}{site_prefix()}"
     version = subprocess.run([str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"Lighthouse {version}, mobile preset, {args.runs} runs per page, {base} (gzip)")
+    print(f"Lighthouse {version}, mobile preset, {args.runs} runs per page, {base} (HTTP/2, TLS, gzip)")
     results: dict[str, list[dict]] = {page: [] for page in targets}
     start = time.perf_counter()
     try:
@@ -149,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 1
     finally:
-        server.shutdown()
+        server.kill()
+        server.wait()
+        folder.cleanup()
     print(f"\n{'page':34} " + " ".join(f"{c:>14}" for c in CATEGORIES))
     misses = 0
     for page, runs in results.items():
