@@ -278,6 +278,9 @@ def chapter_page(browser, site_server):
     (neither depends on what the other changes)."""
     context = new_context(browser)
     page, record = visit_page(context, site_server, CHAPTER + "index.html")
+    # Blocks off the screen are drawn while the page is idle (a11y.js); innerText, which the
+    # copy button copies, needs a drawn block. A reader's block is drawn once it nears the screen.
+    page.wait_for_function("() => document.documentElement.dataset.rnnmemScrollers === 'done'", timeout=TIMEOUT_MS)
     yield page, record
     context.close()
 

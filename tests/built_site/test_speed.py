@@ -10,7 +10,6 @@ measured by tests/benchmarks/bench_lighthouse.py, never by a timed test).
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from pathlib import Path
@@ -21,6 +20,7 @@ import yaml
 from bs4 import BeautifulSoup
 from conftest import site_prefix
 
+from rnnmem.site.speed import scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,9 +91,6 @@ def mkdocs_yml() -> dict:
     return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
 
 
-LOADER = re.compile(r'<script>\(function \(\) \{\s*var scripts = (\[[^\]]*\]),')
-
-
 def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
     extra = [s if isinstance(s, str) else s["path"] for s in mkdocs_yml().get("extra_javascript") or []]
     assert extra, "mkdocs.yml names no extra_javascript: the check below would check nothing of ours"
@@ -106,12 +103,12 @@ def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
         rel = path.relative_to(site_dir).as_posix()
         if re.search(r'<script src="[^"]*bundle\.[0-9a-f]+\.min\.js"', html):
             problems.append(f"{rel}: loads the theme's script before the first paint")
-        loader = LOADER.search(html, html.rindex("</body>") - 2000)
-        if not loader:
+        started = scripts_started_after_paint(html[html.rindex("</body>") - 2000:])
+        if not started:
             problems.append(f"{rel}: no script loader at the end of the body")
             continue
         files = []
-        for src in json.loads(loader.group(1)):
+        for src in started:
             url = urlsplit(urljoin("/" + rel, src)).path
             if url.startswith(site_prefix()):  # the 404 page names its files from the site's root
                 url = "/" + url[len(site_prefix()):]

@@ -22,6 +22,7 @@ from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
+from rnnmem.site.speed import scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
 
 KB = 1024
@@ -101,8 +102,10 @@ def math_fonts(site: Path) -> list[tuple[frozenset[str], tuple[str, ...]]]:
 def page_files(site: Path, rel: str, *, first_load: bool) -> dict[str, int]:
     """Every file a reader downloads for the page rel, with its gzipped size."""
     parser = _Links()
-    parser.feed((site / rel).read_text(encoding="utf-8"))
-    urls = parser.images + (parser.styles + parser.scripts + parser.icons if first_load else [])
+    html = (site / rel).read_text(encoding="utf-8")
+    parser.feed(html)
+    scripts = parser.scripts + scripts_started_after_paint(html)  # started once the page is drawn
+    urls = parser.images + (parser.styles + scripts + parser.icons if first_load else [])
     paths = {resolve(site, rel, u) for u in urls} - {None}
     if first_load:
         paths.add(site / SEARCH_INDEX)

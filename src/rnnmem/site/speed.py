@@ -23,13 +23,14 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["THEME_SCRIPT", "start_scripts_after_first_paint"]
+__all__ = ["THEME_SCRIPT", "scripts_started_after_paint", "start_scripts_after_first_paint"]
 
 #: The theme's own script, by the name Material gives it.
 THEME_SCRIPT = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
 #: The scripts Material writes at the end of <body>: its bundle, then extra_javascript.
 _TAIL = re.compile(r'(?:\s*<script src="(?P<src>[^"<>]+)"></script>)+\s*(?=</body>)')
 _SRC = re.compile(r'<script src="([^"<>]+)"></script>')
+_STARTED = re.compile(r'<script>\(function \(\) \{\s*var scripts = (\[[^\]]*\]),')
 
 #: The loader. The theme starts the page's components when the document has loaded (its
 #: ``document$`` emits on DOMContentLoaded); a script added after that event would wait for it
@@ -89,3 +90,15 @@ def start_scripts_after_first_paint(html: str, *, where: str = "page") -> str:
                          f"(assets/javascripts/bundle.*.min.js); found {srcs}")
     loader = _LOADER.format(srcs=json.dumps(srcs, separators=(",", ":")))
     return html[:tail.start()] + "\n" + loader + html[tail.end():]
+
+
+def scripts_started_after_paint(html: str) -> list[str]:
+    """The scripts that the loader of a finished page starts, in order ([] if it has none).
+
+    >>> page = start_scripts_after_first_paint(
+    ...     '<body><script src="assets/javascripts/bundle.0a1b.min.js"></script><script src="x.js"></script></body>')
+    >>> scripts_started_after_paint(page)
+    ['assets/javascripts/bundle.0a1b.min.js', 'x.js']
+    """
+    found = _STARTED.search(html)
+    return json.loads(found.group(1)) if found else []
