@@ -111,7 +111,7 @@ bench: setup $(TORCH_STAMP) ## Benchmark LSTM, GRU, RNN against torch.nn and ens
 bench-build: setup ## Benchmark the site build: cold, warm, and without the hook
 	$(PY) tests/benchmarks/bench_build.py
 
-bench-lighthouse: build ## Lighthouse (mobile) on Home and every chapter, served gzipped; medians of 3 runs
+bench-lighthouse: build ## Lighthouse (mobile) on Home and every chapter, served as Pages does (HTTP/2, TLS, gzip); medians of 3 runs
 	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(PY) tests/benchmarks/bench_lighthouse.py --port $${PORT:-8106}
 
 lock: ## Refresh constraints.txt on purpose from the newest releases
