@@ -23,6 +23,12 @@ PORT := 8000
 # MkDocs serves the site under the path of site_url (as GitHub Pages will); / redirects there.
 SITE_PATH := $(shell sed -n -E 's|^site_url: *https?://[^/]*(/.*)$$|\1|p' mkdocs.yml)
 
+# pytest runs on two processes (pytest-xdist), each test file whole on one of them: a page's snippets
+# share one namespace, and a module's fixtures (a browser measuring every page) are computed once.
+# PYTEST_WORKERS=0 runs everything in this process.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),-p no:xdist,-n $(PYTEST_WORKERS) --dist loadfile)
+
 VENV_STAMP := $(VENV)/.stamp-deps
 NODE_STAMP := node_modules/.stamp-npm
 TORCH_STAMP := $(VENV)/.stamp-torch
@@ -74,10 +80,10 @@ build: setup ## Build the site into site/ (strict: any warning fails)
 	$(MKDOCS) build --strict --clean --site-dir site
 
 test: setup $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-fast: setup ## The pre-push check: unit tests and chapter snippets (no build, no browser)
-	$(PY) -m pytest -m "not site and not browser"
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser"
 
 # One chapter end to end, in seconds: its snippets (Sybil), its fence check and builder test, then its
 # directives rendered through the cache, its notebook fresh, its links and anchors (rnnmem.site check).

@@ -8,6 +8,9 @@ the browser tests are marked ``browser`` as well, in their module.
   elsewhere); fails (does not skip) when it has not been built.
 * ``site_server``: the site served on a free loopback port by a threaded ``http.server``,
   under the path prefix of ``site_url`` as on GitHub Pages.
+* ``page_soup``: ``page_soup("chapters/horizon/index.html")`` is that page of the built
+  site parsed by BeautifulSoup (``html.parser``), parsed once per session and shared by
+  every test that reads it (read it, never change it).
 * ``browser``: one headless Chromium for the whole session, driven by Playwright.
   The executable is ``$RNNMEM_CHROMIUM`` or Debian's ``/usr/bin/chromium``;
   Playwright's own browser downloads are never used.
@@ -58,6 +61,22 @@ def site_dir() -> Path:
         pytest.fail(f"run `make build` first: {SITE / 'index.html'} does not exist "
                     "(these tests check the built site and never build it themselves)")
     return SITE
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@pytest.fixture(scope="session")
+def page_soup(site_dir):
+    """rel -> the BeautifulSoup tree of site/rel, parsed once per session (shared: read only)."""
+    def parse(rel: str):
+        return _parsed(site_dir / rel)
+
+    return parse
 
 
 def pytest_generate_tests(metafunc):

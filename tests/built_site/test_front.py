@@ -15,11 +15,6 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
-
-
-def soup(site_dir: Path, rel: str) -> BeautifulSoup:
-    return BeautifulSoup((site_dir / rel).read_text(encoding="utf-8"), "html.parser")
 
 
 def chapters(site_dir: Path) -> list[str]:
@@ -36,8 +31,8 @@ def target(site_dir: Path, page: str, href: str) -> tuple[Path, str]:
 
 # -- Home -------------------------------------------------------------------------
 
-def test_home_has_a_hero_figure_and_start_reading_goes_to_chapter_one(site_dir):
-    home = soup(site_dir, "index.html")
+def test_home_has_a_hero_figure_and_start_reading_goes_to_chapter_one(page_soup):
+    home = page_soup("index.html")
     content = home.select_one(".md-content")
     first_figure = content.select_one("figure.rnnmem-figure img")
     assert first_figure is not None and "hero" in first_figure["src"]
@@ -47,16 +42,16 @@ def test_home_has_a_hero_figure_and_start_reading_goes_to_chapter_one(site_dir):
     assert nxt is not None and nxt["href"] == "chapters/feeds-itself/", "Home's Next must go to chapter 1"
 
 
-def test_conventions_stay_in_the_nav_after_the_chapters(site_dir):
-    links = [a["href"] for a in soup(site_dir, "index.html").select(".md-nav--primary a.md-nav__link[href]")]
+def test_conventions_stay_in_the_nav_after_the_chapters(page_soup):
+    links = [a["href"] for a in page_soup("index.html").select(".md-nav--primary a.md-nav__link[href]")]
     assert "conventions/" in links and "corrections/" in links
     assert links.index("conventions/") > links.index("chapters/words-in-context/")
 
 
 # -- References and citations ---------------------------------------------------------
 
-def test_every_reference_links_to_the_work_and_cite_this_book_is_bibtex(site_dir):
-    refs = soup(site_dir, "references/index.html")
+def test_every_reference_links_to_the_work_and_cite_this_book_is_bibtex(page_soup):
+    refs = page_soup("references/index.html")
     entries = refs.select(".md-content p:has(> a[id]:first-child)")
     assert len(entries) >= 30
     for p in entries:
@@ -66,23 +61,23 @@ def test_every_reference_links_to_the_work_and_cite_this_book_is_bibtex(site_dir
     assert bibtex is not None and bibtex.get_text().startswith("@book{")
 
 
-def test_citations_link_to_entries_and_entries_link_back(site_dir):
+def test_citations_link_to_entries_and_entries_link_back(site_dir, page_soup):
     refs_file = site_dir / "references" / "index.html"
-    entry_ids = {a["id"] for a in soup(site_dir, "references/index.html").select(".md-content p > a[id]")}
+    entry_ids = {a["id"] for a in page_soup("references/index.html").select(".md-content p > a[id]")}
     cited = set()
     for page in chapters(site_dir):
-        cites = soup(site_dir, page).select("a.rnnmem-cite")
+        cites = page_soup(page).select("a.rnnmem-cite")
         assert cites, f"{page}: no citation linked"
         for a in cites:
             path, fragment = target(site_dir, page, a["href"])
             assert path == refs_file and fragment in entry_ids, (page, a["href"])
             cited.add(fragment)
-    back = soup(site_dir, "references/index.html").select(".rnnmem-cited-in a")
+    back = page_soup("references/index.html").select(".rnnmem-cited-in a")
     assert back
     backed = set()
     for a in back:
         path, fragment = target(site_dir, "references/index.html", a["href"])
-        assert soup(site_dir, path.relative_to(site_dir).as_posix()).find(id=fragment) is not None, a["href"]
+        assert page_soup(path.relative_to(site_dir).as_posix()).find(id=fragment) is not None, a["href"]
         backed.add(fragment.split("-")[1])
     assert cited <= backed, f"cited but not linked back: {sorted(cited - backed)}"
 
@@ -106,11 +101,11 @@ def test_search_leaves_out_api_source_and_notebook_links(site_dir):
             assert not d["text"].lstrip().startswith("This chapter as a notebook"), d["location"]
 
 
-def test_every_page_has_its_own_description(site_dir):
+def test_every_page_has_its_own_description(site_dir, page_soup):
     seen: dict[str, str] = {}
     for path in sorted(site_dir.rglob("*.html")):
         rel = path.relative_to(site_dir).as_posix()
-        meta = soup(site_dir, rel).select_one('meta[name="description"]')
+        meta = page_soup(rel).select_one('meta[name="description"]')
         if rel.count("/") and "index.html" not in rel:  # redirects and fragments of pages
             continue
         assert meta is not None and len(meta["content"]) >= 40, rel
@@ -142,15 +137,15 @@ def runs_in_the_classic_prompt(text: str) -> str | None:
     return f"left waiting for more input after: {pending!r}" if pending else None
 
 
-def sessions(site_dir: Path):
+def sessions(site_dir: Path, page_soup):
     for page in chapters(site_dir) + ["index.html", "corrections/index.html"]:
-        for div in soup(site_dir, page).select("div.highlight:has(span.gp)"):
+        for div in page_soup(page).select("div.highlight:has(span.gp)"):
             yield page, div
 
 
-def test_copied_sessions_run_in_the_classic_prompt(site_dir):
+def test_copied_sessions_run_in_the_classic_prompt(site_dir, page_soup):
     checked = compound = 0
-    for page, div in sessions(site_dir):
+    for page, div in sessions(site_dir, page_soup):
         text = div.get("data-copy")
         assert text is not None, f"{page}: a Python session without its copy text"
         problem = runs_in_the_classic_prompt(text)

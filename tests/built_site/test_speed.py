@@ -17,7 +17,6 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 from conftest import site_prefix
 
 from rnnmem.site.speed import scripts_started_after_paint
@@ -32,11 +31,11 @@ def _pages(site_dir):
     return sorted(p for p in site_dir.rglob("*.html") if p.name != "404.html")
 
 
-def test_each_page_waits_for_the_book_s_one_stylesheet(site_dir):
+def test_each_page_waits_for_the_book_s_one_stylesheet(site_dir, page_soup):
     problems = []
     for path in _pages(site_dir):
         rel = path.relative_to(site_dir).as_posix()
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        soup = page_soup(rel)
         hrefs = [posixpath.normpath(posixpath.join(posixpath.dirname(rel), link["href"]))
                  for link in soup.find_all("link", rel="stylesheet")]
         own = [h for h in hrefs if not h.startswith("assets/stylesheets/main.")
@@ -63,11 +62,11 @@ def test_math_fonts_never_hide_text(site_dir):
     assert not waiting, f"{len(waiting)} font rules hide text while the font loads: {waiting[0]!r}"
 
 
-def test_figures_below_the_first_load_lazily_with_their_size(site_dir):
+def test_figures_below_the_first_load_lazily_with_their_size(site_dir, page_soup):
     problems, lazy = [], 0
     for path in _pages(site_dir):
         rel = path.relative_to(site_dir).as_posix()
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        soup = page_soup(rel)
         for n, img in enumerate(soup.select("figure.rnnmem-figure img")):
             if not (img.get("width") and img.get("height")):
                 problems.append(f"{rel}: {img['src']} has no width and height")

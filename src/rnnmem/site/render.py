@@ -354,7 +354,9 @@ class Renderer:
         content, values = build_content(directive)
         path.parent.mkdir(parents=True, exist_ok=True)
         for target, data in ((values_path, json.dumps(values, sort_keys=True).encode()), (path, content)):
-            tmp = target.with_name(target.name + ".tmp")
+            # A name of this process's own: two processes rendering the same item (the test
+            # workers, or a build beside a test) never write into one temporary file.
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
             tmp.write_bytes(data)
             tmp.replace(target)
         self.rendered.append(directive.where)
