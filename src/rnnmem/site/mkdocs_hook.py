@@ -280,7 +280,9 @@ def on_page_context(context, page, config, nav):
     return context
 
 
-def _scripts_after_first_paint(output: str, where: str) -> str:
+def _scripts_after_first_paint(output: str, config, where: str) -> str:
+    if config["theme"].name != "material":  # the loader knows Material's script (the tests' small sites use mkdocs')
+        return output
     try:
         return speed.start_scripts_after_first_paint(output, where=where)
     except ValueError as exc:
@@ -289,13 +291,13 @@ def _scripts_after_first_paint(output: str, where: str) -> str:
 
 def on_post_template(output: str, template_name: str, config) -> str:
     if template_name == "404.html":
-        return _scripts_after_first_paint(output, "the 404 page")
+        return _scripts_after_first_paint(output, config, "the 404 page")
     return output
 
 
 def on_post_page(output: str, page, config) -> str:
     output = typography.bind_punctuation(output)  # no line starts with the period after a formula
-    output = _scripts_after_first_paint(output, f"docs/{page.file.src_uri}")  # drawn first, scripts after
+    output = _scripts_after_first_paint(output, config, f"docs/{page.file.src_uri}")  # drawn first, scripts after
     if not page.file.src_uri.startswith("notebooks/"):
         return output
     import jupytext
