@@ -259,12 +259,15 @@ def instant_navigation(context, site_server):
     # Material intercepts clicks once it has read sitemap.xml: let it settle first.
     page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
     page.evaluate("() => { window.__sameDocument = true; }")
+    home_title = page.locator("article h1").first.text_content().strip()
     link = page.locator(f'article a[href$="{CHAPTER}"]').first
     link.click()
-    # (The URL may carry a #fragment: Material's navigation.tracking can add one.)
+    # (The URL may carry a #fragment: Material's navigation.tracking can add one.) The address
+    # may change before the new page's content is in place: wait for the chapter's own title.
     page.wait_for_url(lambda url: urlsplit(url).path.endswith("/" + CHAPTER), timeout=TIMEOUT_MS)
-    page.wait_for_function(f"() => document.querySelector('article h1') && "
-                           f"location.pathname.endsWith('/{CHAPTER}')", timeout=TIMEOUT_MS)
+    page.wait_for_function("([chapter, home]) => { const h1 = document.querySelector('article h1');"
+                           " return h1 && h1.textContent.trim() !== home && location.pathname.endsWith('/' + chapter); }",
+                           arg=[CHAPTER, home_title], timeout=TIMEOUT_MS)
     assert page.evaluate("() => window.__sameDocument === true"), \
         "the click reloaded the page: Material's instant navigation did not take over"
     count = assert_math_typeset(page)
