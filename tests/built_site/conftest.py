@@ -137,6 +137,12 @@ def site_server(site_dir):
         thread.join(timeout=5)
 
 
+#: The page has started and settled: a11y.js has drawn every block of the article (left out of
+#: the first paint while off the screen) and measured the blocks that scroll, a few at a time
+#: while the browser was idle, after the theme's scripts started (rnnmem.site.speed).
+SCROLLERS_DONE = "() => document.documentElement.dataset.rnnmemScrollers === 'done'"
+
+
 def _unavailable(message: str):
     """Skip locally; with CI set, a browser check that cannot run is a failure."""
     if os.environ.get("CI"):

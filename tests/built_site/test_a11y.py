@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import SCROLLERS_DONE
 
 pytestmark = pytest.mark.browser
 
@@ -137,10 +138,6 @@ def describe(rel: str, palette: str, violation: dict) -> str:
     if len(nodes) > 5:
         lines.append(f"    ... and {len(nodes) - 5} more")
     return "\n".join(lines)
-
-
-#: a11y.js measures which blocks scroll a few at a time while the page is idle, then marks <html>.
-SCROLLERS_DONE = "() => document.documentElement.dataset.rnnmemScrollers === 'done'"
 
 
 def url_of(base: str, rel: str) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import SCROLLERS_DONE
 from bs4 import BeautifulSoup
 
 pytestmark = pytest.mark.browser
@@ -283,7 +284,7 @@ def chapter_page(browser, site_server):
     page, record = visit_page(context, site_server, CHAPTER + "index.html")
     # Blocks off the screen are drawn while the page is idle (a11y.js); innerText, which the
     # copy button copies, needs a drawn block. A reader's block is drawn once it nears the screen.
-    page.wait_for_function("() => document.documentElement.dataset.rnnmemScrollers === 'done'", timeout=TIMEOUT_MS)
+    page.wait_for_function(SCROLLERS_DONE, timeout=TIMEOUT_MS)
     yield page, record
     context.close()
 

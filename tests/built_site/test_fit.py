@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import SCROLLERS_DONE
 
 from rnnmem.site.typography import bind_punctuation
 
@@ -159,9 +160,6 @@ MEASURE = """async () => {
     .map((el) => short(el.textContent));
   return out;
 }"""
-
-
-SCROLLERS_DONE = "() => document.documentElement.dataset.rnnmemScrollers === 'done'"
 
 
 def url_of(base: str, rel: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from conftest import SCROLLERS_DONE
 
 
 def chapters(site_dir: Path) -> list[str]:
@@ -170,7 +171,7 @@ def open_page(browser, base: str, rel: str, *, width: int = 1280, scheme: str = 
     page.goto(base + rel, wait_until="load")
     # The theme's scripts start after the first paint (rnnmem.site.speed); the page is ready
     # for a reader's actions (print, copy, search) once they have started and drawn it.
-    page.wait_for_function("() => document.documentElement.dataset.rnnmemScrollers === 'done'", timeout=30_000)
+    page.wait_for_function(SCROLLERS_DONE, timeout=30_000)
     return context, page
 
 

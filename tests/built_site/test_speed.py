@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
-from conftest import site_prefix
+from conftest import SCROLLERS_DONE, site_prefix
 
 from rnnmem.site.speed import scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
@@ -145,7 +145,7 @@ def test_a_chapter_is_drawn_before_the_theme_s_script_runs_and_all_of_it_after(b
     try:
         page = context.new_page()
         page.goto(site_server + "chapters/gates/", wait_until="load")
-        page.wait_for_function("() => document.documentElement.dataset.rnnmemScrollers === 'done'", timeout=30_000)
+        page.wait_for_function(SCROLLERS_DONE, timeout=30_000)
         state = page.evaluate(FIRST_SCREEN)
     finally:
         context.close()
