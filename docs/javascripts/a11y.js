@@ -6,7 +6,7 @@
 // * a block that scrolls sideways (code, a table, a long equation, a notebook
 //   cell) can be reached from the keyboard and scrolled with the arrow keys;
 // * the article's blocks, left out of the first paint while off the screen, are
-//   drawn while the browser is idle.
+//   given their drawn height while the browser is idle.
 (function () {
   const SCROLLERS = "pre > code, .md-typeset__scrollwrap, .arithmatex, .highlight-ipynb, .jp-OutputArea-output pre";
 
@@ -16,23 +16,40 @@
     });
   }
 
-  // The article's blocks off the screen are left out of layout until they are drawn
-  // (content-visibility in book.css), so the first paint handles one screen of them. They
-  // are drawn one at a time, top to bottom, while the browser is idle, never in one long
-  // task that would hold up the page; then the blocks that may scroll are measured, as
-  // whether a block scrolls needs its layout. When all are done, <html> gets
-  // data-rnnmem-scrollers="done" (the browser tests wait for it).
+  // The article's blocks off the screen are left out of layout (content-visibility in
+  // book.css), so the first paint handles one screen of them, and the browser draws each
+  // when it nears the screen. Until then a block stands in at a guessed height, so what
+  // follows it sits in the wrong place: a script that reads positions (a screen reader's
+  // or an accessibility checker's) would find text on top of the footer. So, one at a
+  // time, top to bottom, while the browser is idle, each block is laid out once as it will
+  // be drawn (the class rnnmem-measure), and its height becomes its stand-in height
+  // (contain-intrinsic-size). It stays undrawn: only its box is placed, and the browser
+  // does not repaint the whole chapter for every block, as drawing them all would make it
+  // do. Then the blocks that may scroll are measured, as whether a block scrolls needs its
+  // layout. When all are done, <html> gets data-rnnmem-scrollers="done" (the browser tests
+  // wait for it).
   const BLOCKS = ".md-content__inner > *";
   // At most this long a slice of idle time (ms): a phone four times slower still gets its
   // tasks back within 50 ms, the limit past which a task holds up a reader's input.
   const SLICE_MS = 10;
-  let pending = [], scheduled = false;
+  let pending = [], scheduled = false, afterDone = [];
   const idle = window.requestIdleCallback || ((work) => setTimeout(() => work({timeRemaining: () => 5}), 1));
 
-  function draw(block) {
-    if (block.isConnected && !block.classList.contains("rnnmem-drawn")) {
-      block.classList.add("rnnmem-drawn");
-      block.getBoundingClientRect();  // lay it out now, inside this slice of idle time
+  const EDGES = ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"];
+
+  function size(block) {
+    if (block.isConnected && !block.classList.contains("rnnmem-sized")) {
+      block.classList.add("rnnmem-measure");
+      const style = getComputedStyle(block);
+      const height = block.getBoundingClientRect().height - EDGES.reduce((sum, edge) => sum + parseFloat(style[edge]), 0);
+      // Whether a block inside scrolls is read here, while it is laid out as drawn.
+      block.querySelectorAll(SCROLLERS).forEach(measure);
+      block.classList.remove("rnnmem-measure");
+      // The stand-in height is that of the block's content box (padding and border add to it);
+      // without "auto", as the size the browser remembers from the block's last drawing may
+      // be older (a font has arrived since).
+      block.style.containIntrinsicSize = Math.max(0, height) + "px";
+      block.classList.add("rnnmem-sized");
     }
   }
 
@@ -53,15 +70,17 @@
     } else {
       scheduled = false;
       document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
+      afterDone.splice(0).forEach((callback) => callback());
     }
   }
 
   function schedule(root) {
     document.documentElement.removeAttribute("data-rnnmem-scrollers");
-    const blocks = [...root.querySelectorAll(BLOCKS)].map((block) => () => draw(block));
+    const blocks = [...root.querySelectorAll(BLOCKS)].map((block) => () => size(block));
     pending = blocks.concat([...root.querySelectorAll(SCROLLERS)].map((el) => () => measure(el)));
     if (!pending.length) {
       document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
+      afterDone.splice(0).forEach((callback) => callback());
     } else if (!scheduled) {
       scheduled = true;
       idle(workSome);
@@ -73,21 +92,59 @@
     schedule(document);
   }
 
-  // Material adds the code toolbars as it mounts each block: catch them as they come.
+  // Material adds the code toolbars as it mounts each block, when the block first comes
+  // into view: catch them as they come, and measure the code again (the toolbar narrows
+  // it). On a screen without hover Material takes a wide block's tabindex away, which a
+  // phone with a keyboard still needs: a tabindex removed is measured for again.
   new MutationObserver((records) => {
     for (const record of records) {
+      if (record.type === "attributes") {
+        if (record.attributeName === "tabindex" && record.target.matches(SCROLLERS)) {
+          measure(record.target);
+        }
+        continue;
+      }
       for (const node of record.addedNodes) {
         if (node.nodeType === 1 && (node.matches("nav.md-code__nav") || node.querySelector("nav.md-code__nav"))) {
           fixCodeToolbars(node.parentNode || document);
+          const code = node.parentNode && node.parentNode.querySelector(":scope > code");
+          if (code) measure(code);
         }
       }
     }
-  }).observe(document.body, {childList: true, subtree: true});
+  }).observe(document.body, {childList: true, subtree: true, attributes: true, attributeFilter: ["tabindex"]});
 
   if (window.document$) {
     document$.subscribe(fix);
   } else {
     fix();
   }
-  window.addEventListener("resize", () => schedule(document));
+  function sizeAgain() {
+    document.querySelectorAll(BLOCKS + ".rnnmem-sized").forEach((block) => block.classList.remove("rnnmem-sized"));
+    schedule(document);
+  }
+
+  // A new width changes the blocks' heights, and so does a font that arrives after a block
+  // was sized in the fallback font (a math font is fetched when a block first needs it):
+  // the blocks are sized again. A phone's address bar coming and going changes only the
+  // height of the window.
+  // A new palette restyles the page, but the browser leaves an undrawn block's style as it
+  // was until the block is drawn: the blocks are laid out again, so their styles follow,
+  // and the palette's switch ends (transitions back on) when they are done
+  // (theme/partials/javascripts/palette.html calls this).
+  window.rnnmemAfterPaletteSwitch = (callback) => {
+    afterDone.push(callback);
+    sizeAgain();
+  };
+
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth !== width) {
+      width = window.innerWidth;
+      sizeAgain();
+    } else {
+      schedule(document);
+    }
+  });
+  if (document.fonts) document.fonts.addEventListener("loadingdone", sizeAgain);
 })();

@@ -80,7 +80,7 @@ UNWRAP_SAME = """(keep) => {
 }"""
 
 TO_DARK = """() => {
-    const label = [...document.querySelectorAll('form[data-md-component=palette] label')]
+    const label = [...document.querySelectorAll('form[data-rnnmem-palette] label')]
         .find(l => l.offsetParent !== null);
     label.click();
 }"""
@@ -120,6 +120,7 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample
         if palette == "dark":
             page.evaluate(TO_DARK)
             page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+            page.wait_for_function(SCROLLERS_DONE)  # undrawn blocks are laid out again in the new palette
         if not page.evaluate("() => typeof window.axe === 'object'"):
             page.add_script_tag(content=source)
         rules = only or (None if palette == "light" else COLOUR_RULES)

@@ -282,8 +282,7 @@ def chapter_page(browser, site_server):
     (neither depends on what the other changes)."""
     context = new_context(browser)
     page, record = visit_page(context, site_server, CHAPTER + "index.html")
-    # Blocks off the screen are drawn while the page is idle (a11y.js); innerText, which the
-    # copy button copies, needs a drawn block. A reader's block is drawn once it nears the screen.
+    # a11y.js sizes the undrawn blocks while the page is idle; the checks act on a settled page.
     page.wait_for_function(SCROLLERS_DONE, timeout=TIMEOUT_MS)
     yield page, record
     context.close()
@@ -293,26 +292,62 @@ def test_palette_toggle_switches_to_dark(chapter_page):
     page, record = chapter_page
     body = page.locator("body")
     assert body.get_attribute("data-md-color-scheme") == "default"
-    toggle = page.locator('form[data-md-component="palette"] label[title="Switch to the dark palette"]')
+    toggle = page.locator('form[data-rnnmem-palette] label[title="Switch to the dark palette"]')
     assert toggle.count() == 1, "no palette toggle"
     toggle.click()
     page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'", timeout=TIMEOUT_MS)
-    assert page.locator('form[data-md-component="palette"] label[title="Switch to the light palette"]').is_visible()
+    assert page.locator('form[data-rnnmem-palette] label[title="Switch to the light palette"]').is_visible()
     assert not record.problems(), "\n".join(record.problems())
 
 
+FIRST_FRAME = """() => new Promise((done) => {
+    const body = document.body, form = document.querySelector("form[data-rnnmem-palette]");
+    const shown = form ? [...form.querySelectorAll("label")].filter((l) => !l.hidden).map((l) => l.title) : null;
+    done({scheme: body.getAttribute("data-md-color-scheme"), shown,
+          rootScheme: getComputedStyle(document.documentElement).colorScheme,
+          stored: __md_get("__palette")});
+})"""
+
+
+@pytest.mark.parametrize("system, scheme, toggle, root", [("light", "default", "Switch to the dark palette", "normal"),
+                                                        ("dark", "slate", "Switch to the light palette", "dark")])
+def test_palette_is_set_before_the_theme_s_script_from_the_reader_s_system(browser, site_server, system, scheme, toggle, root):
+    """On a first visit the palette follows the reader's system from the first frame (set while the
+    header is parsed, before the theme's script, which starts after the first paint), its toggle
+    is shown, and the page's own colour scheme follows; the choice is kept for the next page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=system,
+                                  java_script_enabled=True)
+    try:
+        context.add_init_script("document.addEventListener('DOMContentLoaded', () => { window.__atParse = "
+                                "[document.body.getAttribute('data-md-color-scheme'), "
+                                "!!document.querySelector('script[src*=\"assets/javascripts/bundle\"]')]; });")
+        page = context.new_page()
+        page.goto(site_server + CHAPTER + "index.html", wait_until="load")
+        at_parse = page.evaluate("() => window.__atParse")
+        state = page.evaluate(FIRST_FRAME)
+    finally:
+        context.close()
+    assert at_parse == [scheme, False], f"when the page was parsed (scheme, theme script present): {at_parse}"
+    assert state["scheme"] == scheme and state["shown"] == [toggle], state
+    assert state["rootScheme"] == root, state
+    assert state["stored"] and state["stored"]["color"]["scheme"] == scheme, state
+
+
 # Collapsed <details> (exercise answers) are not rendered, so innerText would be empty: open them first.
-COPY_DOCTESTS = """() => { document.querySelectorAll('details').forEach(d => { d.open = true; });
-    return [...document.querySelectorAll('pre > code')]
-    .filter(code => code.textContent.includes('>>>'))
-    .map(code => {
+COPY_DOCTESTS = """async () => { document.querySelectorAll('details').forEach(d => { d.open = true; });
+    const frame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 20)));
+    const found = [];
+    for (const code of [...document.querySelectorAll('pre > code')].filter(code => code.textContent.includes('>>>'))) {
+        code.scrollIntoView({block: 'center'});  // as a reader sees it when copying: drawn
+        await frame();
         const shown = code.textContent;
         code.setAttribute('data-md-copying', '');
         const copied = code.innerText;
         code.removeAttribute('data-md-copying');
         const outputs = [...code.querySelectorAll('.go')].map(el => el.textContent);
-        return {shown, copied, outputs};
-    }); }"""
+        found.push({shown, copied, outputs});
+    }
+    return found; }"""
 
 
 def test_copy_button_copies_code_only(chapter_page):

@@ -167,7 +167,7 @@ def url_of(base: str, rel: str) -> str:
 
 
 TO_DARK = """() => {
-    const label = [...document.querySelectorAll('form[data-md-component=palette] label')]
+    const label = [...document.querySelectorAll('form[data-rnnmem-palette] label')]
         .find(l => l.offsetParent !== null);
     label.click();
 }"""
@@ -191,6 +191,7 @@ def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dic
                 if palette == "dark":
                     page.evaluate(TO_DARK)
                     page.wait_for_function(f"() => document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+                    page.wait_for_function(SCROLLERS_DONE)  # undrawn blocks are laid out again in the new palette
                 found[palette][rel] = page.evaluate(MEASURE)
                 assert found[palette][rel]["scheme"] == scheme, f"{rel}: not in the {palette} palette"
             # Load the next page in the light palette again (Material keeps the choice in localStorage).

@@ -5,7 +5,9 @@ measured by tests/benchmarks/bench_lighthouse.py, never by a timed test).
   (:mod:`rnnmem.site.stylesheet`), whose every relative ``url()`` names a file of the site;
 * the math fonts are swapped in when they arrive, so text is never hidden while they load;
 * every figure but a page's first loads lazily and is decoded off the main thread, and
-  every figure has its size in the HTML (nothing moves when it arrives).
+  every figure has its size in the HTML (nothing moves when it arrives);
+* every page starts the theme's script and the site's after its first paint, and resolves
+  its stylesheets' addresses at the end of its head, so the theme does not load them again.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 import yaml
 from conftest import SCROLLERS_DONE, site_prefix
 
-from rnnmem.site.speed import scripts_started_after_paint
+from rnnmem.site.speed import RESOLVE_LINKS, scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +102,9 @@ def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
             continue  # a redirect
         pages += 1
         rel = path.relative_to(site_dir).as_posix()
+        head = html[:html.find("</head>")]
+        if not head.endswith(RESOLVE_LINKS) or head.count(RESOLVE_LINKS) != 1:
+            problems.append(f"{rel}: the head does not end with the script that resolves its links")
         if re.search(r'<script src="[^"]*bundle\.[0-9a-f]+\.min\.js"', html):
             problems.append(f"{rel}: loads the theme's script before the first paint")
         started = scripts_started_after_paint(html[html.rindex("</body>") - 2000:])
@@ -126,30 +131,62 @@ FIRST_SCREEN = """() => {
     const paint = performance.getEntriesByName("first-contentful-paint")[0];
     const theme = performance.getEntriesByType("resource").find((e) => /assets\\/javascripts\\/bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name));
     const blocks = [...document.querySelectorAll(".md-content__inner > *")];
+    const standIn = blocks.map((b) => b.getBoundingClientRect().height);
+    blocks.forEach((b) => b.classList.add("rnnmem-measure"));
+    const drawn = blocks.map((b) => b.getBoundingClientRect().height);
+    blocks.forEach((b) => b.classList.remove("rnnmem-measure"));
     return {
         paint: paint ? paint.startTime : null,
         theme: theme ? theme.startTime : null,
         blocks: blocks.length,
-        skipped: blocks.filter((b) => getComputedStyle(b).contentVisibility !== "visible").map((b) => b.tagName + "." + b.className),
-        code: document.querySelectorAll(".md-content div.highlight pre > code").length,
-        copy: document.querySelectorAll(".md-content div.highlight pre > .md-code__nav .md-code__button").length,
+        skippable: blocks.filter((b) => getComputedStyle(b).contentVisibility === "auto").length,
+        unsized: blocks.filter((b) => !b.classList.contains("rnnmem-sized")).map((b) => b.tagName + "." + b.className),
+        misfit: blocks.map((b, i) => [b.tagName + "." + b.className, standIn[i], drawn[i]]).filter(([, a, b]) => Math.abs(a - b) > 3),
+        relinked: window.__relinked,
     };
+}"""
+
+#: Before the page's own scripts: note every change of a stylesheet's address after the head.
+WATCH_LINKS = """window.__relinked = [];
+document.addEventListener("DOMContentLoaded", () => {
+    new MutationObserver((records) => records.forEach((r) => window.__relinked.push(r.target.outerHTML)))
+        .observe(document.head, {attributes: true, attributeFilter: ["href"], subtree: true});
+});"""
+
+COPY_BUTTONS = """async () => {
+    const frame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 20)));
+    const code = [...document.querySelectorAll(".md-content div.highlight pre > code")];
+    const early = document.querySelectorAll(".md-content div.highlight pre > .md-code__nav .md-code__button").length;
+    document.querySelectorAll(".md-content details").forEach((answer) => { answer.open = true; });  // as a reader opens them
+    for (const block of code) { block.scrollIntoView({block: "center"}); await frame(); await frame(); }
+    await frame();
+    return {code: code.length, early,
+            copy: document.querySelectorAll(".md-content div.highlight pre > .md-code__nav .md-code__button").length};
 }"""
 
 
 @pytest.mark.browser
-def test_a_chapter_is_drawn_before_the_theme_s_script_runs_and_all_of_it_after(browser, site_server):
-    """The theme's script is requested after the first paint, mounts the page all the same (a copy
-    button on every code block), and once the page is idle every block of the article is drawn."""
+def test_a_chapter_is_drawn_before_the_theme_s_script_runs_and_sized_after(browser, site_server):
+    """The theme's script is requested after the first paint and leaves the stylesheets' addresses
+    alone (a new one would make the browser parse the sheet and lay out the page again); once the
+    page is idle, every block of the article that is left undrawn off the screen stands in at the
+    height it is drawn at (so nothing on the page is out of place); and the theme mounts every code
+    block as it comes into view (a copy button on each, answers opened)."""
     context = browser.new_context(viewport={"width": 390, "height": 800}, color_scheme="light")
     try:
+        context.add_init_script(WATCH_LINKS)
         page = context.new_page()
         page.goto(site_server + "chapters/gates/", wait_until="load")
         page.wait_for_function(SCROLLERS_DONE, timeout=30_000)
         state = page.evaluate(FIRST_SCREEN)
+        copy = page.evaluate(COPY_BUTTONS)
     finally:
         context.close()
     assert state["paint"] is not None and state["theme"] is not None, state
     assert state["theme"] >= state["paint"], f"the theme's script was requested at {state['theme']:.0f} ms, before the first paint at {state['paint']:.0f} ms"
-    assert state["code"] > 5 and state["copy"] == state["code"], f"{state['copy']} copy buttons for {state['code']} code blocks"
-    assert state["blocks"] > 50 and not state["skipped"], f"blocks still left out of layout: {state['skipped'][:5]}"
+    assert state["relinked"] == [], f"stylesheet addresses changed after the head: {state['relinked'][:3]}"
+    assert state["blocks"] > 50 and state["skippable"] > 50, state
+    assert not state["unsized"], f"blocks never sized: {state['unsized'][:5]}"
+    assert not state["misfit"], f"blocks whose stand-in height is not their drawn height (block, stand-in, drawn): {state['misfit'][:5]}"
+    assert copy["code"] > 5 and copy["copy"] == copy["code"], f"{copy['copy']} copy buttons for {copy['code']} code blocks"
+    assert copy["early"] < copy["code"], "every code block was mounted at once, not as it came into view"

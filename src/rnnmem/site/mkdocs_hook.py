@@ -18,8 +18,9 @@
   typeset the page's math (:mod:`rnnmem.site.mathjax`).
 * ``on_page_context``: on the references page, link each entry back to its citations.
 * ``on_post_page``: keep punctuation on the line of the formula it follows
-  (:mod:`rnnmem.site.typography`); start the theme's scripts after the first paint
-  (:mod:`rnnmem.site.speed`; ``on_post_template`` does it for the 404 page); tidy
+  (:mod:`rnnmem.site.typography`); start the theme's scripts after the first paint and
+  resolve the stylesheets' addresses in the head, so the theme does not load them again
+  (:mod:`rnnmem.site.speed`; ``on_post_template`` does both for the 404 page); tidy
   the pages rendered from notebooks (no outside loaders, reproducible cell ids).
 * ``on_post_build``: the math stylesheet and fonts into the site; the site's own
   stylesheets as one file (:mod:`rnnmem.site.stylesheet`, which takes their place in
@@ -284,6 +285,7 @@ def _scripts_after_first_paint(output: str, config, where: str) -> str:
     if config["theme"].name != "material":  # the loader knows Material's script (the tests' small sites use mkdocs')
         return output
     try:
+        output = speed.resolve_links_in_head(output, where=where)
         return speed.start_scripts_after_first_paint(output, where=where)
     except ValueError as exc:
         raise PluginError(str(exc)) from exc

@@ -15,7 +15,16 @@ navigation drawer and the collapsible answers work, as they are HTML and CSS.
 
 The first paint is cheap because the article's blocks off the screen are not
 laid out yet (``content-visibility`` in the book's stylesheet); ``a11y.js``
-draws them one by one while the browser is idle.
+gives each of them its drawn height, one by one, while the browser is idle.
+
+:func:`resolve_links_in_head` keeps the theme from loading the page's stylesheets a
+second time. For instant navigation the theme makes every relative ``href`` and
+``src`` of the page absolute when it starts, by assigning each its own resolved
+value. For a stylesheet's ``<link>`` that is a new ``href``: the browser parses the
+sheet again, as if it had just arrived, restyles every element and lays out every
+line anew. A script at the end of ``<head>`` does the same for the ``<link>``
+elements before the sheets have arrived, when it costs nothing; the theme then
+finds their addresses absolute and leaves them alone.
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["THEME_SCRIPT", "scripts_started_after_paint", "start_scripts_after_first_paint"]
+__all__ = ["RESOLVE_LINKS", "THEME_SCRIPT", "resolve_links_in_head", "scripts_started_after_paint",
+           "start_scripts_after_first_paint"]
 
 #: The theme's own script, by the name Material gives it.
 THEME_SCRIPT = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
@@ -31,6 +41,12 @@ THEME_SCRIPT = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
 _TAIL = re.compile(r'(?:\s*<script src="(?P<src>[^"<>]+)"></script>)+\s*(?=</body>)')
 _SRC = re.compile(r'<script src="([^"<>]+)"></script>')
 _STARTED = re.compile(r'<script>\(function \(\) \{\s*var scripts = (\[[^\]]*\]),')
+
+#: Makes the head's relative ``<link href>`` absolute, as the theme's instant navigation would
+#: (its test for an absolute address is the same regular expression).
+RESOLVE_LINKS = ('<script>document.querySelectorAll("link[href]").forEach(function (link) {'
+                 ' var href = link.getAttribute("href");'
+                 ' if (href && !/^(?:[a-z]+:)?\\/\\//i.test(href)) link.href = link.href; });</script>')
 
 #: The loader. The theme starts the page's components when the document has loaded (its
 #: ``document$`` emits on DOMContentLoaded); a script added after that event would wait for it
@@ -102,3 +118,22 @@ def scripts_started_after_paint(html: str) -> list[str]:
     """
     found = _STARTED.search(html)
     return json.loads(found.group(1)) if found else []
+
+
+def resolve_links_in_head(html: str, *, where: str = "page") -> str:
+    """The page ``html`` with :data:`RESOLVE_LINKS` as the last element of its ``<head>``.
+
+    A page without ``</head>`` raises ``ValueError`` naming ``where``.
+
+    >>> print(resolve_links_in_head('<head><link rel="stylesheet" href="a.css"></head><body></body>'))
+    ... # doctest: +ELLIPSIS
+    <head><link rel="stylesheet" href="a.css"><script>document.querySelectorAll("link[href]")...</script></head><body></body>
+    >>> resolve_links_in_head("<body></body>", where="404.html")
+    Traceback (most recent call last):
+    ...
+    ValueError: 404.html: the page has no </head> to end with the script that resolves its links
+    """
+    end = html.find("</head>")
+    if end < 0:
+        raise ValueError(f"{where}: the page has no </head> to end with the script that resolves its links")
+    return html[:end] + RESOLVE_LINKS + html[end:]
