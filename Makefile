@@ -109,7 +109,6 @@ notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit 
 # the kernel it picks for this CPU (the one a user's numpy would use); tests and CI never change them.
 BENCH_ENV := env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
 bench: setup $(TORCH_STAMP) ## Benchmark LSTM, GRU, RNN against torch.nn and ensemble training
-	@$(PY) -c 'import threadpoolctl' 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check threadpoolctl==3.8.0
 	$(BENCH_ENV) $(PY) tests/benchmarks/bench_lstm.py
 	@echo
 	$(BENCH_ENV) $(PY) tests/benchmarks/bench_ensemble.py

@@ -9,6 +9,7 @@ line (``python -m rnnmem.site``) drives the same class without MkDocs.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import posixpath
 import re
@@ -298,19 +299,30 @@ class Book:
     def notebook_path(self, page: Page) -> str:
         return f"{NOTEBOOK_DIR}/{page.slug}.ipynb"
 
-    def notebook_text(self, page: Page) -> str:
-        """The chapter's notebook: its prose with figures, tables and placeholders in place, and its code."""
+    def notebook_text(self, page: Page, *, recipe_only: bool = False) -> str:
+        """The chapter's notebook: its prose with figures, tables and placeholders in place, and its code.
+
+        Its metadata carries the arithmetic it was computed with and its recipe
+        (see :mod:`rnnmem.site.notebook`). With ``recipe_only``, the notebook of
+        which the recipe is the digest: every computed value left as the
+        directive or placeholder that computes it, with the item's cache key.
+        """
         url = posixpath.splitext(page.src_uri)[0] + "/"
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
         site_url = self.site_url.rstrip("/") + "/" if self.site_url else ""
-        return notebook.chapter_notebook(self.notebook_markdown(page, site_url), slug=page.slug, title=page.title,
-                                         page_url=page_url, repo_url=self.repo_url, site_url=site_url)
+        stamp = None if recipe_only else {
+            "arithmetic": notebook.arithmetic(),
+            "recipe": hashlib.sha256(self.notebook_text(page, recipe_only=True).encode()).hexdigest()[:32]}
+        return notebook.chapter_notebook(self.notebook_markdown(page, site_url, recipe_only=recipe_only),
+                                         slug=page.slug, title=page.title, page_url=page_url,
+                                         repo_url=self.repo_url, site_url=site_url, stamp=stamp)
 
-    def notebook_markdown(self, page: Page, site_url: str) -> str:
-        """The page's Markdown with each figure as an image on the published site and each table in place."""
+    def notebook_markdown(self, page: Page, site_url: str, *, recipe_only: bool = False) -> str:
+        """The page's Markdown with each figure as an image on the published site and each table in place
+        (``recipe_only``: each directive and placeholder left as written, a directive followed by its key)."""
         if len(page.items) != len(page.directives):
             page.items = self.renderer.render_all(page.directives)
-        edits = [e for e in self.prose_placeholders(page)]
+        edits = [] if recipe_only else [e for e in self.prose_placeholders(page)]
         try:  # references as text: "Figure 4.2"
             edits += self.numbering().reference_edits(page.src_uri, page.markdown, plain=True)
         except NumberingError:
@@ -319,6 +331,10 @@ class Book:
         for directive, item in zip(page.directives, page.items):
             if isinstance(item, DirectiveError):
                 raise item
+            if recipe_only:
+                written = directive.text.strip().removeprefix("<!--").removesuffix("-->").strip()
+                edits.append((directive.start, directive.end, f"[{item.key}: {written}]"))
+                continue
             block = self._block(page, directive, item)
             if item.kind == "figure":
                 caption = self.fill_directive_text(page, directive, item, directive.args["caption"], "the caption")
@@ -360,14 +376,16 @@ class Book:
         sources = self.notebook_sources() if only is None else {
             self.docs_dir / self.notebook_path(self.pages[only]): self.notebook_text(self.pages[only])}
         for path, text in sources.items():
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            if not path.is_file() or not notebook.current(path.read_text(encoding="utf-8"), text):
                 stale.append(f"docs/{path.relative_to(self.docs_dir).as_posix()}")
         return stale
 
     def write_notebooks(self) -> list[Path]:
+        """Write the notebooks that are stale (:meth:`stale_notebooks`); one made with other arithmetic and
+        this machine's recipe is kept as it is."""
         written = []
         for path, text in self.notebook_sources().items():
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            if not path.is_file() or not notebook.current(path.read_text(encoding="utf-8"), text):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
                 written.append(path)

@@ -12,6 +12,20 @@ also runs on a hosted service.
 The notebooks live in ``docs/downloads/``; ``python -m rnnmem.site notebooks``
 writes them, and the build fails (strict) when one no longer matches its
 chapter, so the download and the Colab link never serve stale code.
+
+Some of a chapter's values depend on the floating-point arithmetic of the
+machine that computes them, not only on the code: a network trained for a few
+hundred updates, or a finite difference, changes in its last digits when numpy
+or its BLAS picks other vector instructions, and training amplifies such a
+difference until a seed may learn on one processor and not on another. Each
+chapter notebook therefore records, in its metadata under ``rnnmem``, the
+*arithmetic* it was computed with (:func:`arithmetic`) and its *recipe*: a
+digest of the notebook with every figure, table and filled placeholder replaced
+by what computes it (the directive and its cache key, which covers the
+builder's code and arguments). A notebook is up to date when it is the notebook
+this machine makes, or, when it was made with other arithmetic, when its recipe
+is this machine's (:func:`current`): then only computed values differ, and they
+are that machine's.
 """
 
 from __future__ import annotations
@@ -138,11 +152,13 @@ def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
 
 
 def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, repo_url: str,
-                     site_url: str = "") -> str:
+                     site_url: str = "", stamp: dict | None = None) -> str:
     """The notebook (nbformat 4.5 JSON text, deterministic) for one chapter.
 
     ``markdown`` is the chapter with its figures and tables already in place
-    (see :meth:`rnnmem.site.book.Book.notebook_text`).
+    (see :meth:`rnnmem.site.book.Book.notebook_text`); ``stamp``, when given,
+    is kept in the metadata under ``rnnmem`` (``arithmetic`` and ``recipe``, see
+    :func:`current`).
     """
     cells = []
 
@@ -182,7 +198,63 @@ def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, rep
         "nbformat": 4,
         "nbformat_minor": 5,
     }
+    if stamp is not None:
+        nb["metadata"]["rnnmem"] = stamp
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def arithmetic() -> str:
+    """The floating-point arithmetic this process computes with, in one line.
+
+    numpy's version and the vector instruction sets its dispatched loops use
+    here (``exp``, ``tanh`` and the other element-wise functions round
+    differently in their last bit from one set to another), and the BLAS
+    library with the kernel it chose (threadpoolctl reads it): matrix products
+    sum in a kernel's own order. Two processes that print the same line compute
+    the same bits from the same inputs.
+    """
+    import numpy as np
+
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # numpy 1.x
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    simd = " ".join(t for t in __cpu_dispatch__ if __cpu_features__.get(t)) or "baseline only"
+    from threadpoolctl import threadpool_info
+
+    blas = [f"{p.get('internal_api')} {p.get('version')} {p.get('architecture')}"
+            for p in threadpool_info() if p.get("user_api") == "blas"]
+    return f"numpy {np.__version__}; SIMD {simd}; BLAS {', '.join(blas) or 'none found'}"
+
+
+def stamp_of(text: str) -> dict | None:
+    """The ``rnnmem`` stamp (``arithmetic``, ``recipe``) of a notebook's JSON text, or None."""
+    try:
+        stamp = json.loads(text).get("metadata", {}).get("rnnmem")
+    except (ValueError, AttributeError):
+        return None
+    return stamp if isinstance(stamp, dict) else None
+
+
+def current(committed: str, fresh: str) -> bool:
+    """Whether the committed notebook text is up to date, ``fresh`` being the one this machine makes.
+
+    It is when the two are the same text; or when the committed one was made
+    with other arithmetic than this machine's and has this machine's recipe,
+    so that only the values its arithmetic computes can differ.
+
+    >>> stamp = lambda a, r: json.dumps({"metadata": {"rnnmem": {"arithmetic": a, "recipe": r}}})
+    >>> current(stamp("here", "r1"), stamp("here", "r1")), current(stamp("elsewhere", "r1"), stamp("here", "r1"))
+    (True, True)
+    >>> current(stamp("elsewhere", "r0"), stamp("here", "r1")), current('{"cells": [1]}', stamp("here", "r1"))
+    (False, False)
+    """
+    if committed == fresh:
+        return True
+    theirs, ours = stamp_of(committed), stamp_of(fresh)
+    if theirs is None or ours is None:
+        return False
+    return theirs.get("arithmetic") != ours.get("arithmetic") and theirs.get("recipe") == ours.get("recipe")
 
 
 def colab_url(repo_url: str, path: str, branch: str = "main") -> str:
