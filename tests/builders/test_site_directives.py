@@ -34,6 +34,7 @@ def test_ordinary_comments_and_code_fences_are_left_alone():
         ("<!-- figure: x steps=ten -->", "must be a Python literal"),
         ("<!-- figure: x 1000 -->", "expected key=value"),
         ("<!-- figure: x a=1 a=2 -->", "given twice"),
+        ("<!-- figure: x caption=\"$\\gamma$\" -->", "invalid escape sequence '\\g': write a backslash"),
     ],
 )
 def test_malformed_directives_fail_with_page_line_and_text(comment, expected):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,8 +128,16 @@ def parse_arguments(text: str) -> dict[str, Any]:
         if key in args:
             raise ValueError(f"argument {key} is given twice")
         try:
-            args[key] = ast.literal_eval(source)
-        except (ValueError, SyntaxError):
+            with warnings.catch_warnings():
+                # "\o" in a string is an invalid escape that Python keeps, with a warning, for now;
+                # raised as an error here, it is a SyntaxError.
+                warnings.simplefilter("error", category=SyntaxWarning)
+                warnings.simplefilter("error", category=DeprecationWarning)
+                args[key] = ast.literal_eval(source)
+        except (ValueError, SyntaxError, SyntaxWarning, DeprecationWarning) as exc:
+            if "escape sequence" in str(exc):
+                raise ValueError(f"the value of {key} has an {str(exc).split(' (')[0]}: write a backslash "
+                                 f"in a string as two, as in \"$\\\\sigma$\"") from None
             raise ValueError(
                 f"the value of {key} must be a Python literal (number, string, list, ...), got {source!r}"
             ) from None

@@ -210,8 +210,10 @@ def arithmetic() -> str:
     here (``exp``, ``tanh`` and the other element-wise functions round
     differently in their last bit from one set to another), and the BLAS
     library with the kernel it chose (threadpoolctl reads it): matrix products
-    sum in a kernel's own order. Two processes that print the same line compute
-    the same bits from the same inputs.
+    sum in a kernel's own order. Builders run with the BLAS on one thread
+    (:func:`rnnmem.site.render.build_content`), so the thread count is not part
+    of it. Two processes that print the same line compute the same bits from
+    the same inputs.
     """
     import numpy as np
 

@@ -264,12 +264,18 @@ def build_content(directive: Directive) -> tuple[bytes, dict[str, Any]]:
 
     A builder returns its figure or table, or ``(figure_or_table, values)``
     with ``values`` a dict of JSON data (numpy scalars and arrays allowed).
+    It runs with the BLAS held to one thread, however the process was
+    started: a product split over threads sums in another order, and a
+    trained network's values would depend on the thread count.
     """
+    from threadpoolctl import threadpool_limits
+
     builder = registry.get(directive.kind, directive.name)
     args, _ = split_caption(directive)
     _check_arguments(directive, args)
     try:
-        result = builder.func(**args)
+        with threadpool_limits(limits=1, user_api="blas"):
+            result = builder.func(**args)
     except Exception as exc:  # a builder that raises fails the build, with its location and the code's
         raise directive.error(f"the {directive.kind} builder {directive.name!r} raised "
                               f"{describe(exc, inspect.getsourcefile(builder.func))}") from exc
