@@ -10,7 +10,13 @@ weights, input and initial state:
 * ``fwd``: the forward pass of a training step (outputs and final state, with
   what backward needs kept; torch's inputs and weights require gradients);
 * ``fwd+bwd``: that forward pass, then the gradients of every parameter, of the
-  input and of the initial state, for given output gradients.
+  input and of the initial state, for given output gradients;
+* ``products`` (LSTM only): rnnmem's LSTM forward+backward with every
+  element-wise operation left out, only its matrix products at their shapes
+  (per step, the stacked pre-activations and the gradient back to ``h``; per
+  chunk of steps, the weight and the input gradients), against torch's whole
+  forward+backward. Its ratio is a floor: no rewrite of the element-wise
+  passes brings the LSTM's ratio below it while numpy's BLAS does the products.
 
 Shapes (time first): the reference shape T128 B32 D64 H128 in float32, and the
 lab's shape T100 B64 D10 H32 in float32 and in float64. The target is a
@@ -137,6 +143,37 @@ def make_pair(torch, kind: str, T: int, B: int, D: int, H: int, dtype) -> tuple:
     return numpy_forward, numpy_both, torch_forward, torch_both
 
 
+def lstm_products(T: int, B: int, D: int, H: int, dtype):
+    """The matrix products of rnnmem's LSTM forward and backward alone, at their shapes and in their order.
+
+    Forward, per step: the stacked weights (4H, D + 1 + H) times the column
+    block [x_t; 1; h_{t-1}] (D + 1 + H, B). Backward, per step: W_hh^T (H, 4H)
+    times the gate gradients (4H, B); per chunk of steps (as
+    ``LSTM._chunk_elements`` sizes them), the weight gradients (4H, nB) x
+    (nB, D + 1 + H) and the input gradient (nB, 4H) x (4H, D).
+    """
+    K = D + 1 + H
+    rng = np.random.default_rng(1)
+    draw = lambda *shape: (0.1 * rng.standard_normal(shape)).astype(dtype)  # noqa: E731
+    W, W_hT, W_ih = draw(4 * H, K), draw(H, 4 * H), draw(4 * H, D)
+    columns, d_gates = draw(T, K, B), draw(T, 4 * H, B)
+    gates, d_hidden = np.empty((4 * H, B), dtype), np.empty((H, B), dtype)
+    chunk = max(1, min(T, LSTM._chunk_elements // (5 * H * B)))
+    chunks = [(draw(4 * H, n * B), draw(K, n * B), np.empty((4 * H, K), dtype), np.empty((n * B, D), dtype))
+              for n in (min(chunk, T - start) for start in range(0, T, chunk))]
+
+    def products() -> None:
+        for t in range(T):
+            np.dot(W, columns[t], gates)
+        for t in range(T - 1, -1, -1):
+            np.dot(W_hT, d_gates[t], d_hidden)
+        for d_chunk, in_chunk, d_W, d_x in chunks:
+            np.matmul(d_chunk, in_chunk.T, out=d_W)
+            np.matmul(d_chunk.T, W_ih, out=d_x)
+
+    return products
+
+
 def torch_lstm_path(torch, dtype) -> str:
     """How torch.nn.LSTM computes a training step in ``dtype``: read from the backward graph of one small call.
 
@@ -213,7 +250,10 @@ def main(argv: list[str] | None = None) -> int:
             T, B, D, H, dtype = SHAPES[shape]
             for kind in models:
                 np_fwd, np_both, t_fwd, t_both = make_pair(torch, kind, T, B, D, H, dtype)
-                for mode, ours, theirs in (("fwd", np_fwd, t_fwd), ("fwd+bwd", np_both, t_both)):
+                passes = [("fwd", np_fwd, t_fwd), ("fwd+bwd", np_both, t_both)]
+                if kind == "lstm":
+                    passes.append(("products", lstm_products(T, B, D, H, dtype), t_both))
+                for mode, ours, theirs in passes:
                     rows.append((shape, kind, mode, *compare(ours, theirs, args.repeats, args.warmup)))
         blas = blas_report()
     finally:
@@ -251,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(cells))
     print()
     print(f"target: LSTM fwd+bwd ratio <= {TARGET} at both float32 shapes; GRU and RNN kept below it")
+    if "lstm" in models:
+        print("lstm products: rnnmem's LSTM matrix products alone against torch's whole fwd+bwd, "
+              "the floor of the fwd+bwd ratio while numpy's BLAS computes them")
     return 0
 
 
