@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rnnmem.site.arithmetic import arithmetic
 from rnnmem.site.builders import memory_measured as mm
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
@@ -136,6 +137,7 @@ def test_the_sweep_values_are_the_table_counts():
     assert values["successes"]["lag1"] == sum(counts[s][0] for s in specs)
     learned = values["learned"]["lag3"]
     assert ("LSTM with $b_f = 2$" in learned) == (counts["lstm:2"][1] > 0)
+    assert values["arithmetic"] == arithmetic() and values["arithmetic"].startswith("numpy ")
 
 
 def test_the_order_of_the_lstms_is_read_from_their_counts():

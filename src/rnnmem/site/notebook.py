@@ -19,7 +19,7 @@ hundred updates, or a finite difference, changes in its last digits when numpy
 or its BLAS picks other vector instructions, and training amplifies such a
 difference until a seed may learn on one processor and not on another. Each
 chapter notebook therefore records, in its metadata under ``rnnmem``, the
-*arithmetic* it was computed with (:func:`arithmetic`) and its *recipe*: a
+*arithmetic* it was computed with (:mod:`rnnmem.site.arithmetic`) and its *recipe*: a
 digest of the notebook with every figure, table and filled placeholder replaced
 by what computes it (the directive and its cache key, which covers the
 builder's code and arguments). A notebook is up to date when it is the notebook
@@ -36,6 +36,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from .arithmetic import arithmetic
 from .markdown import lex
 
 
@@ -201,32 +202,6 @@ def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, rep
     if stamp is not None:
         nb["metadata"]["rnnmem"] = stamp
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def arithmetic() -> str:
-    """The floating-point arithmetic this process computes with, in one line.
-
-    numpy's version and the vector instruction sets its dispatched loops use
-    here (``exp``, ``tanh`` and the other element-wise functions round
-    differently in their last bit from one set to another), and the BLAS
-    library with the kernel it chose (threadpoolctl reads it): matrix products
-    sum in a kernel's own order. Builders run with the BLAS on one thread
-    (:func:`rnnmem.site.render.build_content`), so the thread count is not part
-    of it. Two processes that print the same line compute the same bits from
-    the same inputs.
-    """
-    import numpy as np
-
-    try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    except ImportError:  # numpy 1.x
-        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    simd = " ".join(t for t in __cpu_dispatch__ if __cpu_features__.get(t)) or "baseline only"
-    from threadpoolctl import threadpool_info
-
-    blas = [f"{p.get('internal_api')} {p.get('version')} {p.get('architecture')}"
-            for p in threadpool_info() if p.get("user_api") == "blas"]
-    return f"numpy {np.__version__}; SIMD {simd}; BLAS {', '.join(blas) or 'none found'}"
 
 
 def stamp_of(text: str) -> dict | None:

@@ -33,6 +33,7 @@ import numpy as np
 from rnnmem import lab, memory, tasks
 from rnnmem.checks import check_list, check_nonnegative_int, check_positive, check_positive_int
 
+from ..arithmetic import arithmetic
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
@@ -226,7 +227,8 @@ def _sweep(models, lags, seeds, hidden, steps, threshold):
 
 
 def _sweep_values(specs, lags, seed_list, design, counts) -> dict:
-    """What the chapter reads off the sweep: successes per model and lag, totals per lag, measured horizons."""
+    """What the chapter reads off the sweep: successes per model and lag, totals per lag, measured horizons,
+    and the arithmetic that trained them (:mod:`rnnmem.site.arithmetic`)."""
     S = len(seed_list)
     horizon = {_key(s): measured_horizon(lags, counts[s], S) for s in specs}
     # the LSTMs in the order of their starting horizons: forget bias up, chrono last
@@ -241,7 +243,8 @@ def _sweep_values(specs, lags, seed_list, design, counts) -> dict:
             "all_seeds": {f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] == S], "no model")
                           for i, lag in enumerate(lags)},
             "horizon": {k: "none" if v is None else v for k, v in horizon.items()},
-            "bias_order": {f"lag{lag}": _order_words([counts[s][i] for s in lstms]) for i, lag in enumerate(lags)}}
+            "bias_order": {f"lag{lag}": _order_words([counts[s][i] for s in lstms]) for i, lag in enumerate(lags)},
+            "arithmetic": arithmetic()}
 
 
 def _order_words(counts: list[int]) -> str:
