@@ -30,8 +30,11 @@
   // wait for it).
   const BLOCKS = ".md-content__inner > *";
   // At most this long a slice of idle time (ms): a phone four times slower still gets its
-  // tasks back within 50 ms, the limit past which a task holds up a reader's input.
-  const SLICE_MS = 10;
+  // tasks back within 50 ms, the limit past which a task holds up a reader's input. A slice
+  // ends only after the block it is sizing, and one large block (a long table of formulas)
+  // takes a few milliseconds itself: with slices of 10 ms, Chromium at 4x CPU showed tasks
+  // of 70-80 ms on the longest chapter; hence 4.
+  const SLICE_MS = 4;
   let pending = [], scheduled = false, afterDone = [];
   const idle = window.requestIdleCallback || ((work) => setTimeout(() => work({timeRemaining: () => 5}), 1));
 
