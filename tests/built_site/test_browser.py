@@ -318,16 +318,26 @@ def test_palette_is_set_before_the_theme_s_script_from_the_reader_s_system(brows
     context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=system,
                                   java_script_enabled=True)
     try:
-        context.add_init_script("document.addEventListener('DOMContentLoaded', () => { window.__atParse = "
-                                "[document.body.getAttribute('data-md-color-scheme'), "
-                                "!!document.querySelector('script[src*=\"assets/javascripts/bundle\"]')]; });")
+        # The scheme when the page has been parsed, and when the theme's script is added to it (after the
+        # first frame, which may come before or after the end of parsing: their order is not the point).
+        context.add_init_script("""
+            const scheme = () => document.body && document.body.getAttribute('data-md-color-scheme');
+            document.addEventListener('DOMContentLoaded', () => { window.__atParse = scheme(); });
+            new MutationObserver((records, observer) => {
+              if (document.querySelector('script[src*="assets/javascripts/bundle"]')) {
+                window.__atThemeScript = scheme();
+                observer.disconnect();
+              }
+            }).observe(document, {childList: true, subtree: true});""")
         page = context.new_page()
         page.goto(site_server + CHAPTER + "index.html", wait_until="load")
-        at_parse = page.evaluate("() => window.__atParse")
+        page.wait_for_function("() => window.__atThemeScript !== undefined")
+        at_parse, at_theme = page.evaluate("() => [window.__atParse, window.__atThemeScript]")
         state = page.evaluate(FIRST_FRAME)
     finally:
         context.close()
-    assert at_parse == [scheme, False], f"when the page was parsed (scheme, theme script present): {at_parse}"
+    assert at_parse == scheme, f"the scheme when the page was parsed: {at_parse!r}"
+    assert at_theme == scheme, f"the scheme when the theme's script was added: {at_theme!r}"
     assert state["scheme"] == scheme and state["shown"] == [toggle], state
     assert state["rootScheme"] == root, state
     assert state["stored"] and state["stored"]["color"]["scheme"] == scheme, state
