@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from rnnmem.site import notebook
+from rnnmem.site.arithmetic import arithmetic
 from rnnmem.site.book import Book
 
 TEXT = ('# T\n\nThe horizons of three factors.\n\n'
@@ -51,7 +51,7 @@ def test_the_stamp_names_the_arithmetic_and_a_recipe(tmp_path):
     book = make_book(tmp_path)
     book.write_notebooks()
     stamp = committed(tmp_path)["metadata"]["rnnmem"]
-    assert stamp["arithmetic"] == notebook.arithmetic()
+    assert stamp["arithmetic"] == arithmetic()
     assert f"numpy {np.__version__}; SIMD " in stamp["arithmetic"] and "; BLAS " in stamp["arithmetic"]
     assert len(stamp["recipe"]) == 32 and int(stamp["recipe"], 16) >= 0
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notebook, numbering, placeholders
+from .arithmetic import arithmetic
 from .markdown import lex, prose_spans
 from .directives import Directive, DirectiveError, find_directives
 from .numbering import Numbering, NumberingError
@@ -311,7 +312,7 @@ class Book:
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
         site_url = self.site_url.rstrip("/") + "/" if self.site_url else ""
         stamp = None if recipe_only else {
-            "arithmetic": notebook.arithmetic(),
+            "arithmetic": arithmetic(),
             "recipe": hashlib.sha256(self.notebook_text(page, recipe_only=True).encode()).hexdigest()[:32]}
         return notebook.chapter_notebook(self.notebook_markdown(page, site_url, recipe_only=recipe_only),
                                          slug=page.slug, title=page.title, page_url=page_url,

@@ -36,7 +36,6 @@ import json
 import re
 from dataclasses import dataclass
 
-from .arithmetic import arithmetic
 from .markdown import lex
 
 
