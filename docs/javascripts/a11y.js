@@ -127,10 +127,10 @@
     schedule(document);
   }
 
-  // A new width changes the blocks' heights, and so does a font that arrives after a block
-  // was sized in the fallback font (a math font is fetched when a block first needs it):
-  // the blocks are sized again. A phone's address bar coming and going changes only the
-  // height of the window.
+  // A new width changes the blocks' heights: the blocks are sized again. (The site loads no
+  // font: text is set in the reader's own fonts and math is drawn as SVG outlines, so no
+  // font arriving late can change a height.) A phone's address bar coming and going changes
+  // only the height of the window.
   // A new palette restyles the page, but the browser leaves an undrawn block's style as it
   // was until the block is drawn: the blocks are laid out again, so their styles follow,
   // and the palette's switch ends (transitions back on) when they are done
@@ -149,5 +149,4 @@
       schedule(document);
     }
   });
-  if (document.fonts) document.fonts.addEventListener("loadingdone", sizeAgain);
 })();

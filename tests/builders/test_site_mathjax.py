@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,14 +39,31 @@ def typesetter():
     t.close()
 
 
-def test_typeset_page_replaces_tex_with_chtml_and_mathml(typesetter):
+def test_typeset_page_replaces_tex_with_svg_and_mathml(typesetter):
     page = '<p>A gate <span class="arithmatex">\\(f = \\sigma(b)\\)</span>.</p>'
     out = mathjax.typeset_page(page, typesetter, where="docs/x.md")
-    assert out.startswith('<p>A gate <span class="arithmatex"><mjx-container class="MathJax" jax="CHTML"')
-    assert "\\(" not in out and "<mjx-assistive-mml" in out and "<mi>σ</mi>" in out
-    assert out.endswith("</mjx-container></span>.</p>")
+    # The page starts with its glyph cache, hidden, holding each glyph's outline once...
+    cache = re.match(r'<svg style="display: none;" id="MJX-SVG-global-cache"><defs>(.*?)</defs></svg>', out)
+    assert cache, out[:200]
+    glyphs = re.findall(r'<path id="([^"]+)" d="[^"]+"', cache.group(1))
+    assert "MJX-TEX-I-1D453" in glyphs and len(glyphs) == len(set(glyphs))  # the italic f, once
+    rest = out[cache.end():]
+    assert rest.startswith('<p>A gate <span class="arithmatex"><mjx-container class="MathJax" jax="SVG"')
+    assert "\\(" not in rest and "<mjx-assistive-mml" in rest and "<mi>σ</mi>" in rest
+    assert rest.endswith("</mjx-container></span>.</p>")
+    # ... and every glyph the formula draws is one of them: no font is needed.
+    used = set(re.findall(r'xlink:href="#([^"]+)"', rest))
+    assert used and used <= set(glyphs), used - set(glyphs)
     css = typesetter.stylesheet()
-    assert "woff-v2/MathJax_Math-Italic.woff" in css and "mjx-c1D453" in css  # the italic f
+    assert 'mjx-container[jax="SVG"]' in css and "@font-face" not in css and "url(" not in css
+
+
+def test_each_page_has_its_own_glyphs(typesetter):
+    first = mathjax.typeset_page('<span class="arithmatex">\\(x\\)</span>', typesetter)
+    second = mathjax.typeset_page('<span class="arithmatex">\\(y\\)</span>', typesetter)
+    assert "MJX-TEX-I-1D465" in first and "MJX-TEX-I-1D466" not in first
+    assert "MJX-TEX-I-1D466" in second and "MJX-TEX-I-1D465" not in second
+    assert mathjax.typeset_page("<p>no math</p>", typesetter) == "<p>no math</p>"
 
 
 def test_bad_tex_fails_naming_the_page_and_formula(typesetter):

@@ -9,7 +9,7 @@ and every control reachable from the keyboard with a name.
   depend on colour run again: structure, names and roles do not change with it.) A rule the book cannot satisfy is listed, with its
   reason, in ``axe_allowlist.toml`` beside this file, never skipped page by page.
 * **Math without JavaScript**: every page with math, opened with JavaScript disabled,
-  shows each formula typeset (MathJax CHTML, with its MathML kept for screen readers) and
+  shows each formula typeset (MathJax SVG, with its MathML kept for screen readers) and
   no TeX delimiters in its visible text; no page loads MathJax's runtime.
 * **Keyboard**: tabbing through a chapter reaches the skip link, the search, the palette
   toggle, a copy button and an exercise's answer, each with an accessible name.
@@ -251,7 +251,7 @@ def test_math_is_typeset_without_javascript(browser, site_server, site_dir):
             if state["scripts"]:
                 problems.append(f"{where} loads {state['scripts']}")
             if state["brokenFonts"]:
-                problems.append(f"{where} math fonts that did not load: {sorted(set(state['brokenFonts']))}")
+                problems.append(f"{where} fonts that did not load: {sorted(set(state['brokenFonts']))}")
     finally:
         context.close()
     assert not problems, "\n".join(problems)

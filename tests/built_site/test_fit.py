@@ -15,8 +15,10 @@ check below holds in both palettes:
 * a block that scrolls sideways (a table, a display equation, code) says so with a
   shadow at its edge (a gradient background) and takes keyboard focus;
 * nothing in the article is cut off by ``overflow: hidden``;
-* inline math is set in the size of the text around it (the TeX font's x-height,
-  0.442 em, against the text font's, measured on a canvas);
+* every formula is drawn at the size MathJax set it (nothing shrinks a wide one to its box);
+* inline math is set in the size of the text around it (the TeX font's x-height, 442 of
+  the 1000 units per em of MathJax's SVG, as drawn on the page, against the text font's,
+  measured on a canvas);
 * a formula and the punctuation after it stay on one line;
 * at 1280 px no code block of a chapter scrolls sideways;
 * a figure's text reads on the page in either palette: every colour the SVG
@@ -41,8 +43,8 @@ pytestmark = pytest.mark.browser
 
 PHONE, DESKTOP = 390, 1280
 MIN_TEXT_PX = 11.0
-#: MathJax's TeX font: x-height as a fraction of the font size.
-TEX_X_HEIGHT = 0.442
+#: MathJax's TeX font: x-height in the units of its SVG's viewBox (1000 per em).
+TEX_X_HEIGHT = 442
 MATH_RATIO = (0.9, 1.15)
 TIMEOUT_MS = 30_000
 #: Contrast ratios (WCAG 2): text, and lines and marks of a graphic.
@@ -145,21 +147,28 @@ MEASURE = """async () => {
   out.inlineMath = [];
   const seen = new Set();
   for (const span of article.querySelectorAll("p > span.arithmatex, li > span.arithmatex, p > .rnnmem-nobr > span.arithmatex")) {
-    const mjx = span.querySelector("mjx-container");
+    const svg = span.querySelector("mjx-container > svg");
     const parent = span.closest("p, li");
-    if (!mjx || !parent) continue;
+    if (!svg || !parent || !svg.viewBox.baseVal) continue;
     const pcs = getComputedStyle(parent), key = pcs.font;
     if (seen.has(key)) continue;
     seen.add(key);
     canvas.font = `${pcs.fontStyle} ${pcs.fontWeight} ${pcs.fontSize} ${pcs.fontFamily}`;
     out.inlineMath.push({text: short(parent.textContent), textX: canvas.measureText("x").actualBoundingBoxAscent,
-                         mathFont: parseFloat(getComputedStyle(mjx).fontSize)});
+                         mathX: svg.getBoundingClientRect().height * TEX_X_HEIGHT / svg.viewBox.baseVal.height});
   }
+  // Each formula is drawn at the size MathJax set it (its SVG's width, in ex of the text):
+  // a rule that shrinks SVGs to their box would shrink a wide one to nothing.
+  out.formulas = article.querySelectorAll("mjx-container > svg").length;
+  out.shrunkMath = [...article.querySelectorAll("mjx-container > svg")]
+    .filter((svg) => Math.abs(svg.getBoundingClientRect().width - svg.width.baseVal.value) > 0.5)
+    .map((svg) => ({drawn: Math.round(svg.getBoundingClientRect().width), set: Math.round(svg.width.baseVal.value),
+                    text: short(svg.parentElement.querySelector("mjx-assistive-mml")?.textContent || "")}));
   out.brokenAfterMath = [...article.querySelectorAll(".rnnmem-nobr")]
     .filter((el) => new Set([...el.getClientRects()].map((r) => Math.round(r.top))).size > 1)
     .map((el) => short(el.textContent));
   return out;
-}"""
+}""".replace("TEX_X_HEIGHT", str(TEX_X_HEIGHT))
 
 
 def url_of(base: str, rel: str) -> str:
@@ -313,6 +322,15 @@ def test_nothing_is_cut_off(screen, request):
     assert not clipped, "content cut off by overflow: hidden:\n" + "\n".join(clipped[:40])
 
 
+@pytest.mark.parametrize("screen", SCREENS)
+def test_every_formula_is_drawn_at_its_size(screen, request):
+    found = request.getfixturevalue(screen)
+    shrunk = [f"{rel}: drawn {s['drawn']} px wide, set {s['set']} px: {s['text']!r}"
+              for rel, m in found.items() for s in m["shrunkMath"]]
+    assert sum(m["formulas"] for m in found.values()) > 1000, "hardly any formula measured"
+    assert not shrunk, f"{len(shrunk)} formulas not drawn at their size:\n" + "\n".join(shrunk[:40])
+
+
 @pytest.mark.parametrize("palette", PALETTES)
 def test_inline_math_is_the_size_of_its_text(palette, request):
     desktop = request.getfixturevalue(f"desktop_{palette}")
@@ -321,7 +339,7 @@ def test_inline_math_is_the_size_of_its_text(palette, request):
     for rel, m in desktop.items():
         for item in m["inlineMath"]:
             seen += 1
-            ratio = TEX_X_HEIGHT * item["mathFont"] / item["textX"]
+            ratio = item["mathX"] / item["textX"]
             if not low <= ratio <= high:
                 problems.append(f"{rel}: math x-height {ratio:.2f} of the text's, beside {item['text']!r}")
     assert seen, "no inline math found"

@@ -3,7 +3,8 @@ measured by tests/benchmarks/bench_lighthouse.py, never by a timed test).
 
 * every page waits for three stylesheets at most: Material's two and the book's one
   (:mod:`rnnmem.site.stylesheet`), whose every relative ``url()`` names a file of the site;
-* the math fonts are swapped in when they arrive, so text is never hidden while they load;
+* the site downloads no font: text is set in the reader's fonts, and each formula is an SVG
+  drawing its glyphs from the outlines its page carries (every one of them found there);
 * every figure but a page's first loads lazily and is decoded off the main thread, and
   every figure has its size in the HTML (nothing moves when it arrives);
 * every page starts the theme's script and the site's after its first paint, and resolves
@@ -51,17 +52,49 @@ def test_the_book_stylesheet_names_files_of_the_site(site_dir):
     css = (site_dir / BUNDLE).read_text(encoding="utf-8")
     urls = [next(g for g in m.groups() if g is not None) for m in CSS_URL.finditer(css)]
     relative = [u for u in urls if not re.match(r"^(?:[a-z][a-z0-9+.-]*:|/|#)", u, re.I)]
-    assert any("woff" in u for u in relative), "the bundle holds no math font (is the math stylesheet in it?)"
+    assert 'mjx-container[jax="SVG"]' in css, "the math stylesheet is not in the bundle"
     missing = [u for u in relative
                if not (site_dir / posixpath.normpath(posixpath.join(posixpath.dirname(BUNDLE), u))).is_file()]
     assert not missing, f"{BUNDLE} names files the site does not have: {missing[:10]}"
 
 
-def test_math_fonts_never_hide_text(site_dir):
-    rules = re.findall(r"@font-face[^{]*\{[^}]*\}", (site_dir / BUNDLE).read_text(encoding="utf-8"))
-    assert rules, "no @font-face rule in the book's stylesheet"
-    waiting = [r for r in rules if "font-display: swap" not in r]
-    assert not waiting, f"{len(waiting)} font rules hide text while the font loads: {waiting[0]!r}"
+FONT_FILES = (".woff", ".woff2", ".ttf", ".otf", ".eot")
+
+
+def test_the_site_downloads_no_font(site_dir):
+    css = (site_dir / BUNDLE).read_text(encoding="utf-8")
+    assert "@font-face" not in css, "the book's stylesheet declares a web font"
+    fonts = sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.suffix in FONT_FILES)
+    assert not fonts, f"font files in the site: {fonts[:10]}"
+
+
+GLYPH_CACHE = re.compile(r'<svg style="display: none;" id="MJX-SVG-global-cache"><defs>(.*?)</defs></svg>', re.S)
+
+
+def test_every_formula_draws_glyphs_its_page_holds(site_dir):
+    # A glyph a formula names but its page does not hold is drawn as nothing: a formula with a
+    # hole in it, which no other check would see.
+    problems, pages_with_math = [], 0
+    for path in _pages(site_dir):
+        html = path.read_text(encoding="utf-8")
+        rel = path.relative_to(site_dir).as_posix()
+        first = html.find("<mjx-container")
+        caches = GLYPH_CACHE.findall(html)
+        if first < 0:
+            if caches:
+                problems.append(f"{rel}: a glyph cache but no formula")
+            continue
+        pages_with_math += 1
+        if len(caches) != 1 or html.find('id="MJX-SVG-global-cache"') > first:
+            problems.append(f"{rel}: {len(caches)} glyph caches, or one after the first formula")
+            continue
+        held = re.findall(r'<path id="([^"]+)"', caches[0])
+        used = set(re.findall(r'<use [^>]*xlink:href="#(MJX-[^"]+)"', html))
+        if len(held) != len(set(held)) or used - set(held) or set(held) - used:
+            problems.append(f"{rel}: glyphs used but not held {sorted(used - set(held))[:5]}, "
+                            f"held but not used {sorted(set(held) - used)[:5]}")
+    assert pages_with_math >= 10, f"only {pages_with_math} pages with math"
+    assert not problems, "\n".join(problems[:20])
 
 
 def test_figures_below_the_first_load_lazily_with_their_size(site_dir, page_soup):

@@ -1,12 +1,11 @@
 """Page weight: what a reader downloads, measured on the built files, gzipped as GitHub Pages serves them.
 
-* **First load of a chapter** (nothing cached): the page's HTML, every stylesheet and
-  script it links (Material's search worker included), its favicon, its figures, the
-  math fonts its formulas use, and the search index: at most FIRST_LOAD_BUDGET.
+* **First load of a chapter** (nothing cached): the page's HTML (its formulas' glyph
+  outlines in it), every stylesheet and script it links (Material's search worker
+  included), its favicon, its figures and the search index: at most FIRST_LOAD_BUDGET.
 * **Later navigation**: a reader who came in through Home and follows a link to a page
-  downloads that page's HTML, its figures and the math fonts Home did not already need
-  (stylesheets, scripts and the search index are cached): at most NAVIGATION_BUDGET,
-  for every page of the site.
+  downloads that page's HTML and its figures (stylesheets, scripts and the search index
+  are cached): at most NAVIGATION_BUDGET, for every page of the site.
 
 Text files are counted gzipped (level 6, as web servers do); fonts and images that
 are compressed already count at their size when gzip would not make them smaller.
@@ -17,7 +16,6 @@ from __future__ import annotations
 import gzip
 import json
 import posixpath
-import re
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
@@ -29,7 +27,6 @@ KB = 1024
 FIRST_LOAD_BUDGET = 600 * KB
 NAVIGATION_BUDGET = 150 * KB
 SEARCH_INDEX = "search/search_index.json"
-MATH_CSS = "assets/mathjax/chtml.css"
 
 
 class _Links(HTMLParser):
@@ -37,9 +34,7 @@ class _Links(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.styles, self.scripts, self.images, self.icons = [], [], [], []
         self.config = ""
-        self.math_classes: set[str] = set()
         self._in_config = False
-        self._math_depth = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -53,14 +48,8 @@ class _Links(HTMLParser):
             self._in_config = a.get("id") == "__config"
         elif tag in ("img", "source") and (a.get("src") or "").strip():
             self.images.append(a["src"])
-        if tag == "mjx-container":
-            self._math_depth += 1
-        if self._math_depth and a.get("class"):
-            self.math_classes.update(a["class"].split())
 
     def handle_endtag(self, tag):
-        if tag == "mjx-container":
-            self._math_depth -= 1
         if tag == "script":
             self._in_config = False
 
@@ -83,22 +72,6 @@ def resolve(site: Path, page_rel: str, url: str) -> Path | None:
     return site / posixpath.normpath(posixpath.join(posixpath.dirname(page_rel), url))
 
 
-@cache
-def math_fonts(site: Path) -> list[tuple[frozenset[str], tuple[str, ...]]]:
-    """(classes a rule needs, font files it draws with) for each font-family rule of the math stylesheet."""
-    css = (site / MATH_CSS).read_text(encoding="utf-8")
-    files = dict(re.findall(r'@font-face[^{]*\{\s*font-family:\s*([\w-]+);\s*src:\s*url\("([^"]+)"', css))
-    rules = []
-    for selector, families in re.findall(r"([^{}]+)\{[^{}]*?font-family:\s*([^;]+);", css):
-        if "@font-face" in selector:
-            continue
-        fonts = tuple(f"assets/mathjax/{files[f.strip()]}" for f in families.split(",") if f.strip() in files)
-        for one in selector.split(","):
-            classes = frozenset(re.findall(r"\.([\w-]+)", one.split("::")[0]))
-            rules.append((classes, fonts))
-    return rules
-
-
 def page_files(site: Path, rel: str, *, first_load: bool) -> dict[str, int]:
     """Every file a reader downloads for the page rel, with its gzipped size."""
     parser = _Links()
@@ -112,11 +85,6 @@ def page_files(site: Path, rel: str, *, first_load: bool) -> dict[str, int]:
         worker = json.loads(parser.config or "{}").get("search")
         if worker:
             paths.add(resolve(site, rel, worker))
-    if parser.math_classes:
-        used = parser.math_classes
-        for classes, fonts in math_fonts(site):
-            if classes <= used:
-                paths.update(site / f for f in fonts)
     missing = sorted(str(p.relative_to(site)) for p in paths if not p.is_file())
     assert not missing, f"{rel} links files the site does not have: {missing}"
     return {p.relative_to(site).as_posix(): gzipped_size(p) for p in paths | {site / rel}}
@@ -165,14 +133,16 @@ def test_navigation_to_every_page_is_within_budget(site_dir):
 
 
 def test_weights_count_what_a_page_links(site_dir):
-    # The measure itself: a chapter's first load holds its HTML, Material's bundle,
-    # the book's stylesheet (the math one in it) and a math font, its figures and the search index.
+    # The measure itself: a chapter's first load holds its HTML, Material's bundle, the book's
+    # stylesheet (the math one in it), its figures and the search index; a page's math is
+    # drawn from the glyph outlines in its HTML, which is counted with them.
     rel = next(r for r in chapters(site_dir) if "arithmatex" in (site_dir / r).read_text(encoding="utf-8"))
     files = page_files(site_dir, rel, first_load=True)
     names = set(files)
     assert {rel, SEARCH_INDEX, BUNDLE} <= names, sorted(names)  # the math stylesheet is in the book's one
     assert any(n.startswith("assets/javascripts/bundle.") for n in names), sorted(names)
-    assert any(n.endswith(".woff") for n in names), sorted(names)
+    assert any(n.startswith("assets/figures/") for n in names), sorted(names)
+    assert "MJX-SVG-global-cache" in (site_dir / rel).read_text(encoding="utf-8")
     assert all(size > 0 for size in files.values())
     later = navigation_files(site_dir, rel)
     assert SEARCH_INDEX not in later and rel in later and sum(later.values()) < sum(files.values())

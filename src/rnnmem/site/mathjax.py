@@ -3,10 +3,13 @@
 Every formula of a page (the ``arithmatex`` spans and blocks of the chapters,
 the ``$...$`` and ``$$...$$`` of the notebooks' Markdown cells) is sent to one
 long-lived Node process (``mathjax_server.js``, MathJax's own ``mathjax-full``
-package from the npm pins) and replaced by its CHTML, which keeps the MathML in
-``<mjx-assistive-mml>`` for screen readers. One stylesheet for the whole site,
-``assets/mathjax/chtml.css``, holds the rules of every glyph used, and MathJax's
-web fonts are served from ``assets/mathjax/woff-v2/`` (no other host).
+package from the npm pins) and replaced by its SVG, which keeps the MathML in
+``<mjx-assistive-mml>`` for screen readers. A formula draws its glyphs with
+``<use>`` from the page's glyph cache, a hidden ``<svg>`` at the start of the page
+holding each glyph's outline once (MathJax's global font cache): no math font
+is downloaded, and a formula is laid out as one box, not as dozens of CSS boxes.
+One small stylesheet for the whole site, ``assets/mathjax/svg.css``, holds
+MathJax's rules for its containers.
 
 The MkDocs hook calls :func:`typeset_page` from ``on_page_content`` (before the
 search plugin reads the page, so the index holds the formulas' text, not TeX)
@@ -21,21 +24,20 @@ import html
 import json
 import os
 import re
-import shutil
 import logging
 import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["MathError", "Typesetter", "find_math", "on_page_content", "on_post_build", "swap_fonts",
+__all__ = ["GLYPH_CACHE_ID", "MathError", "Typesetter", "find_math", "on_page_content", "on_post_build",
            "typeset_page", "write_assets"]
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "mathjax_server.js"
 TARGET = "assets/mathjax"
-STYLESHEET = f"{TARGET}/chtml.css"
-FONTS = "woff-v2"
-FONT_SOURCE = Path("mathjax-full/es5/output/chtml/fonts/woff-v2")
+STYLESHEET = f"{TARGET}/svg.css"
+#: The id of a page's glyph cache (MathJax's ``SVG.FONTCACHEID``).
+GLYPH_CACHE_ID = "MJX-SVG-global-cache"
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
 
@@ -126,7 +128,7 @@ class Typesetter:
                 raise MathError(f"mathjax-full not found in {self.node_modules}: run `make setup` "
                                 "(npm ci installs it from package-lock.json)")
             env = dict(os.environ, NODE_PATH=str(self.node_modules))
-            self._process = subprocess.Popen(["node", str(SERVER), FONTS], stdin=subprocess.PIPE,
+            self._process = subprocess.Popen(["node", str(SERVER)], stdin=subprocess.PIPE,
                                              stdout=subprocess.PIPE, env=env, text=True, encoding="utf-8")
             atexit.register(self.close)
         assert self._process.stdin is not None and self._process.stdout is not None
@@ -137,10 +139,15 @@ class Typesetter:
             raise MathError(f"the MathJax process ({SERVER.name}) stopped with status {self._process.wait()}")
         return json.loads(line)
 
-    def typeset(self, formulas: list[tuple[str, bool]]) -> list[str]:
-        """CHTML of each ``(tex, display)``; raises :class:`MathError` naming the first bad formula."""
+    def typeset(self, formulas: list[tuple[str, bool]]) -> tuple[list[str], str]:
+        """The SVG of each ``(tex, display)`` of one page, and the page's glyph cache.
+
+        The glyph cache is a hidden ``<svg id="MJX-SVG-global-cache">`` holding the
+        outline of every glyph the formulas draw; it must stand in the same page,
+        before them. Raises :class:`MathError` naming the first bad formula.
+        """
         if not formulas:
-            return []
+            return [], ""
         start = time.perf_counter()
         reply = self._request({"formulas": [[tex, display] for tex, display in formulas]})
         self.seconds += time.perf_counter() - start
@@ -148,15 +155,14 @@ class Typesetter:
         if "error" in reply:
             bad = formulas[reply["index"]][0] if "index" in reply else "?"
             raise MathError(f"{reply['error']} in the formula {bad!r}")
-        return reply["html"]
+        return reply["html"], reply["glyphs"]
 
     def stylesheet(self) -> str:
+        """MathJax's rules for its SVG containers (the same whatever was typeset)."""
         return self._request({"stylesheet": True})["css"]
 
     def reset(self) -> None:
         self.formulas, self.seconds = 0, 0.0
-        if self._process is not None and self._process.poll() is None:
-            self._request({"reset": True})
 
     def close(self) -> None:
         if self._process is not None:
@@ -168,43 +174,28 @@ class Typesetter:
 
 
 def typeset_page(page_html: str, typesetter: Typesetter, *, where: str = "page") -> str:
-    """The page's HTML with every formula :func:`find_math` finds replaced by its CHTML."""
+    """The page's HTML with every formula :func:`find_math` finds replaced by its SVG.
+
+    A page with math starts with its glyph cache (hidden); a page without is returned as it is.
+    """
     found = find_math(page_html)
     try:
-        rendered = typesetter.typeset([(tex, display) for _, _, tex, display in found])
+        rendered, glyphs = typesetter.typeset([(tex, display) for _, _, tex, display in found])
     except MathError as exc:
         raise MathError(f"{where}: {exc}") from None
-    pieces, pos = [], 0
-    for (start, end, _, _), chtml in zip(found, rendered):
-        pieces += [page_html[pos:start], chtml]
+    pieces, pos = [glyphs], 0
+    for (start, end, _, _), svg in zip(found, rendered):
+        pieces += [page_html[pos:start], svg]
         pos = end
     pieces.append(page_html[pos:])
     return "".join(pieces)
 
 
-def swap_fonts(css: str) -> str:
-    r"""``css`` with ``font-display: swap`` in each ``@font-face`` rule that does not say how to wait.
-
-    The text of a page is drawn at once in a fallback font and redrawn when MathJax's
-    font arrives, instead of staying invisible while it loads (the glyphs' boxes are
-    sized by the stylesheet, so nothing moves when the font comes).
-
-    >>> swap_fonts('@font-face /* 0 */ {\n  font-family: MJXZERO;\n  src: url("z.woff");\n}')
-    '@font-face /* 0 */ {\n  font-family: MJXZERO;\n  src: url("z.woff");\n  font-display: swap;\n}'
-    """
-    def swap(m: re.Match) -> str:
-        rule = m.group(0)
-        return rule if "font-display" in rule else rule[:-1].rstrip() + "\n  font-display: swap;\n}"
-    return re.sub(r"@font-face[^{]*\{[^}]*\}", swap, css)
-
-
 def write_assets(site_dir: Path, typesetter: Typesetter) -> None:
-    """Write the stylesheet of every glyph typeset so far and MathJax's fonts into the site."""
+    """Write MathJax's stylesheet for its SVG containers into the site."""
     target = Path(site_dir) / TARGET
-    (target / FONTS).mkdir(parents=True, exist_ok=True)
-    (target / "chtml.css").write_text(swap_fonts(typesetter.stylesheet()), encoding="utf-8")
-    for font in sorted((typesetter.node_modules / FONT_SOURCE).glob("*.woff")):
-        shutil.copyfile(font, target / FONTS / font.name)
+    target.mkdir(parents=True, exist_ok=True)
+    (Path(site_dir) / STYLESHEET).write_text(typesetter.stylesheet(), encoding="utf-8")
 
 
 _typesetters: dict[Path, Typesetter] = {}
@@ -220,17 +211,18 @@ def on_page_content(page_html: str, page, config) -> str:
     return typeset_page(page_html, _typesetter(config), where=f"docs/{page.file.src_uri}")
 
 
-def on_post_build(config, *, keep_glyphs: bool = False) -> None:
-    """The MkDocs hook's ``on_post_build``: the stylesheet and the fonts into the site.
+def on_post_build(config, *, keep: bool = False) -> None:
+    """The MkDocs hook's ``on_post_build``: MathJax's stylesheet into the site.
 
-    The glyph list then starts afresh, so that each full build's stylesheet holds
-    exactly what that build uses; ``keep_glyphs`` keeps it (``mkdocs serve --dirty``
-    rebuilds only the changed pages, and the others still need their glyphs).
+    A site without math needs none. While serving with ``--dirty`` (``keep``), a
+    rebuild may typeset no page, yet the pages built before still need the
+    stylesheet: it is written whenever any formula has been typeset since the
+    server started.
     """
     typesetter = _typesetter(config)
-    if typesetter.formulas == 0:  # a site without math needs neither MathJax nor its files
+    if typesetter.formulas == 0:  # a site without math needs neither MathJax nor its stylesheet
         return
     write_assets(Path(config["site_dir"]), typesetter)
     log.info(f"rnnmem: {typesetter.formulas} formulas typeset by MathJax in {typesetter.seconds:.1f} s")
-    if not keep_glyphs:
+    if not keep:
         typesetter.reset()

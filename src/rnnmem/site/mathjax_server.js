@@ -1,13 +1,15 @@
-// Typesets TeX to MathJax CHTML for the site build, in one long-lived process.
+// Typesets TeX to MathJax SVG for the site build, in one long-lived process.
 //
 // Started by rnnmem.site.mathjax; reads one JSON request per line on stdin and
 // answers each with one JSON line on stdout:
 //
-//   {"formulas": [[tex, display], ...]}  ->  {"html": ["<mjx-container ...>", ...]}
+//   {"formulas": [[tex, display], ...]}  ->  {"html": ["<mjx-container ...>", ...], "glyphs": "<svg ...>"}
 //                                             or {"error": message, "index": i}
-//   {"stylesheet": true}                 ->  {"css": "..."}   (every glyph used so far)
-//   {"reset": true}                      ->  {"ok": true}     (forget the glyphs used)
+//   {"stylesheet": true}                 ->  {"css": "..."}
 //
+// One request is one page. Its formulas draw each glyph with <use> from the page's
+// glyph cache ("glyphs": a hidden <svg> holding every glyph's path once, MathJax's
+// global font cache), so no font is downloaded and a glyph's outline is sent once a page.
 // Each formula keeps its MathML in <mjx-assistive-mml> for screen readers.
 // TeX errors are reported, never typeset as red error boxes.
 "use strict";
@@ -15,14 +17,14 @@
 const readline = require("readline");
 const {mathjax} = require("mathjax-full/js/mathjax.js");
 const {TeX} = require("mathjax-full/js/input/tex.js");
-const {CHTML} = require("mathjax-full/js/output/chtml.js");
+const {SVG} = require("mathjax-full/js/output/svg.js");
 const {liteAdaptor} = require("mathjax-full/js/adaptors/liteAdaptor.js");
 const {RegisterHTMLHandler} = require("mathjax-full/js/handlers/html.js");
 const {AssistiveMmlHandler} = require("mathjax-full/js/a11y/assistive-mml.js");
 const {AllPackages} = require("mathjax-full/js/input/tex/AllPackages.js");
 
-const FONT_URL = process.argv[2] || "woff-v2";
 // The metrics a browser measures for the book's body text (16 px, ex about half an em).
+// SVG sizes are written in ex, so a formula takes the x-height of the text around it.
 const METRICS = {em: 16, ex: 8, containerWidth: 1280};
 
 // The packages MathJax's browser build loads or autoloads, as the book was written against:
@@ -32,8 +34,7 @@ const EXCLUDED = new Set(["noundefined", "noerrors", "textmacros"]);
 const adaptor = liteAdaptor();
 AssistiveMmlHandler(RegisterHTMLHandler(adaptor));
 
-let output = new CHTML({fontURL: FONT_URL, adaptiveCSS: true});
-let lastDocument = null;
+const output = new SVG({fontCache: "global"});
 
 function newDocument() {
   // A fresh TeX input per page: macros and equation labels do not leak between pages.
@@ -41,12 +42,12 @@ function newDocument() {
     packages: AllPackages.filter((name) => !EXCLUDED.has(name)),
     formatError: (jax, err) => { throw err; },
   });
-  lastDocument = mathjax.document("", {InputJax: tex, OutputJax: output});
-  return lastDocument;
+  return mathjax.document("", {InputJax: tex, OutputJax: output});
 }
 
 function typeset(formulas) {
   const doc = newDocument();
+  output.clearFontCache();  // the page's own glyphs only
   const html = [];
   for (let i = 0; i < formulas.length; i++) {
     const [tex, display] = formulas[i];
@@ -56,19 +57,13 @@ function typeset(formulas) {
       return {error: String(err && err.message ? err.message : err), index: i};
     }
   }
-  return {html};
+  const cache = output.svg("svg", {id: SVG.FONTCACHEID, style: {display: "none"}}, [output.fontCache.getCache()]);
+  return {html, glyphs: adaptor.outerHTML(cache)};
 }
 
 function answer(request) {
   if (request.formulas) return typeset(request.formulas);
-  if (request.stylesheet) {
-    return {css: adaptor.textContent(output.styleSheet(lastDocument || newDocument()))};
-  }
-  if (request.reset) {
-    output = new CHTML({fontURL: FONT_URL, adaptiveCSS: true});
-    lastDocument = null;
-    return {ok: true};
-  }
+  if (request.stylesheet) return {css: adaptor.textContent(output.styleSheet(newDocument()))};
   return {error: "unknown request: " + JSON.stringify(Object.keys(request))};
 }
 

@@ -243,9 +243,9 @@ def on_post_build(config):
     used = getattr(jupyter, "_used_cache_paths", None)
     if _serving and isinstance(used, set):
         used.update(Path(jupyter.config["cache_dir"]).glob("*.json"))
-    # Math typeset at build time: its stylesheet and fonts into the site. While serving with
-    # --dirty, pages not rebuilt still use the glyphs of earlier builds, so the list is kept.
-    mathjax.on_post_build(config, keep_glyphs=_serving)
+    # Math typeset at build time: its stylesheet into the site. While serving with
+    # --dirty, pages not rebuilt still need it, even when this rebuild typeset nothing.
+    mathjax.on_post_build(config, keep=_serving)
     site_dir = Path(config["site_dir"])
     # A site without math has no math stylesheet (mathjax.on_post_build writes none).
     sources = [s for s in _stylesheets if s != mathjax.STYLESHEET or (site_dir / s).is_file()]

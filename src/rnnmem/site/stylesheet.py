@@ -30,8 +30,8 @@ def rebase_urls(css: str, source: str, target: str = BUNDLE) -> str:
     into ``target``, it must name the same file from there. Absolute URLs,
     ``data:`` URLs and fragments are left as they are.
 
-    >>> rebase_urls('@font-face{src:url("woff-v2/M.woff")}', "assets/mathjax/chtml.css")
-    '@font-face{src:url("../mathjax/woff-v2/M.woff")}'
+    >>> rebase_urls('p{background:url("img/x.png")}', "assets/mathjax/svg.css")
+    'p{background:url("../mathjax/img/x.png")}'
     >>> rebase_urls("a{background:url(data:image/png;base64,AA)}", "stylesheets/book.css")
     'a{background:url(data:image/png;base64,AA)}'
     >>> rebase_urls('a{mask:url(\'data:<svg xmlns="x"/>\')}', "assets/_mkdocstrings.css")
