@@ -43,7 +43,7 @@ def test_typeset_page_replaces_tex_with_svg_and_mathml(typesetter):
     page = '<p>A gate <span class="arithmatex">\\(f = \\sigma(b)\\)</span>.</p>'
     out = mathjax.typeset_page(page, typesetter, where="docs/x.md")
     # The page starts with its glyph cache, hidden, holding each glyph's outline once...
-    cache = re.match(r'<svg style="display: none;" id="MJX-SVG-global-cache"><defs>(.*?)</defs></svg>', out)
+    cache = re.match(rf'<svg style="display: none;" id="{mathjax.GLYPH_CACHE_ID}"><defs>(.*?)</defs></svg>', out)
     assert cache, out[:200]
     glyphs = re.findall(r'<path id="([^"]+)" d="[^"]+"', cache.group(1))
     assert "MJX-TEX-I-1D453" in glyphs and len(glyphs) == len(set(glyphs))  # the italic f, once

@@ -22,6 +22,7 @@ import pytest
 import yaml
 from conftest import SCROLLERS_DONE, site_prefix
 
+from rnnmem.site.mathjax import GLYPH_CACHE_ID
 from rnnmem.site.speed import RESOLVE_LINKS, scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
 
@@ -68,7 +69,7 @@ def test_the_site_downloads_no_font(site_dir):
     assert not fonts, f"font files in the site: {fonts[:10]}"
 
 
-GLYPH_CACHE = re.compile(r'<svg style="display: none;" id="MJX-SVG-global-cache"><defs>(.*?)</defs></svg>', re.S)
+GLYPH_CACHE = re.compile(rf'<svg style="display: none;" id="{GLYPH_CACHE_ID}"><defs>(.*?)</defs></svg>', re.S)
 
 
 def test_every_formula_draws_glyphs_its_page_holds(site_dir):
@@ -85,7 +86,7 @@ def test_every_formula_draws_glyphs_its_page_holds(site_dir):
                 problems.append(f"{rel}: a glyph cache but no formula")
             continue
         pages_with_math += 1
-        if len(caches) != 1 or html.find('id="MJX-SVG-global-cache"') > first:
+        if len(caches) != 1 or html.find(f'id="{GLYPH_CACHE_ID}"') > first:
             problems.append(f"{rel}: {len(caches)} glyph caches, or one after the first formula")
             continue
         held = re.findall(r'<path id="([^"]+)"', caches[0])

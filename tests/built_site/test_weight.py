@@ -20,6 +20,7 @@ from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
+from rnnmem.site.mathjax import GLYPH_CACHE_ID
 from rnnmem.site.speed import scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
 
@@ -142,7 +143,7 @@ def test_weights_count_what_a_page_links(site_dir):
     assert {rel, SEARCH_INDEX, BUNDLE} <= names, sorted(names)  # the math stylesheet is in the book's one
     assert any(n.startswith("assets/javascripts/bundle.") for n in names), sorted(names)
     assert any(n.startswith("assets/figures/") for n in names), sorted(names)
-    assert "MJX-SVG-global-cache" in (site_dir / rel).read_text(encoding="utf-8")
+    assert f'id="{GLYPH_CACHE_ID}"' in (site_dir / rel).read_text(encoding="utf-8")
     assert all(size > 0 for size in files.values())
     later = navigation_files(site_dir, rel)
     assert SEARCH_INDEX not in later and rel in later and sum(later.values()) < sum(files.values())

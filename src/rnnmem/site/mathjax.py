@@ -34,8 +34,7 @@ __all__ = ["GLYPH_CACHE_ID", "MathError", "Typesetter", "find_math", "on_page_co
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "mathjax_server.js"
-TARGET = "assets/mathjax"
-STYLESHEET = f"{TARGET}/svg.css"
+STYLESHEET = "assets/mathjax/svg.css"
 #: The id of a page's glyph cache (MathJax's ``SVG.FONTCACHEID``).
 GLYPH_CACHE_ID = "MJX-SVG-global-cache"
 
@@ -193,9 +192,9 @@ def typeset_page(page_html: str, typesetter: Typesetter, *, where: str = "page")
 
 def write_assets(site_dir: Path, typesetter: Typesetter) -> None:
     """Write MathJax's stylesheet for its SVG containers into the site."""
-    target = Path(site_dir) / TARGET
-    target.mkdir(parents=True, exist_ok=True)
-    (Path(site_dir) / STYLESHEET).write_text(typesetter.stylesheet(), encoding="utf-8")
+    path = Path(site_dir) / STYLESHEET
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(typesetter.stylesheet(), encoding="utf-8")
 
 
 _typesetters: dict[Path, Typesetter] = {}
