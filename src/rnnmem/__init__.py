@@ -34,10 +34,35 @@ Modules, each one idea:
   when they succeed.
 """
 
-from . import (bilm, bptt, cell_bound, cell_paths, checks, clipping, corpus, data, dropout, gate_arithmetic, gradcheck,
-               growth_cell, gru, init, jacobians, lstm, memory, params, probe, rnn, scaling, train)
-from . import ensemble, lab, tasks
-from . import carry, leaky
+from . import (
+    bilm,
+    bptt,
+    carry,
+    cell_bound,
+    cell_paths,
+    checks,
+    clipping,
+    corpus,
+    data,
+    dropout,
+    ensemble,
+    gate_arithmetic,
+    gradcheck,
+    growth_cell,
+    gru,
+    init,
+    jacobians,
+    lab,
+    leaky,
+    lstm,
+    memory,
+    params,
+    probe,
+    rnn,
+    scaling,
+    tasks,
+    train,
+)
 from .bilm import BiLM
 from .gru import GRU
 from .lstm import LSTM
@@ -46,11 +71,36 @@ from .rnn import RNN
 __version__ = "0.1.0"
 
 __all__ = [
-    "RNN", "LSTM", "GRU", "BiLM",
-    "memory", "rnn", "lstm", "gru", "gradcheck", "bptt", "clipping", "jacobians", "cell_paths",
-    "growth_cell", "cell_bound", "init", "params", "dropout", "scaling", "corpus", "train", "bilm",
-    "probe", "gate_arithmetic", "data", "checks",
-    "tasks", "ensemble", "lab",
-    "leaky", "carry",
+    "RNN",
+    "LSTM",
+    "GRU",
+    "BiLM",
+    "memory",
+    "rnn",
+    "lstm",
+    "gru",
+    "gradcheck",
+    "bptt",
+    "clipping",
+    "jacobians",
+    "cell_paths",
+    "growth_cell",
+    "cell_bound",
+    "init",
+    "params",
+    "dropout",
+    "scaling",
+    "corpus",
+    "train",
+    "bilm",
+    "probe",
+    "gate_arithmetic",
+    "data",
+    "checks",
+    "tasks",
+    "ensemble",
+    "lab",
+    "leaky",
+    "carry",
     "__version__",
 ]

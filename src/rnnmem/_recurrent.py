@@ -27,7 +27,8 @@ and every output and gradient has it.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -79,10 +80,10 @@ def _as_float_array(name: str, value: Any) -> np.ndarray:
 def _require_finite(name: str, arr: np.ndarray) -> np.ndarray:
     """``arr`` itself, or :class:`ValueError` naming ``name`` and the first entry that is NaN or infinite."""
     with np.errstate(over="ignore", invalid="ignore"):
-        total = np.sum(arr)             # one pass, no temporary: a NaN or an infinity makes the sum so
+        total = np.sum(arr)  # one pass, no temporary: a NaN or an infinity makes the sum so
     if np.isfinite(total):
         return arr
-    finite = np.isfinite(arr)           # the sum may also overflow: look entry by entry
+    finite = np.isfinite(arr)  # the sum may also overflow: look entry by entry
     if not finite.all():
         index = tuple(int(i) for i in np.argwhere(~finite)[0])
         where = f" at index {index}" if arr.ndim else ""
@@ -90,8 +91,9 @@ def _require_finite(name: str, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def check_step_args(gates: int, x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
-                    **more_states: Any) -> tuple:
+def check_step_args(
+    gates: int, x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, **more_states: Any
+) -> tuple:
     """Validate the arguments of a single-step function; return them as arrays of one dtype.
 
     ``x`` is ``(B, D)`` or ``(D,)``; ``h_prev`` (and each of ``more_states``)
@@ -145,8 +147,9 @@ class Recurrent:
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
         self.dtype = check_dtype("dtype", dtype)
-        drawn = pytorch_weights(self.input_size, self.hidden_size, gates=len(self.gate_names),
-                                seed=check_seed("seed", seed))
+        drawn = pytorch_weights(
+            self.input_size, self.hidden_size, gates=len(self.gate_names), seed=check_seed("seed", seed)
+        )
         for name, value in drawn.items():
             setattr(self, name, value.astype(self.dtype))
         self._cache: Any = None
@@ -170,8 +173,7 @@ class Recurrent:
 
     def _shapes(self) -> dict:
         G, D, H = len(self.gate_names), self.input_size, self.hidden_size
-        return {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H),
-                "bias_ih_l0": (G * H,), "bias_hh_l0": (G * H,)}
+        return {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H), "bias_ih_l0": (G * H,), "bias_hh_l0": (G * H,)}
 
     def _options(self) -> dict:
         """Keyword options beyond sizes and dtype (the GRU's conventions)."""
@@ -226,7 +228,7 @@ class Recurrent:
         return {name: value.copy() for name, value in self.parameters().items()}
 
     @classmethod
-    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> "Recurrent":
+    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> Recurrent:
         """A model with the parameters of a single-layer PyTorch state dict.
 
         ``sd`` maps ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0`` and
@@ -252,8 +254,10 @@ class Recurrent:
         unknown = [name for name in options if name not in cls.option_names]
         if unknown:
             takes = ", ".join(("dtype", *cls.option_names))
-            raise ValueError(f"{cls.__name__}.from_torch_state_dict got unknown keyword arguments "
-                             f"{', '.join(map(repr, unknown))}: it takes {takes}")
+            raise ValueError(
+                f"{cls.__name__}.from_torch_state_dict got unknown keyword arguments "
+                f"{', '.join(map(repr, unknown))}: it takes {takes}"
+            )
         if not isinstance(sd, Mapping):
             raise ValueError(f"sd must be a mapping from parameter names to arrays, got {type(sd).__name__}")
         expected = ", ".join(PARAMETER_NAMES)
@@ -267,13 +271,15 @@ class Recurrent:
         G = len(cls.gate_names)
         W_hh = arrays["weight_hh_l0"]
         if W_hh.ndim != 2 or W_hh.shape[1] < 1 or W_hh.shape[0] != G * W_hh.shape[1]:
-            raise ValueError(f"sd['weight_hh_l0'] must have shape ({G}*H, H) for a hidden size H >= 1, "
-                             f"got shape {W_hh.shape}")
+            raise ValueError(
+                f"sd['weight_hh_l0'] must have shape ({G}*H, H) for a hidden size H >= 1, got shape {W_hh.shape}"
+            )
         H = W_hh.shape[1]
         W_ih = arrays["weight_ih_l0"]
         if W_ih.ndim != 2 or W_ih.shape[1] < 1:
-            raise ValueError(f"sd['weight_ih_l0'] must have shape ({G * H}, D) for an input size D >= 1, "
-                             f"got shape {W_ih.shape}")
+            raise ValueError(
+                f"sd['weight_ih_l0'] must have shape ({G * H}, D) for an input size D >= 1, got shape {W_ih.shape}"
+            )
         D = W_ih.shape[1]
         if dtype is None:
             dtype = np.float32 if all(a.dtype == np.float32 for a in arrays.values()) else np.float64
@@ -284,7 +290,7 @@ class Recurrent:
             setattr(model, _ATTRIBUTE[key], np.array(arr, dtype=model.dtype))
         return model
 
-    def astype(self, dtype: Any) -> "Recurrent":
+    def astype(self, dtype: Any) -> Recurrent:
         """A copy of the model in another dtype (float32 or float64), with the same options.
 
         >>> from rnnmem.lstm import LSTM
@@ -296,8 +302,10 @@ class Recurrent:
 
     def __repr__(self) -> str:
         options = "".join(f", {k}={v!r}" for k, v in self._options().items())
-        return (f"{type(self).__name__}(input_size={self.input_size}, hidden_size={self.hidden_size}, "
-                f"dtype={self.dtype.name}{options})")
+        return (
+            f"{type(self).__name__}(input_size={self.input_size}, hidden_size={self.hidden_size}, "
+            f"dtype={self.dtype.name}{options})"
+        )
 
     # ------------------------------------------------------------------ checks
 
@@ -305,8 +313,10 @@ class Recurrent:
         D = self.input_size
         arr = np.asarray(x)
         if arr.ndim != 3 or arr.shape[0] < 1 or arr.shape[1] < 1 or arr.shape[2] != D:
-            raise ValueError(f"x must have shape (T, B, {D}) with T >= 1 steps and B >= 1 sequences "
-                             f"(time first), got shape {arr.shape}")
+            raise ValueError(
+                f"x must have shape (T, B, {D}) with T >= 1 steps and B >= 1 sequences "
+                f"(time first), got shape {arr.shape}"
+            )
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
         return _require_finite("x", np.ascontiguousarray(arr, dtype=self.dtype))
@@ -318,8 +328,9 @@ class Recurrent:
             values = (state,)
         else:
             if not isinstance(state, (tuple, list)) or len(state) != len(parts):
-                raise ValueError(f"{name} must be a pair (h, c) of arrays of shape ({B}, {H}), got "
-                                 f"{type(state).__name__}")
+                raise ValueError(
+                    f"{name} must be a pair (h, c) of arrays of shape ({B}, {H}), got {type(state).__name__}"
+                )
             values = tuple(state)
         out = []
         for part, value in zip(parts, values):
@@ -360,7 +371,7 @@ class Recurrent:
         ...
         ValueError: x must have shape (T, B, 3) with T >= 1 steps and B >= 1 sequences (time first), got shape (6, 4, 5)
         """
-        self._cache = None      # a failed call leaves nothing for backward
+        self._cache = None  # a failed call leaves nothing for backward
         x = self._check_x(x)
         B, H = x.shape[1], self.hidden_size
         if state is None:
@@ -403,8 +414,10 @@ class Recurrent:
         for name, before in zip(WEIGHT_NAMES, self._weights_of_cache):
             now = getattr(self, name)
             if not (isinstance(now, np.ndarray) and now.shape == before.shape and np.array_equal(now, before)):
-                raise ValueError(f"backward needs the weights of the latest forward pass, but {name} has changed "
-                                 f"since: call forward(x) again after changing a weight, then backward")
+                raise ValueError(
+                    f"backward needs the weights of the latest forward pass, but {name} has changed "
+                    f"since: call forward(x) again after changing a weight, then backward"
+                )
         T, B = self._cache["x"].shape[:2]
         H = self.hidden_size
         d_out = _as_float_array("d_outputs", d_outputs)

@@ -42,8 +42,9 @@ the end with ``pad_id``, so padding never enters a real position's state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -98,8 +99,10 @@ def cosine_matrix(vectors: Any) -> np.ndarray:
         raise ValueError(f"vectors must have shape (N, F) with N >= 1 and F >= 1, got shape {v.shape}")
     norms = np.linalg.norm(v, axis=1)
     if not (norms > 0).all():
-        raise ValueError(f"vectors must be nonzero rows (a zero row has no direction), got a zero row "
-                         f"at index {int(np.argmin(norms))}")
+        raise ValueError(
+            f"vectors must be nonzero rows (a zero row has no direction), got a zero row "
+            f"at index {int(np.argmin(norms))}"
+        )
     u = v / norms[:, None]
     return np.clip(u @ u.T, -1.0, 1.0)
 
@@ -124,8 +127,10 @@ def mean_cosines(vectors: Any, labels: Sequence[str]) -> dict:
     names = list(dict.fromkeys(labels))
     lab = np.array([names.index(x) for x in labels])
     if len(names) < 2 or min(np.bincount(lab)) < 2:
-        raise ValueError(f"labels must hold at least two labels with at least two rows each, got counts "
-                         f"{ {n: int(k) for n, k in zip(names, np.bincount(lab))} }")
+        raise ValueError(
+            f"labels must hold at least two labels with at least two rows each, got counts "
+            f"{ {n: int(k) for n, k in zip(names, np.bincount(lab))} }"
+        )
     same = lab[:, None] == lab[None, :]
     off = ~np.eye(len(lab), dtype=bool)
     out = {f"within {n}": float(c[same & off & (lab[:, None] == i)].mean()) for i, n in enumerate(names)}
@@ -152,23 +157,23 @@ class BiLM:
     (3, 3, 8)
     """
 
-    def __init__(self, vocab_size: int, *, dim: int = 32, num_layers: int = 1, pad_id: int = 0,
-                 seed: int = 0) -> None:
+    def __init__(self, vocab_size: int, *, dim: int = 32, num_layers: int = 1, pad_id: int = 0, seed: int = 0) -> None:
         self.vocab_size = check_positive_int("vocab_size", vocab_size)
         if self.vocab_size < 2:
-            raise ValueError(f"vocab_size must be at least 2 (a language model chooses among tokens), "
-                             f"got {vocab_size!r}")
+            raise ValueError(
+                f"vocab_size must be at least 2 (a language model chooses among tokens), got {vocab_size!r}"
+            )
         self.dim = check_positive_int("dim", dim)
         self.num_layers = check_positive_int("num_layers", num_layers)
-        if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)) \
-                or not 0 <= pad_id < self.vocab_size:
+        if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)) or not 0 <= pad_id < self.vocab_size:
             raise ValueError(f"pad_id must be a whole number from 0 to {self.vocab_size - 1}, got {pad_id!r}")
         self.pad_id = int(pad_id)
         rng = check_seed("seed", seed)
         V, D = self.vocab_size, self.dim
         self.embedding = rng.standard_normal((V, D))
-        self.lstms = {direction: [LSTM(D, D, seed=rng) for _ in range(self.num_layers)]
-                      for direction in ("forward", "backward")}
+        self.lstms = {
+            direction: [LSTM(D, D, seed=rng) for _ in range(self.num_layers)] for direction in ("forward", "backward")
+        }
         bound = 1.0 / np.sqrt(D)
         self.softmax_weight = rng.uniform(-bound, bound, (V, D))
         self.softmax_bias = np.zeros(V)
@@ -195,10 +200,11 @@ class BiLM:
         out = []
         for k, s in enumerate(sequences):
             a = np.asarray(s)
-            if a.ndim != 1 or a.size < 3 or a.dtype.kind not in "iu" or a.min() < 0 \
-                    or a.max() >= self.vocab_size:
-                raise ValueError(f"sequences[{k}] must be a list of at least 3 token ids (<s>, a word, </s>) "
-                                 f"from 0 to {self.vocab_size - 1}, got {s!r}")
+            if a.ndim != 1 or a.size < 3 or a.dtype.kind not in "iu" or a.min() < 0 or a.max() >= self.vocab_size:
+                raise ValueError(
+                    f"sequences[{k}] must be a list of at least 3 token ids (<s>, a word, </s>) "
+                    f"from 0 to {self.vocab_size - 1}, got {s!r}"
+                )
             out.append(a)
         return out
 
@@ -256,7 +262,7 @@ class BiLM:
             per_direction[direction] = loss
             if not with_grads:
                 continue
-            d_logits *= 0.5                                  # the loss is the mean of two directions
+            d_logits *= 0.5  # the loss is the mean of two directions
             grads["softmax.weight"] += d_logits.T @ top
             grads["softmax.bias"] += d_logits.sum(axis=0)
             d_h = (d_logits @ self.softmax_weight).reshape(outputs[-1].shape)
@@ -273,8 +279,11 @@ class BiLM:
 
     def static_vector(self, token_id: int) -> np.ndarray:
         """The token's row of the table: the same whatever sentence it is in (a copy)."""
-        if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)) \
-                or not 0 <= token_id < self.vocab_size:
+        if (
+            isinstance(token_id, bool)
+            or not isinstance(token_id, (int, np.integer))
+            or not 0 <= token_id < self.vocab_size
+        ):
             raise ValueError(f"token_id must be a whole number from 0 to {self.vocab_size - 1}, got {token_id!r}")
         return self.embedding[int(token_id)].copy()
 
@@ -286,9 +295,9 @@ class BiLM:
         backward = self._run("backward", dirs["backward"][0])
         out = []
         for b, s in enumerate(seqs):
-            n = s.size - 2                               # the words s_1 .. s_n
+            n = s.size - 2  # the words s_1 .. s_n
             k = np.arange(1, n + 1)
-            static = self.embedding[s[1:n + 1]]
+            static = self.embedding[s[1 : n + 1]]
             stack = [np.concatenate([static, static], axis=1)]
             for l in range(self.num_layers):
                 # forward input index of s_k is k; backward input index is n + 1 - k
@@ -333,8 +342,7 @@ class BiLM:
             stack.append(np.concatenate([forward[l][p + 1, b], backward[l][n - p, b]], axis=1))
         return np.stack(stack)
 
-    def bag_of_rows(self, sequences: Sequence[Sequence[int]], positions: Sequence[int],
-                    window: int) -> np.ndarray:
+    def bag_of_rows(self, sequences: Sequence[Sequence[int]], positions: Sequence[int], window: int) -> np.ndarray:
         """The mean of the table's rows over the words within ``window`` of one word per sequence: ``(N, dim)``.
 
         ``positions[i]`` indexes the words of ``sequences[i]`` as in
@@ -358,7 +366,7 @@ class BiLM:
             n = s.size - 2
             if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < n:
                 raise ValueError(f"positions[{i}] must be a word index from 0 to {n - 1}, got {p!r}")
-            words = s[1 + max(0, p - window):1 + min(n, p + window + 1)]
+            words = s[1 + max(0, p - window) : 1 + min(n, p + window + 1)]
             out[i] = self.embedding[words].mean(axis=0)
         return out
 
@@ -420,6 +428,14 @@ class Recipe:
         minibatches, so the same sequences and seed give the same model.
         """
         model = self.model(vocab_size, seed)
-        history = fit(model.parameters(), model.loss_and_grads, sequences, steps=self.steps,
-                      batch_size=self.batch_size, lr=self.lr, max_norm=self.max_norm, seed=seed)
+        history = fit(
+            model.parameters(),
+            model.loss_and_grads,
+            sequences,
+            steps=self.steps,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            max_norm=self.max_norm,
+            seed=seed,
+        )
         return model, history

@@ -52,8 +52,9 @@ Python floats out. Bad input raises :class:`ValueError` naming the argument.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -84,6 +85,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- checks
 
+
 def _inputs(inputs: Any) -> tuple[float, ...]:
     try:
         one_d = not isinstance(inputs, (str, bytes)) and np.ndim(inputs) == 1
@@ -106,8 +108,9 @@ def _targets(target: Any, length: int) -> tuple[float | None, ...]:
         return (None,) * (length - 1) + (float(y),)
     values = list(target)
     if len(values) != length:
-        raise ValueError(f"target must be one number or a sequence of {length} entries (one per input), "
-                         f"got {len(values)} entries")
+        raise ValueError(
+            f"target must be one number or a sequence of {length} entries (one per input), got {len(values)} entries"
+        )
     out: list[float | None] = []
     for k, v in enumerate(values):
         out.append(None if v is None else float(check_finite(f"target[{k}]", v)))
@@ -123,6 +126,7 @@ def _real(name: str, value: Any) -> float:
 
 
 # --------------------------------------------------------------------------- forward and backward
+
 
 def forward_states(inputs: Sequence[float], w: float, *, h0: float = 0.0, u: float = 1.0) -> tuple[float, ...]:
     r"""The states :math:`h_1, \dots, h_T` of :math:`h_t = w h_{t-1} + u x_t`.
@@ -183,12 +187,15 @@ class ScalarBPTT:
     @property
     def rows(self) -> list[tuple[int, float, float, float, float]]:
         """Table rows: (reading, previous state, new state, loss rate, contribution)."""
-        return [(t + 1, self.previous[t], self.states[t], self.rates[t], self.contributions[t])
-                for t in range(len(self.states))]
+        return [
+            (t + 1, self.previous[t], self.states[t], self.rates[t], self.contributions[t])
+            for t in range(len(self.states))
+        ]
 
 
-def scalar_bptt(inputs: Sequence[float], target: Any, w: float, *, h0: float = 0.0, u: float = 1.0,
-                learning_rate: float = 0.1) -> ScalarBPTT:
+def scalar_bptt(
+    inputs: Sequence[float], target: Any, w: float, *, h0: float = 0.0, u: float = 1.0, learning_rate: float = 0.1
+) -> ScalarBPTT:
     r"""Forward, backward and one gradient step for :math:`h_t = w h_{t-1} + u x_t`.
 
     Follows the module's equations: rates :math:`\delta_t` by the backward
@@ -225,17 +232,27 @@ def scalar_bptt(inputs: Sequence[float], target: Any, w: float, *, h0: float = 0
     gradient = float(sum(contributions))
     new_w = w - eta * gradient
     return ScalarBPTT(
-        inputs=xs, targets=ys, w=w, h0=h0, u=u,
-        previous=previous, states=states, loss=scalar_loss(xs, list(ys), w, h0=h0, u=u),
-        rates=tuple(rates), contributions=contributions, gradient=gradient,
-        learning_rate=eta, updated_w=new_w,
+        inputs=xs,
+        targets=ys,
+        w=w,
+        h0=h0,
+        u=u,
+        previous=previous,
+        states=states,
+        loss=scalar_loss(xs, list(ys), w, h0=h0, u=u),
+        rates=tuple(rates),
+        contributions=contributions,
+        gradient=gradient,
+        learning_rate=eta,
+        updated_w=new_w,
         updated_states=forward_states(xs, new_w, h0=h0, u=u),
         updated_loss=scalar_loss(xs, list(ys), new_w, h0=h0, u=u),
     )
 
 
-def finite_difference_gradient(inputs: Sequence[float], target: Any, w: float, *, h0: float = 0.0,
-                               u: float = 1.0, eps: float = 1e-6) -> float:
+def finite_difference_gradient(
+    inputs: Sequence[float], target: Any, w: float, *, h0: float = 0.0, u: float = 1.0, eps: float = 1e-6
+) -> float:
     r"""The central difference :math:`(L(w+\epsilon) - L(w-\epsilon)) / 2\epsilon`.
 
     An independent check of :func:`scalar_bptt`'s gradient: it never looks at
@@ -253,6 +270,7 @@ def finite_difference_gradient(inputs: Sequence[float], target: Any, w: float, *
 
 # --------------------------------------------------------------------------- distance and local rates
 
+
 def transported_rate(rate: float, factor: float, distance: int) -> float:
     r"""A loss rate after crossing ``distance`` edges of local rate ``factor``: :math:`r\,a^n`.
 
@@ -263,11 +281,12 @@ def transported_rate(rate: float, factor: float, distance: int) -> float:
     """
     rate, factor = _real("rate", rate), _real("factor", factor)
     n = check_nonnegative_int("distance", distance)
-    return float(rate * factor ** n)
+    return float(rate * factor**n)
 
 
-def distance_multipliers(factors: Sequence[float] = (0.5, 1.5),
-                         distances: Sequence[int] = (0, 1, 2, 4, 8, 16)) -> list[tuple]:
+def distance_multipliers(
+    factors: Sequence[float] = (0.5, 1.5), distances: Sequence[int] = (0, 1, 2, 4, 8, 16)
+) -> list[tuple]:
     r"""Rows ``(distance, a_1^n, a_2^n, ...)``: the multiplier :math:`a^n` per edge factor.
 
     With the defaults this is the chapter's distance table.
@@ -282,7 +301,7 @@ def distance_multipliers(factors: Sequence[float] = (0.5, 1.5),
     if not fs:
         raise ValueError("factors must hold at least one local rate, got an empty sequence")
     ns = [check_nonnegative_int(f"distances[{k}]", n) for k, n in enumerate(distances)]
-    return [(n, *(float(a ** n) for a in fs)) for n in ns]
+    return [(n, *(float(a**n) for a in fs)) for n in ns]
 
 
 def _out(x: Any, value: Any) -> Any:
@@ -322,6 +341,7 @@ def relu_rate(a: Any, at_zero: float = 0.0) -> Any:
 
 
 # --------------------------------------------------------------------------- truncation
+
 
 @dataclass(frozen=True)
 class TruncationPlan:
@@ -394,8 +414,15 @@ def truncation_plan(length: int, k1: int, k2: int, loss_steps: Any = None) -> Tr
         previous = t
     times = [u[0] for u in updates]
     boundaries = tuple(t for t in times if t < n) if k1 == k2 else ()
-    return TruncationPlan(length=n, k1=k1, k2=k2, updates=tuple(updates), kept=tuple(sorted(kept)),
-                          cut=tuple(sorted(cut)), boundaries=boundaries)
+    return TruncationPlan(
+        length=n,
+        k1=k1,
+        k2=k2,
+        updates=tuple(updates),
+        kept=tuple(sorted(kept)),
+        cut=tuple(sorted(cut)),
+        boundaries=boundaries,
+    )
 
 
 @dataclass(frozen=True)
@@ -428,8 +455,9 @@ class TruncatedGradient:
     cut: tuple[Contribution, ...]
 
 
-def truncated_gradient(inputs: Sequence[float], target: Any, w: float, k1: int, k2: int, *,
-                       h0: float = 0.0, u: float = 1.0) -> TruncatedGradient:
+def truncated_gradient(
+    inputs: Sequence[float], target: Any, w: float, k1: int, k2: int, *, h0: float = 0.0, u: float = 1.0
+) -> TruncatedGradient:
     r"""BPTT(:math:`k_1`, :math:`k_2`) on the scalar recurrence, against full BPTT.
 
     Every pair (use :math:`s`, loss :math:`t'`) contributes
@@ -462,5 +490,6 @@ def truncated_gradient(inputs: Sequence[float], target: Any, w: float, k1: int, 
     truncated = float(math.fsum(c.value for c in kept))
     missing = float(math.fsum(c.value for c in cut))
     full = float(math.fsum([c.value for c in kept] + [c.value for c in cut]))
-    return TruncatedGradient(plan=plan, states=states, full=full, truncated=truncated, missing=missing,
-                             kept=kept, cut=cut)
+    return TruncatedGradient(
+        plan=plan, states=states, full=full, truncated=truncated, missing=missing, kept=kept, cut=cut
+    )

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import gru, lstm, memory
+from . import gru, lstm
 from .checks import check_open_unit
 
 __all__ = ["carry_factors", "efold_of_factors"]

@@ -43,12 +43,12 @@ def cell_bound(t: Any, phi: float, c0: float = 0.0) -> Any:
     a = abs(float(check_finite("c0", c0)))
     if np.ndim(t) == 0 and not isinstance(t, np.ndarray):
         n = check_nonnegative_int("t", t)
-        return a + n if p == 1.0 else p ** n * a + (1 - p ** n) / (1 - p)
+        return a + n if p == 1.0 else p**n * a + (1 - p**n) / (1 - p)
     tt = np.asarray(t)
     if tt.size and (np.any(tt < 0) or np.any(tt != np.floor(tt))):
         raise ValueError(f"t must hold whole numbers >= 0, got {tt.tolist() if tt.size <= 6 else tt.shape}")
     tt = tt.astype(np.float64)
-    return a + tt if p == 1.0 else p ** tt * a + (1 - p ** tt) / (1 - p)
+    return a + tt if p == 1.0 else p**tt * a + (1 - p**tt) / (1 - p)
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,15 @@ class CellBoundCheck:
     tightness: float
 
 
-def simulate_cell_bound(hidden: int = 16, steps: int = 200, seed: Any = 0, scale: float = 1.0,
-                        forget_bias: float = 3.0, input_size: int = 4, c0_scale: float = 5.0) -> CellBoundCheck:
+def simulate_cell_bound(
+    hidden: int = 16,
+    steps: int = 200,
+    seed: Any = 0,
+    scale: float = 1.0,
+    forget_bias: float = 3.0,
+    input_size: int = 4,
+    c0_scale: float = 5.0,
+) -> CellBoundCheck:
     r"""Run a random LSTM (:func:`rnnmem.lstm.step`) and check :math:`|c_t| \le \varphi_t^t |c_0| + (1-\varphi_t^t)/(1-\varphi_t)`.
 
     :math:`\varphi_t` is, per coordinate, the largest forget value seen up to
@@ -100,9 +107,10 @@ def simulate_cell_bound(hidden: int = 16, steps: int = 200, seed: Any = 0, scale
     cells_a, phi_a = np.stack(cells), np.stack(phis)
     t = np.arange(T + 1, dtype=np.float64)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        geometric = np.where(phi_a < 1.0, (1 - phi_a ** t) / (1 - phi_a), t)
-    bounds = phi_a ** t * c0 + geometric
+        geometric = np.where(phi_a < 1.0, (1 - phi_a**t) / (1 - phi_a), t)
+    bounds = phi_a**t * c0 + geometric
     bounds[0] = c0
     ratio = cells_a[1:] / bounds[1:]
-    return CellBoundCheck(cells=cells_a, phi=phi_a, bounds=bounds, holds=bool(np.all(cells_a <= bounds)),
-                          tightness=float(ratio.max()))
+    return CellBoundCheck(
+        cells=cells_a, phi=phi_a, bounds=bounds, holds=bool(np.all(cells_a <= bounds)), tightness=float(ratio.max())
+    )

@@ -95,12 +95,19 @@ def lstm_cell_paths(xs: Any, h0: Any, c0: Any, W_ih: Any, W_hh: Any, b_ih: Any, 
         total_n.append(float(np.linalg.norm(total, 2)))
         carry_n.append(float(np.max(np.abs(carry))))
         other_n.append(float(np.linalg.norm(other, 2)))
-    return CellPaths(total_norm=np.array(total_n), carry_norm=np.array(carry_n), other_norm=np.array(other_n),
-                     total=total, carry_line=np.diag(carry), other=other)
+    return CellPaths(
+        total_norm=np.array(total_n),
+        carry_norm=np.array(carry_n),
+        other_norm=np.array(other_n),
+        total=total,
+        carry_line=np.diag(carry),
+        other=other,
+    )
 
 
-def random_gru(input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0,
-               update_bias: float = 0.0) -> dict[str, np.ndarray]:
+def random_gru(
+    input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0, update_bias: float = 0.0
+) -> dict[str, np.ndarray]:
     r"""A GRU drawn from :math:`U(-s/\sqrt H, s/\sqrt H)` (PyTorch's draw at ``scale`` 1), ``update_bias`` added to ``z``.
 
     The offset goes on the ``z`` slice of ``b_ih`` (gate order ``r|z|n``): a
@@ -116,12 +123,13 @@ def random_gru(input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0,
     s = float(check_positive("scale", scale))
     offset = float(check_finite("update_bias", update_bias))
     W = pytorch_weights(D, H, gates=3, seed=check_seed("seed", seed), scale=s)
-    W["b_ih"][H:2 * H] += offset
+    W["b_ih"][H : 2 * H] += offset
     return W
 
 
-def gru_state_paths(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *,
-                    update: str = "z_keeps", reset: str = "after") -> CellPaths:
+def gru_state_paths(
+    xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *, update: str = "z_keeps", reset: str = "after"
+) -> CellPaths:
     r"""Split :math:`\partial h_k/\partial h_0` of a GRU into its weight-free path and all others, ``k = 0..T``.
 
     The weight-free path is :math:`\operatorname{diag}(k_1 \odot \cdots \odot k_k)`,
@@ -150,5 +158,11 @@ def gru_state_paths(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any
         total_n.append(float(np.linalg.norm(P, 2)))
         carry_n.append(float(np.max(np.abs(carry))))
         other_n.append(float(np.linalg.norm(other, 2)))
-    return CellPaths(total_norm=np.array(total_n), carry_norm=np.array(carry_n), other_norm=np.array(other_n),
-                     total=P, carry_line=np.diag(carry), other=other)
+    return CellPaths(
+        total_norm=np.array(total_n),
+        carry_norm=np.array(carry_n),
+        other_norm=np.array(other_n),
+        total=P,
+        carry_line=np.diag(carry),
+        other=other,
+    )

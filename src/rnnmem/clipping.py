@@ -61,8 +61,7 @@ def _arrays(name: str, grads: Any) -> tuple[list, list[np.ndarray]]:
         raise ValueError(f"{name} must be a list, tuple or dict of arrays, got {type(grads).__name__}")
     if not values:
         raise ValueError(f"{name} must hold at least one array, got an empty {type(grads).__name__}")
-    arrays = [np.array(check_finite(f"{name}[{k!r}]", np.asarray(v)), dtype=np.float64)
-              for k, v in zip(keys, values)]
+    arrays = [np.array(check_finite(f"{name}[{k!r}]", np.asarray(v)), dtype=np.float64) for k, v in zip(keys, values)]
     return keys, arrays
 
 
@@ -99,8 +98,10 @@ def direction_cosine(before: Any, after: Any) -> float:
     kb, a = _arrays("before", before)
     ka, b = _arrays("after", after)
     if kb != ka or [x.shape for x in a] != [y.shape for y in b]:
-        raise ValueError("after must hold arrays of the same keys and shapes as before, got "
-                         f"{[(k, y.shape) for k, y in zip(ka, b)]} against {[(k, x.shape) for k, x in zip(kb, a)]}")
+        raise ValueError(
+            "after must hold arrays of the same keys and shapes as before, got "
+            f"{[(k, y.shape) for k, y in zip(ka, b)]} against {[(k, x.shape) for k, x in zip(kb, a)]}"
+        )
     if _norm(a) == 0.0:
         raise ValueError("before must be a nonzero gradient (a zero vector has no direction), got all zeros")
     if _norm(b) == 0.0:
@@ -136,8 +137,15 @@ def _result(method: str, threshold: float, grads: Any, keys: list, before: list,
     nb, na = _norm(before), _norm(after)
     changed = any(not np.array_equal(x, y) for x, y in zip(before, after))
     cos = float("nan") if nb == 0.0 else (_cosine(before, after) if changed else 1.0)
-    return ClipResult(method=method, threshold=threshold, grads=_rebuild(grads, keys, after),
-                      norm_before=nb, norm_after=na, clipped=changed, cosine=cos)
+    return ClipResult(
+        method=method,
+        threshold=threshold,
+        grads=_rebuild(grads, keys, after),
+        norm_before=nb,
+        norm_after=na,
+        clipped=changed,
+        cosine=cos,
+    )
 
 
 def clip_by_global_norm(grads: Any, max_norm: float) -> ClipResult:

@@ -41,16 +41,36 @@ is allowed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from .checks import check_choice, check_list, check_positive_int, check_seed
 
-__all__ = ["SENSES", "CUES", "NOUNS", "FILLERS", "DIRECTIONS", "DISTANCES", "LENGTH",
-           "Template", "Sentence", "Corpus", "make_templates", "make_corpus", "occurrences", "slot_entropy",
-           "tokenize", "Vocabulary", "vocabulary", "PAD", "BOS", "EOS"]
+__all__ = [
+    "SENSES",
+    "CUES",
+    "NOUNS",
+    "FILLERS",
+    "DIRECTIONS",
+    "DISTANCES",
+    "LENGTH",
+    "Template",
+    "Sentence",
+    "Corpus",
+    "make_templates",
+    "make_corpus",
+    "occurrences",
+    "slot_entropy",
+    "tokenize",
+    "Vocabulary",
+    "vocabulary",
+    "PAD",
+    "BOS",
+    "EOS",
+]
 
 PAD, BOS, EOS = "<pad>", "<s>", "</s>"
 """The reserved tokens: padding, start of sentence, end of sentence."""
@@ -82,8 +102,24 @@ NOUNS: dict[tuple[str, str], tuple[str, ...]] = {
 }
 """For each ``(word, sense)``, unambiguous nouns of the same topic, which fill the slot in half the sentences."""
 
-FILLERS: tuple[str, ...] = ("so", "then", "it", "we", "they", "saw", "said", "that", "there",
-                            "again", "today", "still", "all", "and", "now", "very")
+FILLERS: tuple[str, ...] = (
+    "so",
+    "then",
+    "it",
+    "we",
+    "they",
+    "saw",
+    "said",
+    "that",
+    "there",
+    "again",
+    "today",
+    "still",
+    "all",
+    "and",
+    "now",
+    "very",
+)
 """Neutral words: every slot that is not the cue, ``the``, the noun or ``was``."""
 
 DIRECTIONS = ("before", "after")
@@ -128,7 +164,7 @@ class Template:
     def words(self) -> tuple:
         """The shape: ``"{cue}"``, ``"{noun}"`` and ``"{filler}"`` slots around ``the`` and ``was``."""
         out = ["{filler}"] * self.length
-        out[self.position - 1:self.position + 2] = ["the", "{noun}", "was"]
+        out[self.position - 1 : self.position + 2] = ["the", "{noun}", "was"]
         out[self.cue_position] = "{cue}"
         return tuple(out)
 
@@ -139,8 +175,9 @@ class Template:
         if len(fillers) != need:
             raise ValueError(f"fillers must hold {need} words for this template, got {len(fillers)}")
         it = iter(fillers)
-        return " ".join(cue if w == "{cue}" else noun if w == "{noun}" else next(it) if w == "{filler}" else w
-                        for w in shape)
+        return " ".join(
+            cue if w == "{cue}" else noun if w == "{noun}" else next(it) if w == "{filler}" else w for w in shape
+        )
 
 
 @dataclass(frozen=True)
@@ -210,8 +247,10 @@ def make_templates(distances: Sequence[int] = DISTANCES, length: int = LENGTH) -
     def one(name: str, k: Any) -> int:
         k = check_positive_int(name, k)
         if not 2 <= k <= length - 3:
-            raise ValueError(f"{name} must be a cue distance from 2 to length - 3 = {length - 3} "
-                             f"(two places for the noun in a sentence of {length} words), got {k}")
+            raise ValueError(
+                f"{name} must be a cue distance from 2 to length - 3 = {length - 3} "
+                f"(two places for the noun in a sentence of {length} words), got {k}"
+            )
         return k
 
     distances = check_list("distances", distances, one, "cue distances")
@@ -225,8 +264,14 @@ def make_templates(distances: Sequence[int] = DISTANCES, length: int = LENGTH) -
     return out
 
 
-def make_corpus(n_train: int = 1200, n_held_out: int = 600, *, distances: Sequence[int] = DISTANCES,
-                length: int = LENGTH, seed: int = 0) -> Corpus:
+def make_corpus(
+    n_train: int = 1200,
+    n_held_out: int = 600,
+    *,
+    distances: Sequence[int] = DISTANCES,
+    length: int = LENGTH,
+    seed: int = 0,
+) -> Corpus:
     """Sentences from disjoint training and held-out templates, the same for the same ``seed``.
 
     :func:`make_templates` lists the shapes; in every cell (direction,
@@ -277,12 +322,20 @@ def make_corpus(n_train: int = 1200, n_held_out: int = 600, *, distances: Sequen
             cue = CUES[(word, sense)][int(rng.integers(len(CUES[(word, sense)])))]
             noun = word if ambiguous else NOUNS[(word, sense)][int(rng.integers(len(NOUNS[(word, sense)])))]
             fillers = [FILLERS[int(j)] for j in rng.integers(len(FILLERS), size=tpl.length - 4)]
-            out.append(Sentence(tpl.fill(cue, noun, fillers), word, sense, noun, cue, tpl.direction,
-                                tpl.distance, t, tpl.position))
+            out.append(
+                Sentence(
+                    tpl.fill(cue, noun, fillers), word, sense, noun, cue, tpl.direction, tpl.distance, t, tpl.position
+                )
+            )
         return tuple(out)
 
-    return Corpus(draw(n_train, sorted(train_ids)), draw(n_held_out, sorted(held_ids)), tuple(templates),
-                  tuple(sorted(train_ids)), tuple(sorted(held_ids)))
+    return Corpus(
+        draw(n_train, sorted(train_ids)),
+        draw(n_held_out, sorted(held_ids)),
+        tuple(templates),
+        tuple(sorted(train_ids)),
+        tuple(sorted(held_ids)),
+    )
 
 
 def occurrences(sentences: Sequence[Sentence], word: str) -> list[Sentence]:
@@ -301,8 +354,10 @@ def occurrences(sentences: Sequence[Sentence], word: str) -> list[Sentence]:
         raise ValueError(f"sentences must be a list of Sentence, got {type(sentences).__name__}")
     out = [s for s in sentences if s.word == word and s.ambiguous]
     if not out:
-        raise ValueError(f"sentences must hold at least one occurrence of {word!r} (an empty split?), "
-                         f"got {len(sentences)} sentence(s) without one")
+        raise ValueError(
+            f"sentences must hold at least one occurrence of {word!r} (an empty split?), "
+            f"got {len(sentences)} sentence(s) without one"
+        )
     return out
 
 
@@ -322,7 +377,7 @@ def slot_entropy(sense_known: bool) -> float:
         raise ValueError(f"sense_known must be True or False, got {sense_known!r}")
     keys = list(CUES)
     p: dict[str, float] = {}
-    for key in (keys[:1] if sense_known else keys):
+    for key in keys[:1] if sense_known else keys:
         share = 1.0 / (1 if sense_known else len(keys))
         p[key[0]] = p.get(key[0], 0.0) + share / 2
         for noun in NOUNS[key]:
@@ -407,8 +462,7 @@ class Vocabulary:
         """The tokens of a sequence of ids."""
         out = []
         for k, i in enumerate(ids):
-            if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) \
-                    or not 0 <= int(i) < len(self):
+            if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) or not 0 <= int(i) < len(self):
                 raise ValueError(f"ids[{k}] must be a whole number from 0 to {len(self) - 1}, got {i!r}")
             out.append(self.words[int(i)])
         return out

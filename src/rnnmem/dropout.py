@@ -99,7 +99,7 @@ def untouched_probability(keep: float, steps: int) -> float:
     """
     p = check_keep("keep", keep)
     n = check_nonnegative_int("steps", steps)
-    return float(p ** n)
+    return float(p**n)
 
 
 def mask_product_variance(keep: float, n: int) -> float:
@@ -149,8 +149,13 @@ def survival_table(keep: float, steps: Any = (1, 10, 50, 100), depth: int = 2) -
      100  2.66e-05 0.81 0.90
     """
     p = check_keep("keep", keep)
-    return [(check_nonnegative_int("steps", t),
-             *(untouched_probability(p, perturbation_count(s, t, depth)) for s in SCHEMES)) for t in steps]
+    return [
+        (
+            check_nonnegative_int("steps", t),
+            *(untouched_probability(p, perturbation_count(s, t, depth)) for s in SCHEMES),
+        )
+        for t in steps
+    ]
 
 
 def vertical_mask_count(layers: int, placement: str = "zaremba") -> int:
@@ -181,6 +186,7 @@ def vertical_mask_count(layers: int, placement: str = "zaremba") -> int:
 
 # --------------------------------------------------------------------------- masks
 
+
 def inverted_mask(shape: Any, keep: float, seed: Any = 0) -> np.ndarray:
     r"""An inverted-dropout mask: entries :math:`m/p`, 0 with probability :math:`1-p`, else :math:`1/p`.
 
@@ -200,8 +206,7 @@ def per_step_masks(steps: int, batch: int, units: int, keep: float, seed: Any = 
     >>> per_step_masks(3, 2, 4, 0.5, seed=0).shape
     (3, 2, 4)
     """
-    shape = (check_positive_int("steps", steps), check_positive_int("batch", batch),
-             check_positive_int("units", units))
+    shape = (check_positive_int("steps", steps), check_positive_int("batch", batch), check_positive_int("units", units))
     return inverted_mask(shape, keep, seed)
 
 
@@ -227,6 +232,7 @@ def inverted_dropout(x: Any, keep: float, seed: Any = 0) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- Monte Carlo
+
 
 @dataclass(frozen=True)
 class CarrySimulation:
@@ -255,8 +261,9 @@ class CarrySimulation:
         return np.sqrt(self.variance)
 
 
-def simulate_carried_state(scheme: str, steps: int, keep: float, runs: int = 10_000, depth: int = 2,
-                           seed: Any = 0) -> CarrySimulation:
+def simulate_carried_state(
+    scheme: str, steps: int, keep: float, runs: int = 10_000, depth: int = 2, seed: Any = 0
+) -> CarrySimulation:
     """Carry a value of 1 for ``steps`` steps under ``scheme`` and measure its spread over ``runs`` runs.
 
     ``"recurrent"`` multiplies the carried value by a fresh mask each step;
@@ -282,13 +289,22 @@ def simulate_carried_state(scheme: str, steps: int, keep: float, runs: int = 10_
             carried = carried * (rng.random(n_runs) < p) / p
             read = carried
         elif scheme == "vertical":
-            read = carried * np.prod(rng.random((depth, n_runs)) < p, axis=0) / p ** depth
+            read = carried * np.prod(rng.random((depth, n_runs)) < p, axis=0) / p**depth
         else:
             carried = carried * fixed
             read = carried / p
         mean[t], var[t], untouched[t] = read.mean(), read.var(), np.mean(read != 0)
     ts = np.arange(1, t_max + 1)
     n = np.array([perturbation_count(scheme, t, depth) for t in ts])
-    return CarrySimulation(scheme=scheme, keep=p, depth=depth, runs=n_runs, steps=ts, mean=mean, variance=var,
-                           untouched=untouched, analytic_variance=(1.0 / p) ** n - 1.0,
-                           analytic_untouched=p ** n.astype(np.float64))
+    return CarrySimulation(
+        scheme=scheme,
+        keep=p,
+        depth=depth,
+        runs=n_runs,
+        steps=ts,
+        mean=mean,
+        variance=var,
+        untouched=untouched,
+        analytic_variance=(1.0 / p) ** n - 1.0,
+        analytic_untouched=p ** n.astype(np.float64),
+    )

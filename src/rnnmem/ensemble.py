@@ -51,13 +51,12 @@ naming the argument.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import init as _init
-from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, \
-    check_positive_int
+from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .gru import GRU
 from .lstm import LSTM
 from .rnn import RNN
@@ -115,9 +114,19 @@ class Ensemble:
     True
     """
 
-    def __init__(self, model: str, input_size: int, hidden_size: int, output_size: int, seeds: Any, *,
-                 forget_bias: Any = None, init: Any = "default", t_max: float | None = None,
-                 dtype: Any = np.float64) -> None:
+    def __init__(
+        self,
+        model: str,
+        input_size: int,
+        hidden_size: int,
+        output_size: int,
+        seeds: Any,
+        *,
+        forget_bias: Any = None,
+        init: Any = "default",
+        t_max: float | None = None,
+        dtype: Any = np.float64,
+    ) -> None:
         self.model = check_choice("model", model, MODELS)
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
@@ -134,10 +143,12 @@ class Ensemble:
                 raise ValueError(f"init='chrono' sets LSTM gate biases; model must be 'lstm', got {model!r}")
             for k, (b, i) in enumerate(zip(biases or [None] * E, inits)):
                 if b is not None and i == "chrono":
-                    where = "" if isinstance(init, str) and not isinstance(forget_bias, (list, tuple, np.ndarray)) \
+                    where = (
+                        ""
+                        if isinstance(init, str) and not isinstance(forget_bias, (list, tuple, np.ndarray))
                         else f" (member {k})"
-                    raise ValueError(f"forget_bias and init='chrono' both set the forget bias{where}: "
-                                     f"give one of them")
+                    )
+                    raise ValueError(f"forget_bias and init='chrono' both set the forget bias{where}: give one of them")
             if t_max is None:
                 raise ValueError("init='chrono' needs t_max, the longest lifetime wanted (a number > 2)")
             t_max = float(check_positive("t_max", t_max))
@@ -148,20 +159,26 @@ class Ensemble:
         self.forget_bias = None if biases is None else tuple(biases)
         self.t_max = t_max
         G = _GATES[self.model]
-        shapes = {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H), "bias_ih_l0": (G * H,),
-                  "bias_hh_l0": (G * H,), "readout_weight": (O, H), "readout_bias": (O,)}
+        shapes = {
+            "weight_ih_l0": (G * H, D),
+            "weight_hh_l0": (G * H, H),
+            "bias_ih_l0": (G * H,),
+            "bias_hh_l0": (G * H,),
+            "readout_weight": (O, H),
+            "readout_bias": (O,),
+        }
         stacked = {name: np.empty((E,) + shape) for name, shape in shapes.items()}
         for e, seed in enumerate(self.seeds):
             rng = np.random.default_rng(seed)
-            for name, shape in shapes.items():          # the order the single models draw in
+            for name, shape in shapes.items():  # the order the single models draw in
                 stacked[name][e] = _init.pytorch_uniform(shape, H, rng)
             if biases is not None and biases[e] is not None:
-                stacked["bias_ih_l0"][e, H:2 * H] = biases[e]
-                stacked["bias_hh_l0"][e, H:2 * H] = 0.0
+                stacked["bias_ih_l0"][e, H : 2 * H] = biases[e]
+                stacked["bias_hh_l0"][e, H : 2 * H] = 0.0
             if inits[e] == "chrono":
                 b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
-                stacked["bias_ih_l0"][e, H:2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
-                stacked["bias_hh_l0"][e, 0:2 * H] = 0.0
+                stacked["bias_ih_l0"][e, H : 2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
+                stacked["bias_hh_l0"][e, 0 : 2 * H] = 0.0
         self.params = {name: value.astype(self.dtype) for name, value in stacked.items()}
         self._cache: Any = None
         self._workspace: dict = {}
@@ -169,23 +186,27 @@ class Ensemble:
     def _inits(self, init: Any, E: int) -> tuple:
         if isinstance(init, (list, tuple)):
             if len(init) != E:
-                raise ValueError(f"init must be one of {', '.join(map(repr, INITS))} or one per member ({E}), "
-                                 f"got {len(init)} values")
+                raise ValueError(
+                    f"init must be one of {', '.join(map(repr, INITS))} or one per member ({E}), got {len(init)} values"
+                )
             return tuple(check_choice(f"init[{k}]", i, INITS) for k, i in enumerate(init))
         return (check_choice("init", init, INITS),) * E
 
     def _forget_biases(self, forget_bias: Any, E: int) -> list | None:
-        if forget_bias is None or (isinstance(forget_bias, (list, tuple)) and all(b is None for b in forget_bias)
-                                   and len(forget_bias) == E):
+        if forget_bias is None or (
+            isinstance(forget_bias, (list, tuple)) and all(b is None for b in forget_bias) and len(forget_bias) == E
+        ):
             return None
         if self.model != "lstm":
             raise ValueError(f"forget_bias sets the LSTM's forget gate; model must be 'lstm', got {self.model!r}")
         if isinstance(forget_bias, (list, tuple, np.ndarray)):
             if len(forget_bias) != E:
-                raise ValueError(f"forget_bias must be one number or one per member ({E}), "
-                                 f"got {len(forget_bias)} values")
-            return [None if b is None else float(check_finite(f"forget_bias[{k}]", b))
-                    for k, b in enumerate(forget_bias)]
+                raise ValueError(
+                    f"forget_bias must be one number or one per member ({E}), got {len(forget_bias)} values"
+                )
+            return [
+                None if b is None else float(check_finite(f"forget_bias[{k}]", b)) for k, b in enumerate(forget_bias)
+            ]
         return [float(check_finite("forget_bias", forget_bias))] * E
 
     @property
@@ -194,8 +215,10 @@ class Ensemble:
         return len(self.seeds)
 
     def __repr__(self) -> str:
-        return (f"Ensemble({self.model!r}, input_size={self.input_size}, hidden_size={self.hidden_size}, "
-                f"output_size={self.output_size}, members={self.size}, dtype={self.dtype.name})")
+        return (
+            f"Ensemble({self.model!r}, input_size={self.input_size}, hidden_size={self.hidden_size}, "
+            f"output_size={self.output_size}, members={self.size}, dtype={self.dtype.name})"
+        )
 
     # ------------------------------------------------------------------ members
 
@@ -247,14 +270,17 @@ class Ensemble:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
         if arr.ndim == 3 and arr.shape[0] >= 1 and arr.shape[1] >= 1 and arr.shape[2] == D:
             arr = arr[:, None]
-        elif not (arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1
-                  and arr.shape[3] == D):
-            raise ValueError(f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
-                             f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}")
+        elif not (
+            arr.ndim == 4 and arr.shape[0] >= 1 and arr.shape[1] == E and arr.shape[2] >= 1 and arr.shape[3] == D
+        ):
+            raise ValueError(
+                f"x must have shape (T, B, {D}) shared by the members or (T, {E}, B, {D}) one batch "
+                f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}"
+            )
         T, B = arr.shape[0], arr.shape[2]
         rows = self._buffer("rows", (T + 1, E, H + D + 1, B))
         rows[0, :, :H] = 0.0
-        rows[:T, :, H:H + D] = arr.transpose(0, 1, 3, 2)
+        rows[:T, :, H : H + D] = arr.transpose(0, 1, 3, 2)
         rows[:, :, H + D] = 1.0
         return rows, T, B
 
@@ -291,19 +317,21 @@ class Ensemble:
                 cache = {"rnn": self._forward_rnn, "gru": self._forward_gru}[self.model](rows, T, B)
         cache.update(rows=rows, T=T, B=B, masks=masks)
         self._cache = cache
-        return rows[T, :, :self.hidden_size]
+        return rows[T, :, : self.hidden_size]
 
     def _forward_rnn(self, rows, T, B):
         E, H = self.size, self.hidden_size
         p = self.params
-        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
-                          np.full(H, -2.0, dtype=self.dtype))
+        W = self._stacked(
+            [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+            np.full(H, -2.0, dtype=self.dtype),
+        )
         for t in range(T):
             h_next = rows[t + 1, :, :H]
-            np.matmul(W, rows[t], out=h_next)                    # -2 z_t
-            _sigmoid_of_negated(h_next)                          # sigma(2 z_t)
+            np.matmul(W, rows[t], out=h_next)  # -2 z_t
+            _sigmoid_of_negated(h_next)  # sigma(2 z_t)
             h_next *= 2.0
-            h_next -= 1.0                                        # h_t = tanh(z_t)
+            h_next -= 1.0  # h_t = tanh(z_t)
         return {}
 
     def _forward_gru(self, rows, T, B):
@@ -314,26 +342,30 @@ class Ensemble:
         W_ih, W_hh, b_ih, b_hh = p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]
         rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
         zero_h, zero_x = np.zeros((E, H, H), dtype=self.dtype), np.zeros((E, H, D), dtype=self.dtype)
-        W = self._stacked([np.concatenate([W_hh[:, rz], W_hh[:, n], zero_h], axis=1),
-                           np.concatenate([W_ih[:, rz], zero_x, W_ih[:, n]], axis=1),
-                           np.concatenate([b_ih[:, rz] + b_hh[:, rz], b_hh[:, n], b_ih[:, n]], axis=1)],
-                          np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H))
-        gates = self._buffer("gates", (T, E, 4 * H, B))         # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
+        W = self._stacked(
+            [
+                np.concatenate([W_hh[:, rz], W_hh[:, n], zero_h], axis=1),
+                np.concatenate([W_ih[:, rz], zero_x, W_ih[:, n]], axis=1),
+                np.concatenate([b_ih[:, rz] + b_hh[:, rz], b_hh[:, n], b_ih[:, n]], axis=1),
+            ],
+            np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H),
+        )
+        gates = self._buffer("gates", (T, E, 4 * H, B))  # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
         candidate = self._buffer("candidate", (T, E, H, B))
         scratch = self._buffer("scratch", (E, H, B))
         for t in range(T):
             g = gates[t]
             np.matmul(W, rows[t], out=g)
-            _sigmoid_of_negated(g[:, :2 * H])                    # r_t, z_t
-            np.multiply(g[:, :H], g[:, 2 * H:3 * H], out=scratch)
-            a = g[:, 3 * H:]
-            a += scratch                                         # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
+            _sigmoid_of_negated(g[:, : 2 * H])  # r_t, z_t
+            np.multiply(g[:, :H], g[:, 2 * H : 3 * H], out=scratch)
+            a = g[:, 3 * H :]
+            a += scratch  # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
             _sigmoid_of_negated(a)
             np.multiply(a, 2.0, out=candidate[t])
-            candidate[t] -= 1.0                                  # n_t = tanh(a_n)
+            candidate[t] -= 1.0  # n_t = tanh(a_n)
             h_next = rows[t + 1, :, :H]
-            np.subtract(rows[t, :, :H], candidate[t], out=h_next)      # h_t = n + z (h_{t-1} - n)
-            h_next *= g[:, H:2 * H]
+            np.subtract(rows[t, :, :H], candidate[t], out=h_next)  # h_t = n + z (h_{t-1} - n)
+            h_next *= g[:, H : 2 * H]
             h_next += candidate[t]
         return {"gates": gates, "candidate": candidate}
 
@@ -344,16 +376,19 @@ class Ensemble:
             raise ValueError(f"carry_masks multiply the LSTM's cell state; model must be 'lstm', got {self.model!r}")
         arr = np.asarray(masks)
         if arr.shape != (T, E, B, H):
-            raise ValueError(f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, "
-                             f"got shape {arr.shape}")
+            raise ValueError(
+                f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, got shape {arr.shape}"
+            )
         return np.ascontiguousarray(arr.transpose(0, 1, 3, 2), dtype=self.dtype)
 
     def _forward_lstm(self, rows, T, B, masks=None):
         # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
         E, H = self.size, self.hidden_size
         p = self.params
-        W = self._stacked([p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
-                          np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H))
+        W = self._stacked(
+            [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
+            np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H),
+        )
         gates = self._buffer("gates", (T, E, 4 * H, B))
         cell = self._buffer("cell", (T + 1, E, H, B))
         candidate = self._buffer("candidate", (T, E, H, B))
@@ -364,20 +399,20 @@ class Ensemble:
         for t in range(T):
             g = gates[t]
             np.matmul(W, rows[t], out=g)
-            _sigmoid_of_negated(g)                                    # i, f, sigma(2 z_g), o
-            np.multiply(g[:, 2 * H:3 * H], 2.0, out=candidate[t])
-            candidate[t] -= 1.0                                       # g_t
-            if masks is not None:                                     # dropout on the carry line:
-                np.multiply(masks[t], cell[t], out=carried[t])        # f multiplies M_t c_{t-1}
-            np.multiply(g[:, H:2 * H], carried[t], out=cell[t + 1])
+            _sigmoid_of_negated(g)  # i, f, sigma(2 z_g), o
+            np.multiply(g[:, 2 * H : 3 * H], 2.0, out=candidate[t])
+            candidate[t] -= 1.0  # g_t
+            if masks is not None:  # dropout on the carry line:
+                np.multiply(masks[t], cell[t], out=carried[t])  # f multiplies M_t c_{t-1}
+            np.multiply(g[:, H : 2 * H], carried[t], out=cell[t + 1])
             np.multiply(g[:, :H], candidate[t], out=written)
-            cell[t + 1] += written                                    # c_t = f c_{t-1} + i g
+            cell[t + 1] += written  # c_t = f c_{t-1} + i g
             tc = tanh_cell[t]
             np.multiply(cell[t + 1], -2.0, out=tc)
             _sigmoid_of_negated(tc)
             tc *= 2.0
-            tc -= 1.0                                                 # tanh(c_t)
-            np.multiply(g[:, 3 * H:], tc, out=rows[t + 1, :, :H])     # h_t = o tanh(c_t)
+            tc -= 1.0  # tanh(c_t)
+            np.multiply(g[:, 3 * H :], tc, out=rows[t + 1, :, :H])  # h_t = o tanh(c_t)
         return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell, "carried": carried}
 
     # ------------------------------------------------------------------ backward
@@ -427,7 +462,7 @@ class Ensemble:
     def _split(self, total: np.ndarray, rows: slice = slice(None)) -> tuple:
         """The W_hh, W_ih and bias columns of a gradient of the stacked weights."""
         H, D = self.hidden_size, self.input_size
-        return total[:, rows, :H], total[:, rows, H:H + D], total[:, rows, H + D]
+        return total[:, rows, :H], total[:, rows, H : H + D], total[:, rows, H + D]
 
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
@@ -440,13 +475,17 @@ class Ensemble:
                 norms[:, t] = _sequence_norms(dh)
             h = rows[t + 1, :, :H]
             np.multiply(h, h, out=d_pre)
-            np.subtract(1.0, d_pre, out=d_pre)                    # tanh' = 1 - h^2
+            np.subtract(1.0, d_pre, out=d_pre)  # tanh' = 1 - h^2
             d_pre *= dh
             self._accumulate(total, d_pre, rows[t])
             np.matmul(W_hhT, d_pre, out=dh)
         d_W_hh, d_W_ih, d_b = self._split(total)
-        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
-                "bias_hh_l0": d_b.copy()}
+        return {
+            "weight_ih_l0": d_W_ih.copy(),
+            "weight_hh_l0": d_W_hh.copy(),
+            "bias_ih_l0": d_b.copy(),
+            "bias_hh_l0": d_b.copy(),
+        }
 
     def _chunks(self, T: int, rows_per_step: int, B: int):
         """Spans of steps, last first, each small enough (about 2**18 numbers per array) to stay in cache.
@@ -467,35 +506,37 @@ class Ensemble:
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for start, stop in self._chunks(T, 4 * H, B):
             span = slice(start, stop)
-            r, z, n = gates[span, :, :H], gates[span, :, H:2 * H], candidate[span]
+            r, z, n = gates[span, :, :H], gates[span, :, H : 2 * H], candidate[span]
             # Gradients of the four row blocks' outputs = dh_t * coefficient, known from the forward pass.
             coef = self._buffer("coef", (stop - start, E, 4 * H, B))
-            c_r, c_z, c_sn, c_n = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            c_r, c_z, c_sn, c_n = (coef[:, :, k * H : (k + 1) * H] for k in range(4))
             np.multiply(n, n, out=c_n)
             np.subtract(1.0, c_n, out=c_n)
-            c_n *= 1.0 - z                                        # n's input part: (1 - z)(1 - n^2)
+            c_n *= 1.0 - z  # n's input part: (1 - z)(1 - n^2)
             np.subtract(rows[span, :, :H], n, out=c_z)
-            c_z *= z * (1.0 - z)                                  # z: (h_prev - n) z (1 - z)
-            np.multiply(c_n, gates[span, :, 2 * H:3 * H], out=c_r)
-            c_r *= -0.5                                           # the forward pass kept -2 (W_hn h + b_hn)
-            c_r *= r * (1.0 - r)                                  # r: via r * (W_hn h + b_hn)
-            np.multiply(c_n, r, out=c_sn)                         # W_hn h + b_hn sits inside r * (.)
+            c_z *= z * (1.0 - z)  # z: (h_prev - n) z (1 - z)
+            np.multiply(c_n, gates[span, :, 2 * H : 3 * H], out=c_r)
+            c_r *= -0.5  # the forward pass kept -2 (W_hn h + b_hn)
+            c_r *= r * (1.0 - r)  # r: via r * (W_hn h + b_hn)
+            np.multiply(c_n, r, out=c_sn)  # W_hn h + b_hn sits inside r * (.)
             for t in range(stop - 1, start - 1, -1):
                 if norms is not None:
                     norms[:, t] = _sequence_norms(dh)
                 np.multiply(coef[t - start].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
                 self._accumulate(total, d_rows, rows[t])
-                np.multiply(dh, gates[t, :, H:2 * H], out=kept)
-                np.matmul(W_hhT, d_rows[:, :3 * H], out=dh)
+                np.multiply(dh, gates[t, :, H : 2 * H], out=kept)
+                np.matmul(W_hhT, d_rows[:, : 3 * H], out=dh)
                 dh += kept
         H2, H3 = 2 * H, 3 * H
         d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
         d_W_hn, _, d_b_hn = self._split(total, slice(H2, H3))
         _, d_W_in, d_b_in = self._split(total, slice(H3, 4 * H))
-        return {"weight_ih_l0": np.concatenate([d_W_ih_rz, d_W_in], axis=1),
-                "weight_hh_l0": np.concatenate([d_W_hh_rz, d_W_hn], axis=1),
-                "bias_ih_l0": np.concatenate([d_b_rz, d_b_in], axis=1),
-                "bias_hh_l0": np.concatenate([d_b_rz, d_b_hn], axis=1)}
+        return {
+            "weight_ih_l0": np.concatenate([d_W_ih_rz, d_W_in], axis=1),
+            "weight_hh_l0": np.concatenate([d_W_hh_rz, d_W_hn], axis=1),
+            "bias_ih_l0": np.concatenate([d_b_rz, d_b_in], axis=1),
+            "bias_hh_l0": np.concatenate([d_b_rz, d_b_hn], axis=1),
+        }
 
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
@@ -507,25 +548,25 @@ class Ensemble:
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for start, stop in self._chunks(T, 4 * H, B):
             span = slice(start, stop)
-            i, f, o = gates[span, :, :H], gates[span, :, H:2 * H], gates[span, :, 3 * H:]
+            i, f, o = gates[span, :, :H], gates[span, :, H : 2 * H], gates[span, :, 3 * H :]
             candidate, tanh_cell = cache["candidate"][span], cache["tanh_cell"][span]
             # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
             # the slope of the gate's nonlinearity times what the gate multiplies.
             coef = self._buffer("coef", (stop - start, E, 4 * H, B))
-            c_i, c_f, c_g, c_o = (coef[:, :, k * H:(k + 1) * H] for k in range(4))
+            c_i, c_f, c_g, c_o = (coef[:, :, k * H : (k + 1) * H] for k in range(4))
             np.subtract(1.0, i, out=c_i)
             c_i *= i
-            c_i *= candidate                                      # i multiplies g
+            c_i *= candidate  # i multiplies g
             np.subtract(1.0, f, out=c_f)
             c_f *= f
-            c_f *= cache["carried"][span]                         # f multiplies c_{t-1} (times its mask)
+            c_f *= cache["carried"][span]  # f multiplies c_{t-1} (times its mask)
             np.multiply(candidate, candidate, out=c_g)
             np.subtract(1.0, c_g, out=c_g)
-            c_g *= i                                              # g is multiplied by i
+            c_g *= i  # g is multiplied by i
             np.subtract(1.0, o, out=c_o)
             c_o *= o
-            c_o *= tanh_cell                                      # o multiplies tanh(c_t)
-            to_cell = self._buffer("to_cell", (stop - start, E, H, B))   # dc_t += dh_t o (1 - tanh^2 c_t)
+            c_o *= tanh_cell  # o multiplies tanh(c_t)
+            to_cell = self._buffer("to_cell", (stop - start, E, H, B))  # dc_t += dh_t o (1 - tanh^2 c_t)
             np.multiply(tanh_cell, tanh_cell, out=to_cell)
             np.subtract(1.0, to_cell, out=to_cell)
             to_cell *= o
@@ -535,17 +576,22 @@ class Ensemble:
                     norms[:, t] = _sequence_norms(dh)
                 np.multiply(dh, to_cell[j], out=scratch)
                 dc += scratch
-                np.multiply(coef[j, :, :3 * H].reshape(E, 3, H, B), dc[:, None],
-                            out=d_pre[:, :3 * H].reshape(E, 3, H, B))
-                np.multiply(c_o[j], dh, out=d_pre[:, 3 * H:])
-                dc *= gates[t, :, H:2 * H]
+                np.multiply(
+                    coef[j, :, : 3 * H].reshape(E, 3, H, B), dc[:, None], out=d_pre[:, : 3 * H].reshape(E, 3, H, B)
+                )
+                np.multiply(c_o[j], dh, out=d_pre[:, 3 * H :])
+                dc *= gates[t, :, H : 2 * H]
                 if masks is not None:
                     dc *= masks[t]
                 self._accumulate(total, d_pre, rows[t])
                 np.matmul(W_hhT, d_pre, out=dh)
         d_W_hh, d_W_ih, d_b = self._split(total)
-        return {"weight_ih_l0": d_W_ih.copy(), "weight_hh_l0": d_W_hh.copy(), "bias_ih_l0": d_b.copy(),
-                "bias_hh_l0": d_b.copy()}
+        return {
+            "weight_ih_l0": d_W_ih.copy(),
+            "weight_hh_l0": d_W_hh.copy(),
+            "bias_ih_l0": d_b.copy(),
+            "bias_hh_l0": d_b.copy(),
+        }
 
     # ------------------------------------------------------------------ readout and loss
 
@@ -575,8 +621,9 @@ class Ensemble:
         with np.errstate(over="ignore", invalid="ignore"):
             return self._readout(self._forward(x)).transpose(0, 2, 1)
 
-    def loss_and_grads(self, x: Any, targets: Any, kind: str, *, step_norms: bool = False,
-                       carry_masks: Any = None) -> tuple:
+    def loss_and_grads(
+        self, x: Any, targets: Any, kind: str, *, step_norms: bool = False, carry_masks: Any = None
+    ) -> tuple:
         r"""Each member's loss on its batch and the gradients of every parameter array.
 
         ``kind`` is ``"classification"`` (``targets`` class indices, mean
@@ -599,20 +646,19 @@ class Ensemble:
         """
         kind = check_choice("kind", kind, KINDS)
         E = self.size
-        hT = self._forward(x, carry_masks)                                # (E, H, B)
+        hT = self._forward(x, carry_masks)  # (E, H, B)
         B = self._cache["B"]
         y = self._check_targets(targets, kind, E, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = self._readout(hT)                                       # (E, O, B)
+            out = self._readout(hT)  # (E, O, B)
             if kind == "classification":
                 shifted = out - out.max(axis=1, keepdims=True)
                 log_norm = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
                 log_p = shifted - log_norm
                 picked = np.take_along_axis(log_p, y[:, None, :], axis=1)[:, 0]
                 losses = -picked.mean(axis=1)
-                d_out = np.exp(log_p)                                     # softmax - onehot, over B
-                np.put_along_axis(d_out, y[:, None, :],
-                                  np.take_along_axis(d_out, y[:, None, :], axis=1) - 1.0, axis=1)
+                d_out = np.exp(log_p)  # softmax - onehot, over B
+                np.put_along_axis(d_out, y[:, None, :], np.take_along_axis(d_out, y[:, None, :], axis=1) - 1.0, axis=1)
                 d_out /= B
             else:
                 err = out[:, 0] - y
@@ -632,8 +678,10 @@ class Ensemble:
             raise ValueError(f"targets must have shape ({B},) or ({E}, {B}), got shape {np.shape(targets)}")
         if kind == "classification":
             if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= self.output_size:
-                raise ValueError(f"targets must be class indices from 0 to {self.output_size - 1}, "
-                                 f"got values from {y.min()} to {y.max()} (dtype {y.dtype})")
+                raise ValueError(
+                    f"targets must be class indices from 0 to {self.output_size - 1}, "
+                    f"got values from {y.min()} to {y.max()} (dtype {y.dtype})"
+                )
             return y.astype(np.intp)
         if self.output_size != 1:
             raise ValueError(f"kind='regression' reads one number: output_size must be 1, got {self.output_size}")

@@ -77,6 +77,7 @@ ACTIVATIONS = ("sigmoid", "tanh")
 
 # --------------------------------------------------------------------------- helpers
 
+
 def _closed(name: str, value: Any, low: float, high: float, what: str) -> Any:
     value = check_finite(name, value)
     arr = np.asarray(value, dtype=np.float64)
@@ -104,6 +105,7 @@ def _vector(name: str, value: Any) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- supplied activations
+
 
 class LSTMUpdate(NamedTuple):
     """An LSTM state update from supplied activations: the two terms of the cell, the cell, the output."""
@@ -149,8 +151,7 @@ def lstm_update(c_prev: Any, f: Any, i: Any, g: Any, o: Any) -> LSTMUpdate:
     c = kept + written
     h = np.multiply(o, np.tanh(c))
     args = (c_prev, f, i, g, o)
-    return LSTMUpdate(_out(*args, value=kept), _out(*args, value=written), _out(*args, value=c),
-                      _out(*args, value=h))
+    return LSTMUpdate(_out(*args, value=kept), _out(*args, value=written), _out(*args, value=c), _out(*args, value=h))
 
 
 class GRUUpdate(NamedTuple):
@@ -166,8 +167,17 @@ class GRUUpdate(NamedTuple):
     """The new state, ``kept + written``."""
 
 
-def gru_update(h_prev: Any, z: Any, r: Any, *, u: Any = 1.0, a_x: Any = 0.0, b_hn: Any = 0.0,
-               update: str = "z_keeps", reset: str = "after") -> GRUUpdate:
+def gru_update(
+    h_prev: Any,
+    z: Any,
+    r: Any,
+    *,
+    u: Any = 1.0,
+    a_x: Any = 0.0,
+    b_hn: Any = 0.0,
+    update: str = "z_keeps",
+    reset: str = "after",
+) -> GRUUpdate:
     r"""The GRU candidate and new state from supplied gate values, in either convention.
 
     ``z`` and ``r`` are gate values in [0, 1] (the limits included); ``u`` is
@@ -209,11 +219,13 @@ def gru_update(h_prev: Any, z: Any, r: Any, *, u: Any = 1.0, a_x: Any = 0.0, b_h
     kept = keep * hp
     written = (1.0 - keep) * n
     args = (h_prev, z, r, u, a_x, b_hn)
-    return GRUUpdate(_out(*args, value=n), _out(*args, value=kept), _out(*args, value=written),
-                     _out(*args, value=kept + written))
+    return GRUUpdate(
+        _out(*args, value=n), _out(*args, value=kept), _out(*args, value=written), _out(*args, value=kept + written)
+    )
 
 
 # --------------------------------------------------------------------------- solved weights
+
 
 def gate_rows(q: Any, targets: Any, bias: Any = 0.0, activation: str = "sigmoid") -> np.ndarray:
     r"""The shortest weight rows that turn ``q`` into the ``targets`` activations.
@@ -242,8 +254,9 @@ def gate_rows(q: Any, targets: Any, bias: Any = 0.0, activation: str = "sigmoid"
     targets = _vector("targets", targets)
     if activation == "sigmoid":
         if np.any(targets <= 0) or np.any(targets >= 1):
-            raise ValueError(f"targets must be gate values strictly between 0 and 1 for a sigmoid row, "
-                             f"got {targets.tolist()}")
+            raise ValueError(
+                f"targets must be gate values strictly between 0 and 1 for a sigmoid row, got {targets.tolist()}"
+            )
         pre = memory.logit(targets)
     else:
         if np.any(targets <= -1) or np.any(targets >= 1):
@@ -285,8 +298,9 @@ def _split(rows: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray]:
     return rows[:, :d], rows[:, d:]
 
 
-def solved_lstm(x: Any, h_prev: Any, c_prev: Any, *, i: Any, f: Any, g: Any, o: Any,
-                forget_bias: Any = 0.0) -> LSTMCase:
+def solved_lstm(
+    x: Any, h_prev: Any, c_prev: Any, *, i: Any, f: Any, g: Any, o: Any, forget_bias: Any = 0.0
+) -> LSTMCase:
     r"""An LSTM step whose gates come out at the given values, with the shortest weights that do it.
 
     Every gate row is :func:`gate_rows` of :math:`q = [x; h_{t-1}]`; the
@@ -308,15 +322,17 @@ def solved_lstm(x: Any, h_prev: Any, c_prev: Any, *, i: Any, f: Any, g: Any, o: 
             raise ValueError(f"{name} must give one value per unit ({H}), got {np.size(value)}")
     forget_bias = float(check_finite("forget_bias", forget_bias))
     q = np.concatenate([x, h_prev])
-    rows = np.vstack([
-        gate_rows(q, i),
-        gate_rows(q, f, bias=forget_bias),
-        gate_rows(q, g, activation="tanh"),
-        gate_rows(q, o),
-    ])
+    rows = np.vstack(
+        [
+            gate_rows(q, i),
+            gate_rows(q, f, bias=forget_bias),
+            gate_rows(q, g, activation="tanh"),
+            gate_rows(q, o),
+        ]
+    )
     W_ih, W_hh = _split(rows, d)
     b_ih = np.zeros(4 * H)
-    b_ih[H:2 * H] = forget_bias
+    b_ih[H : 2 * H] = forget_bias
     return LSTMCase(x, h_prev, c_prev, W_ih, W_hh, b_ih, np.zeros(4 * H))
 
 
@@ -366,8 +382,9 @@ def two_unit_lstm() -> LSTMCase:
     >>> s.f.round(6).tolist(), s.c.round(6).tolist()
     ([0.8, 0.7], [0.7, 0.05])
     """
-    return solved_lstm([0.6, 0.4], [0.1, -0.2], [0.5, 0.3], i=[0.6, 0.4], f=[0.8, 0.7], g=[0.5, -0.4],
-                       o=[0.9, 0.6], forget_bias=1.0)
+    return solved_lstm(
+        [0.6, 0.4], [0.1, -0.2], [0.5, 0.3], i=[0.6, 0.4], f=[0.8, 0.7], g=[0.5, -0.4], o=[0.9, 0.6], forget_bias=1.0
+    )
 
 
 def two_unit_gru() -> GRUCase:
@@ -383,9 +400,14 @@ def two_unit_gru() -> GRUCase:
     >>> [gru.step(*case, reset=p).n.round(6).tolist() for p in ("before", "after")]
     [[0.314021, 0.197375], [0.48155, 0.099668]]
     """
-    return solved_gru([0.6, 0.4], [0.1, -0.2], r=[0.25, 0.75], z=[0.9, 0.6],
-                      W_in=[[1.0, 0.0], [0.0, 1.0]], W_hn=[[1.0, 2.0], [-2.0, 1.0]])
-
+    return solved_gru(
+        [0.6, 0.4],
+        [0.1, -0.2],
+        r=[0.25, 0.75],
+        z=[0.9, 0.6],
+        W_in=[[1.0, 0.0], [0.0, 1.0]],
+        W_hn=[[1.0, 2.0], [-2.0, 1.0]],
+    )
 
 
 class WeightRow(NamedTuple):
@@ -423,6 +445,14 @@ def two_unit_rows(cell: str = "lstm") -> list[WeightRow]:
         names, values = ("r", "z", "n"), (s.r, s.z, None)
     H = case.h_prev.size
     bias = case.b_ih + case.b_hh
-    return [WeightRow(name, j + 1, tuple(float(w) for w in (*case.W_ih[k * H + j], *case.W_hh[k * H + j])),
-                      float(bias[k * H + j]), None if values[k] is None else float(values[k][j]))
-            for k, name in enumerate(names) for j in range(H)]
+    return [
+        WeightRow(
+            name,
+            j + 1,
+            tuple(float(w) for w in (*case.W_ih[k * H + j], *case.W_hh[k * H + j])),
+            float(bias[k * H + j]),
+            None if values[k] is None else float(values[k][j]),
+        )
+        for k, name in enumerate(names)
+        for j in range(H)
+    ]

@@ -127,9 +127,16 @@ class GradcheckResult:
         return "\n".join(lines)
 
 
-
-def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6, seed: Any = 0,
-              blocks: str = "torch", include_x: bool = True) -> GradcheckResult:
+def gradcheck(
+    model: Recurrent,
+    x: Any,
+    state: Any = None,
+    *,
+    eps: float = 1e-6,
+    seed: Any = 0,
+    blocks: str = "torch",
+    include_x: bool = True,
+) -> GradcheckResult:
     """Compare ``model.backward`` with central finite differences, block by block.
 
     ``model`` is a float64 :class:`~rnnmem.rnn.RNN`, :class:`~rnnmem.lstm.LSTM`
@@ -151,8 +158,10 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
     if not isinstance(model, Recurrent):
         raise ValueError(f"model must be an RNN, LSTM or GRU from rnnmem, got {type(model).__name__}")
     if model.dtype != np.float64:
-        raise ValueError(f"model must be float64 for finite differences, got {model.dtype.name}; "
-                         "model.astype(np.float64) makes a float64 copy")
+        raise ValueError(
+            f"model must be float64 for finite differences, got {model.dtype.name}; "
+            "model.astype(np.float64) makes a float64 copy"
+        )
     if np.ndim(eps) != 0:
         raise ValueError(f"eps must be a single step, a number with 0 < eps < 1, got an array of shape {np.shape(eps)}")
     eps = float(check_positive("eps", eps))
@@ -208,8 +217,12 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
     G = len(model.gate_names)
     gate_rows = [(gate, slice(k * H, (k + 1) * H)) for k, gate in enumerate(model.gate_names)]
     if blocks == "torch":
-        for key, label in (("weight_ih_l0", "W_ih"), ("weight_hh_l0", "W_hh"),
-                           ("bias_ih_l0", "b_ih"), ("bias_hh_l0", "b_hh")):
+        for key, label in (
+            ("weight_ih_l0", "W_ih"),
+            ("weight_hh_l0", "W_hh"),
+            ("bias_ih_l0", "b_ih"),
+            ("bias_hh_l0", "b_hh"),
+        ):
             for gate, rows_of_gate in gate_rows:
                 name = label if G == 1 else f"{label}[{gate}]"
                 fd = numeric(params[key], rows_of_gate)
@@ -227,9 +240,11 @@ def gradcheck(model: Recurrent, x: Any, state: Any = None, *, eps: float = 1e-6,
                     fd = numeric(params[key], rows_of_gate)
                     rows.append((name, relative_error(analytic[key][rows_of_gate], fd)))
                 continue
-            fd = numeric(params["bias_ih_l0"], rows_of_gate)   # moves b_ih + b_hh
-            err = max(relative_error(analytic["bias_ih_l0"][rows_of_gate], fd),
-                      relative_error(analytic["bias_hh_l0"][rows_of_gate], fd))
+            fd = numeric(params["bias_ih_l0"], rows_of_gate)  # moves b_ih + b_hh
+            err = max(
+                relative_error(analytic["bias_ih_l0"][rows_of_gate], fd),
+                relative_error(analytic["bias_hh_l0"][rows_of_gate], fd),
+            )
             rows.append(("b" if G == 1 else f"b_{gate}", err))
     for part, array in zip(parts, initial):
         rows.append((f"{part}0", relative_error(analytic[f"{part}0"], numeric(array, ...))))

@@ -71,8 +71,12 @@ def growth_cell_weights(f: float = 0.75, i: float = 0.5, o: float = 0.75, w_c: f
     """
     f, i, o = _gates(f, i, o)
     w = float(check_finite("w_c", w_c))
-    return {"W_ih": np.zeros((4, 1)), "W_hh": np.array([[0.0], [0.0], [w], [0.0]]),
-            "b_ih": np.array([memory.logit(i), memory.logit(f), 0.0, memory.logit(o)]), "b_hh": np.zeros(4)}
+    return {
+        "W_ih": np.zeros((4, 1)),
+        "W_hh": np.array([[0.0], [0.0], [w], [0.0]]),
+        "b_ih": np.array([memory.logit(i), memory.logit(f), 0.0, memory.logit(o)]),
+        "b_hh": np.zeros(4),
+    }
 
 
 @dataclass(frozen=True)
@@ -85,8 +89,9 @@ class GrowthTrajectory:
     carry_line: float
 
 
-def growth_trajectory(c_start: float, steps: int = 2, f: float = 0.75, i: float = 0.5, o: float = 0.75,
-                      w_c: float = 2.0) -> GrowthTrajectory:
+def growth_trajectory(
+    c_start: float, steps: int = 2, f: float = 0.75, i: float = 0.5, o: float = 0.75, w_c: float = 2.0
+) -> GrowthTrajectory:
     r"""Run the scalar growth cell (:func:`rnnmem.lstm.step`) from :math:`c = ` ``c_start``, :math:`h = o\tanh c`.
 
     ``factors[k]`` is :math:`dc_{k+1}/dc_k` from :func:`growth_factor`,
@@ -107,8 +112,9 @@ def growth_trajectory(c_start: float, steps: int = 2, f: float = 0.75, i: float 
         s = lstm.step(np.zeros(1), np.array([h]), np.array([c]), **W)
         c, h = float(s.c[0]), float(s.h[0])
         cells.append(c)
-    return GrowthTrajectory(cells=tuple(cells), factors=tuple(factors), product=float(np.prod(factors)),
-                            carry_line=f ** n)
+    return GrowthTrajectory(
+        cells=tuple(cells), factors=tuple(factors), product=float(np.prod(factors)), carry_line=f**n
+    )
 
 
 @dataclass(frozen=True)
@@ -124,8 +130,9 @@ class GrowthStart:
     residuals: tuple[float, ...]
 
 
-def find_growth_start(factors: Any = (1.221326, 1.078827), f: float = 0.75, i: float = 0.5, o: float = 0.75,
-                      w_c: float = 2.0) -> GrowthStart:
+def find_growth_start(
+    factors: Any = (1.221326, 1.078827), f: float = 0.75, i: float = 0.5, o: float = 0.75, w_c: float = 2.0
+) -> GrowthStart:
     r"""Solve for the starting cell :math:`c_1 \ge 0` whose trajectory has the given step factors.
 
     The first factor fixes :math:`|c_1|`: :func:`growth_factor` moves
@@ -149,8 +156,10 @@ def find_growth_start(factors: Any = (1.221326, 1.078827), f: float = 0.75, i: f
     top, bottom = growth_factor(0.0, f, i, o, w_c), f
     lo_f, hi_f = min(top, bottom), max(top, bottom)
     if not (fs[0] == top or lo_f < fs[0] < hi_f):
-        raise ValueError(f"factors[0] must lie between the carry line f = {bottom!r} and the zero-state factor "
-                         f"{top!r} for this cell, got {fs[0]!r}")
+        raise ValueError(
+            f"factors[0] must lie between the carry line f = {bottom!r} and the zero-state factor "
+            f"{top!r} for this cell, got {fs[0]!r}"
+        )
     rising = top < bottom
     lo, hi = 0.0, 1.0
     while (growth_factor(hi, f, i, o, w_c) > fs[0]) != rising and hi < 1e3:
@@ -193,8 +202,9 @@ def weight_for_zero_state_growth(growth: float, f: float, i: float, o: float) ->
     return (gr - f) / (i * o)
 
 
-def perturbation_growth(eps: float = 1e-6, steps: int = 10, f: float = 0.5, i: float = 0.5, o: float = 0.75,
-                        w_c: float = 3.0) -> np.ndarray:
+def perturbation_growth(
+    eps: float = 1e-6, steps: int = 10, f: float = 0.5, i: float = 0.5, o: float = 0.75, w_c: float = 3.0
+) -> np.ndarray:
     r"""Per-step growth ratios :math:`c_t/c_{t-1}` of the scalar cell started at :math:`c_0 = \epsilon`, :math:`h_0 = o\tanh\epsilon`.
 
     While the perturbation is small each ratio is :func:`zero_state_growth`

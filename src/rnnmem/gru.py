@@ -74,8 +74,9 @@ class GRUStep(NamedTuple):
     """New hidden state."""
 
 
-def step(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *,
-         update: str = "z_keeps", reset: str = "after") -> GRUStep:
+def step(
+    x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *, update: str = "z_keeps", reset: str = "after"
+) -> GRUStep:
     r"""One GRU step, the equations of the module as written, in the chosen conventions.
 
     ``x`` is ``(B, D)`` or ``(D,)``; ``h_prev`` is ``(B, H)`` or ``(H,)``; the
@@ -102,7 +103,7 @@ def step(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *,
     from_input = x @ W_ih.T + b_ih
     from_state = h_prev @ W_hh[rz].T + b_hh[rz]
     reset_gate = sigmoid(from_input[..., 0:H] + from_state[..., 0:H])
-    update_gate = sigmoid(from_input[..., H:2 * H] + from_state[..., H:2 * H])
+    update_gate = sigmoid(from_input[..., H : 2 * H] + from_state[..., H : 2 * H])
     if reset == "after":
         candidate = np.tanh(from_input[..., n] + reset_gate * (h_prev @ W_hh[n].T + b_hh[n]))
     else:
@@ -141,8 +142,16 @@ class GRU(Recurrent):
     state_names = ("h",)
     option_names = ("update", "reset")
 
-    def __init__(self, input_size: int, hidden_size: int, *, dtype: Any = np.float64, seed: Any = None,
-                 update: str = "z_keeps", reset: str = "after") -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        *,
+        dtype: Any = np.float64,
+        seed: Any = None,
+        update: str = "z_keeps",
+        reset: str = "after",
+    ) -> None:
         self.update = check_choice("update", update, UPDATE_CONVENTIONS)
         self.reset = check_choice("reset", reset, RESET_CONVENTIONS)
         super().__init__(input_size, hidden_size, dtype=dtype, seed=seed)
@@ -162,7 +171,7 @@ class GRU(Recurrent):
         from_input[..., rz] += self.b_hh[rz]
         if not after:
             from_input[..., n] += self.b_hh[n]
-        gates = self._buffer("gates", (T, B, 3 * H))           # r | z | n
+        gates = self._buffer("gates", (T, B, 3 * H))  # r | z | n
         hidden = self._buffer("hidden", (T + 1, B, H))
         # reset "after": W_hn h + b_hn, which r multiplies; "before": r * h, which W_hn multiplies.
         reset_input = self._buffer("reset_input", (T, B, H))
@@ -175,7 +184,7 @@ class GRU(Recurrent):
             np.matmul(h_prev, W_hT, out=from_state)
             np.add(from_input[t, :, rz], from_state[:, rz], out=g_t[:, rz])
             sigmoid_inplace(g_t[:, rz])
-            reset_gate, update_gate, candidate = g_t[:, 0:H], g_t[:, H:2 * H], g_t[:, n]
+            reset_gate, update_gate, candidate = g_t[:, 0:H], g_t[:, H : 2 * H], g_t[:, n]
             if after:
                 np.add(from_state[:, n], self.b_hh[n], out=reset_input[t])
                 np.multiply(reset_gate, reset_input[t], out=candidate)
@@ -202,7 +211,7 @@ class GRU(Recurrent):
         H, dtype = self.hidden_size, self.dtype
         rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
         after = self.reset == "after"
-        reset_gate, update_gate, candidate = gates[..., 0:H], gates[..., H:2 * H], gates[..., n]
+        reset_gate, update_gate, candidate = gates[..., 0:H], gates[..., H : 2 * H], gates[..., n]
         h_prev = hidden[:-1]
         keep = update_gate if self.update == "z_keeps" else 1.0 - update_gate
         # dh_t/dz_t = +-(h_prev - n): + when z keeps the old state, - when z writes the candidate.
@@ -214,17 +223,17 @@ class GRU(Recurrent):
         coef3 = coef.reshape(T, B, 3, H)
         np.multiply(candidate, candidate, out=coef3[:, :, 2])
         np.subtract(1.0, coef3[:, :, 2], out=coef3[:, :, 2])
-        coef3[:, :, 2] *= 1.0 - keep                               # n: (1 - keep)(1 - n^2)
+        coef3[:, :, 2] *= 1.0 - keep  # n: (1 - keep)(1 - n^2)
         np.subtract(h_prev, candidate, out=coef3[:, :, 1])
-        coef3[:, :, 1] *= sign * update_gate * (1.0 - update_gate)   # z
+        coef3[:, :, 1] *= sign * update_gate * (1.0 - update_gate)  # z
         reset_slope = reset_gate * (1.0 - reset_gate)
         if after:
             np.multiply(coef3[:, :, 2], reset_input, out=coef3[:, :, 0])
-            coef3[:, :, 0] *= reset_slope                            # r: via r * (W_hn h + b_hn)
+            coef3[:, :, 0] *= reset_slope  # r: via r * (W_hn h + b_hn)
         else:
-            reset_slope *= h_prev                                    # r: via W_hn (r * h)
+            reset_slope *= h_prev  # r: via W_hn (r * h)
 
-        d_input = self._buffer("d_input", (T, B, 3 * H))           # d(pre-activation), input side
+        d_input = self._buffer("d_input", (T, B, 3 * H))  # d(pre-activation), input side
         d_input3 = d_input.reshape(T, B, 3, H)
         d_state = self._buffer("d_state", (T, B, 3 * H)) if after else d_input
         d_state3 = d_state.reshape(T, B, 3, H)
@@ -259,6 +268,11 @@ class GRU(Recurrent):
         else:
             d_W_hh[rz] = d_st[:, rz].T @ h_prev.reshape(T * B, H)
             d_W_hh[n] = d_st[:, n].T @ reset_input.reshape(T * B, H)
-        return {"weight_ih_l0": d_in.T @ x.reshape(T * B, D), "weight_hh_l0": d_W_hh,
-                "bias_ih_l0": ones @ d_in, "bias_hh_l0": ones @ d_st,
-                "x": (d_in @ self.W_ih).reshape(T, B, D), "h0": d_recurrent}
+        return {
+            "weight_ih_l0": d_in.T @ x.reshape(T * B, D),
+            "weight_hh_l0": d_W_hh,
+            "bias_ih_l0": ones @ d_in,
+            "bias_hh_l0": ones @ d_st,
+            "x": (d_in @ self.W_ih).reshape(T, B, D),
+            "h0": d_recurrent,
+        }

@@ -71,8 +71,15 @@ _GATE_ORDER = {"lstm": ("i", "f", "g", "o"), "keras": ("i", "f", "c", "o"), "gru
 
 # --------------------------------------------------------------------------- one bias, one gate
 
-def forget_bias(*, gate: Any = None, horizon: Any = None, efold_horizon: Any = None,
-                mean_lifetime: Any = None, level: float = memory.DEFAULT_LEVEL) -> Any:
+
+def forget_bias(
+    *,
+    gate: Any = None,
+    horizon: Any = None,
+    efold_horizon: Any = None,
+    mean_lifetime: Any = None,
+    level: float = memory.DEFAULT_LEVEL,
+) -> Any:
     r"""The forget bias :math:`b_f` for exactly one target: a gate value or a horizon.
 
     ``gate`` uses :math:`b = \ln(f/(1-f))`; ``horizon`` the level horizon
@@ -83,12 +90,22 @@ def forget_bias(*, gate: Any = None, horizon: Any = None, efold_horizon: Any = N
     >>> round(forget_bias(gate=0.95), 2), round(forget_bias(horizon=300), 2)
     (2.94, 4.17)
     """
-    given = {k: v for k, v in (("gate", gate), ("horizon", horizon), ("efold_horizon", efold_horizon),
-                               ("mean_lifetime", mean_lifetime)) if v is not None}
+    given = {
+        k: v
+        for k, v in (
+            ("gate", gate),
+            ("horizon", horizon),
+            ("efold_horizon", efold_horizon),
+            ("mean_lifetime", mean_lifetime),
+        )
+        if v is not None
+    }
     if len(given) != 1:
-        raise ValueError("forget_bias needs exactly one of gate, horizon, efold_horizon, mean_lifetime, "
-                         f"got {sorted(given) or 'none'}")
-    (kind, value), = given.items()
+        raise ValueError(
+            "forget_bias needs exactly one of gate, horizon, efold_horizon, mean_lifetime, "
+            f"got {sorted(given) or 'none'}"
+        )
+    ((kind, value),) = given.items()
     if kind == "gate":
         return memory.bias_for_gate(value)
     if kind == "horizon":
@@ -143,13 +160,19 @@ def forget_bias_row(bias: float, level: float = memory.DEFAULT_LEVEL) -> ForgetB
     if np.ndim(b) != 0:
         raise ValueError(f"bias must be a single real number, got {bias!r}")
     f = memory.sigmoid(float(b))
-    return ForgetBiasRow(bias=float(b), gate=f, efold_horizon=memory.efold_horizon(f),
-                         horizon=memory.horizon(f, level), mean_lifetime=memory.mean_lifetime(f),
-                         level=float(level))
+    return ForgetBiasRow(
+        bias=float(b),
+        gate=f,
+        efold_horizon=memory.efold_horizon(f),
+        horizon=memory.horizon(f, level),
+        mean_lifetime=memory.mean_lifetime(f),
+        level=float(level),
+    )
 
 
-def forget_bias_table(biases: Any = (0.0, 1.0, 2.0, math.log(19.0)),
-                      level: float = memory.DEFAULT_LEVEL) -> list[ForgetBiasRow]:
+def forget_bias_table(
+    biases: Any = (0.0, 1.0, 2.0, math.log(19.0)), level: float = memory.DEFAULT_LEVEL
+) -> list[ForgetBiasRow]:
     r"""One :class:`ForgetBiasRow` per bias; the defaults are 0, 1, 2 and :math:`\ln 19` (:math:`f = 0.95`).
 
     >>> for r in forget_bias_table():
@@ -163,6 +186,7 @@ def forget_bias_table(biases: Any = (0.0, 1.0, 2.0, math.log(19.0)),
 
 
 # --------------------------------------------------------------------------- bias vectors of a layer
+
 
 def gate_slice(gate: str, hidden: int, order: str = "lstm") -> slice:
     """The slice of a stacked gate vector that belongs to ``gate``.
@@ -217,7 +241,7 @@ def keras_lstm_weights(input_size: int, hidden: int, seed: Any = None) -> dict[s
     limit = math.sqrt(6.0 / (D + 4 * H))
     kernel = rng.uniform(-limit, limit, (D, 4 * H))
     q, r = np.linalg.qr(rng.standard_normal((4 * H, H)))
-    q = q * np.sign(np.diag(r))             # a uniformly random orthonormal frame
+    q = q * np.sign(np.diag(r))  # a uniformly random orthonormal frame
     return {"W_ih": kernel.T.copy(), "W_hh": q, "b_ih": keras_unit_forget_bias(H), "b_hh": np.zeros(4 * H)}
 
 
@@ -239,8 +263,9 @@ def pytorch_uniform(shape: Any, hidden: int, seed: Any = None, scale: float = 1.
     return check_seed("seed", seed).uniform(-bound, bound, shape)
 
 
-def pytorch_weights(input_size: int, hidden: int, gates: int = 1, seed: Any = None,
-                    scale: float = 1.0) -> dict[str, np.ndarray]:
+def pytorch_weights(
+    input_size: int, hidden: int, gates: int = 1, seed: Any = None, scale: float = 1.0
+) -> dict[str, np.ndarray]:
     r"""A recurrent layer's four arrays drawn as PyTorch does, keyed as the chapters write them.
 
     ``W_ih`` ``(G*H, D)``, ``W_hh`` ``(G*H, H)``, ``b_ih`` and ``b_hh``
@@ -362,6 +387,7 @@ def chrono_biases(hidden: int, t_max: float, seed: Any = 0) -> tuple[np.ndarray,
 
 # --------------------------------------------------------------------------- schemes side by side
 
+
 def initial_forget_biases(scheme: str, hidden: int, seed: Any = 0, t_max: float | None = None) -> np.ndarray:
     """The effective starting forget bias of each of ``hidden`` units under ``scheme``.
 
@@ -389,8 +415,14 @@ def initial_forget_biases(scheme: str, hidden: int, seed: Any = 0, t_max: float 
 _MEASURES = ("efold", "level", "mean_lifetime")
 
 
-def initial_horizons(scheme: str, hidden: int, seed: Any = 0, t_max: float | None = None,
-                     measure: str = "efold", level: float = memory.DEFAULT_LEVEL) -> np.ndarray:
+def initial_horizons(
+    scheme: str,
+    hidden: int,
+    seed: Any = 0,
+    t_max: float | None = None,
+    measure: str = "efold",
+    level: float = memory.DEFAULT_LEVEL,
+) -> np.ndarray:
     r"""The starting horizon of each unit under ``scheme``, gates at :math:`\sigma(b_f)`.
 
     ``measure`` is ``"efold"`` (:math:`-1/\ln f`), ``"level"``
@@ -411,8 +443,7 @@ def initial_horizons(scheme: str, hidden: int, seed: Any = 0, t_max: float | Non
     return memory.mean_lifetime(f)
 
 
-def sample_initial_horizons(hidden: int, t_max: float, seed: Any = 0,
-                            measure: str = "efold") -> dict[str, np.ndarray]:
+def sample_initial_horizons(hidden: int, t_max: float, seed: Any = 0, measure: str = "efold") -> dict[str, np.ndarray]:
     """Starting horizons of ``hidden`` units under every scheme of :data:`SCHEMES`, for one figure.
 
     >>> hs = sample_initial_horizons(500, t_max=1000, seed=1)

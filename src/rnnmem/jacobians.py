@@ -55,7 +55,8 @@ What the products say about the LSTM's cell is split over three modules:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -100,6 +101,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- helpers
 
+
 def _vector(name: str, value: Any) -> np.ndarray:
     arr = np.asarray(check_finite(name, np.asarray(value)), dtype=np.float64)
     if arr.ndim != 1:
@@ -110,8 +112,9 @@ def _vector(name: str, value: Any) -> np.ndarray:
 def _sequence(name: str, xs: Any) -> np.ndarray:
     arr = np.asarray(check_finite(name, np.asarray(xs)), dtype=np.float64)
     if arr.ndim != 2 or arr.shape[0] < 1:
-        raise ValueError(f"{name} must have shape (T, D) with T >= 1 steps (one unbatched sequence), "
-                         f"got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must have shape (T, D) with T >= 1 steps (one unbatched sequence), got shape {arr.shape}"
+        )
     return arr
 
 
@@ -124,7 +127,7 @@ def _square(name: str, W: Any) -> np.ndarray:
 
 def _blocks(W_hh: np.ndarray, gates: int) -> list[np.ndarray]:
     H = W_hh.shape[1]
-    return [W_hh[k * H:(k + 1) * H] for k in range(gates)]
+    return [W_hh[k * H : (k + 1) * H] for k in range(gates)]
 
 
 def finite_difference_jacobian(fn: Callable[[np.ndarray], Any], v: Any, eps: float = 1e-6) -> np.ndarray:
@@ -151,8 +154,9 @@ NONLINEARITIES = ("tanh", "relu")
 """The tanh RNN's activations :func:`rnn_jacobian` knows, as PyTorch's ``nn.RNN(nonlinearity=...)``."""
 
 
-def rnn_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
-                 nonlinearity: str = "tanh") -> tuple[np.ndarray, np.ndarray]:
+def rnn_jacobian(
+    x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, nonlinearity: str = "tanh"
+) -> tuple[np.ndarray, np.ndarray]:
     r"""``(h, J)``: the new state and :math:`\partial h_t/\partial h_{t-1} = \operatorname{diag}(1 - h_t^2) W_{hh}`.
 
     With ``nonlinearity="relu"`` the step is :math:`h_t = \max(0, a_t)` and
@@ -230,8 +234,9 @@ class GRUJacobian(NamedTuple):
     J: np.ndarray
 
 
-def gru_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *,
-                 update: str = "z_keeps", reset: str = "after") -> GRUJacobian:
+def gru_jacobian(
+    x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *, update: str = "z_keeps", reset: str = "after"
+) -> GRUJacobian:
     r""":math:`\partial h_t/\partial h_{t-1}` of a GRU step, in :mod:`rnnmem.gru`'s conventions.
 
     With zero weights only the kept share of the old state passes:
@@ -250,7 +255,7 @@ def gru_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any
     W = np.asarray(W_hh, dtype=np.float64)
     U_r, U_z, U_n = _blocks(W, 3)
     H = W.shape[1]
-    b_hn = np.asarray(b_hh, dtype=np.float64)[2 * H:]
+    b_hn = np.asarray(b_hh, dtype=np.float64)[2 * H :]
     dr = (r * (1 - r))[:, None] * U_r
     dz = (z * (1 - z))[:, None] * U_z
     if reset == "after":
@@ -264,8 +269,10 @@ def gru_jacobian(x: Any, h_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any
 
 # --------------------------------------------------------------------------- along a trajectory
 
-def rnn_trajectory(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any,
-                   nonlinearity: str = "tanh") -> tuple[np.ndarray, np.ndarray]:
+
+def rnn_trajectory(
+    xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, nonlinearity: str = "tanh"
+) -> tuple[np.ndarray, np.ndarray]:
     """Run the RNN over ``xs`` ``(T, D)``: states ``(T+1, H)`` (``h_0`` first) and Jacobians ``(T, H, H)``.
 
     ``nonlinearity`` is ``"tanh"`` (the book's RNN) or ``"relu"``, as in
@@ -303,8 +310,9 @@ def lstm_trajectory(xs: Any, h0: Any, c0: Any, W_ih: Any, W_hh: Any, b_ih: Any, 
     return out
 
 
-def gru_trajectory(xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *,
-                   update: str = "z_keeps", reset: str = "after") -> list[GRUJacobian]:
+def gru_trajectory(
+    xs: Any, h0: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh: Any, *, update: str = "z_keeps", reset: str = "after"
+) -> list[GRUJacobian]:
     """Run the GRU over ``xs`` ``(T, D)`` from ``h0``: one :class:`GRUJacobian` per step.
 
     >>> rng = np.random.default_rng(0)
@@ -331,7 +339,9 @@ def _stack(jacobians: Any) -> np.ndarray:
     else:
         arr = np.asarray(check_finite("jacobians", np.asarray(jacobians)), dtype=np.float64)
     if arr.ndim != 3 or arr.shape[1] != arr.shape[2] or arr.shape[0] < 1:
-        raise ValueError(f"jacobians must be a non-empty stack of square matrices, shape (T, n, n), got shape {arr.shape}")
+        raise ValueError(
+            f"jacobians must be a non-empty stack of square matrices, shape (T, n, n), got shape {arr.shape}"
+        )
     return arr
 
 
@@ -369,8 +379,10 @@ def distance_norms(jacobians: Any) -> np.ndarray:
 def _errors(jacobians: np.ndarray, errors: Any) -> np.ndarray:
     e = np.asarray(check_finite("errors", np.asarray(errors)), dtype=np.float64)
     if e.shape != (jacobians.shape[0], jacobians.shape[1]):
-        raise ValueError(f"errors must have shape (T, n) = {(jacobians.shape[0], jacobians.shape[1])}, "
-                         f"one row per step, got shape {e.shape}")
+        raise ValueError(
+            f"errors must have shape (T, n) = {(jacobians.shape[0], jacobians.shape[1])}, "
+            f"one row per step, got shape {e.shape}"
+        )
     return e
 
 
@@ -420,7 +432,7 @@ def path_terms(jacobians: Any, errors: Any) -> np.ndarray:
     terms = np.zeros((T, T, n))
     for u in range(T):
         rate = e[u]
-        for s in range(u, -1, -1):          # state s + 1, from h_{u+1} back to h_1
+        for s in range(u, -1, -1):  # state s + 1, from h_{u+1} back to h_1
             terms[s, u] = rate
             rate = Js[s].T @ rate
     return terms
@@ -461,6 +473,7 @@ def growth_rate(jacobians: Any, burn_in: int = 0, seed: Any = 0) -> float:
 
 # --------------------------------------------------------------------------- tanh RNN: spectral radius and non-normal growth
 
+
 def spectral_radius(W: Any) -> float:
     """The largest absolute eigenvalue of a square matrix.
 
@@ -480,7 +493,9 @@ def with_spectral_radius(W: Any, radius: float) -> np.ndarray:
     rho = float(check_positive("radius", radius))
     current = spectral_radius(W)
     if current == 0.0:
-        raise ValueError("W must have a nonzero eigenvalue to be rescaled (its spectral radius is 0), got a nilpotent matrix")
+        raise ValueError(
+            "W must have a nonzero eigenvalue to be rescaled (its spectral radius is 0), got a nilpotent matrix"
+        )
     return W * (rho / current)
 
 
@@ -500,8 +515,15 @@ def random_rnn(input_size: int, hidden: int, radius: float, seed: Any = 0) -> di
     return W
 
 
-def random_lstm(input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0, forget_bias: float = 0.0,
-                input_bias: float = 0.0, candidate_bias: float = 0.0) -> dict[str, np.ndarray]:
+def random_lstm(
+    input_size: int,
+    hidden: int,
+    seed: Any = 0,
+    scale: float = 1.0,
+    forget_bias: float = 0.0,
+    input_bias: float = 0.0,
+    candidate_bias: float = 0.0,
+) -> dict[str, np.ndarray]:
     r"""An LSTM drawn from :math:`U(-s/\sqrt H, s/\sqrt H)` (PyTorch's draw at ``scale`` :math:`s = 1`), plus offsets on ``b_ih``.
 
     ``forget_bias``, ``input_bias`` and ``candidate_bias`` are added to the
@@ -516,16 +538,19 @@ def random_lstm(input_size: int, hidden: int, seed: Any = 0, scale: float = 1.0,
     D = check_positive_int("input_size", input_size)
     H = check_positive_int("hidden", hidden)
     s = float(check_positive("scale", scale))
-    offsets = [float(check_finite(name, v)) for name, v in
-               (("input_bias", input_bias), ("forget_bias", forget_bias), ("candidate_bias", candidate_bias))]
+    offsets = [
+        float(check_finite(name, v))
+        for name, v in (("input_bias", input_bias), ("forget_bias", forget_bias), ("candidate_bias", candidate_bias))
+    ]
     W = pytorch_weights(D, H, gates=4, seed=check_seed("seed", seed), scale=s)
     for k, offset in enumerate(offsets):
-        W["b_ih"][k * H:(k + 1) * H] += offset
+        W["b_ih"][k * H : (k + 1) * H] += offset
     return W
 
 
-def rnn_norms_by_distance(radius: float, hidden: int = 32, steps: int = 40, input_size: int = 4,
-                          input_scale: float = 1.0, seed: Any = 0) -> np.ndarray:
+def rnn_norms_by_distance(
+    radius: float, hidden: int = 32, steps: int = 40, input_size: int = 4, input_scale: float = 1.0, seed: Any = 0
+) -> np.ndarray:
     r"""On a random tanh RNN with ``W_hh`` of spectral radius ``radius``: :math:`\|\partial h_T/\partial h_{T-k}\|_2` for ``k = 0..steps``.
 
     Inputs are standard normal times ``input_scale``; the network starts at
@@ -545,9 +570,16 @@ def rnn_norms_by_distance(radius: float, hidden: int = 32, steps: int = 40, inpu
     return distance_norms(Js)
 
 
-def init_norms_by_distance(init: str, hidden: int = 32, steps: int = 40, input_size: int = 4,
-                           input_scale: float = 1.0, seed: Any = 0, nonlinearity: str = "tanh",
-                           zero_biases: bool = False) -> np.ndarray:
+def init_norms_by_distance(
+    init: str,
+    hidden: int = 32,
+    steps: int = 40,
+    input_size: int = 4,
+    input_scale: float = 1.0,
+    seed: Any = 0,
+    nonlinearity: str = "tanh",
+    zero_biases: bool = False,
+) -> np.ndarray:
     r"""Like :func:`rnn_norms_by_distance`, for a starting ``W_hh`` of :func:`rnnmem.init.recurrent_matrix`.
 
     ``W_ih`` and the biases are PyTorch's draw (:func:`rnnmem.init.pytorch_weights`),
@@ -578,8 +610,9 @@ def init_norms_by_distance(init: str, hidden: int = 32, steps: int = 40, input_s
     return distance_norms(Js)
 
 
-def free_run(radius: float, hidden: int = 64, steps: int = 200, start: float = 1e-3,
-             seed: Any = 0) -> tuple[np.ndarray, np.ndarray]:
+def free_run(
+    radius: float, hidden: int = 64, steps: int = 200, start: float = 1e-3, seed: Any = 0
+) -> tuple[np.ndarray, np.ndarray]:
     r"""A tanh RNN left to itself: no input, no bias, ``W_hh`` of spectral radius ``radius``; ``(states, jacobians)``.
 
     ``W_hh`` is PyTorch's draw rescaled (:func:`random_rnn`), the biases are
@@ -605,8 +638,9 @@ def free_run(radius: float, hidden: int = 64, steps: int = 200, start: float = 1
     return rnn_trajectory(np.zeros((T, 1)), h0, **W)
 
 
-def nonnormal_growth(radius: float = 0.5, size: int = 4, coupling: float = 1.0,
-                     steps: int = 20) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def nonnormal_growth(
+    radius: float = 0.5, size: int = 4, coupling: float = 1.0, steps: int = 20
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""A non-normal matrix with spectral radius ``radius`` that still grows a vector for several steps.
 
     :math:`W = \rho I + a N`, with :math:`N` the shift (ones just above the

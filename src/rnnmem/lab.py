@@ -60,7 +60,16 @@ from .ensemble import INITS, MODELS, Ensemble
 from .tasks import Task
 from .train import Adam
 
-__all__ = ["OPTIMIZERS", "CARRY_MASKS", "LabResult", "make_ensemble", "train", "evaluate", "gradient_by_step", "check_threshold"]
+__all__ = [
+    "OPTIMIZERS",
+    "CARRY_MASKS",
+    "LabResult",
+    "make_ensemble",
+    "train",
+    "evaluate",
+    "gradient_by_step",
+    "check_threshold",
+]
 
 OPTIMIZERS = ("adam", "sgd")
 """The update rules :func:`train` knows: Adam (Kingma and Ba 2015), or plain gradient descent."""
@@ -144,13 +153,24 @@ def check_threshold(threshold: Any) -> float:
     """
     value = float(check_finite("threshold", threshold))
     if not 0.0 < value <= 1.0:
-        raise ValueError(f"threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
-                         f"explained), got {threshold!r}")
+        raise ValueError(
+            f"threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
+            f"explained), got {threshold!r}"
+        )
     return value
 
 
-def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forget_bias: Any = None,
-                  init: Any = "default", t_max: float | None = None, dtype: Any = np.float64) -> Ensemble:
+def make_ensemble(
+    task: Task,
+    model: str,
+    seeds: Any,
+    *,
+    hidden: int = 32,
+    forget_bias: Any = None,
+    init: Any = "default",
+    t_max: float | None = None,
+    dtype: Any = np.float64,
+) -> Ensemble:
     r"""The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
 
     With ``init="chrono"`` (for every member, or for some, ``init`` being a
@@ -170,12 +190,22 @@ def make_ensemble(task: Task, model: str, seeds: Any, *, hidden: int = 32, forge
     chrono = init == "chrono" if isinstance(init, str) else "chrono" in list(init)
     if chrono and t_max is None:
         t_max = task.length
-    return Ensemble(model, task.input_size, hidden, task.output_size, seeds, forget_bias=forget_bias,
-                    init=init, t_max=t_max, dtype=dtype)
+    return Ensemble(
+        model,
+        task.input_size,
+        hidden,
+        task.output_size,
+        seeds,
+        forget_bias=forget_bias,
+        init=init,
+        t_max=t_max,
+        dtype=dtype,
+    )
 
 
-def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray,
-             chunk: int | None = None) -> np.ndarray:
+def evaluate(
+    ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray, chunk: int | None = None
+) -> np.ndarray:
     """Each member's score on one set of sequences, ``(E,)``: accuracy, or mean squared error.
 
     ``inputs`` ``(T, N, D)`` and ``targets`` ``(N,)`` are shared by every
@@ -195,8 +225,8 @@ def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.nda
     chunk = check_positive_int("chunk", chunk)
     total = np.zeros(ensemble.size)
     for start in range(0, N, chunk):
-        out = ensemble.predict(inputs[:, start:start + chunk])
-        y = targets[start:start + chunk]
+        out = ensemble.predict(inputs[:, start : start + chunk])
+        y = targets[start : start + chunk]
         with np.errstate(invalid="ignore", over="ignore"):
             if task.kind == "classification":
                 total += (out.argmax(axis=2) == y).sum(axis=1)
@@ -205,12 +235,29 @@ def evaluate(ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.nda
     return total / N
 
 
-def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 32, steps: int = 1000,
-          batch: int = 64, lr: float = 1e-2, clip: float | None = 1.0, forget_bias: Any = None,
-          init: Any = "default", t_max: float | None = None, eval_every: int = 50, eval_size: int = 512,
-          eval_seed: int = 0, threshold: float = 0.9, stop_when_done: bool = False,
-          dtype: Any = np.float64, optimizer: str = "adam", carry_keep: float | None = None,
-          carry_mask: str = "step") -> LabResult:
+def train(
+    task: Task,
+    model: str = "lstm",
+    *,
+    seeds: Any = (0,),
+    hidden: int = 32,
+    steps: int = 1000,
+    batch: int = 64,
+    lr: float = 1e-2,
+    clip: float | None = 1.0,
+    forget_bias: Any = None,
+    init: Any = "default",
+    t_max: float | None = None,
+    eval_every: int = 50,
+    eval_size: int = 512,
+    eval_seed: int = 0,
+    threshold: float = 0.9,
+    stop_when_done: bool = False,
+    dtype: Any = np.float64,
+    optimizer: str = "adam",
+    carry_keep: float | None = None,
+    carry_mask: str = "step",
+) -> LabResult:
     r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
 
     See the module for the procedure and the definition of success. ``model``
@@ -261,13 +308,13 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
             raise ValueError(f"carry_keep must be a keep probability in (0, 1], got {carry_keep!r}")
         if model != "lstm":
             raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {model!r}")
-    ens = make_ensemble(task, model, seeds, hidden=hidden, forget_bias=forget_bias, init=init, t_max=t_max,
-                        dtype=dtype)
+    ens = make_ensemble(task, model, seeds, hidden=hidden, forget_bias=forget_bias, init=init, t_max=t_max, dtype=dtype)
     E = ens.size
     held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
     streams = [np.random.default_rng((seed, 1)) for seed in ens.seeds]
     mask_streams = [np.random.default_rng((seed, 3)) for seed in ens.seeds]
     if task.kind == "classification":
+
         def passed(score):
             return score >= threshold
     else:
@@ -296,17 +343,16 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
     done = 0
     while done < steps:
         batches = [task.sample(batch, seed=stream) for stream in streams]
-        x = np.stack([b.inputs for b in batches], axis=1)                  # (T, E, B, D)
-        y = np.stack([b.targets for b in batches])                         # (E, B)
+        x = np.stack([b.inputs for b in batches], axis=1)  # (T, E, B, D)
+        y = np.stack([b.targets for b in batches])  # (E, B)
         masks = None
         if carry_keep is not None:
             steps_drawn = task.length if carry_mask == "step" else 1
             drawn = [rng.random((steps_drawn, batch, ens.hidden_size)) < carry_keep for rng in mask_streams]
-            masks = np.broadcast_to(np.stack(drawn, axis=1) / carry_keep,
-                                    (task.length, E, batch, ens.hidden_size))
+            masks = np.broadcast_to(np.stack(drawn, axis=1) / carry_keep, (task.length, E, batch, ens.hidden_size))
         loss, norm = _update(ens, opt, x, y, task.kind, clip, live, masks)
         for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
-            diverged_at[e] = done                                          # frozen from here on
+            diverged_at[e] = done  # frozen from here on
             live[e] = False
         losses[live, done] = loss[live]
         grad_norms[live, done] = norm[live]
@@ -315,13 +361,31 @@ def train(task: Task, model: str = "lstm", *, seeds: Any = (0,), hidden: int = 3
             evaluation(done)
             if stop_when_done and all(s is not None or not a for s, a in zip(success_step, live)):
                 break
-    return LabResult(task=task, model=ens.model, seeds=ens.seeds, threshold=threshold,
-                     eval_steps=np.array(eval_steps), scores=np.array(scores).T, losses=losses,
-                     grad_norms=grad_norms, success_step=success_step, diverged_at=diverged_at, ensemble=ens)
+    return LabResult(
+        task=task,
+        model=ens.model,
+        seeds=ens.seeds,
+        threshold=threshold,
+        eval_steps=np.array(eval_steps),
+        scores=np.array(scores).T,
+        losses=losses,
+        grad_norms=grad_norms,
+        success_step=success_step,
+        diverged_at=diverged_at,
+        ensemble=ens,
+    )
 
 
-def _update(ens: Ensemble, opt: Any, x: np.ndarray, y: np.ndarray, kind: str, clip: float | None,
-            live: np.ndarray, carry_masks: Any = None) -> tuple:
+def _update(
+    ens: Ensemble,
+    opt: Any,
+    x: np.ndarray,
+    y: np.ndarray,
+    kind: str,
+    clip: float | None,
+    live: np.ndarray,
+    carry_masks: Any = None,
+) -> tuple:
     """One update of every live member; returns each member's loss and gradient norm before clipping.
 
     A member whose loss or norm is not finite gets no update (its gradient

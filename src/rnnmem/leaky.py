@@ -54,8 +54,7 @@ def _check_tau(tau: Any, discretization: str) -> np.ndarray:
     tau = check_positive("tau", tau)
     tt = np.asarray(tau, dtype=np.float64)
     if discretization == "euler" and np.any(tt <= 1.0):
-        raise ValueError(f"tau must be greater than 1 for the Euler leak 1 - 1/tau (a leak in (0, 1)), "
-                         f"got {tau!r}")
+        raise ValueError(f"tau must be greater than 1 for the Euler leak 1 - 1/tau (a leak in (0, 1)), got {tau!r}")
     return tt
 
 

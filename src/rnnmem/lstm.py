@@ -68,14 +68,13 @@ def step(x: Any, h_prev: Any, c_prev: Any, W_ih: Any, W_hh: Any, b_ih: Any, b_hh
     >>> round(float(s.f[0]), 4), round(float(s.c[0]), 4), round(float(s.h[0]), 4)
     (0.9933, 0.9933, 0.3794)
     """
-    x, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh = check_step_args(
-        4, x, h_prev, W_ih, W_hh, b_ih, b_hh, c_prev=c_prev)
+    x, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh = check_step_args(4, x, h_prev, W_ih, W_hh, b_ih, b_hh, c_prev=c_prev)
     H = W_hh.shape[1]
     pre = x @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh
-    input_gate = sigmoid(pre[..., 0 * H:1 * H])
-    forget_gate = sigmoid(pre[..., 1 * H:2 * H])
-    candidate = np.tanh(pre[..., 2 * H:3 * H])
-    output_gate = sigmoid(pre[..., 3 * H:4 * H])
+    input_gate = sigmoid(pre[..., 0 * H : 1 * H])
+    forget_gate = sigmoid(pre[..., 1 * H : 2 * H])
+    candidate = np.tanh(pre[..., 2 * H : 3 * H])
+    output_gate = sigmoid(pre[..., 3 * H : 4 * H])
     cell = forget_gate * c_prev + input_gate * candidate
     hidden = output_gate * np.tanh(cell)
     return LSTMStep(input_gate, forget_gate, candidate, output_gate, cell, hidden)
@@ -151,38 +150,55 @@ class LSTM(Recurrent):
         # 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2).
         W = np.concatenate([self.W_ih, (self.b_ih + self.b_hh)[:, None], self.W_hh], axis=1)
         W = W[_rows_oifg(H)]
-        W[:3 * H] *= -1.0
-        W[3 * H:] *= -2.0                                                # (4H, K)
+        W[: 3 * H] *= -1.0
+        W[3 * H :] *= -2.0  # (4H, K)
 
         rows = self._buffer("rows", (T + 1, K + 2 * H, B))
         steps = self._buffer("steps", (T + 1, 5 * H, B))
         tanh_cell = self._buffer("tanh_cell", (T, H, B))
-        numerator = self._buffer("numerator", (4 * H, B))              # 1 for o, i, f; 2 for g
+        numerator = self._buffer("numerator", (4 * H, B))  # 1 for o, i, f; 2 for g
         one = np.ones((), dtype)
-        numerator[:3 * H] = one
-        numerator[3 * H:] = 2.0
+        numerator[: 3 * H] = one
+        numerator[3 * H :] = 2.0
         rows[:T, :D] = x.transpose(0, 2, 1)
         rows[:T, D] = one
-        rows[0, D + 1:K] = state[0].T
-        steps[0, 4 * H:] = state[1].T
+        rows[0, D + 1 : K] = state[0].T
+        steps[0, 4 * H :] = state[1].T
         # numpy's float64 tanh costs about three of its exps: there tanh(c) is
         # computed as 2 / (1 + exp(-2c)) - 1 (in float32 the two cost the same).
         exp_tanh = dtype == np.float64
         minus_two, two = np.full((), -2.0, dtype), np.full((), 2.0, dtype)
-        views = self._views("forward", (rows, steps, tanh_cell), lambda: [
-            (rows[t, :K], steps[t, :4 * H], steps[t, 3 * H:4 * H], steps[t, H:3 * H], steps[t, 3 * H:],
-             rows[t + 1, K:], rows[t + 1, K:K + H], rows[t + 1, K + H:], steps[t + 1, 4 * H:],
-             tanh_cell[t], steps[t, :H], rows[t + 1, D + 1:K]) for t in range(T)])
+        views = self._views(
+            "forward",
+            (rows, steps, tanh_cell),
+            lambda: [
+                (
+                    rows[t, :K],
+                    steps[t, : 4 * H],
+                    steps[t, 3 * H : 4 * H],
+                    steps[t, H : 3 * H],
+                    steps[t, 3 * H :],
+                    rows[t + 1, K:],
+                    rows[t + 1, K : K + H],
+                    rows[t + 1, K + H :],
+                    steps[t + 1, 4 * H :],
+                    tanh_cell[t],
+                    steps[t, :H],
+                    rows[t + 1, D + 1 : K],
+                )
+                for t in range(T)
+            ],
+        )
         # Outputs are passed by position, and in-place updates spelled as calls:
         # parsing out= costs about a tenth of a small operation.
         divide, exp, dot, tanh = np.divide, np.exp, np.dot, np.tanh
         multiply, add, subtract = np.multiply, np.add, np.subtract
-        with np.errstate(over="ignore"):        # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
+        with np.errstate(over="ignore"):  # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
             for x_t, gates, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
                 dot(W, x_t, gates)
                 exp(gates, gates)
                 add(gates, one, gates)
-                divide(numerator, gates, gates)         # sigma(z) for o, i, f; 2 sigma(2z) for g
+                divide(numerator, gates, gates)  # sigma(z) for o, i, f; 2 sigma(2z) for g
                 subtract(candidate, one, candidate)
                 multiply(i_f, g_c, p_t)
                 add(p_ig, p_fc, c_t)
@@ -196,8 +212,8 @@ class LSTM(Recurrent):
                     tanh(c_t, tc_t)
                 multiply(o_t, tc_t, h_t)
         cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell}
-        outputs = rows[1:, D + 1:K].transpose(0, 2, 1).copy()
-        return outputs, (outputs[T - 1].copy(), steps[T, 4 * H:].T.copy()), cache
+        outputs = rows[1:, D + 1 : K].transpose(0, 2, 1).copy()
+        return outputs, (outputs[T - 1].copy(), steps[T, 4 * H :].T.copy()), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
         x, rows, steps, tanh_cell = (cache[k] for k in ("x", "rows", "steps", "tanh_cell"))
@@ -224,22 +240,34 @@ class LSTM(Recurrent):
         by_gate = work.reshape(chunk, 5, H, B)
         d_rows = self._buffer("d_rows", (4 * H, chunk, B))
         in_rows = self._buffer("in_rows", (K, chunk, B))
-        d_next = self._buffer("d_next", (chunk, H, B))             # dy_t, feature-major
+        d_next = self._buffer("d_next", (chunk, H, B))  # dy_t, feature-major
         d_W_part = self._buffer("d_W_part", (4 * H, K))
-        d_W = np.zeros((4 * H, K), dtype=dtype)                    # [dW_ih, db, dW_hh], rows o|i|f|g
+        d_W = np.zeros((4 * H, K), dtype=dtype)  # [dW_ih, db, dW_hh], rows o|i|f|g
         d_x = np.empty((T * B, D), dtype=dtype)
         W_ih = self.W_ih[_rows_oifg(H)]
         d_hidden = self._buffer("d_hidden", (H, B))
         dh_T, dc_T = d_final
         d_cell = np.zeros((H, B), dtype=dtype) if dc_T is None else dc_T.T.copy()
         d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
-        W_hT = self.W_hh[_rows_oifg(H)].T.copy()                   # (H, 4H)
+        W_hT = self.W_hh[_rows_oifg(H)].T.copy()  # (H, 4H)
         # Per-step views: the coefficients that dh_t and dc_t multiply (2 and 3
         # blocks of rows), the coefficient of dh_t in dc_t, dy_t, f_t, and the gate
         # gradients the product with W_hh^T takes.
-        views = self._views("backward", (steps, work, d_next), lambda: [
-            (d_next[t % chunk], by_gate[t % chunk, :2], work[t % chunk, :H], by_gate[t % chunk, 2:],
-             steps[t, 2 * H:3 * H], work[t % chunk, H:]) for t in range(T)])
+        views = self._views(
+            "backward",
+            (steps, work, d_next),
+            lambda: [
+                (
+                    d_next[t % chunk],
+                    by_gate[t % chunk, :2],
+                    work[t % chunk, :H],
+                    by_gate[t % chunk, 2:],
+                    steps[t, 2 * H : 3 * H],
+                    work[t % chunk, H:],
+                )
+                for t in range(T)
+            ],
+        )
         subtract, multiply, add, dot = np.subtract, np.multiply, np.add, np.dot
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
             stop = min(start + chunk, T)
@@ -248,40 +276,46 @@ class LSTM(Recurrent):
             # Every coefficient of the chunk at once: (n, rows, B) arrays, each
             # step's block contiguous.
             gates, coef = steps[start:stop], work[:n]
-            h_ig_fc = rows[start + 1:stop + 1, D + 1:]                     # [h; i g; f c_{t-1}]
-            subtract(one, gates[:, :3 * H], out=coef[:, H:4 * H])          # 1 - o, 1 - i, 1 - f
-            coef[:, H:4 * H] *= h_ig_fc                                    # o, i, f
-            multiply(h_ig_fc[:, H:2 * H], gates[:, 3 * H:4 * H], out=coef[:, 4 * H:])
-            subtract(gates[:, H:2 * H], coef[:, 4 * H:], out=coef[:, 4 * H:])   # g: i - i g g
+            h_ig_fc = rows[start + 1 : stop + 1, D + 1 :]  # [h; i g; f c_{t-1}]
+            subtract(one, gates[:, : 3 * H], out=coef[:, H : 4 * H])  # 1 - o, 1 - i, 1 - f
+            coef[:, H : 4 * H] *= h_ig_fc  # o, i, f
+            multiply(h_ig_fc[:, H : 2 * H], gates[:, 3 * H : 4 * H], out=coef[:, 4 * H :])
+            subtract(gates[:, H : 2 * H], coef[:, 4 * H :], out=coef[:, 4 * H :])  # g: i - i g g
             multiply(h_ig_fc[:, :H], tanh_cell[start:stop], out=coef[:, :H])
-            subtract(gates[:, :H], coef[:, :H], out=coef[:, :H])          # o (1 - tanh(c_t)^2)
-            for dy, by_hidden, to_cell, by_cell, f, d_gates in views[stop - 1:start - 1 if start else None:-1]:
+            subtract(gates[:, :H], coef[:, :H], out=coef[:, :H])  # o (1 - tanh(c_t)^2)
+            for dy, by_hidden, to_cell, by_cell, f, d_gates in views[stop - 1 : start - 1 if start else None : -1]:
                 add(dy, d_recurrent, d_hidden)
                 multiply(by_hidden, d_hidden, by_hidden)
                 add(d_cell, to_cell, d_cell)
                 multiply(by_cell, d_cell, by_cell)
                 multiply(d_cell, f, d_cell)
-                dot(W_hT, d_gates, d_recurrent)                    # dh_{t-1}, a sum over gates
+                dot(W_hT, d_gates, d_recurrent)  # dh_{t-1}, a sum over gates
             d_chunk, in_chunk = d_rows[:, :n], in_rows[:, :n]
             np.copyto(d_chunk, work[:n, H:].transpose(1, 0, 2))
             np.copyto(in_chunk, rows[start:stop, :K].transpose(1, 0, 2))
             d_chunk, in_chunk = d_chunk.reshape(4 * H, n * B), in_chunk.reshape(K, n * B)
             np.matmul(d_chunk, in_chunk.T, out=d_W_part)
             d_W += d_W_part
-            np.matmul(d_chunk.T, W_ih, out=d_x[start * B:stop * B])
+            np.matmul(d_chunk.T, W_ih, out=d_x[start * B : stop * B])
 
         d_W = d_W[_rows_ifgo(H)]
         d_bias = d_W[:, D].copy()
-        return {"weight_ih_l0": d_W[:, :D].copy(), "weight_hh_l0": d_W[:, D + 1:].copy(),
-                "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(), "x": d_x.reshape(T, B, D),
-                "h0": d_recurrent.T.copy(), "c0": d_cell.T.copy()}
+        return {
+            "weight_ih_l0": d_W[:, :D].copy(),
+            "weight_hh_l0": d_W[:, D + 1 :].copy(),
+            "bias_ih_l0": d_bias,
+            "bias_hh_l0": d_bias.copy(),
+            "x": d_x.reshape(T, B, D),
+            "h0": d_recurrent.T.copy(),
+            "c0": d_cell.T.copy(),
+        }
 
 
 def _rows_oifg(H: int) -> np.ndarray:
     """Row indices taking torch's gate order i|f|g|o to o|i|f|g."""
-    return np.r_[3 * H:4 * H, 0:3 * H]
+    return np.r_[3 * H : 4 * H, 0 : 3 * H]
 
 
 def _rows_ifgo(H: int) -> np.ndarray:
     """Row indices taking the order o|i|f|g back to torch's i|f|g|o."""
-    return np.r_[H:4 * H, 0:H]
+    return np.r_[H : 4 * H, 0:H]

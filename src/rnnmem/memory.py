@@ -31,11 +31,10 @@ from typing import Any
 import numpy as np
 
 from .checks import (
-    check_finite,
-    check_real,
     check_nonnegative_int,
     check_open_unit,
     check_positive,
+    check_real,
 )
 
 __all__ = [

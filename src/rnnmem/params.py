@@ -118,8 +118,7 @@ def bias_vectors(cell: str, convention: str = "textbook", reset_after: bool = Tr
     return 1
 
 
-def layer_parameters(cell: str, d_in: int, d_h: int, convention: str = "textbook",
-                     reset_after: bool = True) -> Tally:
+def layer_parameters(cell: str, d_in: int, d_h: int, convention: str = "textbook", reset_after: bool = True) -> Tally:
     r"""One layer's count, split into input weights, recurrent weights and biases.
 
     Follows :math:`G d_h (d_{in} + d_h + n_b)` of the module docstring.
@@ -132,8 +131,7 @@ def layer_parameters(cell: str, d_in: int, d_h: int, convention: str = "textbook
     d_h = check_positive_int("d_h", d_h)
     g = GATES[cell]
     nb = bias_vectors(cell, convention, reset_after)
-    return Tally((("input weights", g * d_h * d_in), ("recurrent weights", g * d_h * d_h),
-                  ("biases", nb * g * d_h)))
+    return Tally((("input weights", g * d_h * d_in), ("recurrent weights", g * d_h * d_h), ("biases", nb * g * d_h)))
 
 
 def layer_count(cell: str, d_in: int, d_h: int, convention: str = "textbook", reset_after: bool = True) -> int:
@@ -145,16 +143,19 @@ def layer_count(cell: str, d_in: int, d_h: int, convention: str = "textbook", re
     return layer_parameters(cell, d_in, d_h, convention, reset_after).total
 
 
-def stack_parameters(cell: str, d_in: int, d_h: int, layers: int, convention: str = "textbook",
-                     reset_after: bool = True) -> Tally:
+def stack_parameters(
+    cell: str, d_in: int, d_h: int, layers: int, convention: str = "textbook", reset_after: bool = True
+) -> Tally:
     """A stack of ``layers`` layers, one row each; the first reads ``d_in``, the others ``d_h``.
 
     >>> stack_parameters("lstm", 1500, 1500, 2).rows
     (('layer 1 (lstm)', 18006000), ('layer 2 (lstm)', 18006000))
     """
     n = check_positive_int("layers", layers)
-    rows = tuple((f"layer {k + 1} ({cell})", layer_count(cell, d_in if k == 0 else d_h, d_h, convention, reset_after))
-                 for k in range(n))
+    rows = tuple(
+        (f"layer {k + 1} ({cell})", layer_count(cell, d_in if k == 0 else d_h, d_h, convention, reset_after))
+        for k in range(n)
+    )
     return Tally(rows)
 
 
@@ -179,9 +180,17 @@ def linear_count(d_in: int, d_out: int, bias: bool = True) -> int:
     return d_in * d_out + (d_out if bias else 0)
 
 
-def model_parameters(vocab: int, d_emb: int, d_h: int, layers: int, cell: str = "lstm",
-                     convention: str = "textbook", reset_after: bool = True, tied: bool = False,
-                     output_bias: bool = True) -> ModelTally:
+def model_parameters(
+    vocab: int,
+    d_emb: int,
+    d_h: int,
+    layers: int,
+    cell: str = "lstm",
+    convention: str = "textbook",
+    reset_after: bool = True,
+    tied: bool = False,
+    output_bias: bool = True,
+) -> ModelTally:
     r"""A recurrent language model: embedding, stacked layers, readout.
 
     The chapter's model (vocabulary 10,000, embedding 1500, two LSTM layers of
@@ -208,16 +217,19 @@ def model_parameters(vocab: int, d_emb: int, d_h: int, layers: int, cell: str = 
     embedding = embedding_count(vocab, d_emb)
     stack = stack_parameters(cell, d_emb, d_h, layers, convention, reset_after)
     if tied:
-        readout = ("output projection (tied: bias only)" if output_bias else "output projection (tied)",
-                   vocab if output_bias else 0)
+        readout = (
+            "output projection (tied: bias only)" if output_bias else "output projection (tied)",
+            vocab if output_bias else 0,
+        )
     else:
         readout = ("output projection", linear_count(d_h, vocab, output_bias))
     rows = (("embedding", embedding), *stack.rows, readout)
     return ModelTally(rows=rows, vocabulary=embedding + readout[1])
 
 
-def cell_comparison(d_in: int, d_h: int, convention: str = "textbook",
-                    reset_after: bool = True) -> list[tuple[str, int]]:
+def cell_comparison(
+    d_in: int, d_h: int, convention: str = "textbook", reset_after: bool = True
+) -> list[tuple[str, int]]:
     """Rows ``(cell, count)`` for one layer of each cell, plus the GRU's saving against the LSTM.
 
     >>> cell_comparison(100, 500)

@@ -33,19 +33,31 @@ Labels are 0 and 1; a prediction is 1 where :math:`z > 0`. Bad input raises
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import corpus as _corpus
+from .bilm import Recipe
 from .checks import check_finite, check_positive, check_positive_int
 from .memory import sigmoid
-from .bilm import Recipe
 from .train import Adam
 
-__all__ = ["LogisticProbe", "logistic_loss_and_grads", "fit_logistic", "MixtureProbe",
-           "mixture_loss_and_grads", "fit_mixture", "accuracy", "Comparison", "METHODS", "slot_loss", "compare"]
+__all__ = [
+    "LogisticProbe",
+    "logistic_loss_and_grads",
+    "fit_logistic",
+    "MixtureProbe",
+    "mixture_loss_and_grads",
+    "fit_mixture",
+    "accuracy",
+    "Comparison",
+    "METHODS",
+    "slot_loss",
+    "compare",
+]
 
 
 def _softplus(z: np.ndarray) -> np.ndarray:
@@ -83,7 +95,9 @@ def _standardizer(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def logistic_loss_and_grads(weight: Any, bias: float, X: Any, y: Any, l2: float = 0.0) -> tuple[float, np.ndarray, float]:
+def logistic_loss_and_grads(
+    weight: Any, bias: float, X: Any, y: Any, l2: float = 0.0
+) -> tuple[float, np.ndarray, float]:
     r"""The penalized logistic loss :math:`\ell(w, b)` and its exact gradient ``(loss, dw, db)``.
 
     ``X`` is ``(N, F)`` (already standardized), ``y`` ``(N,)`` labels 0/1.
@@ -202,6 +216,7 @@ def accuracy(predicted: Any, y: Any) -> float:
 
 # ---------------------------------------------------------------------- ELMo's mixture through a probe
 
+
 def _softmax(a: np.ndarray) -> np.ndarray:
     e = np.exp(a - a.max())
     return e / e.sum()
@@ -231,8 +246,7 @@ def mixture_loss_and_grads(params: dict, layers: Any, y: Any, l2: float = 0.0) -
     l2 = _check_l2(l2)
     a, w = np.asarray(params["a"], dtype=np.float64), np.asarray(params["weight"], dtype=np.float64)
     if a.shape != (J,) or w.shape != (F,):
-        raise ValueError(f"params must hold a of shape ({J},) and weight of shape ({F},), "
-                         f"got {a.shape} and {w.shape}")
+        raise ValueError(f"params must hold a of shape ({J},) and weight of shape ({F},), got {a.shape} and {w.shape}")
     return _mixture_loss_and_grads(params, h, yv, l2)
 
 
@@ -242,12 +256,12 @@ def _mixture_loss_and_grads(params: dict, h: np.ndarray, yv: np.ndarray, l2: flo
     a, gamma = np.asarray(params["a"], dtype=np.float64), float(np.asarray(params["gamma"]).reshape(-1)[0])
     w, b = np.asarray(params["weight"], dtype=np.float64), float(np.asarray(params["bias"]).reshape(-1)[0])
     s = _softmax(a)
-    mixed = np.tensordot(s, h, axes=1)                    # sum_j s_j x_j, (N, F)
+    mixed = np.tensordot(s, h, axes=1)  # sum_j s_j x_j, (N, F)
     m = gamma * mixed
     z = m @ w + b
     loss = float(np.mean(_softplus(z) - yv * z) + 0.5 * l2 * (w @ w + gamma * gamma))
     g = (sigmoid(z) - yv) / N
-    u = np.tensordot(h, w, axes=([2], [0])) @ g          # u_j = sum_n g_n x_jn . w, (J,)
+    u = np.tensordot(h, w, axes=([2], [0])) @ g  # u_j = sum_n g_n x_jn . w, (J,)
     grads = {
         "a": s * (gamma * u - gamma * (s @ u)),
         "gamma": np.array([s @ u + l2 * gamma]),
@@ -322,8 +336,15 @@ def fit_mixture(layers: Any, y: Any, *, l2: float = 0.01, steps: int = 400, lr: 
         loss, grads = _mixture_loss_and_grads(params, x, yv, l2)
         losses.append(loss)
         opt.step(grads)
-    return MixtureProbe(params["a"].copy(), float(params["gamma"][0]), params["weight"].copy(),
-                        float(params["bias"][0]), mean, scale, losses)
+    return MixtureProbe(
+        params["a"].copy(),
+        float(params["gamma"][0]),
+        params["weight"].copy(),
+        float(params["bias"][0]),
+        mean,
+        scale,
+        losses,
+    )
 
 
 # ---------------------------------------------------------------------- the chapter's comparison
@@ -405,9 +426,17 @@ def slot_loss(model: Any, vocab: Any, sentences: Sequence[Any]) -> dict:
     return dict(sorted(out.items()))
 
 
-def compare(seed: int = 0, recipe: Recipe | None = None, *, n_train: int = 1200, n_held_out: int = 600,
-            distances: Sequence[int] = _corpus.DISTANCES, length: int = _corpus.LENGTH, window: int = 3,
-            l2: float = 0.01) -> Comparison:
+def compare(
+    seed: int = 0,
+    recipe: Recipe | None = None,
+    *,
+    n_train: int = 1200,
+    n_held_out: int = 600,
+    distances: Sequence[int] = _corpus.DISTANCES,
+    length: int = _corpus.LENGTH,
+    window: int = 3,
+    l2: float = 0.01,
+) -> Comparison:
     """The chapter's comparison for one ``seed``: which frozen vectors let a probe tell the senses apart.
 
     ``seed`` draws the corpus (:func:`rnnmem.corpus.make_corpus`), the
@@ -474,4 +503,6 @@ def compare(seed: int = 0, recipe: Recipe | None = None, *, n_train: int = 1200,
             for cell, h in zip(where, hit):
                 c, n = cells[method].get(cell, (0, 0))
                 cells[method][cell] = (c + int(h), n + 1)
-    return Comparison(int(seed), correct, total, cells, majority / total, s_by_word, gamma_by_word, slots, list(history.losses))
+    return Comparison(
+        int(seed), correct, total, cells, majority / total, s_by_word, gamma_by_word, slots, list(history.losses)
+    )

@@ -86,7 +86,7 @@ class RNN(Recurrent):
         H, dtype = self.hidden_size, self.dtype
         d_pre = self._buffer("d_pre", (T, B, H))
         np.multiply(hidden[1:], hidden[1:], out=d_pre)
-        np.subtract(1.0, d_pre, out=d_pre)            # tanh' = 1 - h^2, times dh_t in the loop
+        np.subtract(1.0, d_pre, out=d_pre)  # tanh' = 1 - h^2, times dh_t in the loop
         (dh_T,) = d_final
         d_recurrent = np.zeros((B, H), dtype=dtype) if dh_T is None else dh_T.copy()
         d_hidden = self._buffer("d_hidden", (B, H))
@@ -96,7 +96,11 @@ class RNN(Recurrent):
             np.matmul(d_pre[t], self.W_hh, out=d_recurrent)
         d_flat = d_pre.reshape(T * B, H)
         d_bias = np.ones(T * B, dtype=dtype) @ d_flat
-        return {"weight_ih_l0": d_flat.T @ x.reshape(T * B, D),
-                "weight_hh_l0": d_flat.T @ hidden[:-1].reshape(T * B, H),
-                "bias_ih_l0": d_bias, "bias_hh_l0": d_bias.copy(),
-                "x": (d_flat @ self.W_ih).reshape(T, B, D), "h0": d_recurrent}
+        return {
+            "weight_ih_l0": d_flat.T @ x.reshape(T * B, D),
+            "weight_hh_l0": d_flat.T @ hidden[:-1].reshape(T * B, H),
+            "bias_ih_l0": d_bias,
+            "bias_hh_l0": d_bias.copy(),
+            "x": (d_flat @ self.W_ih).reshape(T, B, D),
+            "h0": d_recurrent,
+        }

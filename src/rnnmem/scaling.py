@@ -124,8 +124,13 @@ def error_at(data: Any, beta: float, data0: float = 1.0, error0: float = 1.0) ->
     return _out(d, e0 * np.power(np.asarray(d, dtype=np.float64) / d0, _beta(beta)))
 
 
-def error_curves(improvements: Any = (0.3, 0.4), data0: float = 12_000.0, error0: float = 0.10,
-                 decades: float = 2.0, points: int = 50) -> dict[str, Any]:
+def error_curves(
+    improvements: Any = (0.3, 0.4),
+    data0: float = 12_000.0,
+    error0: float = 0.10,
+    decades: float = 2.0,
+    points: int = 50,
+) -> dict[str, Any]:
     """Error against data for a figure: one curve per improvement, over ``decades`` decades from ``data0``.
 
     Returns ``{"data": array, "curves": {improvement: array}}``, the data on a

@@ -124,8 +124,17 @@ def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
     alphabet = _check_alphabet(alphabet)
     distractors = check_choice("distractors", distractors, DISTRACTORS)
     name = "recall" if distractors == "random" else "blank-recall"
-    return Task(name=name, kind="classification", lag=lag, length=lag + 2, input_size=alphabet + 2,
-                output_size=alphabet, chance=1.0 / alphabet, baseline_mse=float("nan"), alphabet=alphabet)
+    return Task(
+        name=name,
+        kind="classification",
+        lag=lag,
+        length=lag + 2,
+        input_size=alphabet + 2,
+        output_size=alphabet,
+        chance=1.0 / alphabet,
+        baseline_mse=float("nan"),
+        alphabet=alphabet,
+    )
 
 
 def adding(length: int) -> Task:
@@ -149,8 +158,16 @@ def adding(length: int) -> Task:
     length = check_positive_int("length", length)
     if length < 2:
         raise ValueError(f"length must be a whole number >= 2 (one marked step in each half), got {length!r}")
-    return Task(name="adding", kind="regression", lag=length, length=length, input_size=2, output_size=1,
-                chance=float("nan"), baseline_mse=2.0 / 12.0)
+    return Task(
+        name="adding",
+        kind="regression",
+        lag=length,
+        length=length,
+        input_size=2,
+        output_size=1,
+        chance=float("nan"),
+        baseline_mse=2.0 / 12.0,
+    )
 
 
 def make_task(name: str, lag: int, alphabet: int = 8) -> Task:
@@ -188,11 +205,11 @@ def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.G
     tokens = np.empty((T, n), dtype=np.int64)
     tokens[0] = rng.integers(0, alphabet, size=n)
     if blank:
-        tokens[1:T - 1] = alphabet
+        tokens[1 : T - 1] = alphabet
     else:
-        tokens[1:T - 1] = rng.integers(0, alphabet, size=(lag, n))
+        tokens[1 : T - 1] = rng.integers(0, alphabet, size=(lag, n))
     tokens[T - 1] = alphabet + 1
-    inputs = np.eye(alphabet + 2)[tokens]                     # one-hot rows, (T, n, K + 2)
+    inputs = np.eye(alphabet + 2)[tokens]  # one-hot rows, (T, n, K + 2)
     return Batch(inputs, tokens[0].copy())
 
 

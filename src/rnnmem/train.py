@@ -33,8 +33,9 @@ parameters. Bad input raises :class:`ValueError` naming the argument.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,8 +71,7 @@ def softmax_cross_entropy(logits: Any, targets: Any, mask: Any = None) -> tuple[
     y = np.asarray(targets)
     if y.shape != (N,) or y.dtype.kind not in "iu" or (y.size and (y.min() < 0 or y.max() >= V)):
         shown = f"array({y.tolist()!r})" if y.size <= 6 else f"an array of shape {y.shape}"
-        raise ValueError(f"targets must hold whole numbers from 0 to {V - 1} (one per row of logits), "
-                         f"got {shown}")
+        raise ValueError(f"targets must hold whole numbers from 0 to {V - 1} (one per row of logits), got {shown}")
     if mask is None:
         m = np.ones(N, dtype=np.float64)
     else:
@@ -109,16 +109,26 @@ class Adam:
     ([0.9, -1.9], 1)
     """
 
-    def __init__(self, params: Mapping[str, np.ndarray], *, lr: float = 1e-3, beta1: float = 0.9,
-                 beta2: float = 0.999, eps: float = 1e-8) -> None:
+    def __init__(
+        self,
+        params: Mapping[str, np.ndarray],
+        *,
+        lr: float = 1e-3,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+    ) -> None:
         if not isinstance(params, Mapping) or not params:
-            raise ValueError(f"params must be a non-empty dict of parameter arrays, got {params!r}"
-                             if not isinstance(params, Mapping) else
-                             "params must be a non-empty dict of parameter arrays, got an empty dict")
+            raise ValueError(
+                f"params must be a non-empty dict of parameter arrays, got {params!r}"
+                if not isinstance(params, Mapping)
+                else "params must be a non-empty dict of parameter arrays, got an empty dict"
+            )
         for name, p in params.items():
             if not isinstance(p, np.ndarray) or p.dtype.kind != "f":
-                raise ValueError(f"params[{name!r}] must be a float numpy array (updated in place), "
-                                 f"got {type(p).__name__}")
+                raise ValueError(
+                    f"params[{name!r}] must be a float numpy array (updated in place), got {type(p).__name__}"
+                )
         self.params = params
         self.lr = float(check_positive("lr", lr))
         for name, beta in (("beta1", beta1), ("beta2", beta2)):
@@ -142,8 +152,8 @@ class Adam:
                 raise ValueError(f"grads[{k!r}] must have the shape of params[{k!r}], {p.shape}, got {g.shape}")
         self.t += 1
         b1, b2 = self.beta1, self.beta2
-        correction1 = 1.0 - b1 ** self.t
-        correction2 = 1.0 - b2 ** self.t
+        correction1 = 1.0 - b1**self.t
+        correction2 = 1.0 - b2**self.t
         for k, p in self.params.items():
             g = np.asarray(grads[k], dtype=p.dtype)
             m, v = self.m[k], self.v[k]
@@ -177,8 +187,8 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.n
     ids = np.full((T, B), pad_id, dtype=np.int64)
     mask = np.zeros((T, B), dtype=bool)
     for b, a in enumerate(arrays):
-        ids[:a.size, b] = a
-        mask[:a.size, b] = True
+        ids[: a.size, b] = a
+        mask[: a.size, b] = True
     return ids, mask
 
 
@@ -199,7 +209,7 @@ def minibatches(n_items: int, batch_size: int, seed: Any = 0) -> Iterator[np.nda
     while True:
         order = rng.permutation(n_items)
         for start in range(0, n_items, batch_size):
-            yield order[start:start + batch_size]
+            yield order[start : start + batch_size]
 
 
 @dataclass
@@ -220,10 +230,20 @@ class History:
         return len(self.losses)
 
 
-def fit(params: Mapping[str, np.ndarray], loss_and_grads: Callable[[list], tuple[float, Mapping]],
-        data: Sequence[Any], *, steps: int = 200, batch_size: int = 32, lr: float = 1e-2,
-        max_norm: float | None = 1.0, seed: Any = 0, beta1: float = 0.9, beta2: float = 0.999,
-        eps: float = 1e-8) -> History:
+def fit(
+    params: Mapping[str, np.ndarray],
+    loss_and_grads: Callable[[list], tuple[float, Mapping]],
+    data: Sequence[Any],
+    *,
+    steps: int = 200,
+    batch_size: int = 32,
+    lr: float = 1e-2,
+    max_norm: float | None = 1.0,
+    seed: Any = 0,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    eps: float = 1e-8,
+) -> History:
     """Train ``params`` in place with Adam on minibatches of ``data``; return the :class:`History`.
 
     Each of ``steps`` steps takes a minibatch (a list of items of ``data``,

@@ -30,8 +30,13 @@ def build(config: Path, cache: Path, out: Path) -> float:
     env = dict(os.environ, RNNMEM_CACHE_DIR=str(cache), NO_MKDOCS_2_WARNING="1")
     env.setdefault("SOURCE_DATE_EPOCH", "0")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config),
-                           "-d", str(out)], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"build with {config.name} failed:\n{proc.stderr}")

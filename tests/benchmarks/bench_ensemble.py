@@ -57,8 +57,14 @@ def blas_report() -> str:
     if threadpool_info is None:
         return "threadpoolctl not installed: kernel unknown"
     pools = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-    return "; ".join(f"{p.get('internal_api')} {p.get('version')}, kernel {p.get('architecture')}, "
-                     f"{p.get('num_threads')} thread(s)" for p in pools) or "no BLAS found by threadpoolctl"
+    return (
+        "; ".join(
+            f"{p.get('internal_api')} {p.get('version')}, kernel {p.get('architecture')}, "
+            f"{p.get('num_threads')} thread(s)"
+            for p in pools
+        )
+        or "no BLAS found by threadpoolctl"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     T, D, K = task.length, task.input_size, task.output_size
     rng = np.random.default_rng(0)
     batches = [task.sample(B, seed=rng) for _ in range(E)]
-    x = np.stack([b.inputs for b in batches], axis=1)                  # (T, E, B, D)
-    y = np.stack([b.targets for b in batches])                         # (E, B)
+    x = np.stack([b.inputs for b in batches], axis=1)  # (T, E, B, D)
+    y = np.stack([b.targets for b in batches])  # (E, B)
 
     def ensemble_round(dtype):
         ens = make_ensemble(task, args.model, list(range(E)), hidden=H, dtype=dtype)
@@ -105,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
             torch.nn.utils.clip_grad_norm_([*rec.parameters(), *lin.parameters()], 1.0)
             opt.step()
 
-    sides = {"rnnmem float64": ensemble_round(np.float64), "rnnmem float32": ensemble_round(np.float32),
-             "torch float32": torch_round}
+    sides = {
+        "rnnmem float64": ensemble_round(np.float64),
+        "rnnmem float32": ensemble_round(np.float32),
+        "torch float32": torch_round,
+    }
 
     def timed(fn) -> tuple:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -122,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         times = {name: [] for name in sides}
         order = list(sides)
         for i in range(args.repeats):
-            for name in (order if i % 2 == 0 else order[::-1]):
+            for name in order if i % 2 == 0 else order[::-1]:
                 times[name].append(timed(sides[name]))
         blas = blas_report()
     finally:
@@ -130,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
             limits.restore_original_limits()
 
     steps = E * B * T
-    print(f"training updates of E={E} {args.model.upper()} models, B={B} T={T} D={D} H={H} "
-          f"(recall, lag {args.lag}), {args.repeats} alternating rounds each")
+    print(
+        f"training updates of E={E} {args.model.upper()} models, B={B} T={T} D={D} H={H} "
+        f"(recall, lag {args.lag}), {args.repeats} alternating rounds each"
+    )
     print(f"numpy {np.__version__}, BLAS: {blas}")
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
     coretype = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}

@@ -36,8 +36,15 @@ ROOT = Path(__file__).resolve().parents[2]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
-CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--no-first-run", "--ignore-certificate-errors"]
+CHROME_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--ignore-certificate-errors",
+]
 SERVER = Path(__file__).resolve().with_name("serve_pages.mjs")
 
 
@@ -50,17 +57,40 @@ def site_prefix() -> str:
 def certificate(folder: Path) -> tuple[Path, Path]:
     """A throwaway self-signed key and certificate for 127.0.0.1, made by openssl in ``folder``."""
     key, cert = folder / "key.pem", folder / "cert.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return key, cert
 
 
 def serve(site: Path, port: int, folder: Path) -> subprocess.Popen:
     """serve_pages.mjs serving ``site`` at https://127.0.0.1:PORT/PREFIX/, once it is listening."""
     key, cert = certificate(folder)
-    server = subprocess.Popen(["node", str(SERVER), str(site), str(port), site_prefix(), str(key), str(cert)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        ["node", str(SERVER), str(site), str(port), site_prefix(), str(key), str(cert)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if server.stdout.readline().strip() != "ready":
         server.kill()
         raise RuntimeError(f"serve_pages.mjs did not start on port {port}:\n{server.stderr.read()[-2000:]}")
@@ -73,30 +103,52 @@ def pages(site: Path) -> list[str]:
 
 
 def lighthouse(url: str, chrome: str) -> dict[str, float]:
-    command = [str(LIGHTHOUSE), url, "--output=json", "--output-path=stdout", "--quiet",
-               f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={' '.join(CHROME_FLAGS)}"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
-                            env=dict(os.environ, CHROME_PATH=chrome))
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        "--output=json",
+        "--output-path=stdout",
+        "--quiet",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={' '.join(CHROME_FLAGS)}",
+    ]
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=300, env=dict(os.environ, CHROME_PATH=chrome)
+    )
     if result.returncode != 0:
         raise RuntimeError(f"lighthouse failed on {url} (exit {result.returncode}):\n{result.stderr[-2000:]}")
     report = json.loads(result.stdout)
     scores = {c: round(100 * report["categories"][c]["score"]) for c in CATEGORIES}
-    failing = [f"{a['id']} ({a['score']})" for a in report["audits"].values()
-               if a.get("score") is not None and a["score"] < 1 and a.get("scoreDisplayMode") in ("binary", "numeric")
-               and any(ref["id"] == a["id"] and ref.get("weight", 0) > 0
-                       for c in CATEGORIES for ref in report["categories"][c]["auditRefs"])]
+    failing = [
+        f"{a['id']} ({a['score']})"
+        for a in report["audits"].values()
+        if a.get("score") is not None
+        and a["score"] < 1
+        and a.get("scoreDisplayMode") in ("binary", "numeric")
+        and any(
+            ref["id"] == a["id"] and ref.get("weight", 0) > 0
+            for c in CATEGORIES
+            for ref in report["categories"][c]["auditRefs"]
+        )
+    ]
     scores["failing"] = failing
     return scores
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs per page (default 3; the median is reported)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--runs", type=int, default=3, help="Lighthouse runs per page (default 3; the median is reported)"
+    )
     parser.add_argument("--port", type=int, default=8106, help="loopback port for the HTTPS server (default 8106)")
     parser.add_argument("--site", type=Path, default=ROOT / "site", help="the built site (default ./site)")
-    parser.add_argument("pages", nargs="*", help="pages relative to the site root, e.g. chapters/gates/ "
-                        "(default: Home and every chapter)")
+    parser.add_argument(
+        "pages",
+        nargs="*",
+        help="pages relative to the site root, e.g. chapters/gates/ (default: Home and every chapter)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error(f"--runs must be at least 1, got {args.runs}")
@@ -118,8 +170,10 @@ def main(argv: list[str] | None = None) -> int:
             for page in targets:
                 scores = lighthouse(base + page, chrome)
                 results[page].append(scores)
-                print(f"run {run + 1}: {page or '(home)':32} " + " ".join(f"{scores[c]:>4}" for c in CATEGORIES),
-                      flush=True)
+                print(
+                    f"run {run + 1}: {page or '(home)':32} " + " ".join(f"{scores[c]:>4}" for c in CATEGORIES),
+                    flush=True,
+                )
     except RuntimeError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -132,14 +186,18 @@ def main(argv: list[str] | None = None) -> int:
     for page, runs in results.items():
         medians = {c: statistics.median(r[c] for r in runs) for c in CATEGORIES}
         misses += sum(medians[c] < TARGETS[c] for c in CATEGORIES)
-        cells = " ".join(f"{medians[c]:>7.0f} ({min(r[c] for r in runs):>3}-{max(r[c] for r in runs):>3})"
-                         for c in CATEGORIES)
+        cells = " ".join(
+            f"{medians[c]:>7.0f} ({min(r[c] for r in runs):>3}-{max(r[c] for r in runs):>3})" for c in CATEGORIES
+        )
         print(f"{page or '(home)':34} {cells}")
         failing = sorted({a for r in runs for a in r["failing"]})
         if failing:
             print(f"{'':34} audits below 1 in some run: {', '.join(failing)}")
-    print(f"\ntargets: " + ", ".join(f"{c} >= {TARGETS[c]}" for c in CATEGORIES)
-          + f"; medians below target: {misses}; {time.perf_counter() - start:.0f} s")
+    print(
+        "\ntargets: "
+        + ", ".join(f"{c} >= {TARGETS[c]}" for c in CATEGORIES)
+        + f"; medians below target: {misses}; {time.perf_counter() - start:.0f} s"
+    )
     return 0
 
 

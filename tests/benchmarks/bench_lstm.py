@@ -74,13 +74,14 @@ def blas_report() -> str:
         lines = []
         for pool in threadpool_info():
             if pool.get("user_api") == "blas":
-                lines.append(f"{pool.get('internal_api')} {pool.get('version')}, "
-                             f"kernel {pool.get('architecture')}, {pool.get('num_threads')} thread(s), "
-                             f"{os.path.basename(pool.get('filepath', ''))} (threadpoolctl)")
+                lines.append(
+                    f"{pool.get('internal_api')} {pool.get('version')}, "
+                    f"kernel {pool.get('architecture')}, {pool.get('num_threads')} thread(s), "
+                    f"{os.path.basename(pool.get('filepath', ''))} (threadpoolctl)"
+                )
         return "; ".join(lines) or "no BLAS found by threadpoolctl"
     blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-    return (f"{blas.get('name')} {blas.get('version')}, {openblas_threads()} "
-            "(threadpoolctl not installed)")
+    return f"{blas.get('name')} {blas.get('version')}, {openblas_threads()} (threadpoolctl not installed)"
 
 
 def openblas_threads() -> str:
@@ -92,14 +93,22 @@ def openblas_threads() -> str:
     for path in glob.glob(pattern):
         lib = ctypes.CDLL(path)
         core = ""
-        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
-                     "openblas_get_corename64_", "openblas_get_corename"):
+        for name in (
+            "scipy_openblas_get_corename64_",
+            "scipy_openblas_get_corename",
+            "openblas_get_corename64_",
+            "openblas_get_corename",
+        ):
             if hasattr(lib, name):
                 getattr(lib, name).restype = ctypes.c_char_p
                 core = f", kernel {getattr(lib, name)().decode()}"
                 break
-        for name in ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
-                     "openblas_get_num_threads64_", "openblas_get_num_threads"):
+        for name in (
+            "scipy_openblas_get_num_threads64_",
+            "scipy_openblas_get_num_threads",
+            "openblas_get_num_threads64_",
+            "openblas_get_num_threads",
+        ):
             if hasattr(lib, name):
                 return f"{getattr(lib, name)()} thread(s) reported by OpenBLAS{core}"
     return f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')} (thread count not queried)"
@@ -159,8 +168,10 @@ def lstm_products(T: int, B: int, D: int, H: int, dtype):
     columns, d_gates = draw(T, K, B), draw(T, 4 * H, B)
     gates, d_hidden = np.empty((4 * H, B), dtype), np.empty((H, B), dtype)
     chunk = max(1, min(T, LSTM._chunk_elements // (5 * H * B)))
-    chunks = [(draw(4 * H, n * B), draw(K, n * B), np.empty((4 * H, K), dtype), np.empty((n * B, D), dtype))
-              for n in (min(chunk, T - start) for start in range(0, T, chunk))]
+    chunks = [
+        (draw(4 * H, n * B), draw(K, n * B), np.empty((4 * H, K), dtype), np.empty((n * B, D), dtype))
+        for n in (min(chunk, T - start) for start in range(0, T, chunk))
+    ]
 
     def products() -> None:
         for t in range(T):
@@ -263,17 +274,23 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"rnnmem against torch.nn, {args.repeats} alternating runs of each per row")
     print(f"numpy {np.__version__}, BLAS: {blas}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); its LSTM runs "
-          + ", ".join(f"{np.dtype(d).name}: {torch_lstm_path(torch, d)}"
-                      for d in sorted({SHAPES[s][4] for s in shapes}, key=lambda d: np.dtype(d).itemsize)))
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); its LSTM runs "
+        + ", ".join(
+            f"{np.dtype(d).name}: {torch_lstm_path(torch, d)}"
+            for d in sorted({SHAPES[s][4] for s in shapes}, key=lambda d: np.dtype(d).itemsize)
+        )
+    )
     pinned = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
     if pinned:
         print(f"note: {pinned} is set and pins numpy's OpenBLAS kernel: run through `make bench` to unset it")
     print(f"load average: {load[0]:.2f} before, {load_after[0]:.2f} after (cores: {os.cpu_count()})")
     print("ratio = median over pairs of rnnmem time / torch time; IQR = interquartile range of those ratios")
     print()
-    header = (f"{'shape':<28} {'model':<5} {'pass':<8} {'rnnmem ms':>9} {'torch ms':>9} "
-              f"{'ratio':>6} {'IQR':>11} {'cpu ratio':>9} {'IQR':>11}")
+    header = (
+        f"{'shape':<28} {'model':<5} {'pass':<8} {'rnnmem ms':>9} {'torch ms':>9} "
+        f"{'ratio':>6} {'IQR':>11} {'cpu ratio':>9} {'IQR':>11}"
+    )
     print(header)
     print("-" * len(header))
     for shape, kind, mode, mine, other in rows:
@@ -284,16 +301,23 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [a[k] / b[k] for a, b in zip(mine, other)]
             lo, hi = quartiles(ratios)
             if k == 0:
-                cells.append(f"{statistics.median(a[0] for a in mine) * 1e3:9.2f} "
-                             f"{statistics.median(b[0] for b in other) * 1e3:9.2f}")
-            cells.append(f"{statistics.median(ratios):6.3f} {lo:5.2f}-{hi:5.2f}"
-                         if k == 0 else f"{statistics.median(ratios):9.3f} {lo:5.2f}-{hi:5.2f}")
+                cells.append(
+                    f"{statistics.median(a[0] for a in mine) * 1e3:9.2f} "
+                    f"{statistics.median(b[0] for b in other) * 1e3:9.2f}"
+                )
+            cells.append(
+                f"{statistics.median(ratios):6.3f} {lo:5.2f}-{hi:5.2f}"
+                if k == 0
+                else f"{statistics.median(ratios):9.3f} {lo:5.2f}-{hi:5.2f}"
+            )
         print(" ".join(cells))
     print()
     print(f"target: LSTM fwd+bwd ratio <= {TARGET} at both float32 shapes; GRU and RNN kept below it")
     if "lstm" in models:
-        print("lstm products: rnnmem's LSTM matrix products alone against torch's whole fwd+bwd, "
-              "the floor of the fwd+bwd ratio while numpy's BLAS computes them")
+        print(
+            "lstm products: rnnmem's LSTM matrix products alone against torch's whole fwd+bwd, "
+            "the floor of the fwd+bwd ratio while numpy's BLAS computes them"
+        )
     return 0
 
 

@@ -44,8 +44,9 @@ class Server:
         if not full:
             cmd.insert(4, "--dirty")
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-        self.proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         self.log: list[str] = []
         threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
         site_url = re.search(r"^site_url:\s*\S+?://[^/]+(/\S*)$", (root / "mkdocs.yml").read_text(), re.MULTILINE)
@@ -125,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         builder.write_text(builder_text, encoding="utf-8")
         server.stop()
     mode = "full rebuild" if args.full else "--dirty"
-    print(f"edit to reload ({mode}, {args.repeats} rounds, median): prose {statistics.median(prose):.2f} s "
-          f"(goal 2 s), builder {statistics.median(code):.2f} s (goal 3 s)")
+    print(
+        f"edit to reload ({mode}, {args.repeats} rounds, median): prose {statistics.median(prose):.2f} s "
+        f"(goal 2 s), builder {statistics.median(code):.2f} s (goal 3 s)"
+    )
     return 0
 
 

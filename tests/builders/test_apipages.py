@@ -60,8 +60,14 @@ def test_a_new_or_renamed_module_appears_without_editing_a_list(tmp_path):
     (package / "checks").mkdir()
     (package / "checks" / "__init__.py").write_text('"""Argument checks."""\n')
     pages = apipages.api_pages(package)
-    assert [p.module for p in pages] == ["rnnmem", "rnnmem.checks", "rnnmem.examples", "rnnmem.memory",
-                                         "rnnmem.probe", "rnnmem.site"]
+    assert [p.module for p in pages] == [
+        "rnnmem",
+        "rnnmem.checks",
+        "rnnmem.examples",
+        "rnnmem.memory",
+        "rnnmem.probe",
+        "rnnmem.site",
+    ]
     assert "| [`rnnmem.probe`](probe.md) | Probes on frozen vectors. |" in pages[0].markdown
     assert "| [`rnnmem.examples`](examples.md) | What `worked` holds. |" in pages[0].markdown
 

@@ -17,8 +17,18 @@ def one(comment: str):
 
 def test_model_tally_holds_the_sources_numbers(tmp_path):
     text = Renderer(tmp_path).render(one("<!-- table: model_tally_table -->")).content.decode()
-    for number in ("15,000,000", "18,006,000", "15,010,000", "30,010,000", "45.45%", "36,012,000",
-                   "**66,022,000**", "4 × 1500 × (1500 + 1500 + 1)", "10,000 × 1500", "1500 × 10,000 + 10,000"):
+    for number in (
+        "15,000,000",
+        "18,006,000",
+        "15,010,000",
+        "30,010,000",
+        "45.45%",
+        "36,012,000",
+        "**66,022,000**",
+        "4 × 1500 × (1500 + 1500 + 1)",
+        "10,000 × 1500",
+        "1500 × 10,000 + 10,000",
+    ):
         assert number in text
 
 
@@ -57,14 +67,18 @@ def test_convention_table_numbers(tmp_path):
         ("<!-- table: cell_convention_table d_in=0 -->", "d_in must be a whole number >= 1"),
         ("<!-- table: cell_convention_table d_h=[500] -->", "d_h must be a whole number >= 1"),
         ('<!-- figure: error_vs_data improvements=[] caption="c" -->', "improvements must be a non-empty list"),
-        ('<!-- figure: error_vs_data improvements=[0.3, 1.2] caption="c" -->',
-         "improvements[1] must be a gate value strictly between 0 and 1"),
+        (
+            '<!-- figure: error_vs_data improvements=[0.3, 1.2] caption="c" -->',
+            "improvements[1] must be a gate value strictly between 0 and 1",
+        ),
         ('<!-- figure: error_vs_data improvements=["0.4"] caption="c" -->', "improvements[0] must be a number"),
         ('<!-- figure: error_vs_data data0=0 caption="c" -->', "data0 must be a positive finite number"),
         ('<!-- figure: error_vs_data error0=-0.1 caption="c" -->', "error0 must be a positive finite number"),
         ('<!-- figure: error_vs_data target=2 caption="c" -->', "target must be a gate value strictly between 0 and 1"),
-        ('<!-- figure: error_vs_data decades=1.5 caption="c" -->',
-         "decades must reach every marked point: an improvement of 0.3 needs 1.94 decades"),
+        (
+            '<!-- figure: error_vs_data decades=1.5 caption="c" -->',
+            "decades must reach every marked point: an improvement of 0.3 needs 1.94 decades",
+        ),
     ],
 )
 def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):

@@ -8,7 +8,6 @@ from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
 
-
 def one(comment: str):
     (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/dropout.md")
     return d
@@ -18,9 +17,14 @@ def test_survival_table_numbers(tmp_path):
     text = Renderer(tmp_path).render(one("<!-- table: dropout_survival_table keep=0.9 steps=[100] depth=2 -->"))
     lines = text.content.decode().splitlines()
     assert lines[0] == "| scheme | \\(t\\) = 100 |"
-    assert lines[2:8] == ["| per step: masks met | 100 |", "| per step: untouched | \\(2.66 \\times 10^{-5}\\) |",
-                          "| between layers: masks met | 2 |", "| between layers: untouched | 0.8100 |",
-                          "| per sequence: masks met | 1 |", "| per sequence: untouched | 0.9000 |"]
+    assert lines[2:8] == [
+        "| per step: masks met | 100 |",
+        "| per step: untouched | \\(2.66 \\times 10^{-5}\\) |",
+        "| between layers: masks met | 2 |",
+        "| between layers: untouched | 0.8100 |",
+        "| per sequence: masks met | 1 |",
+        "| per sequence: untouched | 0.9000 |",
+    ]
 
 
 def test_variance_table_numbers(tmp_path):
@@ -37,14 +41,17 @@ def test_variance_table_numbers(tmp_path):
         ('<!-- figure: dropout_spread depth=2.5 caption="c" -->', "depth must be a whole number >= 1"),
         ('<!-- figure: dropout_spread runs=10 min_runs=100 caption="c" -->', "min_runs must be at most runs (10)"),
         ('<!-- figure: dropout_spread seed=-1 caption="c" -->', "seed must be a whole number >= 0"),
-        ('<!-- table: dropout_survival_table steps=[10, -1] -->', "steps[1] must be a whole number >= 0"),
-        ('<!-- table: dropout_survival_table steps=[] -->', "steps must be a non-empty list"),
-        ('<!-- table: dropout_survival_table keep="0.9" -->', "keep must be a keep probability in (0, 1], a number, got '0.9'"),
-        ('<!-- table: dropout_survival_table depth=0 -->', "depth must be a whole number >= 1"),
-        ('<!-- table: mask_variance_table keeps=[0.9, 2] -->', "keeps[1] must be a keep probability in (0, 1]"),
-        ('<!-- table: mask_variance_table keeps=[None] -->', "keeps[0] must be a real number, got None"),
-        ('<!-- table: mask_variance_table keeps=0.9 -->', "keeps must be a non-empty list"),
-        ('<!-- table: mask_variance_table masks=[1, 2.5] -->', "masks[1] must be a whole number >= 0"),
+        ("<!-- table: dropout_survival_table steps=[10, -1] -->", "steps[1] must be a whole number >= 0"),
+        ("<!-- table: dropout_survival_table steps=[] -->", "steps must be a non-empty list"),
+        (
+            '<!-- table: dropout_survival_table keep="0.9" -->',
+            "keep must be a keep probability in (0, 1], a number, got '0.9'",
+        ),
+        ("<!-- table: dropout_survival_table depth=0 -->", "depth must be a whole number >= 1"),
+        ("<!-- table: mask_variance_table keeps=[0.9, 2] -->", "keeps[1] must be a keep probability in (0, 1]"),
+        ("<!-- table: mask_variance_table keeps=[None] -->", "keeps[0] must be a real number, got None"),
+        ("<!-- table: mask_variance_table keeps=0.9 -->", "keeps must be a non-empty list"),
+        ("<!-- table: mask_variance_table masks=[1, 2.5] -->", "masks[1] must be a whole number >= 0"),
     ],
 )
 def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):

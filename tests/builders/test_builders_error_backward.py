@@ -26,8 +26,12 @@ def render(tmp_path, comment: str) -> str:
 
 def test_the_worked_example_table_holds_the_example(tmp_path):
     text = render(tmp_path, "<!-- table: bptt_table -->")
-    for cell in ("| 1 | 0 | 1 | -0.1875 | -0.1875 × 0 = 0 |", "| 2 | 1 | 0.5 | -0.375 | -0.375 × 1 = -0.375 |",
-                 "| 3 | 0.5 | 0.25 | -0.75 | -0.75 × 0.5 = -0.375 |", "= -0.75."):
+    for cell in (
+        "| 1 | 0 | 1 | -0.1875 | -0.1875 × 0 = 0 |",
+        "| 2 | 1 | 0.5 | -0.375 | -0.375 × 1 = -0.375 |",
+        "| 3 | 0.5 | 0.25 | -0.75 | -0.75 × 0.5 = -0.375 |",
+        "= -0.75.",
+    ):
         assert cell in text
 
 
@@ -56,15 +60,18 @@ def test_the_worked_table_names_the_loss_rate_delta(tmp_path):
 
 def test_the_distance_curves_return_their_ends():
     fig, values = error_backward.distance_curves(factors=[0.5, 1.5], distances=[0, 3, 7])
-    assert values == {"end": {"0.5": 0.5 ** 7, "1.5": 1.5 ** 7}, "edges": 7}
+    assert values == {"end": {"0.5": 0.5**7, "1.5": 1.5**7}, "edges": 7}
 
 
 def test_the_truncation_grid_returns_the_counts_of_its_plans():
     fig, values = error_backward.truncation_grid(length=9, settings=[[3, 3], [2, 5]])
     for k1, k2 in ((3, 3), (2, 5)):
         plan = bptt.truncation_plan(9, k1, k2, loss_steps="all")
-        assert values["pairs"][f"{k1},{k2}"] == {"kept": len(plan.kept), "cut": len(plan.cut),
-                                                 "boundaries": list(plan.boundaries)}
+        assert values["pairs"][f"{k1},{k2}"] == {
+            "kept": len(plan.kept),
+            "cut": len(plan.cut),
+            "boundaries": list(plan.boundaries),
+        }
     assert values["length"] == 9
 
 
@@ -72,7 +79,7 @@ def test_the_truncation_grid_returns_the_counts_of_its_plans():
     "comment, expected",
     [
         ("<!-- table: bptt_table inputs=[] -->", "inputs must be a non-empty list"),
-        ("<!-- table: bptt_table w=\"a\" -->", "w must be a real number"),
+        ('<!-- table: bptt_table w="a" -->', "w must be a real number"),
         ("<!-- table: bptt_table target=[1, 2] -->", "target must be one number or a sequence of 3 entries"),
         ("<!-- table: distance_table factors=[] -->", "factors must be a non-empty list"),
         ("<!-- table: distance_table distances=[1, -2] -->", "distances[1] must be a whole number >= 0"),
@@ -80,7 +87,7 @@ def test_the_truncation_grid_returns_the_counts_of_its_plans():
         ('<!-- figure: distance_curves distances=[0] caption="c" -->', "distances must reach at least one edge"),
         ('<!-- figure: distance_curves distances=[0, 2.5] caption="c" -->', "distances[1] must be a whole number"),
         ("<!-- table: clipping_table grads=[1, 2] -->", "grads must be a non-empty dict"),
-        ("<!-- table: clipping_table grads={\"b\": [1, \"x\"]} -->", "grads['b'] must be a real number"),
+        ('<!-- table: clipping_table grads={"b": [1, "x"]} -->', "grads['b'] must be a real number"),
         ("<!-- table: clipping_table max_norm=0 -->", "max_norm must be a positive"),
         ("<!-- table: clipping_table clip_value=-1 -->", "clip_value must be a positive"),
         ('<!-- figure: truncation_grid length=0 caption="c" -->', "length must be a whole number >= 1"),

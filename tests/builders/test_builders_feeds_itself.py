@@ -6,11 +6,9 @@ import numpy as np
 import pytest
 
 from rnnmem import jacobians
-
-from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.builders import feeds_itself
+from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
-
 
 
 def one(comment: str):
@@ -19,7 +17,7 @@ def one(comment: str):
 
 
 def test_the_table_shows_the_runs_it_names(tmp_path):
-    d = one('<!-- table: jacobian_norm_table radii=[0.8, 1.0, 1.2] input_scales=[0.1, 1.0] -->')
+    d = one("<!-- table: jacobian_norm_table radii=[0.8, 1.0, 1.2] input_scales=[0.1, 1.0] -->")
     text = Renderer(tmp_path).render(d).content.decode()
     for scale in (0.1, 1.0):
         for rho in (0.8, 1.0, 1.2):
@@ -33,7 +31,7 @@ def test_the_table_predicts_each_rate_by_rho_times_the_mean_slope():
     table, values = feeds_itself.jacobian_norm_table()
     assert values["runs"] == len(table.rows) == 6
     gaps = [abs(float(row[6]) - float(row[7])) / float(row[6]) for row in table.rows]
-    assert max(gaps) == pytest.approx(values["largest_gap"], abs=2e-3)   # the cells are rounded
+    assert max(gaps) == pytest.approx(values["largest_gap"], abs=2e-3)  # the cells are rounded
     for row in table.rows:
         assert float(row[7]) == pytest.approx(float(row[1]) * float(row[3]), abs=1.5e-3)
 
@@ -41,14 +39,17 @@ def test_the_table_predicts_each_rate_by_rho_times_the_mean_slope():
 def test_the_norm_figure_returns_the_values_it_draws():
     fig, values = feeds_itself.jacobian_norms(radii=[0.8, 1.2], input_scales=[0.1], steps=20, hidden=8)
     assert values["far"]["0.1"]["1.2"] == jacobians.rnn_norms_by_distance(1.2, hidden=8, steps=20, input_scale=0.1)[20]
-    assert values["power"]["1.2"] == 1.2 ** 20 and values["near_k"] == 12
+    assert values["power"]["1.2"] == 1.2**20 and values["near_k"] == 12
 
 
 def test_the_edge_of_chaos_figure_returns_what_it_measures():
-    fig, values = feeds_itself.edge_of_chaos(radii=[0.8, 1.5], grid=[0.5, 2.0, 3.0], hidden=8, steps=60,
-                                             burn_in=20, seeds=2)
-    rates = [[jacobians.growth_rate(jacobians.free_run(r, hidden=8, steps=60, seed=s)[1], burn_in=20)
-              for s in range(2)] for r in (0.5, 2.0, 3.0)]
+    fig, values = feeds_itself.edge_of_chaos(
+        radii=[0.8, 1.5], grid=[0.5, 2.0, 3.0], hidden=8, steps=60, burn_in=20, seeds=2
+    )
+    rates = [
+        [jacobians.growth_rate(jacobians.free_run(r, hidden=8, steps=60, seed=s)[1], burn_in=20) for s in range(2)]
+        for r in (0.5, 2.0, 3.0)
+    ]
     assert values["rates"] == {key: float(np.median(r)) for key, r in zip(("0.5", "2.0", "3.0"), rates)}
     above = [g for g, r in zip((0.5, 2.0, 3.0), rates) if np.median(r) > 1]
     assert values["first_above_one"] == (above[0] if above else None)
@@ -63,8 +64,12 @@ def test_the_init_table_holds_the_products_of_each_start():
         runs = [jacobians.init_norms_by_distance(init_name, hidden=8, steps=12, seed=s) for s in range(3)]
         assert values[key]["far"] == float(np.median([n[12] for n in runs]))
         assert row[3].startswith(f"{np.median([n[12] for n in runs]):.2g} [")
-    irnn = [jacobians.init_norms_by_distance("identity", hidden=8, steps=12, seed=s, nonlinearity="relu",
-                                             zero_biases=True)[12] for s in range(3)]
+    irnn = [
+        jacobians.init_norms_by_distance("identity", hidden=8, steps=12, seed=s, nonlinearity="relu", zero_biases=True)[
+            12
+        ]
+        for s in range(3)
+    ]
     assert values["irnn"]["far_max"] == max(irnn) and set(np.round(irnn, 12)) <= {0.0, 1.0}
 
 
@@ -84,9 +89,9 @@ def test_the_nonnormal_figure_returns_its_peak():
         ('<!-- figure: jacobian_norms steps=0 caption="c" -->', "steps must be a whole number >= 1"),
         ('<!-- figure: jacobian_norms hidden=2.5 caption="c" -->', "hidden must be a whole number >= 1"),
         ('<!-- figure: jacobian_norms seed=-1 caption="c" -->', "seed must be a whole number >= 0"),
-        ('<!-- table: jacobian_norm_table distance=50 steps=40 -->', "distance must be at most steps (40)"),
-        ('<!-- table: jacobian_norm_table level=1.5 -->', "level must be a gate value strictly between 0 and 1"),
-        ('<!-- table: jacobian_norm_table radii=0.8 -->', "radii must be a non-empty list"),
+        ("<!-- table: jacobian_norm_table distance=50 steps=40 -->", "distance must be at most steps (40)"),
+        ("<!-- table: jacobian_norm_table level=1.5 -->", "level must be a gate value strictly between 0 and 1"),
+        ("<!-- table: jacobian_norm_table radii=0.8 -->", "radii must be a non-empty list"),
         ('<!-- figure: nonnormal_growth_curve radius=0 caption="c" -->', "radius must be a positive"),
         ('<!-- figure: nonnormal_growth_curve size=0 caption="c" -->', "size must be a whole number >= 1"),
         ('<!-- figure: nonnormal_growth_curve coupling="x" caption="c" -->', "coupling must be a real number"),
@@ -96,9 +101,9 @@ def test_the_nonnormal_figure_returns_its_peak():
         ('<!-- figure: edge_of_chaos steps=50 burn_in=50 caption="c" -->', "burn_in must be below steps (50)"),
         ('<!-- figure: edge_of_chaos seeds=0 caption="c" -->', "seeds must be a whole number >= 1"),
         ('<!-- figure: edge_of_chaos start=0 caption="c" -->', "start must be a positive"),
-        ('<!-- table: init_norm_table distance=50 steps=40 -->', "distance must be at most steps (40)"),
-        ('<!-- table: init_norm_table input_scale=-1 -->', "input_scale must be a positive"),
-        ('<!-- table: init_norm_table seeds=1.5 -->', "seeds must be a whole number >= 1"),
+        ("<!-- table: init_norm_table distance=50 steps=40 -->", "distance must be at most steps (40)"),
+        ("<!-- table: init_norm_table input_scale=-1 -->", "input_scale must be a positive"),
+        ("<!-- table: init_norm_table seeds=1.5 -->", "seeds must be a whole number >= 1"),
     ],
 )
 def test_a_bad_argument_is_named(tmp_path, comment, expected):

@@ -8,7 +8,6 @@ from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
 
-
 def one(text: str):
     (d,) = find_directives(text, "docs/chapters/forget-bias.md")
     return d
@@ -22,24 +21,31 @@ def test_bias_rows_match_the_sources(tmp_path):
 
 def test_scheme_table_lists_every_scheme(tmp_path):
     text = Renderer(tmp_path).render(one("<!-- table: init_scheme_table hidden=64 t_max=200 -->")).content.decode()
-    assert [line.split("|")[1].strip().split(",")[0] for line in text.splitlines()[2:6]] == \
-        ["zero", "Keras", "PyTorch default", "chrono"]
+    assert [line.split("|")[1].strip().split(",")[0] for line in text.splitlines()[2:6]] == [
+        "zero",
+        "Keras",
+        "PyTorch default",
+        "chrono",
+    ]
 
 
-@pytest.mark.parametrize("text, name", [
-    ('<!-- table: forget_bias_rows biases=[0, "one"] -->', "biases[1]"),
-    ("<!-- table: forget_bias_rows biases=[] -->", "biases"),
-    ("<!-- table: forget_bias_rows steps=-1 -->", "steps"),
-    ("<!-- table: forget_bias_rows level=1.5 -->", "level"),
-    ('<!-- figure: pytorch_bias_density hidden=0 caption="c" -->', "hidden"),
-    ('<!-- figure: pytorch_bias_density size=2.5 caption="c" -->', "size"),
-    ('<!-- figure: pytorch_bias_density seed=-3 caption="c" -->', "seed"),
-    ('<!-- figure: initial_horizon_cdf t_max=2 caption="c" -->', "t_max"),
-    ('<!-- figure: initial_horizon_cdf measure="days" caption="c" -->', "measure"),
-    ('<!-- figure: initial_horizon_cdf hidden=-1 caption="c" -->', "hidden"),
-    ("<!-- table: init_scheme_table t_max=-5 -->", "t_max"),
-    ("<!-- table: init_scheme_table seed=1.5 -->", "seed"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('<!-- table: forget_bias_rows biases=[0, "one"] -->', "biases[1]"),
+        ("<!-- table: forget_bias_rows biases=[] -->", "biases"),
+        ("<!-- table: forget_bias_rows steps=-1 -->", "steps"),
+        ("<!-- table: forget_bias_rows level=1.5 -->", "level"),
+        ('<!-- figure: pytorch_bias_density hidden=0 caption="c" -->', "hidden"),
+        ('<!-- figure: pytorch_bias_density size=2.5 caption="c" -->', "size"),
+        ('<!-- figure: pytorch_bias_density seed=-3 caption="c" -->', "seed"),
+        ('<!-- figure: initial_horizon_cdf t_max=2 caption="c" -->', "t_max"),
+        ('<!-- figure: initial_horizon_cdf measure="days" caption="c" -->', "measure"),
+        ('<!-- figure: initial_horizon_cdf hidden=-1 caption="c" -->', "hidden"),
+        ("<!-- table: init_scheme_table t_max=-5 -->", "t_max"),
+        ("<!-- table: init_scheme_table seed=1.5 -->", "seed"),
+    ],
+)
 def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))
@@ -56,8 +62,11 @@ def test_gates_on_data_values_are_the_measured_gates(tmp_path):
 
     from rnnmem import LSTM, carry, memory
 
-    values = Renderer(tmp_path).render(one(
-        '<!-- figure: forget_gates_on_data hidden=8 steps=5 batch=3 seeds=[0, 4] caption="c" -->')).values
+    values = (
+        Renderer(tmp_path)
+        .render(one('<!-- figure: forget_gates_on_data hidden=8 steps=5 batch=3 seeds=[0, 4] caption="c" -->'))
+        .values
+    )
     noise = np.random.default_rng(1).standard_normal((5, 3, 8))
     gates, zero = [], []
     for seed in (0, 4):
@@ -77,8 +86,11 @@ def test_scheme_figure_values_match_the_draws(tmp_path):
 
     from rnnmem import init
 
-    values = Renderer(tmp_path).render(one(
-        '<!-- figure: initial_horizon_cdf hidden=64 t_max=200 seed=3 caption="c" -->')).values
+    values = (
+        Renderer(tmp_path)
+        .render(one('<!-- figure: initial_horizon_cdf hidden=64 t_max=200 seed=3 caption="c" -->'))
+        .values
+    )
     hs = init.sample_initial_horizons(64, 200, 3)
     assert values["median"]["zero"] == pytest.approx(1 / math.log(2))
     assert values["max"]["chrono"] == pytest.approx(float(hs["chrono"].max()))
@@ -86,20 +98,24 @@ def test_scheme_figure_values_match_the_draws(tmp_path):
 
 
 def test_bias_density_values(tmp_path):
-    values = Renderer(tmp_path).render(one(
-        '<!-- figure: pytorch_bias_density hidden=16 size=5000 caption="c" -->')).values
+    values = (
+        Renderer(tmp_path).render(one('<!-- figure: pytorch_bias_density hidden=16 size=5000 caption="c" -->')).values
+    )
     assert values["peak"] == pytest.approx(2.0) and values["box_high"] == pytest.approx(0.25)
     assert -0.5 < values["low"] < values["high"] < 0.5
 
 
-@pytest.mark.parametrize("text, name", [
-    ('<!-- figure: forget_gates_on_data hidden=0 caption="c" -->', "hidden"),
-    ('<!-- figure: forget_gates_on_data steps=0 caption="c" -->', "steps"),
-    ('<!-- figure: forget_gates_on_data batch=-2 caption="c" -->', "batch"),
-    ('<!-- figure: forget_gates_on_data seeds=[] caption="c" -->', "seeds"),
-    ('<!-- figure: forget_gates_on_data seeds=[0, -1] caption="c" -->', "seeds[1]"),
-    ('<!-- figure: forget_gates_on_data data_seed=1.5 caption="c" -->', "data_seed"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('<!-- figure: forget_gates_on_data hidden=0 caption="c" -->', "hidden"),
+        ('<!-- figure: forget_gates_on_data steps=0 caption="c" -->', "steps"),
+        ('<!-- figure: forget_gates_on_data batch=-2 caption="c" -->', "batch"),
+        ('<!-- figure: forget_gates_on_data seeds=[] caption="c" -->', "seeds"),
+        ('<!-- figure: forget_gates_on_data seeds=[0, -1] caption="c" -->', "seeds[1]"),
+        ('<!-- figure: forget_gates_on_data data_seed=1.5 caption="c" -->', "data_seed"),
+    ],
+)
 def test_gates_on_data_refuses_bad_arguments(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))

@@ -10,8 +10,7 @@ from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "chapters" / "gates.md"
-BUILDERS = {"gradient_highway", "gru_update_conventions", "gru_conventions", "mechanisms", "gate_costs",
-            "cell_weights"}
+BUILDERS = {"gradient_highway", "gru_update_conventions", "gru_conventions", "mechanisms", "gate_costs", "cell_weights"}
 
 
 def page_directives():
@@ -26,8 +25,9 @@ def one(md: str):
 def test_the_page_uses_every_builder_of_the_chapter():
     from rnnmem.site import registry
 
-    own = {d.name for d in page_directives()
-           if registry.get(d.kind, d.name).module == "rnnmem.site.builders.gates"}   # the diagrams have their own
+    own = {
+        d.name for d in page_directives() if registry.get(d.kind, d.name).module == "rnnmem.site.builders.gates"
+    }  # the diagrams have their own
     assert own == BUILDERS
 
 
@@ -59,23 +59,26 @@ def test_the_tables_show_the_chapter_numbers(tmp_path):
         assert number in weights
 
 
-@pytest.mark.parametrize("comment, expected", [
-    ('<!-- figure: gradient_highway gates=[0.99, 1.5] caption="c" -->', "gates[1] must be a gate value"),
-    ('<!-- figure: gradient_highway gates=[] caption="c" -->', "gates must be a non-empty list"),
-    ('<!-- figure: gradient_highway steps=0 caption="c" -->', "steps must be a whole number >= 1"),
-    ('<!-- figure: gradient_highway level=2 caption="c" -->', "level must be a gate value"),
-    ('<!-- figure: gradient_highway steps=40 mark=50 caption="c" -->', "mark must be a step within the plot"),
-    ('<!-- figure: gradient_highway floor=0 caption="c" -->', "floor must be a gate value"),
-    ('<!-- figure: gru_update_conventions r=1.0 caption="c" -->', "r must be a gate value"),
-    ('<!-- figure: gru_update_conventions mark=-0.1 caption="c" -->', "mark must be a gate value"),
-    ('<!-- figure: gru_update_conventions h_prev="x" caption="c" -->', "h_prev must be a real number"),
-    ('<!-- table: gru_conventions z=0 -->', "z must be a gate value"),
-    ('<!-- table: gru_conventions h_prev=None -->', "h_prev must be a real number"),
-    ('<!-- table: mechanisms d=0 -->', "d must be a whole number >= 1"),
-    ('<!-- table: mechanisms H=2.5 -->', "H must be a whole number >= 1"),
-    ('<!-- table: gate_costs H=-1 -->', "H must be a whole number >= 1"),
-    ('<!-- table: cell_weights cell="rnn" -->', "cell must be one of 'lstm', 'gru'"),
-])
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ('<!-- figure: gradient_highway gates=[0.99, 1.5] caption="c" -->', "gates[1] must be a gate value"),
+        ('<!-- figure: gradient_highway gates=[] caption="c" -->', "gates must be a non-empty list"),
+        ('<!-- figure: gradient_highway steps=0 caption="c" -->', "steps must be a whole number >= 1"),
+        ('<!-- figure: gradient_highway level=2 caption="c" -->', "level must be a gate value"),
+        ('<!-- figure: gradient_highway steps=40 mark=50 caption="c" -->', "mark must be a step within the plot"),
+        ('<!-- figure: gradient_highway floor=0 caption="c" -->', "floor must be a gate value"),
+        ('<!-- figure: gru_update_conventions r=1.0 caption="c" -->', "r must be a gate value"),
+        ('<!-- figure: gru_update_conventions mark=-0.1 caption="c" -->', "mark must be a gate value"),
+        ('<!-- figure: gru_update_conventions h_prev="x" caption="c" -->', "h_prev must be a real number"),
+        ("<!-- table: gru_conventions z=0 -->", "z must be a gate value"),
+        ("<!-- table: gru_conventions h_prev=None -->", "h_prev must be a real number"),
+        ("<!-- table: mechanisms d=0 -->", "d must be a whole number >= 1"),
+        ("<!-- table: mechanisms H=2.5 -->", "H must be a whole number >= 1"),
+        ("<!-- table: gate_costs H=-1 -->", "H must be a whole number >= 1"),
+        ('<!-- table: cell_weights cell="rnn" -->', "cell must be one of 'lstm', 'gru'"),
+    ],
+)
 def test_bad_arguments_fail_naming_them(tmp_path, comment, expected):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(comment))
@@ -93,13 +96,15 @@ def test_the_figures_return_the_values_their_alt_text_states(tmp_path):
     from rnnmem import gate_arithmetic, memory
 
     r = Renderer(tmp_path)
-    highway = r.render(_gate_directive(
-        '<!-- figure: gradient_highway gates=[0.99, 0.5] steps=500 mark=50 caption="c" -->')).values
+    highway = r.render(
+        _gate_directive('<!-- figure: gradient_highway gates=[0.99, 0.5] steps=500 mark=50 caption="c" -->')
+    ).values
     assert highway["left"] == {"0.99": memory.decay(0.99, 500), "0.5": memory.decay(0.5, 50)}
     assert highway["at"] == {"0.99": 500, "0.5": 50}
     assert highway["horizon"]["0.99"] == memory.horizon(0.99, level=0.01)
-    update = r.render(_gate_directive(
-        '<!-- figure: gru_update_conventions h_prev=0.8 r=0.25 mark=0.9 caption="c" -->')).values
+    update = r.render(
+        _gate_directive('<!-- figure: gru_update_conventions h_prev=0.8 r=0.25 mark=0.9 caption="c" -->')
+    ).values
     for convention in ("z_keeps", "z_writes"):
         assert update[convention] == gate_arithmetic.gru_update(0.8, z=0.9, r=0.25, update=convention).h
     assert update["candidate"] == gate_arithmetic.gru_update(0.8, z=0.9, r=0.25).n

@@ -32,8 +32,9 @@ def test_the_values_name_where_each_curve_crosses_the_level():
 
 
 def test_the_figure_renders_with_the_values_its_prose_states(tmp_path):
-    (d,) = find_directives('<!-- figure: hero steps=30 hidden=8 radius=0.9 forget_bias=3.0 caption="c" -->',
-                           "docs/index.md")
+    (d,) = find_directives(
+        '<!-- figure: hero steps=30 hidden=8 radius=0.9 forget_bias=3.0 caption="c" -->', "docs/index.md"
+    )
     item = Renderer(tmp_path).render(d)
     assert item.content.startswith(b"<?xml")
     curves = signal_left(steps=30, hidden=8, radius=0.9, forget_bias=3.0, seed=0)

@@ -19,12 +19,13 @@ def one(text: str):
 
 
 def test_decay_values_are_the_crossings_of_the_level(tmp_path):
-    item = Renderer(tmp_path).render(one(
-        '<!-- figure: decay_curves factors=[0.9, 0.99, 0.999] steps=1000 level=0.0001 caption="c" -->'))
+    item = Renderer(tmp_path).render(
+        one('<!-- figure: decay_curves factors=[0.9, 0.99, 0.999] steps=1000 level=0.0001 caption="c" -->')
+    )
     values = item.values
     assert values["crossing"]["0.9"] == pytest.approx(memory.horizon(0.9, 1e-4))
     assert values["crossing"]["0.99"] == pytest.approx(memory.horizon(0.99, 1e-4))
-    assert values["crossing"]["0.999"] is None            # beyond the thousand steps drawn
+    assert values["crossing"]["0.999"] is None  # beyond the thousand steps drawn
     assert values["crossed"] == ["0.9", "0.99"] and values["above"] == ["0.999"]
     # The crossing is where the curve drawn actually passes the level.
     n = math.floor(values["crossing"]["0.99"])
@@ -33,15 +34,15 @@ def test_decay_values_are_the_crossings_of_the_level(tmp_path):
 
 
 def test_horizon_vs_gate_reports_the_constant_factor(tmp_path):
-    values = Renderer(tmp_path).render(one(
-        '<!-- figure: horizon_vs_gate level=0.001 caption="c" -->')).values
+    values = Renderer(tmp_path).render(one('<!-- figure: horizon_vs_gate level=0.001 caption="c" -->')).values
     assert values["factor"] == pytest.approx(-math.log(0.001), rel=1e-9)
     assert values["factor_spread"] < 1e-9 and values["inside"] is True
 
 
 def test_horizon_table_prints_small_fractions_readably(tmp_path):
-    text = Renderer(tmp_path).render(one(
-        "<!-- table: horizon_table factors=[0.5, 0.99] steps=100 -->")).content.decode()
+    text = (
+        Renderer(tmp_path).render(one("<!-- table: horizon_table factors=[0.5, 0.99] steps=100 -->")).content.decode()
+    )
     assert "0.000000" not in text
     assert readable(memory.decay(0.5, 100)) in text and readable(memory.decay(0.99, 100)) in text
 
@@ -52,15 +53,16 @@ def test_readable_reads_back_to_the_value(x):
     m = re.fullmatch(r"(\d\.\d) × 10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", shown)
     if m:
         exponent = int(m.group(2).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
-        assert float(m.group(1)) * 10.0 ** exponent == pytest.approx(x, rel=0.05)
+        assert float(m.group(1)) * 10.0**exponent == pytest.approx(x, rel=0.05)
         assert x < 0.01
     else:
         assert float(shown) == pytest.approx(x, abs=5e-4)
 
 
 def test_leaky_pulse_values_follow_the_two_leaks(tmp_path):
-    values = Renderer(tmp_path).render(one(
-        '<!-- figure: leaky_pulse taus=[2, 10, 50] steps=150 caption="c" -->')).values
+    values = (
+        Renderer(tmp_path).render(one('<!-- figure: leaky_pulse taus=[2, 10, 50] steps=150 caption="c" -->')).values
+    )
     for tau in (2, 10, 50):
         assert values["exact"][str(tau)] == pytest.approx(math.exp(-1), rel=1e-9)
         assert values["euler"][str(tau)] == pytest.approx(leaky.leak(tau, "euler") ** tau, rel=1e-9)
@@ -72,19 +74,22 @@ def test_bias_table_shows_the_inverted_logistic(tmp_path):
     assert f"{memory.bias_for_gate(0.95):.2f}" in text and f"{memory.horizon(0.95):.1f}" in text
 
 
-@pytest.mark.parametrize("text, name", [
-    ('<!-- figure: decay_curves factors=[1.5] caption="c" -->', "factors[0]"),
-    ('<!-- figure: decay_curves steps=0 caption="c" -->', "steps"),
-    ('<!-- figure: decay_curves level=2 caption="c" -->', "level"),
-    ('<!-- figure: horizon_vs_gate low=0.9 high=0.5 caption="c" -->', "low"),
-    ('<!-- figure: horizon_vs_gate level=0 caption="c" -->', "level"),
-    ("<!-- table: horizon_table steps=0 -->", "steps"),
-    ("<!-- table: bias_table gates=[0] -->", "gates[0]"),
-    ('<!-- figure: leaky_pulse taus=[] caption="c" -->', "taus"),
-    ('<!-- figure: leaky_pulse taus=[1] caption="c" -->', "taus[0]"),
-    ('<!-- figure: leaky_pulse taus=[2, 2.5] caption="c" -->', "taus[1]"),
-    ('<!-- figure: leaky_pulse steps=-1 caption="c" -->', "steps"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('<!-- figure: decay_curves factors=[1.5] caption="c" -->', "factors[0]"),
+        ('<!-- figure: decay_curves steps=0 caption="c" -->', "steps"),
+        ('<!-- figure: decay_curves level=2 caption="c" -->', "level"),
+        ('<!-- figure: horizon_vs_gate low=0.9 high=0.5 caption="c" -->', "low"),
+        ('<!-- figure: horizon_vs_gate level=0 caption="c" -->', "level"),
+        ("<!-- table: horizon_table steps=0 -->", "steps"),
+        ("<!-- table: bias_table gates=[0] -->", "gates[0]"),
+        ('<!-- figure: leaky_pulse taus=[] caption="c" -->', "taus"),
+        ('<!-- figure: leaky_pulse taus=[1] caption="c" -->', "taus[0]"),
+        ('<!-- figure: leaky_pulse taus=[2, 2.5] caption="c" -->', "taus[1]"),
+        ('<!-- figure: leaky_pulse steps=-1 caption="c" -->', "steps"),
+    ],
+)
 def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))

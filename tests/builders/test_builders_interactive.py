@@ -9,8 +9,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from rnnmem import memory
-from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.builders.interactive import BOX
+from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
 
@@ -43,14 +43,16 @@ def test_every_state_shows_what_rnnmem_computes_for_its_bias(tmp_path):
 
 
 def test_the_curve_is_f_to_the_n_on_a_logarithmic_step_axis(tmp_path):
-    soup = render(tmp_path, "<!-- widget: forget_bias_explorer low=0 high=2 step=1 start=0 points=5 max_steps=10000 -->")
+    soup = render(
+        tmp_path, "<!-- widget: forget_bias_explorer low=0 high=2 step=1 start=0 points=5 max_steps=10000 -->"
+    )
     data = json.loads(soup.select_one("script.rnnmem-w-data").string)
     for b, curves in zip((0, 1, 2), data["curves"]):
         points = [tuple(map(float, p.split(","))) for p in curves["decay"].split()]
         f = float(memory.sigmoid(b))
         for (x, y), n in zip(points, (1, 10, 100, 1000, 10000)):
             assert x == pytest.approx(BOX[0] + BOX[2] * math.log10(n) / 4, abs=0.006)
-            assert y == pytest.approx(BOX[1] + (1 - f ** n) * BOX[3], abs=0.006)
+            assert y == pytest.approx(BOX[1] + (1 - f**n) * BOX[3], abs=0.006)
 
 
 def test_two_renders_are_byte_identical(tmp_path):
@@ -58,15 +60,18 @@ def test_two_renders_are_byte_identical(tmp_path):
     assert Renderer(tmp_path / "a").render(one(text)).content == Renderer(tmp_path / "b").render(one(text)).content
 
 
-@pytest.mark.parametrize("text, name", [
-    ("<!-- widget: forget_bias_explorer low=3 high=1 -->", "high must be above low"),
-    ("<!-- widget: forget_bias_explorer step=0 -->", "step must"),
-    ("<!-- widget: forget_bias_explorer step=0.3 -->", "step must divide"),
-    ("<!-- widget: forget_bias_explorer start=1.1 -->", "start must be one of"),
-    ("<!-- widget: forget_bias_explorer level=1 -->", "level must"),
-    ("<!-- widget: forget_bias_explorer max_steps=5 -->", "max_steps must"),
-    ("<!-- widget: forget_bias_explorer points=1 -->", "points must"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("<!-- widget: forget_bias_explorer low=3 high=1 -->", "high must be above low"),
+        ("<!-- widget: forget_bias_explorer step=0 -->", "step must"),
+        ("<!-- widget: forget_bias_explorer step=0.3 -->", "step must divide"),
+        ("<!-- widget: forget_bias_explorer start=1.1 -->", "start must be one of"),
+        ("<!-- widget: forget_bias_explorer level=1 -->", "level must"),
+        ("<!-- widget: forget_bias_explorer max_steps=5 -->", "max_steps must"),
+        ("<!-- widget: forget_bias_explorer points=1 -->", "points must"),
+    ],
+)
 def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))

@@ -76,8 +76,12 @@ def test_starting_factor_of_the_gates_is_sigma_of_the_bias():
 
 
 def test_gradient_reach_and_bias_figures_render(tmp_path):
-    assert b"<path" in Renderer(tmp_path).render(one(
-        f'<!-- figure: gradient_reach lag=3 models=["rnn", "lstm:0"] sequences=8 {TINY} caption="c" -->')).content
+    assert (
+        b"<path"
+        in Renderer(tmp_path)
+        .render(one(f'<!-- figure: gradient_reach lag=3 models=["rnn", "lstm:0"] sequences=8 {TINY} caption="c" -->'))
+        .content
+    )
     text = render(tmp_path, f"<!-- table: bias_updates_table biases=[0, 3] lag=2 {TINY} -->")
     assert "\\(f^{3}\\)" in text and text.count("/2 |") == 2
 
@@ -85,7 +89,7 @@ def test_gradient_reach_and_bias_figures_render(tmp_path):
 def test_clipping_bounds_every_step_of_gradient_descent():
     free = mm.sgd_run("rnn", 6, 0.3, None, (0,), hidden=4, batch=8, steps=5)
     clipped = mm.sgd_run("rnn", 6, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)
-    assert free["losses"][0, 0] == clipped["losses"][0, 0]           # same start, same batch
+    assert free["losses"][0, 0] == clipped["losses"][0, 0]  # same start, same batch
     assert not np.array_equal(free["losses"][0, 1:], clipped["losses"][0, 1:])
     assert clipped["baseline"] == pytest.approx(1 / 6)
 
@@ -97,30 +101,33 @@ def test_a_run_whose_loss_overflows_is_reported_as_diverged():
 
 def test_the_dropout_table_has_one_row_per_scheme(tmp_path):
     text = render(tmp_path, f"<!-- table: carry_dropout_table keep=0.5 bias=1 lag=2 {TINY} -->")
-    assert "0.125" in text                        # kept across the lag under fresh masks: 0.5 ** 3
+    assert "0.125" in text  # kept across the lag under fresh masks: 0.5 ** 3
     assert text.count("/2 |") == 3
 
 
-@pytest.mark.parametrize("text, name", [
-    ('<!-- table: measured_horizon_table models=["lstm"] -->', "models[0]"),
-    ('<!-- table: measured_horizon_table models=["lstm:x"] -->', "models[0]"),
-    ("<!-- table: measured_horizon_table models=[] -->", "models"),
-    ("<!-- table: measured_horizon_table lags=[0, 2] -->", "lags[0]"),
-    ("<!-- table: measured_horizon_table lags=[5, 2] -->", "lags"),
-    ("<!-- table: measured_horizon_table seeds=0 -->", "seeds"),
-    ("<!-- table: measured_horizon_table threshold=1.5 -->", "threshold"),
-    ("<!-- table: measured_horizon_table steps=0 -->", "steps"),
-    ("<!-- table: measured_horizon_table hidden=-2 -->", "hidden"),
-    ('<!-- figure: lag_learning_curves lag=0 caption="c" -->', "lag"),
-    ('<!-- figure: gradient_reach sequences=0 caption="c" -->', "sequences"),
-    ('<!-- figure: bias_updates biases=["two"] caption="c" -->', "biases[0]"),
-    ('<!-- figure: clip_ladder_runs rates=[0.5, -1] caption="c" -->', "rates[1]"),
-    ('<!-- figure: clip_ladder_runs clip=0 caption="c" -->', "clip"),
-    ('<!-- figure: clip_ladder_runs model="cnn" caption="c" -->', "model"),
-    ('<!-- figure: clip_ladder_runs length=1 caption="c" -->', "length"),
-    ('<!-- figure: carry_dropout_curves keep=1.5 caption="c" -->', "keep"),
-    ('<!-- figure: carry_dropout_curves bias="big" caption="c" -->', "bias"),
-])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('<!-- table: measured_horizon_table models=["lstm"] -->', "models[0]"),
+        ('<!-- table: measured_horizon_table models=["lstm:x"] -->', "models[0]"),
+        ("<!-- table: measured_horizon_table models=[] -->", "models"),
+        ("<!-- table: measured_horizon_table lags=[0, 2] -->", "lags[0]"),
+        ("<!-- table: measured_horizon_table lags=[5, 2] -->", "lags"),
+        ("<!-- table: measured_horizon_table seeds=0 -->", "seeds"),
+        ("<!-- table: measured_horizon_table threshold=1.5 -->", "threshold"),
+        ("<!-- table: measured_horizon_table steps=0 -->", "steps"),
+        ("<!-- table: measured_horizon_table hidden=-2 -->", "hidden"),
+        ('<!-- figure: lag_learning_curves lag=0 caption="c" -->', "lag"),
+        ('<!-- figure: gradient_reach sequences=0 caption="c" -->', "sequences"),
+        ('<!-- figure: bias_updates biases=["two"] caption="c" -->', "biases[0]"),
+        ('<!-- figure: clip_ladder_runs rates=[0.5, -1] caption="c" -->', "rates[1]"),
+        ('<!-- figure: clip_ladder_runs clip=0 caption="c" -->', "clip"),
+        ('<!-- figure: clip_ladder_runs model="cnn" caption="c" -->', "model"),
+        ('<!-- figure: clip_ladder_runs length=1 caption="c" -->', "length"),
+        ('<!-- figure: carry_dropout_curves keep=1.5 caption="c" -->', "keep"),
+        ('<!-- figure: carry_dropout_curves bias="big" caption="c" -->', "bias"),
+    ],
+)
 def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))
@@ -166,6 +173,5 @@ def test_the_dropout_and_clipping_values_count_their_runs():
     _, drop = mm.carry_dropout_table(keep=0.5, bias=1, lag=2, seeds=2, hidden=4, steps=6, threshold=0.5)
     assert drop["survive_step"] == pytest.approx(0.125) and drop["one_in"] == 8
     assert set(drop["successes"]) == {"none", "per_step", "per_sequence"}
-    _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4,
-                                    steps=20)
+    _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4, steps=20)
     assert clip["runs"] == 2 and clip["clipped_diverged"] == 0 and clip["free_diverged"] >= 1

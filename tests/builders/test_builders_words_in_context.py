@@ -23,12 +23,21 @@ def one(comment: str):
 def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_path):
     from rnnmem.site import registry
 
-    directives = [d for d in find_directives(PAGE.read_text(), PAGE_NAME)   # the ELMo diagram has its own test
-                  if registry.get(d.kind, d.name).module == "rnnmem.site.builders.words_in_context"]
+    directives = [
+        d
+        for d in find_directives(PAGE.read_text(), PAGE_NAME)  # the ELMo diagram has its own test
+        if registry.get(d.kind, d.name).module == "rnnmem.site.builders.words_in_context"
+    ]
     names = sorted((d.kind, d.name) for d in directives)
-    assert names == [("figure", "bilm_loss"), ("figure", "cue_distance_curves"), ("table", "cue_distance_table"),
-                     ("table", "layer_table"), ("table", "mixture_table"), ("table", "probe_table"),
-                     ("table", "slot_table")]
+    assert names == [
+        ("figure", "bilm_loss"),
+        ("figure", "cue_distance_curves"),
+        ("table", "cue_distance_table"),
+        ("table", "layer_table"),
+        ("table", "mixture_table"),
+        ("table", "probe_table"),
+        ("table", "slot_table"),
+    ]
     r = Renderer(tmp_path)
     tables = {}
     for d in directives:
@@ -42,7 +51,7 @@ def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_pa
     assert "| static row \\(E_w\\) | 0.50 ± 0.00 | 0.50 | 0.50 |" in probe_rows, probe_rows
     assert "| chance (the commoner sense) | 0.50 ± 0.00 | 0.50 | 0.50 |" in probe_rows
     assert "mean ± sd over 10 seeds" in probe_rows and "300 held-out occurrences per seed" in probe_rows
-    assert probe_rows.count("\n| ") == len(probe.METHODS) + 1              # methods, chance (after the heading)
+    assert probe_rows.count("\n| ") == len(probe.METHODS) + 1  # methods, chance (after the heading)
     # the seed-0 run of the page's snippet is one of the ten: the highest seed is at least its accuracy
     seed0 = _comparison(0)
     for method, name in NAMES.items():
@@ -64,17 +73,17 @@ def test_the_builders_use_the_recipe_declared_in_the_core():
 
     source = inspect.getsource(words_in_context)
     assert "bilm.Recipe()" in source
-    for field in ("lr=", "steps=", "batch_size=", "dim="):          # no second copy of the recipe
+    for field in ("lr=", "steps=", "batch_size=", "dim="):  # no second copy of the recipe
         assert field not in source, field
 
 
 @pytest.mark.parametrize(
     "comment, expected",
     [
-        ('<!-- table: probe_table seeds=1 -->', "seeds must be at least 2 (a spread needs two runs), got 1"),
-        ('<!-- table: probe_table seeds=0 -->', "seeds must be a whole number >= 1, got 0"),
+        ("<!-- table: probe_table seeds=1 -->", "seeds must be at least 2 (a spread needs two runs), got 1"),
+        ("<!-- table: probe_table seeds=0 -->", "seeds must be a whole number >= 1, got 0"),
         ('<!-- figure: cue_distance_curves seeds="ten" caption="c" -->', "seeds must be a whole number >= 1"),
-        ('<!-- table: layer_table seeds=2.5 -->', "seeds must be a whole number >= 1, got 2.5"),
+        ("<!-- table: layer_table seeds=2.5 -->", "seeds must be a whole number >= 1, got 2.5"),
         ('<!-- figure: bilm_loss window=0 caption="c" -->', "window must be a whole number >= 1, got 0"),
         ('<!-- figure: bilm_loss seed=-1 caption="c" -->', "seed must be a whole number >= 0, got -1"),
     ],

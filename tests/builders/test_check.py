@@ -31,14 +31,19 @@ def test_every_chapters_links_and_anchors_resolve(slug):
 
 
 def test_a_broken_link_or_anchor_is_named_with_page_and_line():
-    text = ("# T\n\n## A heading\n\n[ok](#a-heading) [ok](../references.md#gers2000) [ok](../api/memory.md)\n"
-            "[bad](#nowhere)\n[bad](../references.md#gers1999)\n[bad](nosuch.md)\n"
-            "```\n[in code](nosuch.md)\n```\n")
+    text = (
+        "# T\n\n## A heading\n\n[ok](#a-heading) [ok](../references.md#gers2000) [ok](../api/memory.md)\n"
+        "[bad](#nowhere)\n[bad](../references.md#gers1999)\n[bad](nosuch.md)\n"
+        "```\n[in code](nosuch.md)\n```\n"
+    )
     report = check.ChapterReport("t")
     check._check_links("chapters/t.md", text, DOCS, report)
     assert report.links == 6
-    assert [p.split(": ")[0] for p in report.problems] == ["docs/chapters/t.md:6", "docs/chapters/t.md:7",
-                                                          "docs/chapters/t.md:8"]
+    assert [p.split(": ")[0] for p in report.problems] == [
+        "docs/chapters/t.md:6",
+        "docs/chapters/t.md:7",
+        "docs/chapters/t.md:8",
+    ]
     assert "has no heading or id 'gers1999'" in report.problems[1]
     assert "docs/chapters/nosuch.md does not exist" in report.problems[2]
 

@@ -7,15 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from rnnmem.site.citations import CitationError, Citation, Entry, Index, cited_in, link_citations, parse_references
+from rnnmem.site.citations import Citation, CitationError, Entry, Index, cited_in, link_citations, parse_references
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCES = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
 ENTRIES = parse_references(REFERENCES)
 #: Entries without a DOI or arXiv id, and the kind of link they have instead.
-NO_DOI = {"jozefowicz2015": "proceedings.mlr.press", "olah2015": "colah.github.io", "srivastava2014": "jmlr.org",
-          "pytorch": "pytorch.org", "keras": "keras.io", "hochreiter1991": "people.idsia.ch",
-          "goodfellow2016": "deeplearningbook.org"}
+NO_DOI = {
+    "jozefowicz2015": "proceedings.mlr.press",
+    "olah2015": "colah.github.io",
+    "srivastava2014": "jmlr.org",
+    "pytorch": "pytorch.org",
+    "keras": "keras.io",
+    "hochreiter1991": "people.idsia.ch",
+    "goodfellow2016": "deeplearningbook.org",
+}
 
 
 def link(text: str, source: str = "") -> tuple[str, list[Citation]]:
@@ -42,15 +48,25 @@ def test_every_entry_links_to_the_work():
             assert re.search(r"\]\(https://(doi\.org/10\.\d{4,}/|arxiv\.org/abs/\d{4}\.\d{4,5})", block), key
 
 
-@pytest.mark.parametrize("text, key, shown", [
-    ("<p>As Elman (1990) showed.</p>", "elman1990", "Elman (1990)"),
-    ("<p>Bengio, Simard and Frasconi (1994, §4) give it.</p>", "bengio1994", "Bengio, Simard and Frasconi (1994"),
-    ("<p>clipping (Pascanu, Mikolov and Bengio, 2013).</p>", "pascanu2013", "Pascanu, Mikolov and Bengio, 2013"),
-    ("<p>the adding problem (Hochreiter &amp; Schmidhuber 1997)</p>", "hochreiter1997",
-     "Hochreiter &amp; Schmidhuber 1997"),
-    ("<p>Cho et al. (2014) wrote it.</p>", "cho2014", "Cho et al. (2014)"),
-    ("<p>Zaremba, Sutskever and\nVinyals (2014) kept it.</p>", "zaremba2014", "Zaremba, Sutskever and\nVinyals (2014)"),
-])
+@pytest.mark.parametrize(
+    "text, key, shown",
+    [
+        ("<p>As Elman (1990) showed.</p>", "elman1990", "Elman (1990)"),
+        ("<p>Bengio, Simard and Frasconi (1994, §4) give it.</p>", "bengio1994", "Bengio, Simard and Frasconi (1994"),
+        ("<p>clipping (Pascanu, Mikolov and Bengio, 2013).</p>", "pascanu2013", "Pascanu, Mikolov and Bengio, 2013"),
+        (
+            "<p>the adding problem (Hochreiter &amp; Schmidhuber 1997)</p>",
+            "hochreiter1997",
+            "Hochreiter &amp; Schmidhuber 1997",
+        ),
+        ("<p>Cho et al. (2014) wrote it.</p>", "cho2014", "Cho et al. (2014)"),
+        (
+            "<p>Zaremba, Sutskever and\nVinyals (2014) kept it.</p>",
+            "zaremba2014",
+            "Zaremba, Sutskever and\nVinyals (2014)",
+        ),
+    ],
+)
 def test_each_form_of_citation_is_linked(text, key, shown):
     out, found = link(text)
     assert [c.key for c in found] == [key]
@@ -59,19 +75,25 @@ def test_each_form_of_citation_is_linked(text, key, shown):
 
 def test_several_citations_in_one_parenthesis_and_counts_per_key():
     out, found = link("<p>(Elman, 1990; Werbos, 1990) and again Elman (1990).</p>")
-    assert [(c.key, c.anchor) for c in found] == [("elman1990", "cite-elman1990-1"), ("werbos1990", "cite-werbos1990-1"),
-                                                  ("elman1990", "cite-elman1990-2")]
+    assert [(c.key, c.anchor) for c in found] == [
+        ("elman1990", "cite-elman1990-1"),
+        ("werbos1990", "cite-werbos1990-1"),
+        ("elman1990", "cite-elman1990-2"),
+    ]
     assert out.count('class="rnnmem-cite"') == 3
 
 
-@pytest.mark.parametrize("text", [
-    '<p>One source credits it to "Gers et al. (2002)".</p>',       # a source's own words, quoted
-    "<p><code>Elman (1991)</code></p>",                            # code
-    '<p><span class="arithmatex">\\(Foo (2001)\\)</span></p>',     # math
-    "<h2>Gers (2002)</h2>",                                        # a heading
-    '<p><a href="https://example.org">Elman (1991)</a></p>',       # a link already
-    "<p>In 1990 the network (of 1990) ran.</p>",                   # a year without an author
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<p>One source credits it to "Gers et al. (2002)".</p>',  # a source's own words, quoted
+        "<p><code>Elman (1991)</code></p>",  # code
+        '<p><span class="arithmatex">\\(Foo (2001)\\)</span></p>',  # math
+        "<h2>Gers (2002)</h2>",  # a heading
+        '<p><a href="https://example.org">Elman (1991)</a></p>',  # a link already
+        "<p>In 1990 the network (of 1990) ran.</p>",  # a year without an author
+    ],
+)
 def test_text_that_is_not_a_citation_is_left_alone(text):
     assert link(text) == (text, [])
 
@@ -99,12 +121,13 @@ def test_the_wrong_coauthors_do_not_match():
 def test_entries_link_back_to_each_citing_page_in_nav_order():
     index = Index()
     index.replace_page("b.md", [Citation("b.md", "elman1990", "cite-elman1990-1", "Elman (1990)")])
-    index.replace_page("a.md", [Citation("a.md", "elman1990", "cite-elman1990-1", ""),
-                                Citation("a.md", "elman1990", "cite-elman1990-2", "")])
+    index.replace_page(
+        "a.md",
+        [Citation("a.md", "elman1990", "cite-elman1990-1", ""), Citation("a.md", "elman1990", "cite-elman1990-2", "")],
+    )
     html = '<p><a id="elman1990"></a> Elman.</p>\n<p><a id="werbos1990"></a> Werbos.</p>'
     out = cited_in(html, index, {"a.md": ("A", "../a/"), "b.md": ("B", "../b/")})
-    assert ('Cited in <a href="../a/#cite-elman1990-1">A</a> (2×), <a href="../b/#cite-elman1990-1">B</a>.'
-            in out)
+    assert 'Cited in <a href="../a/#cite-elman1990-1">A</a> (2×), <a href="../b/#cite-elman1990-1">B</a>.' in out
     assert '<p><a id="werbos1990"></a> Werbos.</p>' in out  # cited nowhere: unchanged
     index.replace_page("a.md", [])  # a page read again replaces its citations
     assert "(2×)" not in cited_in(html, index, {"a.md": ("A", "../a/"), "b.md": ("B", "../b/")})

@@ -25,23 +25,27 @@ def small() -> Diagram:
 
 # ------------------------------------------------------------------ bad descriptions
 
-@pytest.mark.parametrize("action, expected", [
-    (lambda d: d.edge("a", "c"), "diagram of builder 'demo_builder': unknown node 'c'; the known nodes are: a, b"),
-    (lambda d: d.connect("b -> nowhere"), "unknown node 'nowhere'; the known nodes are: a, b"),
-    (lambda d: d.group("g", ["a", "zz"]), "unknown node 'zz'"),
-    (lambda d: d.find_edge("b", "a"), "unknown edge 'b -> a'; the known edges are: a -> b"),
-    (lambda d: d.restyle([("a", "a")], "carry"), "unknown edge 'a -> a'; the known edges are: a -> b"),
-    (lambda d: d.restyle([("a", "b")], "neon"), "unknown edge style 'neon'"),
-    (lambda d: d.node("a", "again", at=(2, 0)), "node 'a' is described twice"),
-    (lambda d: d.node("c-1", "", at=(2, 0)), "a node id must be a name"),
-    (lambda d: d.node("c", "", at=(2, 0), shape="star"), "has shape 'star'; the shapes are: box, circle"),
-    (lambda d: d.node("c", "", at=(2, 0), op="divide"), "has op 'divide'; the ops are: input"),
-    (lambda d: d.edge("a", "b"), "edge a -> b is described twice"),
-    (lambda d: d.edge("b", "a", style="dotted"), "edge b -> a has style 'dotted'; the styles are: forward"),
-    (lambda d: d.edge("b", "a", route="zigzag"), "edge b -> a has route 'zigzag'; the routes are: straight"),
-    (lambda d: d.connect("a"), "a chain is 'a -> b [-> c ...]', got 'a'"),
-    (lambda d: d.connect("a -> -> b"), "a chain is 'a -> b [-> c ...]'"),
-])
+
+@pytest.mark.parametrize(
+    "action, expected",
+    [
+        (lambda d: d.edge("a", "c"), "diagram of builder 'demo_builder': unknown node 'c'; the known nodes are: a, b"),
+        (lambda d: d.connect("b -> nowhere"), "unknown node 'nowhere'; the known nodes are: a, b"),
+        (lambda d: d.group("g", ["a", "zz"]), "unknown node 'zz'"),
+        (lambda d: d.find_edge("b", "a"), "unknown edge 'b -> a'; the known edges are: a -> b"),
+        (lambda d: d.restyle([("a", "a")], "carry"), "unknown edge 'a -> a'; the known edges are: a -> b"),
+        (lambda d: d.restyle([("a", "b")], "neon"), "unknown edge style 'neon'"),
+        (lambda d: d.node("a", "again", at=(2, 0)), "node 'a' is described twice"),
+        (lambda d: d.node("c-1", "", at=(2, 0)), "a node id must be a name"),
+        (lambda d: d.node("c", "", at=(2, 0), shape="star"), "has shape 'star'; the shapes are: box, circle"),
+        (lambda d: d.node("c", "", at=(2, 0), op="divide"), "has op 'divide'; the ops are: input"),
+        (lambda d: d.edge("a", "b"), "edge a -> b is described twice"),
+        (lambda d: d.edge("b", "a", style="dotted"), "edge b -> a has style 'dotted'; the styles are: forward"),
+        (lambda d: d.edge("b", "a", route="zigzag"), "edge b -> a has route 'zigzag'; the routes are: straight"),
+        (lambda d: d.connect("a"), "a chain is 'a -> b [-> c ...]', got 'a'"),
+        (lambda d: d.connect("a -> -> b"), "a chain is 'a -> b [-> c ...]'"),
+    ],
+)
 def test_a_bad_description_fails_naming_the_builder_and_the_known_names(action, expected):
     with pytest.raises(ValueError) as info:
         action(small())
@@ -51,8 +55,11 @@ def test_a_bad_description_fails_naming_the_builder_and_the_known_names(action, 
 
 def test_a_real_builders_description_names_that_builder():
     d = B.lstm_cell()
-    with pytest.raises(ValueError, match=r"builder 'lstm_cell': unknown node 'forget'; the known nodes are: .*"
-                                         r"\bf\b.*mul_f"):
+    with pytest.raises(
+        ValueError,
+        match=r"builder 'lstm_cell': unknown node 'forget'; the known nodes are: .*"
+        r"\bf\b.*mul_f",
+    ):
         d.edge("forget", "mul_f")
     with pytest.raises(ValueError, match="builder 'lstm_cell': unknown edge 'c_prev -> c'"):
         d.find_edge("c_prev", "c")
@@ -63,15 +70,21 @@ def one(comment: str):
     return d
 
 
-@pytest.mark.parametrize("comment, expected", [
-    ('<!-- figure: rnn_unrolled direction="sideways" caption="c" -->', "direction must be one of"),
-    ('<!-- figure: lstm_cell_diagram gates=["f", "x"] caption="c" -->', "gates[1] must be one of"),
-    ('<!-- figure: gru_conventions_diagram left=["z_keeps"] caption="c" -->', "left must be a pair (update, reset)"),
-    ('<!-- figure: gru_conventions_diagram right=["z_keeps", "middle"] caption="c" -->', "right[1] must be one of"),
-    ('<!-- figure: truncated_bptt_window k1=0 caption="c" -->', "k1 must be a whole number >= 1"),
-    ('<!-- figure: truncated_bptt_window length=2.5 caption="c" -->', "length must be a whole number >= 1"),
-    ('<!-- figure: elmo_stack_diagram layers=0 caption="c" -->', "layers must be a whole number >= 1"),
-])
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ('<!-- figure: rnn_unrolled direction="sideways" caption="c" -->', "direction must be one of"),
+        ('<!-- figure: lstm_cell_diagram gates=["f", "x"] caption="c" -->', "gates[1] must be one of"),
+        (
+            '<!-- figure: gru_conventions_diagram left=["z_keeps"] caption="c" -->',
+            "left must be a pair (update, reset)",
+        ),
+        ('<!-- figure: gru_conventions_diagram right=["z_keeps", "middle"] caption="c" -->', "right[1] must be one of"),
+        ('<!-- figure: truncated_bptt_window k1=0 caption="c" -->', "k1 must be a whole number >= 1"),
+        ('<!-- figure: truncated_bptt_window length=2.5 caption="c" -->', "length must be a whole number >= 1"),
+        ('<!-- figure: elmo_stack_diagram layers=0 caption="c" -->', "layers must be a whole number >= 1"),
+    ],
+)
 def test_a_bad_directive_argument_is_named_with_page_and_line(tmp_path, comment, expected):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(comment))
@@ -81,10 +94,13 @@ def test_a_bad_directive_argument_is_named_with_page_and_line(tmp_path, comment,
 
 # ------------------------------------------------------------------ the cells are rnnmem's equations
 
+
 def _blocks(W_ih, W_hh, b_ih, b_hh, names: str) -> dict:
     H = W_hh.shape[1]
-    return {k: (W_ih[j * H:(j + 1) * H], W_hh[j * H:(j + 1) * H], b_ih[j * H:(j + 1) * H], b_hh[j * H:(j + 1) * H])
-            for j, k in enumerate(names)}
+    return {
+        k: (W_ih[j * H : (j + 1) * H], W_hh[j * H : (j + 1) * H], b_ih[j * H : (j + 1) * H], b_hh[j * H : (j + 1) * H])
+        for j, k in enumerate(names)
+    }
 
 
 def test_the_lstm_diagram_draws_every_value_lstm_step_computes_and_nothing_else():
@@ -132,7 +148,7 @@ def test_each_gru_diagram_run_as_a_computation_is_gru_step_in_its_conventions(up
     for name, node in d.computed().items():
         np.testing.assert_allclose(got[node], getattr(want, name), rtol=1e-12, atol=1e-12, err_msg=name)
     other = gru.step(x, h, *args, update=update, reset="after" if reset == "before" else "before")
-    assert not np.allclose(got["h"], other.h)     # the check tells the two placements apart
+    assert not np.allclose(got["h"], other.h)  # the check tells the two placements apart
 
 
 def test_the_two_gru_panels_differ_exactly_where_the_conventions_do():
@@ -157,6 +173,7 @@ def test_each_gate_panel_shows_the_product_its_gate_feeds_in_the_cell():
 
 # ------------------------------------------------------------------ windows and stacks are rnnmem's
 
+
 @pytest.mark.parametrize("length, k1, k2", [(8, 2, 4), (8, 4, 4), (12, 2, 6), (5, 3, 2)])
 def test_the_truncation_windows_are_truncation_plans(length, k1, k2):
     plan = bptt.truncation_plan(length, k1, k2, loss_steps="all")
@@ -168,7 +185,7 @@ def test_the_truncation_windows_are_truncation_plans(length, k1, k2):
         assert e.style == "backward"
         reach.append((round(d.get(e.src).at[0] / gap), round(d.get(e.dst).at[0] / gap)))
     assert reach == [(t, first) for t, first, _ in plan.updates]
-    cuts = sorted(int(n[len("cut_top"):]) for n in d.nodes if n.startswith("cut_top"))
+    cuts = sorted(int(n[len("cut_top") :]) for n in d.nodes if n.startswith("cut_top"))
     assert tuple(cuts) == plan.boundaries
     assert bool(cuts) == (k1 == k2 and length > k1)
 
@@ -210,7 +227,13 @@ def test_a_diagram_renders_to_the_same_bytes_twice_and_reads_on_a_phone(name, ar
 
 def test_the_values_a_caption_can_state_are_the_figures():
     _, v = B.truncated_bptt_window(length=8, k1=2, k2=4)
-    assert (v["k1"], v["k2"], v["updates"], v["reach"], v["boundaries"]) == (2, 4, 4, [[2, 1], [4, 1], [6, 3], [8, 5]], [])
+    assert (v["k1"], v["k2"], v["updates"], v["reach"], v["boundaries"]) == (
+        2,
+        4,
+        4,
+        [[2, 1], [4, 1], [6, 3], [8, 5]],
+        [],
+    )
     _, v = B.rnn_unrolled(direction="both")
     assert (v["steps"], v["arcs"]) == (3, 4)
     assert B.rnn_unrolled()[1]["arcs"] == 0

@@ -7,9 +7,11 @@ import numpy as np
 from rnnmem.site.arithmetic import arithmetic
 from rnnmem.site.book import Book
 
-TEXT = ('# T\n\nThe horizons of two factors.\n\n'
-        '<!-- table: horizon_table factors=[0.5, 0.9] id="rows" -->\n\n'
-        '```python\n>>> 1 + 1\n2\n```\n')
+TEXT = (
+    "# T\n\nThe horizons of two factors.\n\n"
+    '<!-- table: horizon_table factors=[0.5, 0.9] id="rows" -->\n\n'
+    "```python\n>>> 1 + 1\n2\n```\n"
+)
 
 
 def make_book(tmp_path, text=TEXT) -> Book:
@@ -98,11 +100,12 @@ def test_a_notebook_made_elsewhere_goes_stale_with_its_chapter(tmp_path):
     book.write_notebooks()
     made_elsewhere(tmp_path)
     assert make_book(tmp_path, TEXT.replace("two factors", "some factors")).stale_notebooks() == [
-        "docs/downloads/t.ipynb"]
-    assert make_book(tmp_path, TEXT.replace("[0.5, 0.9]", "[0.5, 0.8]")).stale_notebooks() == [
-        "docs/downloads/t.ipynb"]
+        "docs/downloads/t.ipynb"
+    ]
+    assert make_book(tmp_path, TEXT.replace("[0.5, 0.9]", "[0.5, 0.8]")).stale_notebooks() == ["docs/downloads/t.ipynb"]
     assert make_book(tmp_path, TEXT.replace(">>> 1 + 1\n2", ">>> 2 + 2\n4")).stale_notebooks() == [
-        "docs/downloads/t.ipynb"]
+        "docs/downloads/t.ipynb"
+    ]
     assert make_book(tmp_path).stale_notebooks() == []
 
 

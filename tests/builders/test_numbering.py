@@ -11,8 +11,14 @@ from rnnmem.site.book import Book, unwrap_nested_blocks
 from rnnmem.site.check import nav_chapters
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.mathjax import find_math
-from rnnmem.site.numbering import (Numbering, NumberingError, chapter_order, chapters_from_config,
-                                   display_equations, equation_html)
+from rnnmem.site.numbering import (
+    Numbering,
+    NumberingError,
+    chapter_order,
+    chapters_from_config,
+    display_equations,
+    equation_html,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,8 +72,11 @@ def numbering(chapters=("chapters/one.md", "chapters/two.md"), pages=None) -> Nu
 
 
 def test_chapters_follow_the_nav_order():
-    nav = [{"Home": "index.md"}, {"Chapters": [{"B": "chapters/b.md"}, {"A": "chapters/a.md"}]},
-           {"References": "references.md"}]
+    nav = [
+        {"Home": "index.md"},
+        {"Chapters": [{"B": "chapters/b.md"}, {"A": "chapters/a.md"}]},
+        {"References": "references.md"},
+    ]
     assert chapter_order(nav) == ["chapters/b.md", "chapters/a.md"]
     assert chapter_order([{"Home": "index.md"}]) == []
     # The book's own nav, read as MkDocs reads it, is the Chapters section in order.
@@ -77,8 +86,13 @@ def test_chapters_follow_the_nav_order():
 def test_items_are_numbered_per_chapter_in_page_order():
     index = numbering()
     one = [(t.kind, t.number, t.anchor) for t in index.pages["chapters/one.md"]]
-    assert one == [("eq", "1.1", "eq-first"), ("fig", "1.1", "fig-decay"), ("tab", "1.1", "tab-1-1"),
-                   ("fig", "1.2", "fig-1-2"), ("eq", "1.2", "eq-1-2")]   # the \notag equation has no number
+    assert one == [
+        ("eq", "1.1", "eq-first"),
+        ("fig", "1.1", "fig-decay"),
+        ("tab", "1.1", "tab-1-1"),
+        ("fig", "1.2", "fig-1-2"),
+        ("eq", "1.2", "eq-1-2"),
+    ]  # the \notag equation has no number
     two = [(t.kind, t.number, t.anchor) for t in index.pages["chapters/two.md"]]
     assert two == [("tab", "2.1", "tab-two-horizons")]
 
@@ -95,13 +109,17 @@ def test_reordering_the_nav_renumbers_everything():
 def test_references_become_links_on_the_page_and_across_pages():
     index = numbering()
     one = index.rewrite("chapters/one.md", ONE)
-    assert ("See [Figure 1.1](#fig-decay), [Table 2.1](two.md#tab-two-horizons), [(1.1)](#eq-first) "
-            "and [Chapter 2](two.md).") in one
+    assert (
+        "See [Figure 1.1](#fig-decay), [Table 2.1](two.md#tab-two-horizons), [(1.1)](#eq-first) "
+        "and [Chapter 2](two.md)."
+    ) in one
     two = index.rewrite("chapters/two.md", TWO)
     assert "Back to [Figure 1.1](one.md#fig-decay) and [(1.1)](one.md#eq-first)." in two
     # Across folders the link is relative to the page.
-    index = numbering(chapters=("chapters/one.md", "chapters/two.md", "intro.md"),
-                      pages={"chapters/one.md": ONE, "chapters/two.md": TWO, "intro.md": "# I\n\n@fig:decay\n"})
+    index = numbering(
+        chapters=("chapters/one.md", "chapters/two.md", "intro.md"),
+        pages={"chapters/one.md": ONE, "chapters/two.md": TWO, "intro.md": "# I\n\n@fig:decay\n"},
+    )
     assert "[Figure 1.1](chapters/one.md#fig-decay)" in index.rewrite("intro.md", "# I\n\n@fig:decay\n")
 
 
@@ -109,16 +127,19 @@ def test_code_comments_and_escaped_references_are_left_alone():
     out = numbering().rewrite("chapters/one.md", ONE)
     assert "Not `@fig:decay`, nor @fig:decay." in out
     assert "# @fig:decay stays code" in out
-    assert 'caption="Half, as @eq:first says."' in out   # the directive itself is expanded by the Book
+    assert 'caption="Half, as @eq:first says."' in out  # the directive itself is expanded by the Book
     indented = "# T\n\nText.\n\n    @fig:nothing in an indented code block\n"
-    assert numbering(pages={"chapters/one.md": indented}).rewrite("chapters/one.md", indented) .endswith(
-        "    @fig:nothing in an indented code block\n")
+    assert (
+        numbering(pages={"chapters/one.md": indented})
+        .rewrite("chapters/one.md", indented)
+        .endswith("    @fig:nothing in an indented code block\n")
+    )
 
 
 def test_equations_carry_their_number_to_the_html():
     out = numbering().rewrite("chapters/one.md", ONE)
     assert "$$\n%rnnmem-eq eq-first 1.1\nx = 1 \n$$" in out
-    assert "        $$\n        %rnnmem-eq eq-1-2 1.2\n        y = 2\n        $$" in out   # inside the answer
+    assert "        $$\n        %rnnmem-eq eq-1-2 1.2\n        y = 2\n        $$" in out  # inside the answer
     assert "$$\nz = 3 \n$$" in out and "\\notag" not in out and "\\label" not in out
     # A label on a line of its own leaves no blank line behind (a blank line would end the $$ block).
     alone = numbering().rewrite("chapters/one.md", ONE.replace("x = 1 \\label{first}", "x = 1 ,\n\\label{first}"))
@@ -126,8 +147,10 @@ def test_equations_carry_their_number_to_the_html():
     # As pymdownx.arithmatex renders it, then as MathJax reads it: the marker is gone, the TeX is intact.
     anchors: set[str] = set()
     html = equation_html('<div class="arithmatex">\\[\n%rnnmem-eq eq-first 1.1\nx = 1\n\\]</div>', anchors)
-    assert html == ('<div class="rnnmem-equation" id="eq-first"><div class="arithmatex">\\[\nx = 1\n\\]</div>'
-                    '<span class="rnnmem-equation-number">(1.1)</span></div>')
+    assert html == (
+        '<div class="rnnmem-equation" id="eq-first"><div class="arithmatex">\\[\nx = 1\n\\]</div>'
+        '<span class="rnnmem-equation-number">(1.1)</span></div>'
+    )
     assert anchors == {"eq-first"}
     assert [(tex, display) for _, _, tex, display in find_math(html)] == [("x = 1", True)]
 
@@ -135,26 +158,39 @@ def test_equations_carry_their_number_to_the_html():
 def test_a_missing_target_fails_with_page_line_and_the_known_ids():
     text = "# T\n\nSee\n@fig:decai here.\n"
     index = numbering(pages={"chapters/one.md": ONE, "chapters/two.md": text})
-    with pytest.raises(NumberingError, match=r"docs/chapters/two.md:4: @fig:decai: no figure has the id 'decai'.*"
-                                             r"the figure ids are: decay"):
+    with pytest.raises(
+        NumberingError,
+        match=r"docs/chapters/two.md:4: @fig:decai: no figure has the id 'decai'.*"
+        r"the figure ids are: decay",
+    ):
         index.rewrite("chapters/two.md", text)
-    with pytest.raises(NumberingError, match=r"docs/chapters/two.md:2: @ch:three: no chapter is named 'three'; "
-                                             r"the chapters are: one, two"):
+    with pytest.raises(
+        NumberingError,
+        match=r"docs/chapters/two.md:2: @ch:three: no chapter is named 'three'; "
+        r"the chapters are: one, two",
+    ):
         index.rewrite("chapters/two.md", "\n@ch:three\n")
     with pytest.raises(NumberingError, match=r"the equation ids are: first"):
         index.rewrite("chapters/two.md", "@eq:second\n")
-    assert issubclass(NumberingError, DirectiveError)   # the hook turns it into a failed build
+    assert issubclass(NumberingError, DirectiveError)  # the hook turns it into a failed build
 
 
 def test_duplicate_and_malformed_ids_fail():
     dup = "# T\n\n$$\na \\label{first}\n$$\n"
-    with pytest.raises(NumberingError, match=r"docs/chapters/two.md:3: the equation id 'first' is used twice: "
-                                             r"also at docs/chapters/one.md:3"):
+    with pytest.raises(
+        NumberingError,
+        match=r"docs/chapters/two.md:3: the equation id 'first' is used twice: "
+        r"also at docs/chapters/one.md:3",
+    ):
         numbering(pages={"chapters/one.md": ONE, "chapters/two.md": dup})
-    same_page = ('<!-- table: horizon_table factors=[0.5] id="t" -->\n\n'
-                 '<!-- table: horizon_table factors=[0.9] id="t" -->\n')
-    with pytest.raises(NumberingError, match=r"(?s)chapters/one.md:3: .*the table id 't' is already used on "
-                                             r"this page, by the table at line 1"):
+    same_page = (
+        '<!-- table: horizon_table factors=[0.5] id="t" -->\n\n<!-- table: horizon_table factors=[0.9] id="t" -->\n'
+    )
+    with pytest.raises(
+        NumberingError,
+        match=r"(?s)chapters/one.md:3: .*the table id 't' is already used on "
+        r"this page, by the table at line 1",
+    ):
         numbering(pages={"chapters/one.md": same_page})
     with pytest.raises(NumberingError, match=r"(?s)chapters/one.md:1: .*id must be lower-case letters.*got 'Decay'"):
         numbering(pages={"chapters/one.md": '<!-- table: horizon_table factors=[0.5] id="Decay" -->\n'})
@@ -163,8 +199,10 @@ def test_duplicate_and_malformed_ids_fail():
     with pytest.raises(NumberingError, match=r"chapters/one.md:1: a \$\$ display equation opened here is never"):
         numbering(pages={"chapters/one.md": "$$\na\n"})
     # A figure and a table may share an id: their anchors differ.
-    both = ('<!-- figure: decay_curves factors=[0.5] id="x" caption="c" -->\n\n'
-            '<!-- table: horizon_table factors=[0.5] id="x" -->\n')
+    both = (
+        '<!-- figure: decay_curves factors=[0.5] id="x" caption="c" -->\n\n'
+        '<!-- table: horizon_table factors=[0.5] id="x" -->\n'
+    )
     assert [t.anchor for t in numbering(pages={"chapters/one.md": both}).pages["chapters/one.md"]] == ["fig-x", "tab-x"]
 
 
@@ -175,61 +213,86 @@ def test_pages_outside_the_chapters_number_nothing():
     out = index.rewrite("index.md", home)
     assert out.startswith("# Home\n") and "%rnnmem-eq eq-home -" in out
     assert equation_html('<div class="arithmatex">\\[\n%rnnmem-eq eq-home -\na\n\\]</div>').endswith(
-        "</div></div>")   # an anchor, no number
+        "</div></div>"
+    )  # an anchor, no number
     with pytest.raises(NumberingError, match=r"@eq:home: the equation at docs/index.md:3 is on a page outside"):
         index.rewrite("chapters/one.md", "@eq:home\n")
 
 
 def test_display_equations_are_found_as_arithmatex_reads_them():
-    text = "a\n\n$$ x = 1 $$\n\n> quote\n\n$$\n\\begin{aligned}\na &= b\n\\end{aligned}\n$$\n\n    $$\n    code\n    $$\n"
+    text = (
+        "a\n\n$$ x = 1 $$\n\n> quote\n\n$$\n\\begin{aligned}\na &= b\n\\end{aligned}\n$$\n\n    $$\n    code\n    $$\n"
+    )
     found = display_equations(text)
     assert [(e.line, e.end_line, e.tex.strip()) for e in found] == [
-        (3, 3, "x = 1"), (7, 11, "\\begin{aligned}\na &= b\n\\end{aligned}")]
+        (3, 3, "x = 1"),
+        (7, 11, "\\begin{aligned}\na &= b\n\\end{aligned}"),
+    ]
 
 
 def test_the_book_labels_figures_tables_and_equations(tmp_path):
     (tmp_path / "docs" / "chapters").mkdir(parents=True)
-    book = Book(tmp_path / "docs", repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache",
-                chapters=["chapters/one.md", "chapters/two.md"])
+    book = Book(
+        tmp_path / "docs",
+        repo_url="https://github.com/o/r",
+        cache_dir=tmp_path / "cache",
+        chapters=["chapters/one.md", "chapters/two.md"],
+    )
     book.add_page("chapters/one.md", ONE)
     book.add_page("chapters/two.md", TWO)
     book.render()
     one = book.page_markdown("chapters/one.md", ONE)
     assert '<figure class="rnnmem-figure" id="fig-decay" markdown="span">' in one
-    assert ('<figcaption markdown="span"><span class="rnnmem-label">Figure 1.1.</span> Half, as [(1.1)](#eq-first) '
-            'says.</figcaption>') in one
-    assert "![Half, as (1.1) says.]" in one   # the alt text has the reference as text
+    assert (
+        '<figcaption markdown="span"><span class="rnnmem-label">Figure 1.1.</span> Half, as [(1.1)](#eq-first) '
+        "says.</figcaption>"
+    ) in one
+    assert "![Half, as (1.1) says.]" in one  # the alt text has the reference as text
     assert '<div class="rnnmem-table" id="tab-1-1" markdown>' in one
     assert '<p class="rnnmem-table-caption" markdown="span"><span class="rnnmem-label">Table 1.1.</span></p>' in one
     # The figure inside the answer is numbered in page order, and stays indented in its block.
-    assert any(line.startswith('        <figure class="rnnmem-figure" id="fig-1-2" markdown="span">')
-               for line in one.split("\n"))
+    assert any(
+        line.startswith('        <figure class="rnnmem-figure" id="fig-1-2" markdown="span">')
+        for line in one.split("\n")
+    )
     assert '<span class="rnnmem-label">Figure 1.2.</span> Nine tenths.' in one
     two = book.page_markdown("chapters/two.md", TWO)
-    assert ('<p class="rnnmem-table-caption" markdown="span"><span class="rnnmem-label">Table 2.1.</span> '
-            'See [Figure 1.1](one.md#fig-decay).</p>') in two
+    assert (
+        '<p class="rnnmem-table-caption" markdown="span"><span class="rnnmem-label">Table 2.1.</span> '
+        "See [Figure 1.1](one.md#fig-decay).</p>"
+    ) in two
     # Determinism: a second book gives the same pages.
-    again = Book(tmp_path / "docs", repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache",
-                 chapters=["chapters/one.md", "chapters/two.md"])
+    again = Book(
+        tmp_path / "docs",
+        repo_url="https://github.com/o/r",
+        cache_dir=tmp_path / "cache",
+        chapters=["chapters/one.md", "chapters/two.md"],
+    )
     again.add_page("chapters/one.md", ONE)
     again.add_page("chapters/two.md", TWO)
     again.render()
     assert again.page_markdown("chapters/one.md", ONE) == one
     # Nested figures and tables, finished as at the top level, keep their anchors.
-    html = unwrap_nested_blocks('<p><figure class="rnnmem-figure" id="fig-1-2" markdown="span"><img/></figure></p>'
-                                '<div class="rnnmem-table" id="tab-1-1" markdown>')
+    html = unwrap_nested_blocks(
+        '<p><figure class="rnnmem-figure" id="fig-1-2" markdown="span"><img/></figure></p>'
+        '<div class="rnnmem-table" id="tab-1-1" markdown>'
+    )
     assert html == '<figure class="rnnmem-figure" id="fig-1-2"><img/></figure><div class="rnnmem-table" id="tab-1-1">'
 
 
 def test_a_bad_reference_fails_the_book_or_shows_while_serving(tmp_path):
     text = "# T\n\nSee @tab:none.\n"
-    book = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache",
-                chapters=["chapters/t.md"])
+    book = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache", chapters=["chapters/t.md"])
     book.add_page("chapters/t.md", text)
     with pytest.raises(NumberingError, match=r"docs/chapters/t.md:3: @tab:none"):
         book.page_markdown("chapters/t.md", text)
-    serving = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache",
-                   chapters=["chapters/t.md"], keep_going=True)
+    serving = Book(
+        tmp_path,
+        repo_url="https://github.com/o/r",
+        cache_dir=tmp_path / "cache",
+        chapters=["chapters/t.md"],
+        keep_going=True,
+    )
     serving.add_page("chapters/t.md", text)
     assert "docs/chapters/t.md:3: @tab:none" in serving.page_markdown("chapters/t.md", text)
 
@@ -247,24 +310,32 @@ def test_the_chapter_check_reports_a_bad_reference(tmp_path):
     from rnnmem.site.check import check_chapter
 
     (tmp_path / "docs" / "chapters").mkdir(parents=True)
-    (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\nnav:\n"
-                                         "  - Chapters:\n      - A: chapters/a.md\n      - B: chapters/b.md\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nrepo_url: https://github.com/o/r\nnav:\n"
+        "  - Chapters:\n      - A: chapters/a.md\n      - B: chapters/b.md\n"
+    )
     (tmp_path / "docs" / "chapters" / "a.md").write_text("# A\n\nAs @eq:b-one and @eq:b-two say.\n")
     (tmp_path / "docs" / "chapters" / "b.md").write_text("# B\n\n$$\nx \\label{b-one}\n$$\n")
     report = check_chapter("a", tmp_path / "mkdocs.yml")
     refs = [p for p in report.problems if "@eq:" in p]
-    assert refs == ["docs/chapters/a.md:3: @eq:b-two: no equation has the id 'b-two' (give one with \\label{...} "
-                    "in a $$ equation); the equation ids are: b-one"]
+    assert refs == [
+        "docs/chapters/a.md:3: @eq:b-two: no equation has the id 'b-two' (give one with \\label{...} "
+        "in a $$ equation); the equation ids are: b-one"
+    ]
 
 
 def test_serving_rebuilds_a_page_whose_references_changed_number(tmp_path):
-    book = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache",
-                chapters=["chapters/a.md", "chapters/b.md"])
+    book = Book(
+        tmp_path,
+        repo_url="https://github.com/o/r",
+        cache_dir=tmp_path / "cache",
+        chapters=["chapters/a.md", "chapters/b.md"],
+    )
     book.add_page("chapters/a.md", "# A\n\nSee @eq:x.\n")
     book.add_page("chapters/b.md", "# B\n\n$$\nx \\label{x}\n$$\n")
     before = book.keys("chapters/a.md")
     assert before == ("eq:x=2.1",)
-    book.add_page("chapters/b.md", "# B\n\n$$\nw\n$$\n\n$$\nx \\label{x}\n$$\n")   # another equation above
+    book.add_page("chapters/b.md", "# B\n\n$$\nw\n$$\n\n$$\nx \\label{x}\n$$\n")  # another equation above
     assert book.keys("chapters/a.md") == ("eq:x=2.2",)
 
 
@@ -276,17 +347,21 @@ def test_references_and_labels_are_not_numbers_a_page_states():
 
 
 def test_widgets_are_not_numbered_and_keep_the_items_in_step():
-    text = ('<!-- table: horizon_table factors=[0.5] -->\n\n'
-            '<!-- widget: forget_bias_explorer low=-2 high=6 step=0.25 start=1 -->\n\n'
-            '<!-- table: horizon_table factors=[0.9] id="after" -->\n')
+    text = (
+        "<!-- table: horizon_table factors=[0.5] -->\n\n"
+        "<!-- widget: forget_bias_explorer low=-2 high=6 step=0.25 start=1 -->\n\n"
+        '<!-- table: horizon_table factors=[0.9] id="after" -->\n'
+    )
     index = numbering(pages={"chapters/one.md": text})
     assert index.item("chapters/one.md", 1) is None
     assert (index.item("chapters/one.md", 2).anchor, index.item("chapters/one.md", 2).number) == ("tab-after", "1.2")
 
 
 def test_the_chapter_notebook_has_references_as_text(tmp_path):
-    text = ('# T\n\nAs @tab:rows shows.\n\n'
-            '<!-- table: horizon_table factors=[0.5] id="rows" caption="Rows, as @tab:rows." -->\n')
+    text = (
+        "# T\n\nAs @tab:rows shows.\n\n"
+        '<!-- table: horizon_table factors=[0.5] id="rows" caption="Rows, as @tab:rows." -->\n'
+    )
     book = Book(tmp_path, repo_url="https://github.com/o/r", cache_dir=tmp_path / "cache", chapters=["chapters/t.md"])
     book.add_page("chapters/t.md", text)
     book.render()

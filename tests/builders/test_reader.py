@@ -15,13 +15,20 @@ def test_a_citation_on_a_chapter_links_there_and_back():
     steps = ReaderSteps()
     steps.start(REFS, "references/")
     meta: dict = {}
-    page = steps.page_content("<p>The simple recurrent network of Elman (1990) reads its own state.</p>",
-                              src_uri="chapters/a.md", url="chapters/a/", source="", meta=meta)
+    page = steps.page_content(
+        "<p>The simple recurrent network of Elman (1990) reads its own state.</p>",
+        src_uri="chapters/a.md",
+        url="chapters/a/",
+        source="",
+        meta=meta,
+    )
     assert 'href="../../references/#elman1990"' in page and 'id="cite-elman1990-1"' in page
     assert meta["description"] == "The simple recurrent network of Elman (1990) reads its own state."
-    refs = steps.references_page('<p><a id="elman1990"></a> Elman.</p>',
-                                 [("index.md", "Home", ""), ("chapters/a.md", "Chapter A", "chapters/a/")],
-                                 "references/")
+    refs = steps.references_page(
+        '<p><a id="elman1990"></a> Elman.</p>',
+        [("index.md", "Home", ""), ("chapters/a.md", "Chapter A", "chapters/a/")],
+        "references/",
+    )
     assert 'Cited in <a href="../chapters/a/#cite-elman1990-1">Chapter A</a>.' in refs
 
 
@@ -38,40 +45,62 @@ def test_front_matter_description_is_kept_and_descriptions_skip_notebook_links()
     meta = {"description": "Given."}
     steps.page_content("<p>" + "word " * 20 + "</p>", src_uri="a.md", url="a/", source="", meta=meta)
     assert meta == {"description": "Given."}
-    page = ('<p class="rnnmem-notebook"><a href="x.ipynb">This chapter as a notebook</a> · Open in Colab</p>'
-            '<p>A "quoted" first paragraph that is long enough to describe the page well.</p>')
+    page = (
+        '<p class="rnnmem-notebook"><a href="x.ipynb">This chapter as a notebook</a> · Open in Colab</p>'
+        '<p>A "quoted" first paragraph that is long enough to describe the page well.</p>'
+    )
     assert describe(exclude_from_search(page)) == html.escape(
-        'A "quoted" first paragraph that is long enough to describe the page well.')
+        'A "quoted" first paragraph that is long enough to describe the page well.'
+    )
     long = describe("<p>" + "abcdefghi " * 40 + "</p>")
     assert len(long) <= 160 and long.endswith("abcdefghi…")
 
 
 def test_search_leaves_out_the_notebook_links_and_api_source():
-    page = ('<p class="rnnmem-notebook">links</p><details class="mkdocstrings-source">\n<summary>Source code in '
-            '<code>src/rnnmem/rnn.py</code></summary></details><details class="question"><summary>Q</summary></details>')
+    page = (
+        '<p class="rnnmem-notebook">links</p><details class="mkdocstrings-source">\n<summary>Source code in '
+        '<code>src/rnnmem/rnn.py</code></summary></details><details class="question"><summary>Q</summary></details>'
+    )
     out = exclude_from_search(page)
     assert out.count("data-search-exclude") == 2 and '<details class="question">' in out
 
 
 def test_copied_sessions_close_compound_statements_with_a_blank_line():
-    session = "\n".join([
-        ">>> import math", ">>> for k in range(2):", "...     print(k)", "...", "0", "1",
-        ">>> def f(x):", "...     if x:", "...         return 1", "...", "...     return 0", ">>> f(1)", "1",
-        ">>> with open('x') as fh:", "...     pass",
-    ])
+    session = "\n".join(
+        [
+            ">>> import math",
+            ">>> for k in range(2):",
+            "...     print(k)",
+            "...",
+            "0",
+            "1",
+            ">>> def f(x):",
+            "...     if x:",
+            "...         return 1",
+            "...",
+            "...     return 0",
+            ">>> f(1)",
+            "1",
+            ">>> with open('x') as fh:",
+            "...     pass",
+        ]
+    )
     assert session_code(session) == (
         "import math\nfor k in range(2):\n    print(k)\n\ndef f(x):\n    if x:\n        return 1\n    return 0\n\n"
-        "f(1)\nwith open('x') as fh:\n    pass\n\n")
+        "f(1)\nwith open('x') as fh:\n    pass\n\n"
+    )
     # a call spread over lines is one statement, closed by no blank line
     assert session_code(">>> x = max(\n...     1,\n... )\n>>> x\n1") == "x = max(\n    1,\n)\nx\n"
 
 
 def test_each_session_block_carries_its_copy_text():
-    page = ('<div class="highlight"><pre><span></span><code><a id="__codelineno-0-1" href="#__codelineno-0-1"></a>'
-            '<span class="gp">&gt;&gt;&gt; </span><span class="k">for</span> k <span class="ow">in</span> "ab":\n'
-            '<span class="gp">... </span>    k\n<span class="go">&#39;a&#39;</span>\n</code></pre></div>'
-            '<div class="language-sh highlight"><pre><code>&gt;&gt;&gt; make</code></pre></div>'
-            '<div class="highlight"><pre><code>x = 1</code></pre></div>')
+    page = (
+        '<div class="highlight"><pre><span></span><code><a id="__codelineno-0-1" href="#__codelineno-0-1"></a>'
+        '<span class="gp">&gt;&gt;&gt; </span><span class="k">for</span> k <span class="ow">in</span> "ab":\n'
+        '<span class="gp">... </span>    k\n<span class="go">&#39;a&#39;</span>\n</code></pre></div>'
+        '<div class="language-sh highlight"><pre><code>&gt;&gt;&gt; make</code></pre></div>'
+        '<div class="highlight"><pre><code>x = 1</code></pre></div>'
+    )
     out = mark_sessions(page)
     assert '<div class="highlight" data-copy="for k in &quot;ab&quot;:&#10;    k&#10;&#10;">' in out
     assert out.count("data-copy") == 1

@@ -29,13 +29,24 @@ def make(repo: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"))
     for name in ("NAME", "TITLE", "CH", "MAKEFLAGS", "MFLAGS"):
         env.pop(name, None)
-    return subprocess.run(["make", "--no-print-directory", "-o", "setup", f"PY={sys.executable}", *args],
-                          cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        ["make", "--no-print-directory", "-o", "setup", f"PY={sys.executable}", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def copy_repository(dest: Path) -> Path:
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout.split("\n")
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     for rel in filter(None, listed):
         src = ROOT / rel
         if src.is_file():
@@ -49,8 +60,11 @@ def copy_repository(dest: Path) -> Path:
 
 
 def tree(repo: Path) -> dict[str, bytes]:
-    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*"))
-            if p.is_file() and ".cache" not in p.parts and "__pycache__" not in p.parts}
+    return {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and ".cache" not in p.parts and "__pycache__" not in p.parts
+    }
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +74,16 @@ def repo(tmp_path_factory) -> Path:
     done = make(repo, "chapter", f"NAME={SLUG}", f"TITLE={TITLE}")
     assert done.returncode == 0, done.stdout + done.stderr
     changed = sorted(k for k, v in tree(repo).items() if before.get(k) != v)
-    assert changed == sorted(["docs/chapters/long-memory.md", "docs/downloads/long-memory.ipynb", "docs/index.md",
-                              "mkdocs.yml", "src/rnnmem/site/builders/long_memory.py",
-                              "tests/builders/test_builders_long_memory.py"]), changed
+    assert changed == sorted(
+        [
+            "docs/chapters/long-memory.md",
+            "docs/downloads/long-memory.ipynb",
+            "docs/index.md",
+            "mkdocs.yml",
+            "src/rnnmem/site/builders/long_memory.py",
+            "tests/builders/test_builders_long_memory.py",
+        ]
+    ), changed
     return repo
 
 
@@ -123,31 +144,43 @@ def test_the_new_chapter_passes_the_strict_build(repo):
     """The strict build of the chapter with the pages it links to (the whole site's build is `make build`)."""
     config = repo / "mkdocs-one-chapter.yml"
     settings = load_mkdocs_settings(repo / "mkdocs.yml")  # the notebook embeds both URLs
-    config.write_text(STRICT_CONFIG.format(slug=SLUG, hook=repo / "src" / "rnnmem" / "site" / "mkdocs_hook.py",
-                                           site_url=settings["site_url"], repo_url=settings["repo_url"]))
-    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"),
-               NO_MKDOCS_2_WARNING="1")
+    config.write_text(
+        STRICT_CONFIG.format(
+            slug=SLUG,
+            hook=repo / "src" / "rnnmem" / "site" / "mkdocs_hook.py",
+            site_url=settings["site_url"],
+            repo_url=settings["repo_url"],
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"), NO_MKDOCS_2_WARNING="1")
     # The committed notebook numbers the chapter as the whole book does (the last chapter); this build
     # has it alone, as chapter 1, so its notebook is written for this book first (the strict build
     # checks that it matches).
-    regenerate = ("from pathlib import Path; from rnnmem.site.book import Book; "
-                  f"b = Book(Path('docs'), repo_url={settings['repo_url']!r}, site_url={settings['site_url']!r}, "
-                  f"chapters=['chapters/{SLUG}.md']); "
-                  f"b.add_page('chapters/{SLUG}.md', Path('docs/chapters/{SLUG}.md').read_text()); b.write_notebooks()")
+    regenerate = (
+        "from pathlib import Path; from rnnmem.site.book import Book; "
+        f"b = Book(Path('docs'), repo_url={settings['repo_url']!r}, site_url={settings['site_url']!r}, "
+        f"chapters=['chapters/{SLUG}.md']); "
+        f"b.add_page('chapters/{SLUG}.md', Path('docs/chapters/{SLUG}.md').read_text()); b.write_notebooks()"
+    )
     notebook = repo / "docs" / "downloads" / f"{SLUG}.ipynb"
     committed = notebook.read_text()
     try:
         subprocess.run([sys.executable, "-c", regenerate], cwd=repo, env=env, check=True, timeout=300)
-        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config),
-                               "-d", str(repo / "site-one")], cwd=repo, capture_output=True, text=True, env=env,
-                              timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(repo / "site-one")],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         html = (repo / "site-one" / "chapters" / SLUG / "index.html").read_text()
         assert f'<figure class="rnnmem-figure" id="fig-{SLUG}-decay">' in html and "long_memory_decay-" in html
         # Numbered from the nav, and the template's references are links.
         assert '<span class="rnnmem-chapter-number">Chapter 1</span>' in html
         assert f'<a href="#fig-{SLUG}-decay">Figure 1.1</a>' in html and f'<a href="#eq-{SLUG}-decay">(1.1)</a>' in html
-        assert "<details class=\"success\">" in html
+        assert '<details class="success">' in html
     finally:
         config.unlink()
         notebook.write_text(committed)
@@ -171,15 +204,18 @@ def test_test_chapter_runs_the_chapter_not_a_page_of_the_same_name(repo):
         decoy.unlink()
 
 
-@pytest.mark.parametrize("args, named", [
-    ([], "NAME is required"),
-    (["NAME=Long Memory", "TITLE=T"], "NAME must be a slug"),
-    (["NAME=../x", "TITLE=T"], "NAME must be a slug"),
-    ([f"NAME={SLUG}", "TITLE=Again"], f"NAME '{SLUG}' is taken"),
-    (["NAME=dropout", "TITLE=Again"], "NAME 'dropout' is taken"),
-    (["NAME=other"], "TITLE must be a non-empty title"),
-    (["NAME=other", "TITLE=  "], "TITLE must be a non-empty title"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        ([], "NAME is required"),
+        (["NAME=Long Memory", "TITLE=T"], "NAME must be a slug"),
+        (["NAME=../x", "TITLE=T"], "NAME must be a slug"),
+        ([f"NAME={SLUG}", "TITLE=Again"], f"NAME '{SLUG}' is taken"),
+        (["NAME=dropout", "TITLE=Again"], "NAME 'dropout' is taken"),
+        (["NAME=other"], "TITLE must be a non-empty title"),
+        (["NAME=other", "TITLE=  "], "TITLE must be a non-empty title"),
+    ],
+)
 def test_bad_input_exits_2_with_usage_naming_the_argument(repo, args, named):
     before = tree(repo)
     done = make(repo, "chapter", *args)

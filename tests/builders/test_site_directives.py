@@ -6,20 +6,24 @@ from rnnmem.site.directives import DirectiveError, find_directives, parse_argume
 
 
 def test_parses_kind_name_and_literal_arguments():
-    md = ("# Title\n\ntext\n<!-- figure: decay_curves factors=[0.9, 0.99] steps=1000\n"
-          '     caption="f to the n, [log] scale" -->\nmore\n<!-- table: t x=(1, 2) flag=True none=None -->\n')
+    md = (
+        "# Title\n\ntext\n<!-- figure: decay_curves factors=[0.9, 0.99] steps=1000\n"
+        '     caption="f to the n, [log] scale" -->\nmore\n<!-- table: t x=(1, 2) flag=True none=None -->\n'
+    )
     found = find_directives(md, "docs/p.md")
     assert [(d.kind, d.name, d.line) for d in found] == [("figure", "decay_curves", 4), ("table", "t", 7)]
     assert found[0].args == {"factors": [0.9, 0.99], "steps": 1000, "caption": "f to the n, [log] scale"}
     assert found[1].args == {"x": (1, 2), "flag": True, "none": None}
-    assert md[found[0].start:found[0].end] == found[0].text
+    assert md[found[0].start : found[0].end] == found[0].text
 
 
 def test_ordinary_comments_and_code_fences_are_left_alone():
-    md = ("<!-- just a note, no colon -->\n"
-          "```markdown\n<!-- figure: not_a_directive -->\n```\n"
-          "~~~\n<!-- table: nor_this -->\n~~~\n"
-          "<!-- skip: next if(True, reason='sybil directive') -->\n")
+    md = (
+        "<!-- just a note, no colon -->\n"
+        "```markdown\n<!-- figure: not_a_directive -->\n```\n"
+        "~~~\n<!-- table: nor_this -->\n~~~\n"
+        "<!-- skip: next if(True, reason='sybil directive') -->\n"
+    )
     assert find_directives(md, "p.md") == []
 
 
@@ -30,11 +34,11 @@ def test_ordinary_comments_and_code_fences_are_left_alone():
         ("<!-- figure: -->", "needs a builder name"),
         ("<!-- figure: x steps= -->", "steps= has no value"),
         ("<!-- figure: x steps=[1, 2 -->", "unclosed bracket"),
-        ("<!-- figure: x caption=\"open -->", "unterminated string"),
+        ('<!-- figure: x caption="open -->', "unterminated string"),
         ("<!-- figure: x steps=ten -->", "must be a Python literal"),
         ("<!-- figure: x 1000 -->", "expected key=value"),
         ("<!-- figure: x a=1 a=2 -->", "given twice"),
-        ("<!-- figure: x caption=\"$\\gamma$\" -->", "invalid escape sequence '\\g': write a backslash"),
+        ('<!-- figure: x caption="$\\gamma$" -->', "invalid escape sequence '\\g': write a backslash"),
     ],
 )
 def test_malformed_directives_fail_with_page_line_and_text(comment, expected):

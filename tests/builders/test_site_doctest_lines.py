@@ -38,8 +38,12 @@ PAGE = """# T
 def test_failing_examples_are_reported_at_their_line_and_column(tmp_path):
     (tmp_path / "page.md").write_text(PAGE)
     shutil.copy(DOCS_CONFTEST, tmp_path / "conftest.py")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "page.md", "-q", "-p", "no:cacheprovider",
-                           "--rootdir", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "page.md", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     out = proc.stdout
     assert proc.returncode == 1, out
     # The second example of the answer is on line 11, indented by 8: Sybil alone said line 9, column 90.

@@ -36,32 +36,37 @@ def test_an_unclosed_fence_is_a_problem_with_its_line():
 
 
 def test_indented_fence_closes_within_its_container():
-    text = ("1. Q\n\n    ??? success \"Answer\"\n        ```python\n        >>> 1\n        1\n        ```\n\n"
-            "        More text.\n")
+    text = (
+        '1. Q\n\n    ??? success "Answer"\n        ```python\n        >>> 1\n        1\n        ```\n\n'
+        "        More text.\n"
+    )
     (fence,) = lex(text).fences
     assert (fence.line, fence.end_line, fence.indent) == (4, 7, "        ")
     assert fence.body == (">>> 1", "1")
 
 
 def test_comments_in_code_and_inline_code_are_not_comments():
-    text = ("Write `<!-- figure: x -->` in a page.\n\n"
-            "    <!-- table: in_indented_code -->\n\n"
-            "````markdown\n    ```markdown\n    <!-- figure: inside_indented_fence -->\n    ```\n````\n"
-            "<!-- real -->\n")
+    text = (
+        "Write `<!-- figure: x -->` in a page.\n\n"
+        "    <!-- table: in_indented_code -->\n\n"
+        "````markdown\n    ```markdown\n    <!-- figure: inside_indented_fence -->\n    ```\n````\n"
+        "<!-- real -->\n"
+    )
     doc = lex(text)
     assert [c.text for c in doc.comments] == ["<!-- real -->"]
     assert doc.indented_code == [(3, 3)]
 
 
 def test_fenced_directive_examples_are_never_expanded():
-    text = ("# T\n\n!!! example\n    ````markdown\n    ```markdown\n    <!-- figure: no_such_builder -->\n"
-            "    ```\n    ````\n\n```markdown\n<!-- table: nor_this -->\n```\n")
+    text = (
+        "# T\n\n!!! example\n    ````markdown\n    ```markdown\n    <!-- figure: no_such_builder -->\n"
+        "    ```\n    ````\n\n```markdown\n<!-- table: nor_this -->\n```\n"
+    )
     assert find_directives(text, "docs/p.md") == []
 
 
 def test_a_comment_that_would_swallow_a_directive_fails_with_page_and_line():
-    text = ("# T\n\n<!-- TODO: write the intro\n\nA paragraph.\n\n"
-            '<!-- figure: decay_curves caption="c" -->\n\nMore.\n')
+    text = '# T\n\n<!-- TODO: write the intro\n\nA paragraph.\n\n<!-- figure: decay_curves caption="c" -->\n\nMore.\n'
     with pytest.raises(DirectiveError) as info:
         find_directives(text, "docs/chapters/c.md")
     message = str(info.value)
@@ -78,11 +83,13 @@ def test_a_directive_sharing_its_line_with_text_fails():
         find_directives('Text <!-- figure: decay_curves caption="c" -->\n', "p.md")
 
 
-ANSWER = ("# T\n\n1. Question?\n\n    ??? success \"Answer\"\n        Look:\n\n"
-          '        <!-- figure: decay_curves factors=[0.5] steps=5 caption="Half." -->\n\n'
-          "        And this text stays text.\n\n"
-          "        <!-- table: horizon_table factors=[0.5] -->\n\n"
-          "        The end of the answer.\n")
+ANSWER = (
+    '# T\n\n1. Question?\n\n    ??? success "Answer"\n        Look:\n\n'
+    '        <!-- figure: decay_curves factors=[0.5] steps=5 caption="Half." -->\n\n'
+    "        And this text stays text.\n\n"
+    "        <!-- table: horizon_table factors=[0.5] -->\n\n"
+    "        The end of the answer.\n"
+)
 
 
 def test_a_directive_in_an_answer_expands_indented(tmp_path):
@@ -93,7 +100,7 @@ def test_a_directive_in_an_answer_expands_indented(tmp_path):
     lines = out.split("\n")
     start = next(i for i, line in enumerate(lines) if "<figure" in line)
     end = next(i for i, line in enumerate(lines) if "</figure>" in line)
-    assert all(line.startswith("        ") for line in lines[start:end + 1]), lines[start:end + 1]
+    assert all(line.startswith("        ") for line in lines[start : end + 1]), lines[start : end + 1]
     table = [line for line in lines if line.lstrip().startswith("|")]
     assert table and all(line.startswith("        |") for line in table)
     assert "        </div>" in lines

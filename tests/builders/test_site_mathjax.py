@@ -13,8 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_find_math_reads_arithmatex_inline_and_display():
-    page = ('<p>gate <span class="arithmatex">\\(f &lt; 1\\)</span></p>'
-            '<div class="arithmatex">\\[h_t = \\tanh(a_t)\\]</div>')
+    page = (
+        '<p>gate <span class="arithmatex">\\(f &lt; 1\\)</span></p>'
+        '<div class="arithmatex">\\[h_t = \\tanh(a_t)\\]</div>'
+    )
     found = mathjax.find_math(page)
     assert [(tex, display) for _, _, tex, display in found] == [("f < 1", False), ("h_t = \\tanh(a_t)", True)]
     start, end, _, _ = found[0]
@@ -22,9 +24,11 @@ def test_find_math_reads_arithmatex_inline_and_display():
 
 
 def test_find_math_reads_notebook_markdown_but_not_its_code():
-    page = ('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'
-            '<p>keeps $f^n$ and $$1 + e^b$$ costs \\$5</p><pre><code>x = "$a$"</code></pre>'
-            '<div><p>nested $n$</p></div></div><p>outside $z$</p>')
+    page = (
+        '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'
+        '<p>keeps $f^n$ and $$1 + e^b$$ costs \\$5</p><pre><code>x = "$a$"</code></pre>'
+        "<div><p>nested $n$</p></div></div><p>outside $z$</p>"
+    )
     found = [(tex, display) for _, _, tex, display in mathjax.find_math(page)]
     assert found == [("f^n", False), ("1 + e^b", True), ("n", False)]
 
@@ -47,7 +51,7 @@ def test_typeset_page_replaces_tex_with_svg_and_mathml(typesetter):
     assert cache, out[:200]
     glyphs = re.findall(r'<path id="([^"]+)" d="[^"]+"', cache.group(1))
     assert "MJX-TEX-I-1D453" in glyphs and len(glyphs) == len(set(glyphs))  # the italic f, once
-    rest = out[cache.end():]
+    rest = out[cache.end() :]
     assert rest.startswith('<p>A gate <span class="arithmatex"><mjx-container class="MathJax" jax="SVG"')
     assert "\\(" not in rest and "<mjx-assistive-mml" in rest and "<mi>σ</mi>" in rest
     assert rest.endswith("</mjx-container></span>.</p>")
@@ -68,7 +72,9 @@ def test_each_page_has_its_own_glyphs(typesetter):
 
 def test_bad_tex_fails_naming_the_page_and_formula(typesetter):
     page = '<span class="arithmatex">\\(\\undefinedmacro x\\)</span>'
-    with pytest.raises(mathjax.MathError, match=r"docs/bad\.md: Undefined control sequence \\undefinedmacro in the formula"):
+    with pytest.raises(
+        mathjax.MathError, match=r"docs/bad\.md: Undefined control sequence \\undefinedmacro in the formula"
+    ):
         mathjax.typeset_page(page, typesetter, where="docs/bad.md")
     # The process survives a bad formula and goes on typesetting.
     assert "mjx-container" in mathjax.typeset_page('<span class="arithmatex">\\(x\\)</span>', typesetter)

@@ -30,19 +30,29 @@ def project(tmp_path: Path, page: str, chapter: bool = False) -> Path:
 
 def build(path: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, RNNMEM_CACHE_DIR=str(path / ".cache"), NO_MKDOCS_2_WARNING="1")
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(path / "mkdocs.yml"),
-                           "-d", str(path / "site")], capture_output=True, text=True, env=env, cwd=path)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(path / "mkdocs.yml"), "-d", str(path / "site")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=path,
+    )
 
 
 def write_notebook(path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "rnnmem.site", "notebooks", "--config", str(path / "mkdocs.yml")],
-                   check=False, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "rnnmem.site", "notebooks", "--config", str(path / "mkdocs.yml")],
+        check=False,
+        capture_output=True,
+    )
 
 
-GOOD = ("# C\n\nText.\n\n"
-        '<!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
-        "<!-- table: horizon_table factors=[0.5] -->\n\n"
-        "```python\n>>> 1 + 1\n2\n```\n")
+GOOD = (
+    "# C\n\nText.\n\n"
+    '<!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
+    "<!-- table: horizon_table factors=[0.5] -->\n\n"
+    "```python\n>>> 1 + 1\n2\n```\n"
+)
 
 
 def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
@@ -73,7 +83,7 @@ def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
         ('<!-- figure: decay_curvs caption="x" -->', "unknown figure 'decay_curvs'"),
         ("<!-- figure: decay_curves steps=[1, -->", "unclosed bracket"),
         ('<!-- figure: decay_curves factors=[0.5, 7] caption="x" -->', "factors[1] must be a gate value"),
-        ('<!-- tabel: horizon_table -->', "unknown directive kind 'tabel'"),
+        ("<!-- tabel: horizon_table -->", "unknown directive kind 'tabel'"),
     ],
 )
 def test_a_bad_directive_fails_the_build_naming_page_and_line(tmp_path, directive, expected):
@@ -95,14 +105,16 @@ def test_a_stale_chapter_notebook_fails_the_strict_build(tmp_path):
     assert "chapter notebooks out of date" in proc.stderr and "docs/downloads/c.ipynb" in proc.stderr
 
 
-ANSWER = ("# C\n\n1. How fast does a half-gate forget?\n\n"
-          "    ??? success \"Answer\"\n"
-          "        Like this:\n\n"
-          '        <!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
-          "        And this text stays text.\n\n"
-          '        <!-- table: horizon_table factors=[0.5] caption="The table." -->\n\n'
-          "        The end of the answer.\n\n"
-          "After the exercises.\n")
+ANSWER = (
+    "# C\n\n1. How fast does a half-gate forget?\n\n"
+    '    ??? success "Answer"\n'
+    "        Like this:\n\n"
+    '        <!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
+    "        And this text stays text.\n\n"
+    '        <!-- table: horizon_table factors=[0.5] caption="The table." -->\n\n'
+    "        The end of the answer.\n\n"
+    "After the exercises.\n"
+)
 
 
 def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
@@ -120,7 +132,7 @@ def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
     assert "markdown=" not in inside and "<p><figure" not in inside
     assert "<p>And this text stays text.</p>" in inside and "<p>The end of the answer.</p>" in inside
     assert "<pre" not in inside and "<code>" not in inside, "no text after the figure turned into code"
-    assert "<p>After the exercises.</p>" in html[details.end():]
+    assert "<p>After the exercises.</p>" in html[details.end() :]
 
 
 def test_a_builder_error_names_the_builders_file_and_line(tmp_path):

@@ -42,8 +42,12 @@ def three_things(factors: list):
     return crossing_table(factors) + (1,)
 
 
-TEST_BUILDERS = (("table", "ph_crossing", crossing_table), ("figure", "ph_figure", crossing_figure),
-                 ("table", "ph_bad_values", bad_values), ("table", "ph_three", three_things))
+TEST_BUILDERS = (
+    ("table", "ph_crossing", crossing_table),
+    ("figure", "ph_figure", crossing_figure),
+    ("table", "ph_bad_values", bad_values),
+    ("table", "ph_three", three_things),
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -64,8 +68,10 @@ def page(tmp_path, markdown: str) -> str:
     return book.page_markdown("chapters/p.md", markdown)
 
 
-TABLE = ('<!-- table: ph_crossing factors=[0.9, 0.99] id="cross" '
-         'caption="The slowest factor needs {{slowest}} steps; 0.99 needs {{crossing[0.99]:.0f}}." -->')
+TABLE = (
+    '<!-- table: ph_crossing factors=[0.9, 0.99] id="cross" '
+    'caption="The slowest factor needs {{slowest}} steps; 0.99 needs {{crossing[0.99]:.0f}}." -->'
+)
 
 
 def test_a_caption_is_filled_from_the_builders_values(tmp_path):
@@ -74,25 +80,37 @@ def test_a_caption_is_filled_from_the_builders_values(tmp_path):
 
 
 def test_prose_reads_the_values_of_an_item_by_its_id(tmp_path):
-    out = page(tmp_path, "# T\n\nIt takes {{cross.crossing[0.9]}} steps, a share of {{cross.share:.1%}}.\n\n"
-               + TABLE + "\n\n```python\nx = {{cross.slowest}}\n```\n")
+    out = page(
+        tmp_path,
+        "# T\n\nIt takes {{cross.crossing[0.9]}} steps, a share of {{cross.share:.1%}}.\n\n"
+        + TABLE
+        + "\n\n```python\nx = {{cross.slowest}}\n```\n",
+    )
     assert "It takes 88 steps, a share of 57.3%." in out
     assert "x = {{cross.slowest}}" in out  # code is left alone
 
 
 def test_a_figure_takes_its_caption_and_its_alt_text_from_the_values(tmp_path):
-    out = page(tmp_path, '# T\n\n<!-- figure: ph_figure factors=[1, 2, 3] caption="Three lines, $f^n$." '
-               'alt="A plot of {{count}} points; the smallest value is {{tiny:sci.1}}." -->\n')
+    out = page(
+        tmp_path,
+        '# T\n\n<!-- figure: ph_figure factors=[1, 2, 3] caption="Three lines, $f^n$." '
+        'alt="A plot of {{count}} points; the smallest value is {{tiny:sci.1}}." -->\n',
+    )
     assert "![A plot of 3 points; the smallest value is 4.3 × 10⁻⁵.]" in out
     assert '<figcaption markdown="span">Three lines, $f^n$.</figcaption>' in out
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{{slowest:.0f}} and {{fastest}}", "'fastest', which is not here; the table builder 'ph_crossing' returns: "
-                                        "crossing, share, slowest"),
-    ("{{crossing[0.5]}}", "crossing has no '0.5'; it has: 0.9, 0.99"),
-    ("{{share:sci.x}}", "write sci or sci.N"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "{{slowest:.0f}} and {{fastest}}",
+            "'fastest', which is not here; the table builder 'ph_crossing' returns: crossing, share, slowest",
+        ),
+        ("{{crossing[0.5]}}", "crossing has no '0.5'; it has: 0.9, 0.99"),
+        ("{{share:sci.x}}", "write sci or sci.N"),
+    ],
+)
 def test_a_caption_placeholder_naming_no_value_fails_with_page_line_and_the_names(tmp_path, text, message):
     with pytest.raises(DirectiveError) as err:
         page(tmp_path, f'# T\n\n<!-- table: ph_crossing factors=[0.9, 0.99] caption="{text}" -->\n')
@@ -117,13 +135,16 @@ def test_values_come_back_from_the_cache(tmp_path):
     assert book.page_markdown("chapters/p.md", "# T\n\n" + TABLE + "\n") == first
 
 
-@pytest.mark.parametrize("directive, message", [
-    ('<!-- table: ph_bad_values factors=[0.9] -->', "must be JSON data"),
-    ('<!-- table: ph_three factors=[0.9] -->', "(figure_or_table, values)"),
-    ('<!-- figure: ph_figure factors=[1] caption="Same." alt="Same." -->', "alt= repeats the caption"),
-    ('<!-- table: ph_crossing factors=[0.9] id="Not An Id" -->', "id must be lower-case"),
-    ('<!-- table: ph_crossing factors=[0.9] alt="x" -->', "drop alt="),
-])
+@pytest.mark.parametrize(
+    "directive, message",
+    [
+        ("<!-- table: ph_bad_values factors=[0.9] -->", "must be JSON data"),
+        ("<!-- table: ph_three factors=[0.9] -->", "(figure_or_table, values)"),
+        ('<!-- figure: ph_figure factors=[1] caption="Same." alt="Same." -->', "alt= repeats the caption"),
+        ('<!-- table: ph_crossing factors=[0.9] id="Not An Id" -->', "id must be lower-case"),
+        ('<!-- table: ph_crossing factors=[0.9] alt="x" -->', "drop alt="),
+    ],
+)
 def test_bad_values_and_page_arguments_fail_with_the_directive(tmp_path, directive, message):
     with pytest.raises(DirectiveError) as err:
         page(tmp_path, "# T\n\n" + directive + "\n")
@@ -136,29 +157,36 @@ def test_two_items_with_one_id_fail(tmp_path):
 
 
 def test_sci_prints_small_values_readably():
-    assert placeholders.sci(0.5 ** 100, 1) == "7.9 × 10⁻³¹"
-    assert placeholders.format_value(0.999 ** 1000, "sci.2") == "3.68 × 10⁻¹"
+    assert placeholders.sci(0.5**100, 1) == "7.9 × 10⁻³¹"
+    assert placeholders.format_value(0.999**1000, "sci.2") == "3.68 × 10⁻¹"
 
 
 # -- the numbers check ---------------------------------------------------------
 
+
 def test_a_typed_number_is_found_and_a_produced_one_is_not():
-    md = ("# T\n\nThe gate starts at 0.73 and lasts 3.2 steps; about 0.57 of runs, or 57.3%, learn.\n\n"
-          "```python\n>>> round(3.19, 1), 0.5731\n(3.2, 0.5731)\n```\n")
+    md = (
+        "# T\n\nThe gate starts at 0.73 and lasts 3.2 steps; about 0.57 of runs, or 57.3%, learn.\n\n"
+        "```python\n>>> round(3.19, 1), 0.5731\n(3.2, 0.5731)\n```\n"
+    )
     assert [f.number for f in check_page(md, "p.md")] == ["0.73"]
 
 
 def test_arguments_tables_and_placeholders_produce_numbers():
-    md = ('# T\n\nAt lag 40, with floor $10^{-4}$, step 917 is {{cross.slowest}} and 4.3 × 10⁻⁵ is tiny.\n\n'
-          '<!-- table: ph_crossing factors=[0.9, 40] floor=1e-4 id="cross" caption="Up to 917 steps." -->\n')
+    md = (
+        "# T\n\nAt lag 40, with floor $10^{-4}$, step 917 is {{cross.slowest}} and 4.3 × 10⁻⁵ is tiny.\n\n"
+        '<!-- table: ph_crossing factors=[0.9, 40] floor=1e-4 id="cross" caption="Up to 917 steps." -->\n'
+    )
     findings = check_page(md, "p.md", tables=["| f | n |\n|---|---|\n| 0.99 | 917 |\n"])
     assert [f.number for f in findings] == ["4.3 × 10⁻⁵"]
     assert findings[0].line == 3
 
 
 def test_years_sections_and_small_whole_numbers_are_allowed():
-    md = ("# T\n\nHochreiter (1991) and Pascanu et al. 2013 saw it (see §10.2.2, Figure 4.2 and Table 3.1); "
-          "two of 3 layers.\n\n1. An exercise with 1,250 parameters.\n")
+    md = (
+        "# T\n\nHochreiter (1991) and Pascanu et al. 2013 saw it (see §10.2.2, Figure 4.2 and Table 3.1); "
+        "two of 3 layers.\n\n1. An exercise with 1,250 parameters.\n"
+    )
     assert [f.number for f in check_page(md, "p.md")] == ["1,250"]
 
 
@@ -179,10 +207,15 @@ def test_the_command_line_lists_unproduced_numbers_and_exits_1(tmp_path):
     docs.mkdir()
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
     (docs / "index.md").write_text("# T\n\nA typed 0.73 here.\n")
-    run = subprocess.run([sys.executable, "-m", "rnnmem.site", "numbers", "--allow", str(tmp_path / "none.toml")],
-                         cwd=tmp_path, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "rnnmem.site", "numbers", "--allow", str(tmp_path / "none.toml")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 1, run.stderr
     assert "docs/index.md:3: 0.73 is not produced on this page" in run.stdout
-    bad = subprocess.run([sys.executable, "-m", "rnnmem.site", "numbers", "nowhere.md"], cwd=tmp_path,
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "rnnmem.site", "numbers", "nowhere.md"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "argument PAGE" in bad.stderr

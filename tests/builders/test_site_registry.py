@@ -13,7 +13,7 @@ from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
-BUILDER = '''
+BUILDER = """
 from rnnmem.site.registry import table
 from rnnmem.site.tables import Table
 
@@ -21,7 +21,7 @@ from rnnmem.site.tables import Table
 @table("{name}")
 def {func}(n=1):
     return Table(["n"], [[{value}]])
-'''
+"""
 
 
 @pytest.fixture
@@ -111,14 +111,16 @@ def test_editing_one_builder_module_re_renders_only_its_items(package, tmp_path)
     assert [i.from_cache for i in items] == [True, False, True]
     assert b"| 22 |" in items[1].content
     removed = [p.name for p in again.prune()]
-    assert len(removed) == 2 and removed[0].startswith("tb_two-") and sorted(removed)[1].endswith(".values.json"), \
+    assert len(removed) == 2 and removed[0].startswith("tb_two-") and sorted(removed)[1].endswith(".values.json"), (
         "the old item of tb_two (and its values) is no longer used"
+    )
 
 
 def test_the_decorator_refuses_a_name_taken_by_a_function_of_equal_qualname_in_another_module():
     def make(module):
         def decay_curves():
             return None
+
         decay_curves.__module__ = module
         return decay_curves
 

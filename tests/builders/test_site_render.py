@@ -21,7 +21,7 @@ def one(md: str, page: str = "docs/p.md"):
 
 
 FIG = '<!-- figure: decay_curves factors=[0.5, 0.9] steps=50 caption="two curves" -->'
-TAB = '<!-- table: horizon_table factors=[0.5, 0.9] -->'
+TAB = "<!-- table: horizon_table factors=[0.5, 0.9] -->"
 
 
 def test_second_render_comes_from_the_cache(tmp_path):
@@ -85,15 +85,18 @@ def make_package(root, files):
 
 
 def test_an_edit_changes_the_digest_of_the_modules_that_import_it_only(tmp_path):
-    pkg = make_package(tmp_path, {
-        "__init__.py": "from . import a, b, c\n",
-        "a.py": "from pkg import b\nfrom .sub.d import thing\n",
-        "b.py": "import numpy\nfrom pkg.c import helper\n",
-        "c.py": "def helper(): pass\n",
-        "e.py": "x = 1\n",
-        "sub/__init__.py": "",
-        "sub/d.py": "thing = 1\n",
-    })
+    pkg = make_package(
+        tmp_path,
+        {
+            "__init__.py": "from . import a, b, c\n",
+            "a.py": "from pkg import b\nfrom .sub.d import thing\n",
+            "b.py": "import numpy\nfrom pkg.c import helper\n",
+            "c.py": "def helper(): pass\n",
+            "e.py": "x = 1\n",
+            "sub/__init__.py": "",
+            "sub/d.py": "thing = 1\n",
+        },
+    )
     assert render.dependencies("pkg.a", pkg) == ["pkg.a", "pkg.b", "pkg.c", "pkg.sub.d"]
     a, e = render.sources_digest(["pkg.a"], pkg), render.sources_digest(["pkg.e"], pkg)
     deps_a = render.dependencies("pkg.a", pkg)
@@ -113,7 +116,9 @@ def test_unused_cache_entries_are_pruned(tmp_path):
     removed = r2.prune()
     assert sorted(p.name for p in removed) == [f"decay_curves-{old.key}", f"decay_curves-{old.key}.values.json"]
     assert sorted(p.name for p in (tmp_path / "figure").iterdir()) == [
-        f"decay_curves-{kept.key}", f"decay_curves-{kept.key}.values.json"]
+        f"decay_curves-{kept.key}",
+        f"decay_curves-{kept.key}.values.json",
+    ]
 
 
 def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):
@@ -134,12 +139,14 @@ def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):
     "comment, expected",
     [
         ('<!-- figure: no_such_figure caption="c" -->', "unknown figure 'no_such_figure'; the known figures are:"),
-        ('<!-- table: no_such_table -->', "unknown table 'no_such_table'"),
+        ("<!-- table: no_such_table -->", "unknown table 'no_such_table'"),
         ("<!-- figure: decay_curves steps=10 -->", 'a figure needs caption="..."'),
         ('<!-- figure: decay_curves stepz=10 caption="c" -->', "unknown argument stepz for figure 'decay_curves'"),
-        ('<!-- figure: decay_curves factors=[1.5] caption="c" -->',
-         "raised ValueError: factors[0] must be a gate value strictly between 0 and 1, got 1.5"),
-        ('<!-- table: horizon_table level=2 -->', "raised ValueError: level must be a gate value"),
+        (
+            '<!-- figure: decay_curves factors=[1.5] caption="c" -->',
+            "raised ValueError: factors[0] must be a gate value strictly between 0 and 1, got 1.5",
+        ),
+        ("<!-- table: horizon_table level=2 -->", "raised ValueError: level must be a gate value"),
     ],
 )
 def test_failures_name_page_line_directive_and_error(tmp_path, comment, expected):
@@ -219,9 +226,22 @@ def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text('# Hi\n\n<!-- figure: decay_curves factors=[3] caption="c" -->\n')
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
-    proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "build", "--config", str(tmp_path / "mkdocs.yml"),
-                           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rnnmem.site",
+            "build",
+            "--config",
+            str(tmp_path / "mkdocs.yml"),
+            "--out",
+            str(tmp_path / "out"),
+            "--cache",
+            str(tmp_path / "c"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1
     assert "index.md:3:" in proc.stderr and "factors[0] must be a gate value" in proc.stderr
     assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
@@ -231,13 +251,26 @@ def test_command_line_timings_list_each_directive_slowest_first(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n\n{FIG}\n")
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
-    cmd = [sys.executable, "-m", "rnnmem.site", "build", "--config", str(tmp_path / "mkdocs.yml"),
-           "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c"), "--timings"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rnnmem.site",
+        "build",
+        "--config",
+        str(tmp_path / "mkdocs.yml"),
+        "--out",
+        str(tmp_path / "out"),
+        "--cache",
+        str(tmp_path / "c"),
+        "--timings",
+    ]
     first = subprocess.run(cmd, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     rows = [line.split() for line in first.stdout.splitlines()[1:3]]
-    assert [(r[1], r[2], r[4]) for r in rows] == [("miss", "docs/index.md:5", "decay_curves"),
-                                                  ("miss", "docs/index.md:3", "horizon_table")]
+    assert [(r[1], r[2], r[4]) for r in rows] == [
+        ("miss", "docs/index.md:5", "decay_curves"),
+        ("miss", "docs/index.md:3", "horizon_table"),
+    ]
     second = subprocess.run(cmd, capture_output=True, text=True)
     assert [line.split()[1] for line in second.stdout.splitlines()[1:3]] == ["hit", "hit"]
 
@@ -253,9 +286,11 @@ def test_table_markdown_is_a_real_table(tmp_path):
 def test_a_warm_render_does_not_import_matplotlib(tmp_path):
     """Reading every item from the cache must stay cheap: no matplotlib import on that path."""
     Renderer(tmp_path).render(one(FIG))
-    code = ("import sys\nfrom rnnmem.site.render import Renderer\nfrom rnnmem.site.directives import find_directives\n"
-            f"(d,) = find_directives({FIG!r}, 'p.md')\n"
-            f"item = Renderer({str(tmp_path)!r}).render(d)\n"
-            "print(item.from_cache, 'matplotlib' in sys.modules)\n")
+    code = (
+        "import sys\nfrom rnnmem.site.render import Renderer\nfrom rnnmem.site.directives import find_directives\n"
+        f"(d,) = find_directives({FIG!r}, 'p.md')\n"
+        f"item = Renderer({str(tmp_path)!r}).render(d)\n"
+        "print(item.from_cache, 'matplotlib' in sys.modules)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]

@@ -11,8 +11,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from test_site_mkdocs import GOOD, project, write_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,9 +27,23 @@ class Serve:
         self.port = free_port()
         env = dict(os.environ, RNNMEM_CACHE_DIR=str(path / ".cache"), NO_MKDOCS_2_WARNING="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "--dirty", "-f", str(path / "mkdocs.yml"),
-             "-a", f"127.0.0.1:{self.port}"], cwd=path, env=env, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "mkdocs",
+                "serve",
+                "--dirty",
+                "-f",
+                str(path / "mkdocs.yml"),
+                "-a",
+                f"127.0.0.1:{self.port}",
+            ],
+            cwd=path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.log: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -94,8 +106,9 @@ def test_a_busy_port_gives_one_line_naming_PORT_and_exit_2():
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "port-free", "127.0.0.1", str(port)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "rnnmem.site", "port-free", "127.0.0.1", str(port)], capture_output=True, text=True
+        )
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"port {port} is in use: try make serve PORT=")
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -58,12 +58,14 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def site_dir() -> Path:
     if not (SITE / "index.html").is_file():
-        pytest.fail(f"run `make build` first: {SITE / 'index.html'} does not exist "
-                    "(these tests check the built site and never build it themselves)")
+        pytest.fail(
+            f"run `make build` first: {SITE / 'index.html'} does not exist "
+            "(these tests check the built site and never build it themselves)"
+        )
     return SITE
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(path: Path):
     from bs4 import BeautifulSoup
 
@@ -73,6 +75,7 @@ def _parsed(path: Path):
 @pytest.fixture(scope="session")
 def page_soup(site_dir):
     """rel -> the BeautifulSoup tree of site/rel, parsed once per session (shared: read only)."""
+
     def parse(rel: str):
         return _parsed(site_dir / rel)
 
@@ -113,7 +116,7 @@ class _SiteHandler(http.server.SimpleHTTPRequestHandler):
     def translate_path(self, path):
         if not path.startswith(self.prefix):
             return os.path.join(self.directory, "-outside-the-site-", "-")
-        return super().translate_path("/" + path[len(self.prefix):])
+        return super().translate_path("/" + path[len(self.prefix) :])
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
         pass
@@ -158,8 +161,10 @@ def chromium_path() -> str:
 def browser():
     executable = chromium_path()
     if not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
-        _unavailable(f"chromium not found at {executable}; install Debian's chromium "
-                     "(make test does it when run as root) or set RNNMEM_CHROMIUM to a Chromium or Chrome executable")
+        _unavailable(
+            f"chromium not found at {executable}; install Debian's chromium "
+            "(make test does it when run as root) or set RNNMEM_CHROMIUM to a Chromium or Chrome executable"
+        )
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

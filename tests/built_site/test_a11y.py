@@ -27,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from conftest import SCROLLERS_DONE
 
 pytestmark = pytest.mark.browser
@@ -93,11 +94,12 @@ def allowed_rules() -> dict[str, str | None]:
     rules = data.get("rules", {})
     for rule, entry in rules.items():
         if not isinstance(entry, dict) or not str(entry.get("reason", "")).strip():
-            raise ValueError(f"{ALLOWLIST.name}: rule {rule!r} needs a reason = \"...\"")
+            raise ValueError(f'{ALLOWLIST.name}: rule {rule!r} needs a reason = "..."')
         unknown = set(entry) - {"reason", "only"}
         if unknown:
-            raise ValueError(f"{ALLOWLIST.name}: rule {rule!r} has unknown keys {sorted(unknown)}; "
-                             "allowed are reason and only")
+            raise ValueError(
+                f"{ALLOWLIST.name}: rule {rule!r} has unknown keys {sorted(unknown)}; allowed are reason and only"
+            )
     return {rule: entry.get("only") for rule, entry in rules.items()}
 
 
@@ -107,8 +109,9 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
-def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample: bool = True,
-          only: list[str] | None = None) -> dict[str, list[dict]]:
+def audit(
+    page, url: str, source: str, allowed: dict[str, str | None], *, sample: bool = True, only: list[str] | None = None
+) -> dict[str, list[dict]]:
     """axe's violations on url, by palette; page is reused from one call to the next.
     sample unwraps the code tokens UNWRAP_SAME names; only runs those rules alone."""
     page.goto(url, wait_until="load")
@@ -132,8 +135,10 @@ def audit(page, url: str, source: str, allowed: dict[str, str | None], *, sample
 
 def describe(rel: str, palette: str, violation: dict) -> str:
     nodes = violation["nodes"]
-    lines = [f"{rel} [{palette}] {violation['id']} ({violation['impact']}): {violation['help']} "
-             f"<{violation['helpUrl']}>, {len(nodes)} element(s):"]
+    lines = [
+        f"{rel} [{palette}] {violation['id']} ({violation['impact']}): {violation['help']} "
+        f"<{violation['helpUrl']}>, {len(nodes)} element(s):"
+    ]
     for node in nodes[:5]:
         lines.append(f"    {node['target']}  {node['html']!r}  -- {node['summary']}")
     if len(nodes) > 5:
@@ -152,6 +157,7 @@ def _context(browser, *, search=True, **options):
     context = browser.new_context(color_scheme="light", service_workers="block", **options)
     context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
     if not search:
+
         def empty_index(route):
             index = route.fetch().json()
             route.fulfill(json={"config": index["config"], "docs": []})
@@ -210,16 +216,21 @@ MATH_STATE = """() => {
 
 
 def pages_with_math(site: Path) -> list[str]:
-    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                  if "<mjx-container" in p.read_text(encoding="utf-8"))
+    return sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if "<mjx-container" in p.read_text(encoding="utf-8")
+    )
 
 
 def test_no_page_loads_mathjax(site_dir):
     loaders = []
     for path in sorted(site_dir.rglob("*.html")):
         html = path.read_text(encoding="utf-8")
-        if re.search(r"<script[^>]*src=\"[^\"]*(mathjax|tex-chtml|tex-svg|tex-mml)[^\"]*\"", html, re.I) \
-                or "window.MathJax" in html:
+        if (
+            re.search(r"<script[^>]*src=\"[^\"]*(mathjax|tex-chtml|tex-svg|tex-mml)[^\"]*\"", html, re.I)
+            or "window.MathJax" in html
+        ):
             loaders.append(path.relative_to(site_dir).as_posix())
     assert not loaders, f"pages that load MathJax in the browser: {loaders}"
     assert not list(site_dir.rglob("tex-chtml*.js")), "MathJax's browser runtime is still copied into the site"
@@ -319,7 +330,7 @@ def test_every_control_is_reached_by_tab_and_named(browser, site_server):
         assert not hidden, f"focus lands on something not shown: {hidden}"
 
         # The controls work from the keyboard: Enter toggles the palette and opens an answer.
-        page.locator("input.md-option[aria-label=\"Switch to the dark palette\"]").focus()
+        page.locator('input.md-option[aria-label="Switch to the dark palette"]').focus()
         page.keyboard.press("Enter")
         page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
         summary = page.locator("details > summary").first

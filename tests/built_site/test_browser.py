@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import SCROLLERS_DONE
 from bs4 import BeautifulSoup
+
+from conftest import SCROLLERS_DONE
 
 pytestmark = pytest.mark.browser
 
@@ -62,10 +63,12 @@ class Visit:
     pending: dict = field(default_factory=dict)  # request -> URL, until it finishes or fails
 
     def problems(self) -> list[str]:
-        return ([f"console error: {m}" for m in self.console_errors]
-                + [f"page error: {m}" for m in self.page_errors]
-                + [f"request to another host: {u}" for u in self.foreign_requests]
-                + [f"failed request: {u}" for u in self.failed_requests])
+        return (
+            [f"console error: {m}" for m in self.console_errors]
+            + [f"page error: {m}" for m in self.page_errors]
+            + [f"request to another host: {u}" for u in self.foreign_requests]
+            + [f"failed request: {u}" for u in self.failed_requests]
+        )
 
 
 def is_foreign(url: str) -> bool:
@@ -139,7 +142,7 @@ class Prefetcher:
         self._start(rel)
         if rel in self.order:
             i = self.order.index(rel)
-            for following in self.order[i + 1: i + 1 + self.AHEAD]:
+            for following in self.order[i + 1 : i + 1 + self.AHEAD]:
                 self._start(following)
         page, record = self.started.pop(rel)
         page.wait_for_load_state("load", timeout=LOAD_TIMEOUT_MS)
@@ -223,8 +226,9 @@ def check_page(page, html: str) -> list[str]:
     # Images: make lazy ones load, then wait until every one is decoded or broken.
     page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(img => img.loading = 'eager')")
     page.wait_for_function("() => [...document.images].every(img => img.complete)", timeout=TIMEOUT_MS)
-    broken = page.evaluate("() => [...document.images].filter(img => img.naturalWidth === 0)"
-                           ".map(img => img.currentSrc || img.src)")
+    broken = page.evaluate(
+        "() => [...document.images].filter(img => img.naturalWidth === 0).map(img => img.currentSrc || img.src)"
+    )
     problems += [f"image did not load: {url[:100]}" for url in broken]
 
     # Math: the chapters' arithmatex spans and the notebooks' Markdown cells.
@@ -266,11 +270,15 @@ def instant_navigation(context, site_server):
     # (The URL may carry a #fragment: Material's navigation.tracking can add one.) The address
     # may change before the new page's content is in place: wait for the chapter's own title.
     page.wait_for_url(lambda url: urlsplit(url).path.endswith("/" + CHAPTER), timeout=TIMEOUT_MS)
-    page.wait_for_function("([chapter, home]) => { const h1 = document.querySelector('article h1');"
-                           " return h1 && h1.textContent.trim() !== home && location.pathname.endsWith('/' + chapter); }",
-                           arg=[CHAPTER, home_title], timeout=TIMEOUT_MS)
-    assert page.evaluate("() => window.__sameDocument === true"), \
+    page.wait_for_function(
+        "([chapter, home]) => { const h1 = document.querySelector('article h1');"
+        " return h1 && h1.textContent.trim() !== home && location.pathname.endsWith('/' + chapter); }",
+        arg=[CHAPTER, home_title],
+        timeout=TIMEOUT_MS,
+    )
+    assert page.evaluate("() => window.__sameDocument === true"), (
         "the click reloaded the page: Material's instant navigation did not take over"
+    )
     count = assert_math_typeset(page)
     assert count >= page.evaluate("() => document.querySelectorAll('.arithmatex').length") > 10
     assert not record.problems(), "\n".join(record.problems())
@@ -309,14 +317,22 @@ FIRST_FRAME = """() => new Promise((done) => {
 })"""
 
 
-@pytest.mark.parametrize("system, scheme, toggle, root", [("light", "default", "Switch to the dark palette", "normal"),
-                                                        ("dark", "slate", "Switch to the light palette", "dark")])
-def test_palette_is_set_before_the_theme_s_script_from_the_reader_s_system(browser, site_server, system, scheme, toggle, root):
+@pytest.mark.parametrize(
+    "system, scheme, toggle, root",
+    [
+        ("light", "default", "Switch to the dark palette", "normal"),
+        ("dark", "slate", "Switch to the light palette", "dark"),
+    ],
+)
+def test_palette_is_set_before_the_theme_s_script_from_the_reader_s_system(
+    browser, site_server, system, scheme, toggle, root
+):
     """On a first visit the palette follows the reader's system from the first frame (set while the
     header is parsed, before the theme's script, which starts after the first paint), its toggle
     is shown, and the page's own colour scheme follows; the choice is kept for the next page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=system,
-                                  java_script_enabled=True)
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 800}, color_scheme=system, java_script_enabled=True
+    )
     try:
         # The scheme when the page has been parsed, and when the theme's script is added to it (after the
         # first frame, which may come before or after the end of parsing: their order is not the point).

@@ -53,17 +53,36 @@ def same_allowing(rel: str, a: Path, b: Path) -> bool:
 
 def test_second_build_is_byte_identical(site_dir, tmp_path):
     rebuilt, cache = tmp_path / "site", tmp_path / "cache"
-    env = dict(os.environ, SOURCE_DATE_EPOCH=source_date_epoch(), PYTHONHASHSEED="0",
-               NO_MKDOCS_2_WARNING="1",
-               # Empty caches of its own (figures and tables, and executed notebooks where the
-               # hook keys mkdocs-jupyter's cache there too): nothing is reused from ./.cache.
-               RNNMEM_CACHE_DIR=str(cache))
+    env = dict(
+        os.environ,
+        SOURCE_DATE_EPOCH=source_date_epoch(),
+        PYTHONHASHSEED="0",
+        NO_MKDOCS_2_WARNING="1",
+        # Empty caches of its own (figures and tables, and executed notebooks where the
+        # hook keys mkdocs-jupyter's cache there too): nothing is reused from ./.cache.
+        RNNMEM_CACHE_DIR=str(cache),
+    )
     # From the repository root, like `make build`: mkdocstrings prints "Source code in
     # src/rnnmem/..." relative to the working directory.
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean",
-         "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(rebuilt)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--clean",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(rebuilt),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, f"the second build failed:\n{result.stderr[-4000:]}"
     assert (cache / "rnnmem-site").is_dir(), f"the second build did not render into its own cache {cache}"
 
@@ -77,4 +96,5 @@ def test_second_build_is_byte_identical(site_dir, tmp_path):
     assert not problems, (
         f"two builds of the same sources differ (SOURCE_DATE_EPOCH={env['SOURCE_DATE_EPOCH']}). If the sources "
         "changed since ./site was built, run `make build` first; a difference that remains comes from the build "
-        "itself, or from output that ./.cache holds and an empty cache does not reproduce:\n" + "\n".join(problems))
+        "itself, or from output that ./.cache holds and an empty cache does not reproduce:\n" + "\n".join(problems)
+    )

@@ -35,8 +35,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import SCROLLERS_DONE
 
+from conftest import SCROLLERS_DONE
 from rnnmem.site.typography import bind_punctuation
 
 pytestmark = pytest.mark.browser
@@ -49,7 +49,7 @@ MATH_RATIO = (0.9, 1.15)
 TIMEOUT_MS = 30_000
 #: Contrast ratios (WCAG 2): text, and lines and marks of a graphic.
 TEXT_CONTRAST, GRAPHIC_CONTRAST = 4.5, 3.0
-PALETTES = {"light": "default", "dark": "slate"}   # the reader's preference -> Material's data-md-color-scheme
+PALETTES = {"light": "default", "dark": "slate"}  # the reader's preference -> Material's data-md-color-scheme
 SCREENS = [f"{width}_{palette}" for palette in PALETTES for width in ("phone", "desktop")]
 
 MEASURE = """async () => {
@@ -184,8 +184,9 @@ TO_DARK = """() => {
 
 def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dict[str, dict]]:
     """palette -> page -> what MEASURE found, for every page at one width."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light",
-                                  service_workers="block")
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme="light", service_workers="block"
+    )
     context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
@@ -247,8 +248,9 @@ def desktop_dark(desktop):
 
 
 def test_a_reader_who_prefers_the_dark_palette_gets_it(browser, site_server):
-    context = browser.new_context(viewport={"width": PHONE, "height": 900}, color_scheme="dark",
-                                  service_workers="block")
+    context = browser.new_context(
+        viewport={"width": PHONE, "height": 900}, color_scheme="dark", service_workers="block"
+    )
     context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
     try:
         page = context.new_page()
@@ -261,8 +263,11 @@ def test_a_reader_who_prefers_the_dark_palette_gets_it(browser, site_server):
 @pytest.mark.parametrize("palette", PALETTES)
 def test_no_page_scrolls_sideways_on_a_phone(palette, request):
     phone = request.getfixturevalue(f"phone_{palette}")
-    wide = [f"{rel}: {m['pageWidth']} px wide in a {m['viewport']} px window" for rel, m in phone.items()
-            if m["pageWidth"] > m["viewport"]]
+    wide = [
+        f"{rel}: {m['pageWidth']} px wide in a {m['viewport']} px window"
+        for rel, m in phone.items()
+        if m["pageWidth"] > m["viewport"]
+    ]
     assert not wide, f"pages that scroll sideways at 390 px ({palette} palette):\n" + "\n".join(wide)
 
 
@@ -271,26 +276,38 @@ def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
     measured = request.getfixturevalue(screen)
     figures = [(rel, f) for rel, m in measured.items() for f in m["figures"]]
     assert figures, "no figure found on any page"
-    problems = [f"{rel}: {f['src']}: the SVG records no data-text-pt or width in pt (drawn without "
-                "rnnmem.site.style.to_svg?)" for rel, f in figures if not (f["textPt"] and f["widthPt"])]
+    problems = [
+        f"{rel}: {f['src']}: the SVG records no data-text-pt or width in pt (drawn without rnnmem.site.style.to_svg?)"
+        for rel, f in figures
+        if not (f["textPt"] and f["widthPt"])
+    ]
     widths = sorted({round(f["rendered"]) for _, f in figures})
     if widths[-1] - widths[0] > 1:
-        problems.append(f"figures shown at {len(widths)} widths ({widths} px): "
-                        + "; ".join(f"{rel}: {f['src']} {f['rendered']:.0f} px" for rel, f in figures
-                                    if abs(f["rendered"] - figures[0][1]["rendered"]) > 1)[:1500])
+        problems.append(
+            f"figures shown at {len(widths)} widths ({widths} px): "
+            + "; ".join(
+                f"{rel}: {f['src']} {f['rendered']:.0f} px"
+                for rel, f in figures
+                if abs(f["rendered"] - figures[0][1]["rendered"]) > 1
+            )[:1500]
+        )
     if screen.startswith("phone"):
         for rel, f in figures:
             if f["textPt"] and f["widthPt"]:
                 px = f["textPt"] * f["rendered"] / f["widthPt"]
                 if px < MIN_TEXT_PX:
-                    problems.append(f"{rel}: {f['src']}: smallest text {px:.1f} px at 390 px "
-                                    f"({f['textPt']} pt in a {f['widthPt']} pt figure shown {f['rendered']:.0f} px wide)")
+                    problems.append(
+                        f"{rel}: {f['src']}: smallest text {px:.1f} px at 390 px "
+                        f"({f['textPt']} pt in a {f['widthPt']} pt figure shown {f['rendered']:.0f} px wide)"
+                    )
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("screen", SCREENS)
 def test_copy_buttons_never_cover_code(screen, request):
-    covered = [f"{rel}: {text!r}" for rel, m in request.getfixturevalue(screen).items() for text in m["buttonsOverCode"]]
+    covered = [
+        f"{rel}: {text!r}" for rel, m in request.getfixturevalue(screen).items() for text in m["buttonsOverCode"]
+    ]
     assert not covered, f"copy buttons over a code block's text box ({len(covered)}):\n" + "\n".join(covered[:40])
 
 
@@ -299,8 +316,15 @@ def test_blocks_that_scroll_show_a_cue_and_take_focus(screen, request):
     problems = []
     for rel, m in request.getfixturevalue(screen).items():
         for s in m["scrolling"]:
-            missing = [name for name, ok in (("scrolls (overflow-x auto)", s["scrolls"]), ("a shadow cue", s["cue"]),
-                                             ("keyboard focus", s["focusable"])) if not ok]
+            missing = [
+                name
+                for name, ok in (
+                    ("scrolls (overflow-x auto)", s["scrolls"]),
+                    ("a shadow cue", s["cue"]),
+                    ("keyboard focus", s["focusable"]),
+                )
+                if not ok
+            ]
             if missing:
                 problems.append(f"{rel}: a {s['what']} wider than its block lacks {', '.join(missing)}: {s['text']!r}")
     assert not problems, f"{len(problems)} blocks:\n" + "\n".join(problems[:60])
@@ -310,23 +334,33 @@ def test_blocks_that_scroll_show_a_cue_and_take_focus(screen, request):
 def test_inline_formulas_do_not_scroll_on_a_desktop(palette, request):
     # A formula scrolls only when it is wider than the column: never at 1280 px. (The hidden MathML
     # for screen readers once made most formulas with a script 'scroll' by a few pixels.)
-    scrolling = [f"{rel}: {s['text']!r}" for rel, m in request.getfixturevalue(f"desktop_{palette}").items()
-                 for s in m["scrolling"] if s["what"] == "formula"]
+    scrolling = [
+        f"{rel}: {s['text']!r}"
+        for rel, m in request.getfixturevalue(f"desktop_{palette}").items()
+        for s in m["scrolling"]
+        if s["what"] == "formula"
+    ]
     assert not scrolling, f"{len(scrolling)} inline formulas scroll at 1280 px:\n" + "\n".join(scrolling[:40])
 
 
 @pytest.mark.parametrize("screen", SCREENS)
 def test_nothing_is_cut_off(screen, request):
-    clipped = [f"{rel}: <{c['tag']}> hides {c['hidden']} px: {c['text']!r}"
-               for rel, m in request.getfixturevalue(screen).items() for c in m["clipped"]]
+    clipped = [
+        f"{rel}: <{c['tag']}> hides {c['hidden']} px: {c['text']!r}"
+        for rel, m in request.getfixturevalue(screen).items()
+        for c in m["clipped"]
+    ]
     assert not clipped, "content cut off by overflow: hidden:\n" + "\n".join(clipped[:40])
 
 
 @pytest.mark.parametrize("screen", SCREENS)
 def test_every_formula_is_drawn_at_its_size(screen, request):
     found = request.getfixturevalue(screen)
-    shrunk = [f"{rel}: drawn {s['drawn']} px wide, set {s['set']} px: {s['text']!r}"
-              for rel, m in found.items() for s in m["shrunkMath"]]
+    shrunk = [
+        f"{rel}: drawn {s['drawn']} px wide, set {s['set']} px: {s['text']!r}"
+        for rel, m in found.items()
+        for s in m["shrunkMath"]
+    ]
     assert sum(m["formulas"] for m in found.values()) > 1000, "hardly any formula measured"
     assert not shrunk, f"{len(shrunk)} formulas not drawn at their size:\n" + "\n".join(shrunk[:40])
 
@@ -360,10 +394,13 @@ def test_punctuation_stays_on_the_line_of_its_formula(palette, request, site_dir
 @pytest.mark.parametrize("palette", PALETTES)
 def test_chapter_code_fits_the_column_on_a_desktop(palette, request):
     desktop = request.getfixturevalue(f"desktop_{palette}")
-    scrolling = [f"{rel}: {text!r}" for rel, m in desktop.items() if rel.startswith("chapters/")
-                 for text in m["codeScrolling"]]
-    assert not scrolling, (f"{len(scrolling)} chapter code blocks scroll sideways at 1280 px "
-                           "(tests/repo/test_code_width.py lists their long lines):\n" + "\n".join(scrolling))
+    scrolling = [
+        f"{rel}: {text!r}" for rel, m in desktop.items() if rel.startswith("chapters/") for text in m["codeScrolling"]
+    ]
+    assert not scrolling, (
+        f"{len(scrolling)} chapter code blocks scroll sideways at 1280 px "
+        "(tests/repo/test_code_width.py lists their long lines):\n" + "\n".join(scrolling)
+    )
 
 
 @pytest.mark.parametrize("screen", SCREENS)
@@ -372,9 +409,13 @@ def test_figure_text_reads_on_the_page_in_both_palettes(screen, request):
     assert all(f["inks"] for _, f in figures), "a figure without text colours: the measure no longer reads the SVG"
     if screen.endswith("dark"):
         assert all("invert" in f["filter"] for _, f in figures), "a figure shown unfiltered on the dark page"
-    faint = [f"{rel}: {f['src']}: text in {i['ink']} is shown as {i['shown']} on {f['background']} "
-             f"(filter {f['filter']}): contrast {i['contrast']:.2f}:1"
-             for rel, f in figures for i in f["inks"] if i["contrast"] < TEXT_CONTRAST]
+    faint = [
+        f"{rel}: {f['src']}: text in {i['ink']} is shown as {i['shown']} on {f['background']} "
+        f"(filter {f['filter']}): contrast {i['contrast']:.2f}:1"
+        for rel, f in figures
+        for i in f["inks"]
+        if i["contrast"] < TEXT_CONTRAST
+    ]
     assert not faint, f"figure text under {TEXT_CONTRAST}:1 ({screen}):\n" + "\n".join(faint)
 
 
@@ -390,8 +431,10 @@ def test_the_interactive_figure_reads_in_both_palettes(palette, request):
         for p in w["parts"]:
             least = TEXT_CONTRAST if p["kind"] == "text" else GRAPHIC_CONTRAST
             if p["contrast"] < least:
-                problems.append(f"{rel}: #{w['id']}: {p['kind']} {p['what']!r} in {p['shown']} on {w['background']}: "
-                                f"contrast {p['contrast']:.2f}:1, under {least}:1")
+                problems.append(
+                    f"{rel}: #{w['id']}: {p['kind']} {p['what']!r} in {p['shown']} on {w['background']}: "
+                    f"contrast {p['contrast']:.2f}:1, under {least}:1"
+                )
     assert not problems, f"{palette} palette:\n" + "\n".join(problems)
 
 
@@ -409,7 +452,9 @@ def test_the_measure_reads_the_figure_records():
     ax.plot([0, 1], [0, 1])
     ax.text(0.5, 0.5, "label", color=PALETTE[1])
     svg = to_svg(fig).decode()
-    firsts = [re.search(r'style="fill: ?(#[0-9a-fA-F]{6})|<use|<g transform', chunk)
-              for chunk in re.split(r'<g id="text_\d+">', svg)[1:]]
+    firsts = [
+        re.search(r'style="fill: ?(#[0-9a-fA-F]{6})|<use|<g transform', chunk)
+        for chunk in re.split(r'<g id="text_\d+">', svg)[1:]
+    ]
     inks = {m[1] if m and m[1] else "#000000" for m in firsts}
     assert inks == {INK, legible_colour(PALETTE[1])} and contrast_on_white(legible_colour(PALETTE[1])) >= TEXT_CONTRAST

@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+
 from conftest import SCROLLERS_DONE
 
 
@@ -31,6 +32,7 @@ def target(site_dir: Path, page: str, href: str) -> tuple[Path, str]:
 
 
 # -- Home -------------------------------------------------------------------------
+
 
 def test_home_has_a_hero_figure_and_start_reading_goes_to_chapter_one(page_soup):
     home = page_soup("index.html")
@@ -50,6 +52,7 @@ def test_conventions_stay_in_the_nav_after_the_chapters(page_soup):
 
 
 # -- References and citations ---------------------------------------------------------
+
 
 def test_every_reference_links_to_the_work_and_cite_this_book_is_bibtex(page_soup):
     refs = page_soup("references/index.html")
@@ -85,6 +88,7 @@ def test_citations_link_to_entries_and_entries_link_back(site_dir, page_soup):
 
 # -- Search and descriptions ------------------------------------------------------------
 
+
 def search_entries(site_dir: Path) -> list[dict]:
     return json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
 
@@ -116,6 +120,7 @@ def test_every_page_has_its_own_description(site_dir, page_soup):
 
 
 # -- Copying a Python session --------------------------------------------------------------
+
 
 def runs_in_the_classic_prompt(text: str) -> str | None:
     """Feed ``text`` line by line as the classic Python prompt reads a paste; None, or what went wrong.
@@ -163,9 +168,11 @@ def test_the_prompt_check_can_fail():
 
 # -- In Chromium ---------------------------------------------------------------------------
 
+
 def open_page(browser, base: str, rel: str, *, width: int = 1280, scheme: str = "light", **options):
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme,
-                                  service_workers="block", **options)
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme=scheme, service_workers="block", **options
+    )
     context.route(lambda url: urlsplit(url).hostname != "127.0.0.1", lambda route: route.abort("blockedbyclient"))
     page = context.new_page()
     page.goto(base + rel, wait_until="load")
@@ -197,7 +204,9 @@ def test_print_opens_answers_and_hides_buttons_and_navigation(browser, site_serv
         closed = page.locator("details:not([open])").first
         assert closed.count() == 1
         body = closed.locator(":scope > :not(summary)").first
-        assert body.bounding_box() is not None and body.bounding_box()["height"] > 0, "a collapsed answer is not printed"
+        assert body.bounding_box() is not None and body.bounding_box()["height"] > 0, (
+            "a collapsed answer is not printed"
+        )
         hidden = page.evaluate("""() => ['.md-sidebar--primary', '.md-header', '.md-code__nav', '.md-footer']
             .map(s => [...document.querySelectorAll(s)].every(e => getComputedStyle(e).display === 'none'))""")
         assert all(hidden), hidden
@@ -211,8 +220,9 @@ def test_print_opens_answers_and_hides_buttons_and_navigation(browser, site_serv
 
 @pytest.mark.browser
 def test_the_copy_button_copies_a_session_for_the_classic_prompt(browser, site_server):
-    context, page = open_page(browser, site_server, "chapters/counting-scaling/",
-                              permissions=["clipboard-read", "clipboard-write"])
+    context, page = open_page(
+        browser, site_server, "chapters/counting-scaling/", permissions=["clipboard-read", "clipboard-write"]
+    )
     try:
         block = page.locator("div.highlight[data-copy]", has_text=">>> for gamma in (0.3, 0.4):")
         block.scroll_into_view_if_needed()
@@ -223,8 +233,9 @@ def test_the_copy_button_copies_a_session_for_the_classic_prompt(browser, site_s
         assert ">>>" not in copied and "for gamma in (0.3, 0.4):" in copied
         assert runs_in_the_classic_prompt(copied) is None
         lines = copied.split("\n")
-        end_of_loop = next(i for i in range(lines.index("for gamma in (0.3, 0.4):") + 1, len(lines))
-                           if not lines[i].startswith(" "))
+        end_of_loop = next(
+            i for i in range(lines.index("for gamma in (0.3, 0.4):") + 1, len(lines)) if not lines[i].startswith(" ")
+        )
         assert lines[end_of_loop] == "", "the loop is not closed by a blank line"
     finally:
         context.close()
@@ -249,7 +260,8 @@ def test_nothing_is_drawn_over_the_sticky_navigation_title(browser, site_server,
                 on_top = page.evaluate(
                     "([x, y]) => { const t = document.querySelector('.md-nav--primary > .md-nav__title');"
                     " const e = document.elementFromPoint(x, y); return !!e && (t === e || t.contains(e)); }",
-                    [box["x"] + fx * box["width"], box["y"] + fy * box["height"]])
+                    [box["x"] + fx * box["width"], box["y"] + fy * box["height"]],
+                )
                 assert on_top, f"something is drawn over the navigation title at {width} px"
         shadow = title.evaluate("el => getComputedStyle(el).boxShadow")
         assert shadow == "none", f"the title's glow half covers the links beneath it: {shadow}"

@@ -34,9 +34,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: (tag, attribute) pairs that the browser fetches without a click.
 RESOURCE_ATTRS = [
-    ("script", "src"), ("link", "href"), ("img", "src"), ("img", "srcset"), ("iframe", "src"),
-    ("source", "src"), ("source", "srcset"), ("video", "src"), ("video", "poster"), ("audio", "src"),
-    ("object", "data"), ("embed", "src"), ("track", "src"), ("input", "src"),
+    ("script", "src"),
+    ("link", "href"),
+    ("img", "src"),
+    ("img", "srcset"),
+    ("iframe", "src"),
+    ("source", "src"),
+    ("source", "srcset"),
+    ("video", "src"),
+    ("video", "poster"),
+    ("audio", "src"),
+    ("object", "data"),
+    ("embed", "src"),
+    ("track", "src"),
+    ("input", "src"),
 ]
 #: (tag, attribute) pairs whose internal targets must exist.
 LINK_ATTRS = [("a", "href"), ("area", "href"), *RESOURCE_ATTRS]
@@ -44,7 +55,9 @@ LINK_ATTRS = [("a", "href"), ("area", "href"), *RESOURCE_ATTRS]
 LOCAL_SCHEMES = {"data", "blob", "about", "javascript", "mailto", "tel"}
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-DRAWING_TAGS = {f"{SVG_NS}{t}" for t in ("path", "line", "polyline", "polygon", "rect", "circle", "ellipse", "text", "use")}
+DRAWING_TAGS = {
+    f"{SVG_NS}{t}" for t in ("path", "line", "polyline", "polygon", "rect", "circle", "ellipse", "text", "use")
+}
 
 CSS_URL = re.compile(r"""url\(\s*(['"]?)\s*((?:https?:)?//[^'")\s]+)""", re.I)
 CSS_IMPORT = re.compile(r"""@import\s+(?:url\()?\s*['"]?\s*((?:https?:)?//[^'")\s;]+)""", re.I)
@@ -157,7 +170,7 @@ def resolve(page_rel: str, url: str, site_dir: Path) -> tuple[str | None, str | 
         # path) only work when they carry the site's path prefix on GitHub Pages.
         if not path.startswith(SITE_PATH):
             return None, fragment, f"root-absolute path {url!r} is outside {SITE_URL}"
-        page_rel, path = "index.html", path[len(SITE_PATH):] or "./"
+        page_rel, path = "index.html", path[len(SITE_PATH) :] or "./"
     if path == "":
         return page_rel, fragment, ""
     target = posixpath.normpath(posixpath.join(posixpath.dirname(page_rel), path))
@@ -204,7 +217,7 @@ def test_own_absolute_links_point_into_the_site(pages, site_dir):
             if not parts.path.startswith(SITE_PATH):
                 problems.append(f"{page.rel}: <{tag} {attr}={url!r}>: outside {SITE_URL}")
                 continue
-            _, _, problem = resolve("index.html", parts.path[len(SITE_PATH):] or "./", site_dir)
+            _, _, problem = resolve("index.html", parts.path[len(SITE_PATH) :] or "./", site_dir)
             if problem:
                 problems.append(f"{page.rel}: <{tag} {attr}={url!r}>: {problem}")
     assert checked >= len(pages) - 1, "expected a canonical link on (nearly) every page"
@@ -213,9 +226,12 @@ def test_own_absolute_links_point_into_the_site(pages, site_dir):
 
 def test_no_resources_from_other_hosts(pages):
     resource = set(RESOURCE_ATTRS)
-    problems = [f"{page.rel}: <{tag} {attr}={url!r}>"
-                for page in pages.values() for tag, attr, url in page.refs
-                if (tag, attr) in resource and is_absolute(url) and urlsplit(url).hostname != SITE_HOST]
+    problems = [
+        f"{page.rel}: <{tag} {attr}={url!r}>"
+        for page in pages.values()
+        for tag, attr, url in page.refs
+        if (tag, attr) in resource and is_absolute(url) and urlsplit(url).hostname != SITE_HOST
+    ]
     assert not problems, "resources loaded from other hosts (the book must work offline):\n" + "\n".join(problems)
 
 
@@ -238,15 +254,21 @@ def test_css_loads_nothing_from_other_hosts(pages, site_dir):
 
 
 def test_css_scanner_catches_foreign_urls():
-    css = '@import url("https://fonts.googleapis.com/css?family=Roboto"); a{background:url(//cdn.example/x.png)}' \
-          ' b{background:url("data:image/svg+xml,<svg xmlns=\'http://www.w3.org/2000/svg\'/>")}' \
-          f" c{{background:url({SITE_URL}x.png)}}"
+    css = (
+        '@import url("https://fonts.googleapis.com/css?family=Roboto"); a{background:url(//cdn.example/x.png)}'
+        " b{background:url(\"data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'/>\")}"
+        f" c{{background:url({SITE_URL}x.png)}}"
+    )
     assert foreign_css_urls(css) == ["//cdn.example/x.png", "https://fonts.googleapis.com/css?family=Roboto"]
 
 
 def test_every_image_has_alt_text(pages):
-    problems = [f"{page.rel}: <img src={img.get('src', '')[:80]!r}> has no alt text"
-                for page in pages.values() for img in page.images if not img.get("alt", "").strip()]
+    problems = [
+        f"{page.rel}: <img src={img.get('src', '')[:80]!r}> has no alt text"
+        for page in pages.values()
+        for img in page.images
+        if not img.get("alt", "").strip()
+    ]
     assert not problems, "\n".join(problems)
 
 

@@ -20,8 +20,8 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
-from conftest import SCROLLERS_DONE, site_prefix
 
+from conftest import SCROLLERS_DONE, site_prefix
 from rnnmem.site.mathjax import GLYPH_CACHE_ID
 from rnnmem.site.speed import RESOLVE_LINKS, scripts_started_after_paint
 from rnnmem.site.stylesheet import BUNDLE
@@ -40,13 +40,20 @@ def test_each_page_waits_for_the_book_s_one_stylesheet(site_dir, page_soup):
     for path in _pages(site_dir):
         rel = path.relative_to(site_dir).as_posix()
         soup = page_soup(rel)
-        hrefs = [posixpath.normpath(posixpath.join(posixpath.dirname(rel), link["href"]))
-                 for link in soup.find_all("link", rel="stylesheet")]
-        own = [h for h in hrefs if not h.startswith("assets/stylesheets/main.")
-               and not h.startswith("assets/stylesheets/palette.")]
+        hrefs = [
+            posixpath.normpath(posixpath.join(posixpath.dirname(rel), link["href"]))
+            for link in soup.find_all("link", rel="stylesheet")
+        ]
+        own = [
+            h
+            for h in hrefs
+            if not h.startswith("assets/stylesheets/main.") and not h.startswith("assets/stylesheets/palette.")
+        ]
         if own != [BUNDLE] or len(hrefs) > 3:
             problems.append(f"{rel}: {hrefs}")
-    assert not problems, "pages linking more than Material's stylesheets and the book's one:\n" + "\n".join(problems[:20])
+    assert not problems, "pages linking more than Material's stylesheets and the book's one:\n" + "\n".join(
+        problems[:20]
+    )
 
 
 def test_the_book_stylesheet_names_files_of_the_site(site_dir):
@@ -54,8 +61,11 @@ def test_the_book_stylesheet_names_files_of_the_site(site_dir):
     urls = [next(g for g in m.groups() if g is not None) for m in CSS_URL.finditer(css)]
     relative = [u for u in urls if not re.match(r"^(?:[a-z][a-z0-9+.-]*:|/|#)", u, re.I)]
     assert 'mjx-container[jax="SVG"]' in css, "the math stylesheet is not in the bundle"
-    missing = [u for u in relative
-               if not (site_dir / posixpath.normpath(posixpath.join(posixpath.dirname(BUNDLE), u))).is_file()]
+    missing = [
+        u
+        for u in relative
+        if not (site_dir / posixpath.normpath(posixpath.join(posixpath.dirname(BUNDLE), u))).is_file()
+    ]
     assert not missing, f"{BUNDLE} names files the site does not have: {missing[:10]}"
 
 
@@ -92,8 +102,10 @@ def test_every_formula_draws_glyphs_its_page_holds(site_dir):
         held = re.findall(r'<path id="([^"]+)"', caches[0])
         used = set(re.findall(r'<use [^>]*xlink:href="#(MJX-[^"]+)"', html))
         if len(held) != len(set(held)) or used - set(held) or set(held) - used:
-            problems.append(f"{rel}: glyphs used but not held {sorted(used - set(held))[:5]}, "
-                            f"held but not used {sorted(set(held) - used)[:5]}")
+            problems.append(
+                f"{rel}: glyphs used but not held {sorted(used - set(held))[:5]}, "
+                f"held but not used {sorted(set(held) - used)[:5]}"
+            )
     assert pages_with_math >= 10, f"only {pages_with_math} pages with math"
     assert not problems, "\n".join(problems[:20])
 
@@ -117,8 +129,10 @@ def test_figures_below_the_first_load_lazily_with_their_size(site_dir, page_soup
 
 # -- Drawn first, scripts after (rnnmem.site.speed) -------------------------------------------
 
+
 def mkdocs_yml() -> dict:
     """mkdocs.yml as data; its Python tags (emoji functions) are read as None."""
+
     class Loader(yaml.SafeLoader):
         pass
 
@@ -136,12 +150,12 @@ def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
             continue  # a redirect
         pages += 1
         rel = path.relative_to(site_dir).as_posix()
-        head = html[:html.find("</head>")]
+        head = html[: html.find("</head>")]
         if not head.endswith(RESOLVE_LINKS) or head.count(RESOLVE_LINKS) != 1:
             problems.append(f"{rel}: the head does not end with the script that resolves its links")
         if re.search(r'<script src="[^"]*bundle\.[0-9a-f]+\.min\.js"', html):
             problems.append(f"{rel}: loads the theme's script before the first paint")
-        started = scripts_started_after_paint(html[html.rindex("</body>") - 2000:])
+        started = scripts_started_after_paint(html[html.rindex("</body>") - 2000 :])
         if not started:
             problems.append(f"{rel}: no script loader at the end of the body")
             continue
@@ -149,13 +163,14 @@ def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
         for src in started:
             url = urlsplit(urljoin("/" + rel, src)).path
             if url.startswith(site_prefix()):  # the 404 page names its files from the site's root
-                url = "/" + url[len(site_prefix()):]
+                url = "/" + url[len(site_prefix()) :]
             files.append(url.lstrip("/"))
         missing = [f for f in files if not (site_dir / f).is_file()]
         if missing:
             problems.append(f"{rel}: the loader names files the site does not have: {missing}")
-        if not (files and re.fullmatch(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js", files[0])
-                and files[1:] == extra):
+        if not (
+            files and re.fullmatch(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js", files[0]) and files[1:] == extra
+        ):
             problems.append(f"{rel}: the loader starts {files}, not the theme's script and then {extra}")
     assert pages > 30, f"only {pages} pages: is the site built?"
     assert not problems, "\n".join(problems[:20])
@@ -217,10 +232,16 @@ def test_a_chapter_is_drawn_before_the_theme_s_script_runs_and_sized_after(brows
     finally:
         context.close()
     assert state["paint"] is not None and state["theme"] is not None, state
-    assert state["theme"] >= state["paint"], f"the theme's script was requested at {state['theme']:.0f} ms, before the first paint at {state['paint']:.0f} ms"
+    assert state["theme"] >= state["paint"], (
+        f"the theme's script was requested at {state['theme']:.0f} ms, before the first paint at {state['paint']:.0f} ms"
+    )
     assert state["relinked"] == [], f"stylesheet addresses changed after the head: {state['relinked'][:3]}"
     assert state["blocks"] > 50 and state["skippable"] > 50, state
     assert not state["unsized"], f"blocks never sized: {state['unsized'][:5]}"
-    assert not state["misfit"], f"blocks whose stand-in height is not their drawn height (block, stand-in, drawn): {state['misfit'][:5]}"
-    assert copy["code"] > 5 and copy["copy"] == copy["code"], f"{copy['copy']} copy buttons for {copy['code']} code blocks"
+    assert not state["misfit"], (
+        f"blocks whose stand-in height is not their drawn height (block, stand-in, drawn): {state['misfit'][:5]}"
+    )
+    assert copy["code"] > 5 and copy["copy"] == copy["code"], (
+        f"{copy['copy']} copy buttons for {copy['code']} code blocks"
+    )
     assert copy["early"] < copy["code"], "every code block was mounted at once, not as it came into view"

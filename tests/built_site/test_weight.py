@@ -116,8 +116,11 @@ def test_first_load_of_every_chapter_is_within_budget(site_dir):
 def navigation_files(site: Path, rel: str) -> dict[str, int]:
     """What following a link from Home to rel downloads: what Home's first load did not."""
     cached = page_files(site, "index.html", first_load=True)
-    return {name: size for name, size in page_files(site, rel, first_load=False).items()
-            if name not in cached or name == rel}
+    return {
+        name: size
+        for name, size in page_files(site, rel, first_load=False).items()
+        if name not in cached or name == rel
+    }
 
 
 def test_navigation_to_every_page_is_within_budget(site_dir):

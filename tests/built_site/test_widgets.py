@@ -11,23 +11,29 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_browser import new_context  # noqa: E402  (same directory: pytest puts it on sys.path)
 
 from rnnmem import memory
-
-from test_browser import new_context  # noqa: E402  (same directory: pytest puts it on sys.path)
 
 pytestmark = pytest.mark.browser
 
 
 def widget_pages(site_dir) -> list[str]:
-    return sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html")
-                  if 'class="rnnmem-widget"' in p.read_text(encoding="utf-8"))
+    return sorted(
+        p.relative_to(site_dir).as_posix()
+        for p in site_dir.rglob("*.html")
+        if 'class="rnnmem-widget"' in p.read_text(encoding="utf-8")
+    )
 
 
 def expected(bias: float) -> dict[str, str]:
     f = float(memory.sigmoid(bias))
-    return {"bias": f"{bias:.2f}", "gate": f"{f:.3f}", "efold": f"{float(memory.efold_horizon(f)):,.1f} steps",
-            "level": f"{float(memory.horizon(f, 0.01)):,.1f} steps"}
+    return {
+        "bias": f"{bias:.2f}",
+        "gate": f"{f:.3f}",
+        "efold": f"{float(memory.efold_horizon(f)):,.1f} steps",
+        "level": f"{float(memory.horizon(f, 0.01)):,.1f} steps",
+    }
 
 
 def shown(page) -> tuple[float, dict[str, str], str]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnnmem import bilm, corpus, train
+from rnnmem import bilm, corpus
 from rnnmem.bilm import BiLM, Recipe, scalar_mix
 
-BATCH = [[1, 4, 5, 6, 2], [1, 3, 2], [1, 6, 6, 4, 5, 3, 2]]   # different lengths: padding is exercised
+BATCH = [[1, 4, 5, 6, 2], [1, 3, 2], [1, 6, 6, 4, 5, 3, 2]]  # different lengths: padding is exercised
 
 
 def test_gradient_of_the_whole_model_matches_finite_differences():
     model = BiLM(7, dim=2, num_layers=2, seed=1)
-    for p in model.parameters().values():                   # larger weights: gates away from 1/2
+    for p in model.parameters().values():  # larger weights: gates away from 1/2
         p *= 2.0
     loss, grads = model.loss_and_grads(BATCH)
     eps = 1e-6
@@ -32,8 +32,8 @@ def test_gradient_of_the_whole_model_matches_finite_differences():
         worst[name] = float(np.max(np.abs(numeric - grads[name])) / scale)
     assert set(worst) == set(model.parameters())
     assert max(worst.values()) < 1e-6, worst
-    assert np.abs(grads["embedding"][0]).max() == 0.0       # the padding row is never trained
-    assert model.loss_and_grads(BATCH)[0] == loss            # the check left the model as it was
+    assert np.abs(grads["embedding"][0]).max() == 0.0  # the padding row is never trained
+    assert model.loss_and_grads(BATCH)[0] == loss  # the check left the model as it was
 
 
 def test_the_loss_is_the_mean_of_the_two_directions():
@@ -46,24 +46,24 @@ def test_the_loss_is_the_mean_of_the_two_directions():
 def test_a_forward_state_never_sees_the_next_token_nor_a_backward_state_the_previous():
     model = BiLM(9, dim=4, num_layers=2, seed=3)
     D = model.dim
-    base = [1, 3, 4, 5, 6, 7, 2]                  # <s> w1..w5 </s>
-    for t in range(1, 5):                         # change word t+1 (ids index t+1), look at word t
+    base = [1, 3, 4, 5, 6, 7, 2]  # <s> w1..w5 </s>
+    for t in range(1, 5):  # change word t+1 (ids index t+1), look at word t
         changed = list(base)
         changed[t + 1] = 8
         a, b = model.layers(base), model.layers(changed)
-        k = t - 1                                 # word t is row t-1 of layers()
+        k = t - 1  # word t is row t-1 of layers()
         for layer in range(1, 3):
-            assert np.array_equal(a[layer, k, :D], b[layer, k, :D]), (t, layer)      # forward: unchanged
-            assert not np.allclose(a[layer, k, D:], b[layer, k, D:]), (t, layer)     # backward: moved
-            assert not np.allclose(a[layer, k + 1, :D], b[layer, k + 1, :D])         # forward at t+1 moved
-    for t in range(2, 6):                         # change word t-1, look at word t
+            assert np.array_equal(a[layer, k, :D], b[layer, k, :D]), (t, layer)  # forward: unchanged
+            assert not np.allclose(a[layer, k, D:], b[layer, k, D:]), (t, layer)  # backward: moved
+            assert not np.allclose(a[layer, k + 1, :D], b[layer, k + 1, :D])  # forward at t+1 moved
+    for t in range(2, 6):  # change word t-1, look at word t
         changed = list(base)
         changed[t - 1] = 8
         a, b = model.layers(base), model.layers(changed)
         k = t - 1
         for layer in range(1, 3):
-            assert np.array_equal(a[layer, k, D:], b[layer, k, D:]), (t, layer)      # backward: unchanged
-            assert not np.allclose(a[layer, k, :D], b[layer, k, :D]), (t, layer)     # forward: moved
+            assert np.array_equal(a[layer, k, D:], b[layer, k, D:]), (t, layer)  # backward: unchanged
+            assert not np.allclose(a[layer, k, :D], b[layer, k, :D]), (t, layer)  # forward: moved
 
 
 def test_both_halves_at_a_word_have_read_that_word():
@@ -88,9 +88,9 @@ def test_the_forward_logits_before_a_token_do_not_depend_on_it():
         top = model._run("forward", np.array(seq[:-1])[:, None])[-1][:, 0]
         return top @ model.softmax_weight.T + model.softmax_bias
 
-    a, b = logits([1, 3, 4, 5, 2]), logits([1, 3, 4, 7, 2])    # s_3 = 5 becomes 7
-    assert np.array_equal(a[:3], b[:3])                        # predictions of s_1, s_2, s_3
-    assert not np.allclose(a[3], b[3])                         # the prediction of s_4 has read s_3
+    a, b = logits([1, 3, 4, 5, 2]), logits([1, 3, 4, 7, 2])  # s_3 = 5 becomes 7
+    assert np.array_equal(a[:3], b[:3])  # predictions of s_1, s_2, s_3
+    assert not np.allclose(a[3], b[3])  # the prediction of s_4 has read s_3
 
 
 def test_a_batch_gives_what_each_sentence_gives_alone():
@@ -108,7 +108,7 @@ def test_the_static_row_is_the_same_in_every_sentence_and_is_layer_zero():
     row = model.static_vector(5)
     assert np.array_equal(a[0, 1], np.concatenate([row, row])) and np.array_equal(a[0, 1], b[0, 2])
     assert not np.allclose(a[1, 1], b[1, 2])
-    row[:] = 0.0                                   # a copy: the table is untouched
+    row[:] = 0.0  # a copy: the table is untouched
     assert model.embedding[5].any()
 
 
@@ -155,15 +155,16 @@ def test_the_same_seed_gives_the_same_model_and_the_same_training():
     assert runs[0][1].losses == runs[1][1].losses
     assert np.array_equal(runs[0][0].embedding, runs[1][0].embedding)
     assert not np.array_equal(recipe.model(len(vocab), seed=5).embedding, recipe.model(len(vocab), seed=6).embedding)
-    assert np.array_equal(recipe.model(len(vocab), seed=5).softmax_weight,
-                          BiLM(len(vocab), dim=8, num_layers=2, seed=5).softmax_weight)
+    assert np.array_equal(
+        recipe.model(len(vocab), seed=5).softmax_weight, BiLM(len(vocab), dim=8, num_layers=2, seed=5).softmax_weight
+    )
 
 
 def test_the_recipe_is_declared_once_and_frozen():
     recipe = Recipe()
     assert (recipe.dim, recipe.num_layers) == (16, 2)
     with pytest.raises(AttributeError):
-        recipe.steps = 1                                   # frozen: nobody changes it in passing
+        recipe.steps = 1  # frozen: nobody changes it in passing
     assert Recipe(steps=3) != recipe and Recipe(steps=3).dim == recipe.dim
 
 
@@ -183,43 +184,55 @@ def test_training_on_the_corpus_lowers_the_loss_from_log_v_on_held_out_sentences
 
 def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_rest():
     model = BiLM(12, dim=3, seed=0)
-    seq = [1, 4, 5, 6, 7, 8, 2]                         # words 4..8 at word indices 0..4
+    seq = [1, 4, 5, 6, 7, 8, 2]  # words 4..8 at word indices 0..4
     np.testing.assert_allclose(model.bag_of_rows([seq], [2], 1)[0], model.embedding[[5, 6, 7]].mean(axis=0))
     np.testing.assert_allclose(model.bag_of_rows([seq], [0], 2)[0], model.embedding[[4, 5, 6]].mean(axis=0))
     np.testing.assert_allclose(model.bag_of_rows([seq], [3], 0)[0], model.embedding[7])
-    far = [1, 4, 5, 6, 7, 9, 2]                          # a word outside the window changed
+    far = [1, 4, 5, 6, 7, 9, 2]  # a word outside the window changed
     assert np.array_equal(model.bag_of_rows([seq], [1], 2), model.bag_of_rows([far], [1], 2))
     assert not np.array_equal(model.bag_of_rows([seq], [1], 3), model.bag_of_rows([far], [1], 3))
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: BiLM(1), "vocab_size must be at least 2"),
-    (lambda: BiLM(0), "vocab_size must be a whole number >= 1, got 0"),
-    (lambda: BiLM(5, dim=0), "dim must be a whole number >= 1, got 0"),
-    (lambda: BiLM(5, num_layers=1.5), "num_layers must be a whole number >= 1, got 1.5"),
-    (lambda: BiLM(5, pad_id=5), "pad_id must be a whole number from 0 to 4, got 5"),
-    (lambda: BiLM(5, seed=-3), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -3"),
-    (lambda: BiLM(5).loss_and_grads([[1, 2]]), r"sequences\[0\] must be a list of at least 3 token ids"),
-    (lambda: BiLM(5).loss_and_grads([[1, 3, 9]]), r"sequences\[0\] must be a list of at least 3 token ids .* from 0 to 4"),
-    (lambda: BiLM(5).loss([]), "sequences must be a non-empty list"),
-    (lambda: BiLM(5).layers([1, 2]), r"sequences\[0\] must be a list of at least 3 token ids"),
-    (lambda: BiLM(5).static_vector(7), "token_id must be a whole number from 0 to 4, got 7"),
-    (lambda: scalar_mix(np.zeros((2, 3)), [1.0]), r"weights must have one entry per layer \(2\), got 1"),
-    (lambda: scalar_mix(np.zeros((2, 3)), gamma=float("inf")), "gamma must be finite, got inf"),
-    (lambda: BiLM(5).layers_at([[1, 3, 2]], [1]), r"positions\[0\] must be a word index from 0 to 0, got 1"),
-    (lambda: BiLM(5).layers_at([[1, 3, 2]], [0, 0]), "positions must give one word index per sequence"),
-    (lambda: bilm.cosine_matrix(np.zeros((2, 2))), "vectors must be nonzero rows"),
-    (lambda: bilm.cosine_matrix(np.ones(3)), r"vectors must have shape \(N, F\)"),
-    (lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "a", "b"]), "labels must hold at least two labels with at least two rows"),
-    (lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "b"]), r"labels must give one label per row of vectors \(3\), got 2"),
-    (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [0], -1), "window must be a whole number >= 0, got -1"),
-    (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [1], 1), r"positions\[0\] must be a word index from 0 to 0, got 1"),
-    (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [0, 0], 1), "positions must give one word index per sequence"),
-    (lambda: Recipe(dim=0), "dim must be a whole number >= 1, got 0"),
-    (lambda: Recipe(lr=-0.1), "lr must be a positive finite number, got -0.1"),
-    (lambda: Recipe(max_norm=float("inf")), "max_norm must be a positive finite number, got inf"),
-    (lambda: Recipe(batch_size=2.5), "batch_size must be a whole number >= 1, got 2.5"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: BiLM(1), "vocab_size must be at least 2"),
+        (lambda: BiLM(0), "vocab_size must be a whole number >= 1, got 0"),
+        (lambda: BiLM(5, dim=0), "dim must be a whole number >= 1, got 0"),
+        (lambda: BiLM(5, num_layers=1.5), "num_layers must be a whole number >= 1, got 1.5"),
+        (lambda: BiLM(5, pad_id=5), "pad_id must be a whole number from 0 to 4, got 5"),
+        (lambda: BiLM(5, seed=-3), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -3"),
+        (lambda: BiLM(5).loss_and_grads([[1, 2]]), r"sequences\[0\] must be a list of at least 3 token ids"),
+        (
+            lambda: BiLM(5).loss_and_grads([[1, 3, 9]]),
+            r"sequences\[0\] must be a list of at least 3 token ids .* from 0 to 4",
+        ),
+        (lambda: BiLM(5).loss([]), "sequences must be a non-empty list"),
+        (lambda: BiLM(5).layers([1, 2]), r"sequences\[0\] must be a list of at least 3 token ids"),
+        (lambda: BiLM(5).static_vector(7), "token_id must be a whole number from 0 to 4, got 7"),
+        (lambda: scalar_mix(np.zeros((2, 3)), [1.0]), r"weights must have one entry per layer \(2\), got 1"),
+        (lambda: scalar_mix(np.zeros((2, 3)), gamma=float("inf")), "gamma must be finite, got inf"),
+        (lambda: BiLM(5).layers_at([[1, 3, 2]], [1]), r"positions\[0\] must be a word index from 0 to 0, got 1"),
+        (lambda: BiLM(5).layers_at([[1, 3, 2]], [0, 0]), "positions must give one word index per sequence"),
+        (lambda: bilm.cosine_matrix(np.zeros((2, 2))), "vectors must be nonzero rows"),
+        (lambda: bilm.cosine_matrix(np.ones(3)), r"vectors must have shape \(N, F\)"),
+        (
+            lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "a", "b"]),
+            "labels must hold at least two labels with at least two rows",
+        ),
+        (
+            lambda: bilm.mean_cosines(np.ones((3, 2)), ["a", "b"]),
+            r"labels must give one label per row of vectors \(3\), got 2",
+        ),
+        (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [0], -1), "window must be a whole number >= 0, got -1"),
+        (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [1], 1), r"positions\[0\] must be a word index from 0 to 0, got 1"),
+        (lambda: BiLM(5).bag_of_rows([[1, 3, 2]], [0, 0], 1), "positions must give one word index per sequence"),
+        (lambda: Recipe(dim=0), "dim must be a whole number >= 1, got 0"),
+        (lambda: Recipe(lr=-0.1), "lr must be a positive finite number, got -0.1"),
+        (lambda: Recipe(max_norm=float("inf")), "max_norm must be a positive finite number, got inf"),
+        (lambda: Recipe(batch_size=2.5), "batch_size must be a whole number >= 1, got 2.5"),
+    ],
+)
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()

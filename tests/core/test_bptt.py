@@ -1,10 +1,11 @@
 """Scalar BPTT: the three-reading example, the distance table, local rates, truncation."""
 
-from fractions import Fraction
 import math
+from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rnnmem import bptt
 
@@ -14,6 +15,7 @@ reals = st.floats(min_value=-1.5, max_value=1.5, allow_nan=False)
 
 
 # --------------------------------------------------------------------------- the worked example
+
 
 def test_example_forward_and_loss():
     r = bptt.scalar_bptt(**EXAMPLE)
@@ -42,9 +44,9 @@ def test_example_gradient_matches_the_polynomial():
 def test_example_update_and_new_forward_pass():
     r = bptt.scalar_bptt(**EXAMPLE, learning_rate=0.1)
     assert r.updated_w == pytest.approx(0.575, abs=1e-15)
-    assert r.updated_states[-1] == pytest.approx(0.575 ** 2, abs=1e-15)
+    assert r.updated_states[-1] == pytest.approx(0.575**2, abs=1e-15)
     assert r.updated_states[-1] == pytest.approx(0.330625, abs=1e-15)
-    assert r.updated_loss == pytest.approx(float(Fraction(1, 2) * (Fraction(330625, 10 ** 6) - 1) ** 2), abs=1e-15)
+    assert r.updated_loss == pytest.approx(float(Fraction(1, 2) * (Fraction(330625, 10**6) - 1) ** 2), abs=1e-15)
     assert r.updated_loss == pytest.approx(0.2240314453125, abs=1e-15)
     assert r.updated_loss < r.loss
 
@@ -54,8 +56,13 @@ def test_finite_difference_agrees_on_the_example():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(reals, min_size=1, max_size=7), reals, st.floats(min_value=-1.2, max_value=1.2),
-       reals, st.floats(min_value=-2, max_value=2))
+@given(
+    st.lists(reals, min_size=1, max_size=7),
+    reals,
+    st.floats(min_value=-1.2, max_value=1.2),
+    reals,
+    st.floats(min_value=-2, max_value=2),
+)
 def test_gradient_matches_finite_differences(xs, y, w, h0, u):
     r = bptt.scalar_bptt(xs, y, w, h0=h0, u=u)
     fd = bptt.finite_difference_gradient(xs, y, w, h0=h0, u=u, eps=1e-6)
@@ -64,8 +71,10 @@ def test_gradient_matches_finite_differences(xs, y, w, h0, u):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(reals, st.one_of(st.none(), reals)), min_size=1, max_size=6),
-       st.floats(min_value=-1.2, max_value=1.2))
+@given(
+    st.lists(st.tuples(reals, st.one_of(st.none(), reals)), min_size=1, max_size=6),
+    st.floats(min_value=-1.2, max_value=1.2),
+)
 def test_targets_at_several_steps_match_finite_differences(pairs, w):
     xs = [x for x, _ in pairs]
     ys = [y for _, y in pairs]
@@ -76,6 +85,7 @@ def test_targets_at_several_steps_match_finite_differences(pairs, w):
 
 
 # --------------------------------------------------------------------------- distance, tanh, ReLU
+
 
 def test_distance_table():
     rows = bptt.distance_multipliers()
@@ -108,12 +118,14 @@ def test_tanh_and_its_rate():
 
 def test_relu_rates_and_array_input():
     import numpy as np
+
     out = bptt.relu_rate(np.array([-1.0, 0.0, 3.0]), at_zero=0.5)
     assert isinstance(out, np.ndarray) and out.tolist() == [0.0, 0.5, 1.0]
     assert isinstance(bptt.relu_rate(2), float)
 
 
 # --------------------------------------------------------------------------- truncation
+
 
 def test_exercise_two_missing_contribution():
     g = bptt.truncated_gradient([1, 0, 0], 1.0, 0.5, k1=3, k2=1)
@@ -161,8 +173,12 @@ def test_chunks_keep_exactly_the_pairs_inside_a_chunk():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(reals, min_size=1, max_size=6), st.floats(min_value=-1.2, max_value=1.2),
-       st.integers(1, 6), st.integers(1, 8))
+@given(
+    st.lists(reals, min_size=1, max_size=6),
+    st.floats(min_value=-1.2, max_value=1.2),
+    st.integers(1, 6),
+    st.integers(1, 8),
+)
 def test_truncation_sums_and_limits(xs, w, k1, k2):
     ys = [0.3] * len(xs)
     g = bptt.truncated_gradient(xs, ys, w, k1=k1, k2=k2)
@@ -177,28 +193,32 @@ def test_truncation_sums_and_limits(xs, w, k1, k2):
 
 # --------------------------------------------------------------------------- bad input
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: bptt.scalar_bptt([], 1.0, 0.5), "inputs"),
-    (lambda: bptt.scalar_bptt([1, float("nan")], 1.0, 0.5), "inputs"),
-    (lambda: bptt.scalar_bptt([[1, 2]], 1.0, 0.5), "inputs"),
-    (lambda: bptt.scalar_bptt("abc", 1.0, 0.5), "inputs"),
-    (lambda: bptt.scalar_bptt([1, 0], 1.0, float("inf")), "w"),
-    (lambda: bptt.scalar_bptt([1, 0], [1.0], 0.5), "target"),
-    (lambda: bptt.scalar_bptt([1, 0], [None, None], 0.5), "target"),
-    (lambda: bptt.scalar_bptt([1, 0], 1.0, 0.5, learning_rate=0), "learning_rate"),
-    (lambda: bptt.scalar_bptt([1, 0], 1.0, 0.5, h0=float("nan")), "h0"),
-    (lambda: bptt.finite_difference_gradient([1], 1.0, 0.5, eps=-1), "eps"),
-    (lambda: bptt.transported_rate(2, 0.5, -1), "distance"),
-    (lambda: bptt.transported_rate(2, 0.5, 1.5), "distance"),
-    (lambda: bptt.distance_multipliers(factors=()), "factors"),
-    (lambda: bptt.relu_rate(1.0, at_zero=2.0), "at_zero"),
-    (lambda: bptt.tanh_rate(float("nan")), "a"),
-    (lambda: bptt.truncation_plan(4, 0, 2), "k1"),
-    (lambda: bptt.truncation_plan(4, 2, 0), "k2"),
-    (lambda: bptt.truncation_plan(0, 1, 1), "length"),
-    (lambda: bptt.truncation_plan(4, 2, 2, loss_steps=[5]), "loss_steps"),
-    (lambda: bptt.truncation_plan(4, 2, 2, loss_steps="some"), "loss_steps"),
-])
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: bptt.scalar_bptt([], 1.0, 0.5), "inputs"),
+        (lambda: bptt.scalar_bptt([1, float("nan")], 1.0, 0.5), "inputs"),
+        (lambda: bptt.scalar_bptt([[1, 2]], 1.0, 0.5), "inputs"),
+        (lambda: bptt.scalar_bptt("abc", 1.0, 0.5), "inputs"),
+        (lambda: bptt.scalar_bptt([1, 0], 1.0, float("inf")), "w"),
+        (lambda: bptt.scalar_bptt([1, 0], [1.0], 0.5), "target"),
+        (lambda: bptt.scalar_bptt([1, 0], [None, None], 0.5), "target"),
+        (lambda: bptt.scalar_bptt([1, 0], 1.0, 0.5, learning_rate=0), "learning_rate"),
+        (lambda: bptt.scalar_bptt([1, 0], 1.0, 0.5, h0=float("nan")), "h0"),
+        (lambda: bptt.finite_difference_gradient([1], 1.0, 0.5, eps=-1), "eps"),
+        (lambda: bptt.transported_rate(2, 0.5, -1), "distance"),
+        (lambda: bptt.transported_rate(2, 0.5, 1.5), "distance"),
+        (lambda: bptt.distance_multipliers(factors=()), "factors"),
+        (lambda: bptt.relu_rate(1.0, at_zero=2.0), "at_zero"),
+        (lambda: bptt.tanh_rate(float("nan")), "a"),
+        (lambda: bptt.truncation_plan(4, 0, 2), "k1"),
+        (lambda: bptt.truncation_plan(4, 2, 0), "k2"),
+        (lambda: bptt.truncation_plan(0, 1, 1), "length"),
+        (lambda: bptt.truncation_plan(4, 2, 2, loss_steps=[5]), "loss_steps"),
+        (lambda: bptt.truncation_plan(4, 2, 2, loss_steps="some"), "loss_steps"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()

@@ -18,9 +18,9 @@ def test_lstm_factors_are_the_forget_gates_of_the_step_function():
     for t in range(6):
         pre = x[t] @ model.W_ih.T + model.b_ih + h @ model.W_hh.T + model.b_hh
         gates = memory.sigmoid(pre)
-        np.testing.assert_allclose(f[t], gates[:, H:2 * H], rtol=1e-12)
-        c = gates[:, H:2 * H] * c + gates[:, :H] * np.tanh(pre[:, 2 * H:3 * H])
-        h = gates[:, 3 * H:] * np.tanh(c)
+        np.testing.assert_allclose(f[t], gates[:, H : 2 * H], rtol=1e-12)
+        c = gates[:, H : 2 * H] * c + gates[:, :H] * np.tanh(pre[:, 2 * H : 3 * H])
+        h = gates[:, 3 * H :] * np.tanh(c)
 
 
 def test_lstm_factors_match_the_sequence_path_states():
@@ -47,17 +47,20 @@ def test_efold_of_factors_uses_the_mean_log():
     product = float(np.prod(f))
     tau = efold_of_factors(f)
     assert math.exp(-3 / tau) == pytest.approx(product, rel=1e-12)
-    assert tau < memory.efold_horizon(float(f.mean()))       # Jensen: log is concave
+    assert tau < memory.efold_horizon(float(f.mean()))  # Jensen: log is concave
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: carry_factors("lstm", np.zeros((2, 1, 3))), "model"),
-    (lambda: carry_factors(LSTM(3, 2, seed=0), np.zeros((2, 1, 4))), "x"),
-    (lambda: carry_factors(LSTM(3, 2, seed=0), np.zeros((0, 1, 3))), "x"),
-    (lambda: carry_factors(GRU(3, 2, seed=0), np.full((2, 1, 3), np.nan)), "x"),
-    (lambda: efold_of_factors([]), "factors"),
-    (lambda: efold_of_factors([0.5, 1.0]), "factors"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: carry_factors("lstm", np.zeros((2, 1, 3))), "model"),
+        (lambda: carry_factors(LSTM(3, 2, seed=0), np.zeros((2, 1, 4))), "x"),
+        (lambda: carry_factors(LSTM(3, 2, seed=0), np.zeros((0, 1, 3))), "x"),
+        (lambda: carry_factors(GRU(3, 2, seed=0), np.full((2, 1, 3), np.nan)), "x"),
+        (lambda: efold_of_factors([]), "factors"),
+        (lambda: efold_of_factors([0.5, 1.0]), "factors"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=f"^{name} must"):
         call()

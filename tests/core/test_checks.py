@@ -15,8 +15,7 @@ from rnnmem.gru import GRU
 from rnnmem.lstm import LSTM
 from rnnmem.rnn import RNN
 
-CORE = [importlib.import_module(f"rnnmem.{m.name}") for m in pkgutil.iter_modules(rnnmem.__path__)
-        if m.name != "site"]
+CORE = [importlib.import_module(f"rnnmem.{m.name}") for m in pkgutil.iter_modules(rnnmem.__path__) if m.name != "site"]
 
 SEED_TAKERS = {
     "LSTM": lambda seed: LSTM(2, 3, seed=seed).W_hh,

@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rnnmem", "bptt", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "rnnmem", "bptt", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
 
 
 def page_table(name: str) -> list[list[str]]:
@@ -78,8 +79,9 @@ def test_options_change_the_tables(capsys):
     assert main(["bptt", "--w", "1.5", "--factors", "0.9", "--distances", "3"]) == 0
     done = capsys.readouterr()
     assert printed_rows(done.out, "Backward through h_t")[-1][-1].endswith(
-        str(bptt.scalar_bptt([1, 0, 0], 1.0, 1.5).contributions[-1]))
-    assert printed_rows(done.out, "The multiplier after n edges") == [["3", str(0.9 ** 3)]]
+        str(bptt.scalar_bptt([1, 0, 0], 1.0, 1.5).contributions[-1])
+    )
+    assert printed_rows(done.out, "The multiplier after n edges") == [["3", str(0.9**3)]]
 
 
 def test_help_documents_every_option(capsys):
@@ -91,16 +93,19 @@ def test_help_documents_every_option(capsys):
         assert re.search(rf"^\s+{option}\b.*\S", done.out, re.M), option
 
 
-@pytest.mark.parametrize("args, named", [
-    (["--w", "x"], "argument --w"),
-    (["--w", "inf"], "argument --w"),
-    (["--learning-rate", "0"], "argument --learning-rate"),
-    (["--eps", "-1e-6"], "argument --eps"),
-    (["--inputs"], "argument --inputs"),
-    (["--factors", "-0.5"], "argument --factors"),
-    (["--distances", "1.5"], "argument --distances"),
-    (["--target", "nan"], "argument --target"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--w", "x"], "argument --w"),
+        (["--w", "inf"], "argument --w"),
+        (["--learning-rate", "0"], "argument --learning-rate"),
+        (["--eps", "-1e-6"], "argument --eps"),
+        (["--inputs"], "argument --inputs"),
+        (["--factors", "-0.5"], "argument --factors"),
+        (["--distances", "1.5"], "argument --distances"),
+        (["--target", "nan"], "argument --target"),
+    ],
+)
 def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
     with pytest.raises(SystemExit) as info:
         main(["bptt", *args])

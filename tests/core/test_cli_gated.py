@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def gated(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rnnmem", "gated", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "rnnmem", "gated", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
 
 
 def page_table(chapter: str, name: str) -> list[list[str]]:
@@ -33,7 +34,7 @@ def page_table(chapter: str, name: str) -> list[list[str]]:
     (directive,) = [d for d in find_directives(text, chapter) if d.name == name]
     args = {k: v for k, v in directive.args.items() if k not in ("caption", "alt", "id")}
     table = registry.get("table", name).func(**args)
-    if isinstance(table, tuple):                  # (table, values): the values fill captions
+    if isinstance(table, tuple):  # (table, values): the values fill captions
         table = table[0]
     return [[str(c) for c in row] for row in table.rows]
 
@@ -82,7 +83,7 @@ def test_step_prints_both_two_unit_cells_and_every_gru_convention(everything):
     gru_rows = printed_rows(everything, "The two-unit GRU: every weight row")
     for rows, cell in ((lstm_rows, "lstm"), (gru_rows, "gru")):
         built = registry.get("table", "cell_weights").func(cell)
-        table = built[0] if isinstance(built, tuple) else built   # (table, values) or the table alone
+        table = built[0] if isinstance(built, tuple) else built  # (table, values) or the table alone
         expected = [[plain(c) for c in row] for row in table.rows]
         assert rows == expected
     conventions = printed_rows(everything, "The GRU's conventions")
@@ -105,21 +106,35 @@ def test_help_documents_every_option(capsys):
         main(["gated", "--help"])
     assert info.value.code == 0
     done = capsys.readouterr()
-    for option in ("--highway", "--bias", "--step", "--params", "--gates", "--steps", "--level", "--biases",
-                   "--bias-steps", "--d", "--hidden"):
+    for option in (
+        "--highway",
+        "--bias",
+        "--step",
+        "--params",
+        "--gates",
+        "--steps",
+        "--level",
+        "--biases",
+        "--bias-steps",
+        "--d",
+        "--hidden",
+    ):
         assert re.search(rf"^\s+{option}\b.*\S", done.out, re.M), option
 
 
-@pytest.mark.parametrize("args, named", [
-    (["--gates", "1.5"], "argument --gates"),
-    (["--gates", "x"], "argument --gates"),
-    (["--steps", "-1"], "argument --steps"),
-    (["--level", "0"], "argument --level"),
-    (["--bias-steps", "2.5"], "argument --bias-steps"),
-    (["--biases", "nan"], "argument --biases"),
-    (["--d", "0"], "argument --d"),
-    (["--hidden", "many"], "argument --hidden"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--gates", "1.5"], "argument --gates"),
+        (["--gates", "x"], "argument --gates"),
+        (["--steps", "-1"], "argument --steps"),
+        (["--level", "0"], "argument --level"),
+        (["--bias-steps", "2.5"], "argument --bias-steps"),
+        (["--biases", "nan"], "argument --biases"),
+        (["--d", "0"], "argument --d"),
+        (["--hidden", "many"], "argument --hidden"),
+    ],
+)
 def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
     with pytest.raises(SystemExit) as info:
         main(["gated", *args])

@@ -8,35 +8,93 @@ import pytest
 
 from rnnmem.cli import main
 
-OPTIONS = ["--model", "--forget-bias", "--init", "--t-max", "--lag", "--alphabet", "--seeds", "--steps",
-           "--hidden", "--batch", "--lr", "--clip", "--threshold", "--eval-every", "--eval-size"]
+OPTIONS = [
+    "--model",
+    "--forget-bias",
+    "--init",
+    "--t-max",
+    "--lag",
+    "--alphabet",
+    "--seeds",
+    "--steps",
+    "--hidden",
+    "--batch",
+    "--lr",
+    "--clip",
+    "--threshold",
+    "--eval-every",
+    "--eval-size",
+]
 
 
 def lab(*args):
-    return subprocess.run([sys.executable, "-m", "rnnmem", "lab", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "rnnmem", "lab", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_trains_the_seeds_and_ends_with_the_count():
-    run = lab("recall", "--model", "lstm", "--forget-bias", "1", "--lag", "2", "--alphabet", "4",
-              "--seeds", "3", "--steps", "100", "--hidden", "16", "--lr", "0.02", "--eval-every", "25",
-              "--eval-size", "128")
+    run = lab(
+        "recall",
+        "--model",
+        "lstm",
+        "--forget-bias",
+        "1",
+        "--lag",
+        "2",
+        "--alphabet",
+        "4",
+        "--seeds",
+        "3",
+        "--steps",
+        "100",
+        "--hidden",
+        "16",
+        "--lr",
+        "0.02",
+        "--eval-every",
+        "25",
+        "--eval-size",
+        "128",
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert len(lines) == 1 + 3 + 1
     assert "lag 2" in lines[0] and "forget bias 1" in lines[0] and "accuracy >= 0.9" in lines[0]
     seeds = lines[1:4]
     for k, line in enumerate(seeds):
-        assert re.fullmatch(rf"seed {k}: held-out accuracy [01]\.\d\d, "
-                            r"(success after \d+ updates|never|diverged at update \d+)", line), line
+        assert re.fullmatch(
+            rf"seed {k}: held-out accuracy [01]\.\d\d, "
+            r"(success after \d+ updates|never|diverged at update \d+)",
+            line,
+        ), line
     successes = sum("success after" in line for line in seeds)
     assert successes >= 1
     assert lines[-1] == f"success: {successes}/3"
 
 
 def test_adding_reports_errors_and_divergence():
-    run = lab("adding", "--model", "rnn", "--lag", "5", "--seeds", "2", "--steps", "10", "--hidden", "4",
-              "--batch", "8", "--lr", "1e200", "--clip", "none", "--eval-every", "5", "--eval-size", "16")
+    run = lab(
+        "adding",
+        "--model",
+        "rnn",
+        "--lag",
+        "5",
+        "--seeds",
+        "2",
+        "--steps",
+        "10",
+        "--hidden",
+        "4",
+        "--batch",
+        "8",
+        "--lr",
+        "1e200",
+        "--clip",
+        "none",
+        "--eval-every",
+        "5",
+        "--eval-size",
+        "16",
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert "adding problem, 5 steps" in lines[0] and "no clipping" in lines[0]
@@ -53,31 +111,54 @@ def test_help_documents_every_option():
         assert task in run.stdout
 
 
-@pytest.mark.parametrize("args, named", [
-    (["recall", "--model", "lstm", "--lag", "0"], "argument --lag: must be a whole number >= 1, got '0'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--alphabet", "1"],
-     "argument --alphabet: must be a whole number >= 2, got '1'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--threshold", "1.5"],
-     "argument --threshold: must be a number in (0, 1], got '1.5'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--threshold", "0"],
-     "argument --threshold: must be a number in (0, 1], got '0'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--steps", "0"], "argument --steps: must be a whole number >= 1"),
-    (["recall", "--model", "transformer", "--lag", "5"], "argument --model: invalid choice: 'transformer'"),
-    (["recall", "--model", "lstm", "--init", "xavier", "--lag", "5"], "argument --init: invalid choice: 'xavier'"),
-    (["copy", "--model", "lstm", "--lag", "5"], "argument TASK: invalid choice: 'copy'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--forget-bias", "1", "--init", "chrono"],
-     "argument --init: not allowed with argument --forget-bias"),
-    (["recall", "--model", "gru", "--lag", "5", "--forget-bias", "1"],
-     "--forget-bias sets the LSTM's forget gate; --model must be lstm, got gru"),
-    (["recall", "--model", "rnn", "--lag", "5", "--init", "chrono"],
-     "--init chrono sets the LSTM's gate biases; --model must be lstm, got rnn"),
-    (["recall", "--model", "lstm", "--lag", "5", "--init", "chrono", "--t-max", "2"],
-     "--t-max must be greater than 2"),
-    (["adding", "--model", "lstm", "--lag", "1"], "--lag is the sequence length of the adding problem"),
-    (["recall", "--model", "lstm", "--lag", "5", "--clip", "-1"], "argument --clip: must be a number > 0, or 'none'"),
-    (["recall", "--model", "lstm", "--lag", "5", "--lr", "nan"], "argument --lr: must be a real number > 0, got 'nan'"),
-    (["recall", "--model", "lstm"], "the following arguments are required: --lag"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["recall", "--model", "lstm", "--lag", "0"], "argument --lag: must be a whole number >= 1, got '0'"),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--alphabet", "1"],
+            "argument --alphabet: must be a whole number >= 2, got '1'",
+        ),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--threshold", "1.5"],
+            "argument --threshold: must be a number in (0, 1], got '1.5'",
+        ),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--threshold", "0"],
+            "argument --threshold: must be a number in (0, 1], got '0'",
+        ),
+        (["recall", "--model", "lstm", "--lag", "5", "--steps", "0"], "argument --steps: must be a whole number >= 1"),
+        (["recall", "--model", "transformer", "--lag", "5"], "argument --model: invalid choice: 'transformer'"),
+        (["recall", "--model", "lstm", "--init", "xavier", "--lag", "5"], "argument --init: invalid choice: 'xavier'"),
+        (["copy", "--model", "lstm", "--lag", "5"], "argument TASK: invalid choice: 'copy'"),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--forget-bias", "1", "--init", "chrono"],
+            "argument --init: not allowed with argument --forget-bias",
+        ),
+        (
+            ["recall", "--model", "gru", "--lag", "5", "--forget-bias", "1"],
+            "--forget-bias sets the LSTM's forget gate; --model must be lstm, got gru",
+        ),
+        (
+            ["recall", "--model", "rnn", "--lag", "5", "--init", "chrono"],
+            "--init chrono sets the LSTM's gate biases; --model must be lstm, got rnn",
+        ),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--init", "chrono", "--t-max", "2"],
+            "--t-max must be greater than 2",
+        ),
+        (["adding", "--model", "lstm", "--lag", "1"], "--lag is the sequence length of the adding problem"),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--clip", "-1"],
+            "argument --clip: must be a number > 0, or 'none'",
+        ),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--lr", "nan"],
+            "argument --lr: must be a real number > 0, got 'nan'",
+        ),
+        (["recall", "--model", "lstm"], "the following arguments are required: --lag"),
+    ],
+)
 def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
     try:
         status = main(["lab", *args])

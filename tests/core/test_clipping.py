@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from rnnmem import clipping
@@ -105,18 +106,21 @@ def test_matches_torch_utilities(torch):
         np.testing.assert_array_equal(p.grad.numpy(), mine)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: clipping.clip_by_global_norm([np.ones(2)], 0.0), "max_norm"),
-    (lambda: clipping.clip_by_global_norm([np.ones(2)], -1.0), "max_norm"),
-    (lambda: clipping.clip_by_global_norm([np.ones(2)], float("inf")), "max_norm"),
-    (lambda: clipping.clip_by_value([np.ones(2)], 0), "clip_value"),
-    (lambda: clipping.clip_by_value([np.ones(2)], float("nan")), "clip_value"),
-    (lambda: clipping.clip_by_global_norm([], 1.0), "grads"),
-    (lambda: clipping.clip_by_global_norm(np.ones(2), 1.0), "grads"),
-    (lambda: clipping.clip_by_global_norm([np.array([1.0, np.nan])], 1.0), r"grads\[0\]"),
-    (lambda: clipping.global_norm({"W": np.array([np.inf])}), r"grads\['W'\]"),
-    (lambda: clipping.direction_cosine([np.ones(2)], [np.ones(3)]), "after"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: clipping.clip_by_global_norm([np.ones(2)], 0.0), "max_norm"),
+        (lambda: clipping.clip_by_global_norm([np.ones(2)], -1.0), "max_norm"),
+        (lambda: clipping.clip_by_global_norm([np.ones(2)], float("inf")), "max_norm"),
+        (lambda: clipping.clip_by_value([np.ones(2)], 0), "clip_value"),
+        (lambda: clipping.clip_by_value([np.ones(2)], float("nan")), "clip_value"),
+        (lambda: clipping.clip_by_global_norm([], 1.0), "grads"),
+        (lambda: clipping.clip_by_global_norm(np.ones(2), 1.0), "grads"),
+        (lambda: clipping.clip_by_global_norm([np.array([1.0, np.nan])], 1.0), r"grads\[0\]"),
+        (lambda: clipping.global_norm({"W": np.array([np.inf])}), r"grads\['W'\]"),
+        (lambda: clipping.direction_cosine([np.ones(2)], [np.ones(3)]), "after"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}"):
         call()

@@ -7,8 +7,22 @@ from collections import Counter
 import pytest
 
 from rnnmem import corpus
-from rnnmem.corpus import (CUES, DISTANCES, FILLERS, LENGTH, NOUNS, SENSES, Template, Vocabulary, make_corpus,
-                           make_templates, occurrences, slot_entropy, tokenize, vocabulary)
+from rnnmem.corpus import (
+    CUES,
+    DISTANCES,
+    FILLERS,
+    LENGTH,
+    NOUNS,
+    SENSES,
+    Template,
+    Vocabulary,
+    make_corpus,
+    make_templates,
+    occurrences,
+    slot_entropy,
+    tokenize,
+    vocabulary,
+)
 
 DATA = make_corpus(seed=0)
 
@@ -40,7 +54,7 @@ def test_both_senses_share_the_part_of_speech_slot_and_the_immediate_neighbours(
         cue_at = s.position - s.distance if s.direction == "before" else s.position + s.distance
         assert words[cue_at] == s.cue and s.cue in CUES[(s.word, s.sense)]
         others = [w for i, w in enumerate(words) if i not in (cue_at, s.position - 1, s.position, s.position + 1)]
-        assert all(w in FILLERS for w in others), s.text                 # nothing else names the topic
+        assert all(w in FILLERS for w in others), s.text  # nothing else names the topic
         assert s.noun == s.word or s.noun in NOUNS[(s.word, s.sense)]
 
 
@@ -52,8 +66,9 @@ def test_senses_and_ambiguous_slots_are_balanced_exactly():
 
 def test_templates_cover_every_place_the_cue_fits():
     ts = make_templates(distances=[2, 4], length=8)
-    assert [t for t in ts if t.direction == "before" and t.distance == 4] == \
-        [Template("before", 4, p, 8) for p in (4, 5, 6)]
+    assert [t for t in ts if t.direction == "before" and t.distance == 4] == [
+        Template("before", 4, p, 8) for p in (4, 5, 6)
+    ]
     for t in ts:
         assert 0 <= t.cue_position < t.length and abs(t.cue_position - t.position) == t.distance
         assert t.words.count("{filler}") == t.length - 4
@@ -71,24 +86,36 @@ def test_slot_entropy_knowing_the_cue_is_lower():
     assert slot_entropy(True) < slot_entropy(False)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: make_corpus(10, 10, distances=[11]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
-    (lambda: make_corpus(10, 10, distances=[1]), r"distances\[0\] must be a cue distance from 2"),
-    (lambda: make_corpus(10, 10, distances=[]), "distances must be a non-empty list"),
-    (lambda: make_corpus(10, 10, distances=[3, 3]), "distances must not repeat a distance"),
-    (lambda: make_corpus(0, 10), "n_train must be a whole number >= 1, got 0"),
-    (lambda: make_corpus(10, 0), "n_held_out must be a whole number >= 1, got 0"),
-    (lambda: make_corpus(10, 10, seed=-1), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -1"),
-    (lambda: make_corpus(10, 10, length=4), "length must be at least 5"),
-    (lambda: occurrences(DATA.train, "river"), "word must be one of 'bank', 'plant', 'bat', got 'river'"),
-    (lambda: occurrences([], "bank"), r"sentences must hold at least one occurrence of 'bank' \(an empty split\?\)"),
-    (lambda: vocabulary().encode("the bank was purple"), "text has a word not in the vocabulary: 'purple'"),
-    (lambda: vocabulary().id("purple"), "word must be in the vocabulary, got 'purple'"),
-    (lambda: Template("before", 2, 2, 6).fill("fish", "bank", ["so"]), "fillers must hold 2 words"),
-    (lambda: tokenize(3), "text must be a string, got int"),
-    (lambda: Vocabulary([]), "texts must hold at least one word"),
-    (lambda: slot_entropy("yes"), "sense_known must be True or False"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: make_corpus(10, 10, distances=[11]),
+            r"distances\[0\] must be a cue distance from 2 to length - 3 = 9",
+        ),
+        (lambda: make_corpus(10, 10, distances=[1]), r"distances\[0\] must be a cue distance from 2"),
+        (lambda: make_corpus(10, 10, distances=[]), "distances must be a non-empty list"),
+        (lambda: make_corpus(10, 10, distances=[3, 3]), "distances must not repeat a distance"),
+        (lambda: make_corpus(0, 10), "n_train must be a whole number >= 1, got 0"),
+        (lambda: make_corpus(10, 0), "n_held_out must be a whole number >= 1, got 0"),
+        (
+            lambda: make_corpus(10, 10, seed=-1),
+            "seed must be a whole number >= 0, None or a numpy.random.Generator, got -1",
+        ),
+        (lambda: make_corpus(10, 10, length=4), "length must be at least 5"),
+        (lambda: occurrences(DATA.train, "river"), "word must be one of 'bank', 'plant', 'bat', got 'river'"),
+        (
+            lambda: occurrences([], "bank"),
+            r"sentences must hold at least one occurrence of 'bank' \(an empty split\?\)",
+        ),
+        (lambda: vocabulary().encode("the bank was purple"), "text has a word not in the vocabulary: 'purple'"),
+        (lambda: vocabulary().id("purple"), "word must be in the vocabulary, got 'purple'"),
+        (lambda: Template("before", 2, 2, 6).fill("fish", "bank", ["so"]), "fillers must hold 2 words"),
+        (lambda: tokenize(3), "text must be a string, got int"),
+        (lambda: Vocabulary([]), "texts must hold at least one word"),
+        (lambda: slot_entropy("yes"), "sense_known must be True or False"),
+    ],
+)
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -16,8 +16,11 @@ import pytest
 
 import rnnmem
 
-MODULES = [importlib.import_module(f"rnnmem.{m.name}") for m in pkgutil.iter_modules(rnnmem.__path__)
-           if not m.name.startswith("_") and m.name != "site"]
+MODULES = [
+    importlib.import_module(f"rnnmem.{m.name}")
+    for m in pkgutil.iter_modules(rnnmem.__path__)
+    if not m.name.startswith("_") and m.name != "site"
+]
 
 
 def public_objects(module):

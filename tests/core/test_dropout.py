@@ -51,7 +51,7 @@ def test_where_the_masks_sit_decides_the_growth():
     assert ver[0] == ver[1] == ver[2] == pytest.approx((1 / keep) ** depth - 1)  # compounds in depth only
     assert var[0] == var[1] == var[2] == pytest.approx(1 / keep - 1)  # one perturbation per sequence
     table = dropout.survival_table(keep, (100,), depth)
-    assert table[0][1] == pytest.approx(keep ** 100) and table[0][2] == pytest.approx(keep ** depth)
+    assert table[0][1] == pytest.approx(keep**100) and table[0][2] == pytest.approx(keep**depth)
 
 
 def test_variational_masks_are_reused_per_step_masks_are_not():
@@ -61,7 +61,7 @@ def test_variational_masks_are_reused_per_step_masks_are_not():
     assert not np.all(steps[0] == steps[1])
     # a binary mask applied at every step is the mask itself (m^t = m): a unit is in or out for the sequence
     binary = m * 0.5
-    assert np.array_equal(binary ** 7, binary)
+    assert np.array_equal(binary**7, binary)
 
 
 def test_inverted_dropout_keeps_the_mean():
@@ -76,22 +76,25 @@ def test_keep_one_is_no_dropout():
     assert np.all(dropout.inverted_mask(10, 1.0) == 1.0)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: dropout.untouched_probability(0.0, 3), "keep"),
-    (lambda: dropout.untouched_probability(1.5, 3), "keep"),
-    (lambda: dropout.untouched_probability(float("nan"), 3), "keep"),
-    (lambda: dropout.untouched_probability(0.9, -1), "steps"),
-    (lambda: dropout.mask_product_variance(0.9, 2.5), "n"),
-    (lambda: dropout.perturbation_count("horizontal", 3), "scheme"),
-    (lambda: dropout.perturbation_count("vertical", 3, depth=0), "depth"),
-    (lambda: dropout.simulate_carried_state("recurrent", 0, 0.9), "steps"),
-    (lambda: dropout.simulate_carried_state("recurrent", 3, 0.9, runs=0), "runs"),
-    (lambda: dropout.variational_masks(0, 3, 0.5), "batch"),
-    (lambda: dropout.per_step_masks(2, 2, 0, 0.5), "units"),
-    (lambda: dropout.inverted_dropout([1.0, np.inf], 0.5), "x"),
-    (lambda: dropout.inverted_mask(3, 0.5, seed=-2), "seed"),
-    (lambda: dropout.inverted_mask((2, -1), 0.5), "shape"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: dropout.untouched_probability(0.0, 3), "keep"),
+        (lambda: dropout.untouched_probability(1.5, 3), "keep"),
+        (lambda: dropout.untouched_probability(float("nan"), 3), "keep"),
+        (lambda: dropout.untouched_probability(0.9, -1), "steps"),
+        (lambda: dropout.mask_product_variance(0.9, 2.5), "n"),
+        (lambda: dropout.perturbation_count("horizontal", 3), "scheme"),
+        (lambda: dropout.perturbation_count("vertical", 3, depth=0), "depth"),
+        (lambda: dropout.simulate_carried_state("recurrent", 0, 0.9), "steps"),
+        (lambda: dropout.simulate_carried_state("recurrent", 3, 0.9, runs=0), "runs"),
+        (lambda: dropout.variational_masks(0, 3, 0.5), "batch"),
+        (lambda: dropout.per_step_masks(2, 2, 0, 0.5), "units"),
+        (lambda: dropout.inverted_dropout([1.0, np.inf], 0.5), "x"),
+        (lambda: dropout.inverted_mask(3, 0.5, seed=-2), "seed"),
+        (lambda: dropout.inverted_mask((2, -1), 0.5), "shape"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()

@@ -51,8 +51,9 @@ def test_forward_and_backward_match_the_single_models(model, shared):
         expected = single.backward(d_outputs)
         for name in RECURRENT:
             scale = np.abs(expected[name]).max()
-            np.testing.assert_allclose(grads[name][e], expected[name], rtol=0, atol=1e-12 * scale,
-                                       err_msg=f"{model} member {e} {name}")
+            np.testing.assert_allclose(
+                grads[name][e], expected[name], rtol=0, atol=1e-12 * scale, err_msg=f"{model} member {e} {name}"
+            )
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -128,7 +129,7 @@ def _lstm_cells(model, x):
     c = np.zeros_like(h)
     cells = []
     for t in range(x.shape[0]):
-        _, (h, c) = model.forward(x[t:t + 1], (h, c))
+        _, (h, c) = model.forward(x[t : t + 1], (h, c))
         cells.append(c)
     return cells
 
@@ -140,35 +141,45 @@ def test_forget_bias_and_chrono_set_the_gate_rows():
     assert ens.params["bias_ih_l0"][:, f].tolist() == [[0.0] * H, [2.0] * H]
     assert (ens.params["bias_hh_l0"][:, f] == 0).all()
     same = Ensemble("lstm", 2, H, 1, seeds=[0, 1])
-    assert np.array_equal(ens.params["weight_hh_l0"], same.params["weight_hh_l0"])   # only the rows change
+    assert np.array_equal(ens.params["weight_hh_l0"], same.params["weight_hh_l0"])  # only the rows change
     chrono = Ensemble("lstm", 2, 400, 1, seeds=[0], init="chrono", t_max=50)
     b = chrono.params["bias_ih_l0"][0] + chrono.params["bias_hh_l0"][0]
     b_i, b_f = b[:400], b[400:800]
     assert np.array_equal(b_i, -b_f)
-    lifetimes = 1 + np.exp(b_f)                                     # 1/(1 - sigma(b_f)) = 1 + u
+    lifetimes = 1 + np.exp(b_f)  # 1/(1 - sigma(b_f)) = 1 + u
     assert lifetimes.min() >= 2 and lifetimes.max() <= 50
-    assert lifetimes.min() < 4 and lifetimes.max() > 45             # spread over [2, T_max]
+    assert lifetimes.min() < 4 and lifetimes.max() > 45  # spread over [2, T_max]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(model="transformer"), "model must be one of 'rnn', 'gru', 'lstm', got 'transformer'"),
-    (dict(model="gru", forget_bias=1.0), "forget_bias sets the LSTM's forget gate; model must be 'lstm', got 'gru'"),
-    (dict(init="orthogonal"), "init must be one of 'default', 'chrono', got 'orthogonal'"),
-    (dict(init="chrono"), "init='chrono' needs t_max, the longest lifetime wanted (a number > 2)"),
-    (dict(init="chrono", t_max=2), "t_max must be greater than 2 (u is drawn from [1, t_max - 1]), got 2.0"),
-    (dict(init="chrono", t_max=10, forget_bias=1.0),
-     "forget_bias and init='chrono' both set the forget bias: give one of them"),
-    (dict(forget_bias=[1.0]), "forget_bias must be one number or one per member (2), got 1 values"),
-    (dict(forget_bias=float("nan")), "forget_bias must not be NaN, got nan"),
-    (dict(t_max=10), "t_max is used only with init='chrono', got t_max=10 with init='default'"),
-    (dict(seeds=[]), "seeds must be a non-empty list of whole numbers >= 0, got []"),
-    (dict(init=["default"]), "init must be one of 'default', 'chrono' or one per member (2), got 1 values"),
-    (dict(init=["default", "he"]), "init[1] must be one of 'default', 'chrono', got 'he'"),
-    (dict(init=["default", "chrono"], t_max=10, forget_bias=[1.0, 1.0]),
-     "forget_bias and init='chrono' both set the forget bias (member 1): give one of them"),
-    (dict(init=["default", "chrono"]), "init='chrono' needs t_max, the longest lifetime wanted (a number > 2)"),
-    (dict(seeds=[0, -1]), "seeds[1] must be a whole number >= 0, got -1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(model="transformer"), "model must be one of 'rnn', 'gru', 'lstm', got 'transformer'"),
+        (
+            dict(model="gru", forget_bias=1.0),
+            "forget_bias sets the LSTM's forget gate; model must be 'lstm', got 'gru'",
+        ),
+        (dict(init="orthogonal"), "init must be one of 'default', 'chrono', got 'orthogonal'"),
+        (dict(init="chrono"), "init='chrono' needs t_max, the longest lifetime wanted (a number > 2)"),
+        (dict(init="chrono", t_max=2), "t_max must be greater than 2 (u is drawn from [1, t_max - 1]), got 2.0"),
+        (
+            dict(init="chrono", t_max=10, forget_bias=1.0),
+            "forget_bias and init='chrono' both set the forget bias: give one of them",
+        ),
+        (dict(forget_bias=[1.0]), "forget_bias must be one number or one per member (2), got 1 values"),
+        (dict(forget_bias=float("nan")), "forget_bias must not be NaN, got nan"),
+        (dict(t_max=10), "t_max is used only with init='chrono', got t_max=10 with init='default'"),
+        (dict(seeds=[]), "seeds must be a non-empty list of whole numbers >= 0, got []"),
+        (dict(init=["default"]), "init must be one of 'default', 'chrono' or one per member (2), got 1 values"),
+        (dict(init=["default", "he"]), "init[1] must be one of 'default', 'chrono', got 'he'"),
+        (
+            dict(init=["default", "chrono"], t_max=10, forget_bias=[1.0, 1.0]),
+            "forget_bias and init='chrono' both set the forget bias (member 1): give one of them",
+        ),
+        (dict(init=["default", "chrono"]), "init='chrono' needs t_max, the longest lifetime wanted (a number > 2)"),
+        (dict(seeds=[0, -1]), "seeds[1] must be a whole number >= 0, got -1"),
+    ],
+)
 def test_bad_construction_is_named(kwargs, message):
     args = dict(model="lstm", seeds=[0, 1])
     args.update(kwargs)
@@ -208,11 +219,11 @@ def test_carry_masks_multiply_the_cell_state_with_exact_gradients():
     assert not np.allclose(losses, plain)
     # against the equations written out for member 1, one step at a time
     from rnnmem.lstm import step
+
     p = {k: v[1] for k, v in ens.params.items()}
     h, c = np.zeros((B, H)), np.zeros((B, H))
     for t in range(T):
-        s = step(x[t, 1], h, masks[t, 1] * c, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"],
-                 p["bias_hh_l0"])
+        s = step(x[t, 1], h, masks[t, 1] * c, p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"])
         h, c = s.h, s.c
     logits = h @ p["readout_weight"].T + p["readout_bias"]
     log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
@@ -251,5 +262,6 @@ def test_backward_in_spans_of_steps_matches_the_single_model(model):
     d_outputs[-1] = d_last[1]
     expected = single.backward(d_outputs)
     for name in RECURRENT:
-        np.testing.assert_allclose(grads[name][1], expected[name], rtol=0,
-                                   atol=1e-12 * np.abs(expected[name]).max(), err_msg=name)
+        np.testing.assert_allclose(
+            grads[name][1], expected[name], rtol=0, atol=1e-12 * np.abs(expected[name]).max(), err_msg=name
+        )

@@ -27,7 +27,7 @@ def test_an_ensemble_trains_each_member_as_it_would_train_alone(model, dtype):
     seeds = [4, 0, 9]
     together = train(task, model, seeds=seeds, dtype=dtype, **SMALL)
     assert together.losses.dtype == np.float64 and together.ensemble.dtype == dtype
-    assert len({float(together.losses[e, -1]) for e in range(3)}) == 3       # the members differ
+    assert len({float(together.losses[e, -1]) for e in range(3)}) == 3  # the members differ
     for e, seed in enumerate(seeds):
         assert_same_run(together, train(task, model, seeds=[seed], dtype=dtype, **SMALL), e)
 
@@ -43,29 +43,45 @@ def test_initializations_stack_too():
     """b_f = 0, b_f = 2 and chrono in one ensemble, each member as it trains alone."""
     task = recall(lag=4, alphabet=3)
     members = [(3, 0.0, "default"), (3, 2.0, "default"), (3, None, "chrono"), (4, None, "default")]
-    together = train(task, "lstm", seeds=[m[0] for m in members], forget_bias=[m[1] for m in members],
-                     init=[m[2] for m in members], **SMALL)
+    together = train(
+        task,
+        "lstm",
+        seeds=[m[0] for m in members],
+        forget_bias=[m[1] for m in members],
+        init=[m[2] for m in members],
+        **SMALL,
+    )
     assert together.ensemble.t_max == task.length
     for e, (seed, b, init) in enumerate(members):
         assert_same_run(together, train(task, "lstm", seeds=[seed], forget_bias=b, init=init, **SMALL), e)
 
 
 def test_curves_and_norms_are_recorded():
-    result = train(recall(lag=2, alphabet=4), "gru", seeds=[0, 1], hidden=8, steps=30, batch=16,
-                   eval_every=10, eval_size=64, clip=0.5)
+    result = train(
+        recall(lag=2, alphabet=4),
+        "gru",
+        seeds=[0, 1],
+        hidden=8,
+        steps=30,
+        batch=16,
+        eval_every=10,
+        eval_size=64,
+        clip=0.5,
+    )
     assert result.eval_steps.tolist() == [0, 10, 20, 30]
     assert result.scores.shape == (2, 4) and result.losses.shape == (2, 30)
     assert ((result.scores >= 0) & (result.scores <= 1)).all()
     assert (result.grad_norms > 0).all() and np.isfinite(result.losses).all()
     # the recorded norm is before clipping: with clip=0.5 some exceed it
     assert (result.grad_norms > 0.5).any()
-    assert result.losses[:, :5].mean() > result.losses[:, -5:].mean()       # it learns something
+    assert result.losses[:, :5].mean() > result.losses[:, -5:].mean()  # it learns something
 
 
 def test_a_short_dependency_is_learned_and_counted():
     """Lag 2, alphabet 4: every seed reaches the threshold, at an evaluation step."""
-    result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=150, lr=0.02,
-                   eval_every=25, eval_size=256)
+    result = train(
+        recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=150, lr=0.02, eval_every=25, eval_size=256
+    )
     assert result.successes == 3
     assert all(s % 25 == 0 and 0 < s <= 150 for s in result.success_step)
     for e, s in enumerate(result.success_step):
@@ -75,10 +91,10 @@ def test_a_short_dependency_is_learned_and_counted():
 
 def test_regression_success_is_a_fraction_of_the_baseline():
     task = adding(4)
-    strict = train(task, "gru", seeds=[0, 1], hidden=16, steps=200, lr=0.01, eval_every=50, eval_size=256,
-                   threshold=0.99)
-    loose = train(task, "gru", seeds=[0, 1], hidden=16, steps=200, lr=0.01, eval_every=50, eval_size=256,
-                  threshold=0.5)
+    strict = train(
+        task, "gru", seeds=[0, 1], hidden=16, steps=200, lr=0.01, eval_every=50, eval_size=256, threshold=0.99
+    )
+    loose = train(task, "gru", seeds=[0, 1], hidden=16, steps=200, lr=0.01, eval_every=50, eval_size=256, threshold=0.5)
     for result in (strict, loose):
         limit = (1 - result.threshold) * task.baseline_mse
         for e in range(2):
@@ -102,22 +118,55 @@ def test_stop_when_done_stops_at_the_first_evaluation_all_have_succeeded():
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 def test_a_diverging_run_stops_and_says_so(optimizer):
     """An absurd learning rate without clipping: the loss stops being finite, the member is frozen."""
-    result = train(adding(5), "rnn", seeds=[0, 1], hidden=4, steps=20, batch=8, lr=1e200, clip=None,
-                   eval_every=5, eval_size=16, optimizer=optimizer)
+    result = train(
+        adding(5),
+        "rnn",
+        seeds=[0, 1],
+        hidden=4,
+        steps=20,
+        batch=8,
+        lr=1e200,
+        clip=None,
+        eval_every=5,
+        eval_size=16,
+        optimizer=optimizer,
+    )
     assert all(d is not None and d < 20 for d in result.diverged_at)
     assert result.successes == 0 and not result.succeeded.any()
     for e, d in enumerate(result.diverged_at):
         assert np.isfinite(result.losses[e, :d]).all() and np.isnan(result.losses[e, d:]).all()
         assert result.outcome(e) == f"diverged at update {d}"
-    for e, d in enumerate(result.diverged_at):                     # frozen: as they were after d updates
+    for e, d in enumerate(result.diverged_at):  # frozen: as they were after d updates
         if d > 0:
-            before = train(adding(5), "rnn", seeds=[e], hidden=4, steps=d, batch=8, lr=1e200, clip=None,
-                           eval_every=5, eval_size=16, optimizer=optimizer)
+            before = train(
+                adding(5),
+                "rnn",
+                seeds=[e],
+                hidden=4,
+                steps=d,
+                batch=8,
+                lr=1e200,
+                clip=None,
+                eval_every=5,
+                eval_size=16,
+                optimizer=optimizer,
+            )
             for k, p in result.ensemble.params.items():
                 assert np.array_equal(p[e], before.ensemble.params[k][0], equal_nan=True), k
     # the same setting with clipping and plain descent stays finite
-    clipped = train(adding(5), "rnn", seeds=[0, 1], hidden=4, steps=20, batch=8, lr=0.1, clip=1.0,
-                    eval_every=5, eval_size=16, optimizer="sgd")
+    clipped = train(
+        adding(5),
+        "rnn",
+        seeds=[0, 1],
+        hidden=4,
+        steps=20,
+        batch=8,
+        lr=0.1,
+        clip=1.0,
+        eval_every=5,
+        eval_size=16,
+        optimizer="sgd",
+    )
     assert clipped.diverged_at == [None, None]
 
 
@@ -126,30 +175,37 @@ def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
     fresh = make_ensemble(task, "rnn", [0, 1], hidden=8)
     norms = gradient_by_step(fresh, task, n=64)
     assert norms.shape == (2, 14) and (norms > 0).all()
-    assert (norms[:, 0] < norms[:, -1]).all()                      # the tanh RNN's gradient fades back in time
+    assert (norms[:, 0] < norms[:, -1]).all()  # the tanh RNN's gradient fades back in time
     result = train(task, "rnn", seeds=[0, 1], hidden=8, steps=5, batch=8, eval_every=5, eval_size=16)
     again = make_ensemble(task, "rnn", [0, 1], hidden=8)
-    assert np.array_equal(gradient_by_step(again, task, n=64), norms)    # fresh is reproducible
+    assert np.array_equal(gradient_by_step(again, task, n=64), norms)  # fresh is reproducible
     assert not np.array_equal(gradient_by_step(result.ensemble, task, n=64), norms)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(steps=0), "steps must be a whole number >= 1, got 0"),
-    (dict(batch=0), "batch must be a whole number >= 1, got 0"),
-    (dict(threshold=0), "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
-                        "explained), got 0"),
-    (dict(threshold=1.5), "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance "
-                          "explained), got 1.5"),
-    (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', got 'lstmx'"),
-    (dict(init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
-    (dict(lr=0), "lr must be a positive finite number, got 0"),
-    (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),
-    (dict(optimizer="rmsprop"), "optimizer must be one of 'adam', 'sgd', got 'rmsprop'"),
-    (dict(eval_every=0), "eval_every must be a whole number >= 1, got 0"),
-    (dict(hidden=0), "hidden must be a whole number >= 1, got 0"),
-    (dict(seeds=[0, -2]), "seeds[1] must be a whole number >= 0, got -2"),
-    (dict(eval_size=0), "eval_size must be a whole number >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(steps=0), "steps must be a whole number >= 1, got 0"),
+        (dict(batch=0), "batch must be a whole number >= 1, got 0"),
+        (
+            dict(threshold=0),
+            "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance explained), got 0",
+        ),
+        (
+            dict(threshold=1.5),
+            "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance explained), got 1.5",
+        ),
+        (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', got 'lstmx'"),
+        (dict(init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
+        (dict(lr=0), "lr must be a positive finite number, got 0"),
+        (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),
+        (dict(optimizer="rmsprop"), "optimizer must be one of 'adam', 'sgd', got 'rmsprop'"),
+        (dict(eval_every=0), "eval_every must be a whole number >= 1, got 0"),
+        (dict(hidden=0), "hidden must be a whole number >= 1, got 0"),
+        (dict(seeds=[0, -2]), "seeds[1] must be a whole number >= 0, got -2"),
+        (dict(eval_size=0), "eval_size must be a whole number >= 1, got 0"),
+    ],
+)
 def test_bad_training_arguments_are_named(kwargs, message):
     args = dict(model="lstm", seeds=[0], steps=2)
     args.update(kwargs)
@@ -170,7 +226,7 @@ def test_carry_dropout_trains_each_member_as_alone_and_changes_training(carry_ma
         assert_same_run(together, train(task, "lstm", seeds=[seed], **kwargs), e)
     plain = train(task, "lstm", seeds=[2, 5], **SMALL)
     assert not np.array_equal(plain.losses, together.losses)
-    assert np.array_equal(plain.scores[:, 0], together.scores[:, 0])        # evaluation uses no mask
+    assert np.array_equal(plain.scores[:, 0], together.scores[:, 0])  # evaluation uses no mask
     with pytest.raises(ValueError, match=r"carry_keep must be a keep probability in \(0, 1\], got 0.0"):
         train(task, "lstm", carry_keep=0.0, **SMALL)
     with pytest.raises(ValueError, match="carry_keep drops the LSTM's cell state; model must be 'lstm', got 'gru'"):

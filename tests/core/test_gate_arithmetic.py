@@ -52,22 +52,25 @@ def test_gru_limits_update_one_reset_zero():
     assert writes.h == 0.0
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: gate_arithmetic.lstm_update(0.8, f=-0.1, i=0.2, g=0.5, o=0.75), "f"),
-    (lambda: gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=1.5, o=0.75), "g"),
-    (lambda: gate_arithmetic.lstm_update(float("nan"), f=0.9, i=0.2, g=0.5, o=0.75), "c_prev"),
-    (lambda: gate_arithmetic.gru_update(0.8, z=1.1, r=0.2), "z"),
-    (lambda: gate_arithmetic.gru_update(0.8, z=0.9, r=0.2, update="keeps"), "update"),
-    (lambda: gate_arithmetic.gru_update(0.8, z=0.9, r=0.2, reset="inside"), "reset"),
-    (lambda: gate_arithmetic.gate_rows([1.0, 2.0], [1.0]), "targets"),
-    (lambda: gate_arithmetic.gate_rows([1.0, 2.0], [0.5], activation="relu"), "activation"),
-    (lambda: gate_arithmetic.gate_rows([[1.0, 2.0]], [0.5]), "q"),
-    (lambda: gate_arithmetic.gate_rows([1.0, 2.0], [0.5, 0.6], bias=[1.0, 2.0, 3.0]), "bias"),
-    (lambda: gate_arithmetic.solved_lstm([1.0], [0.5, 0.1], [2.0], i=[0.5], f=[0.9], g=[0.2], o=[0.5]), "c_prev"),
-    (lambda: gate_arithmetic.solved_lstm([1.0], [0.5], [2.0], i=[0.5, 0.5], f=[0.9], g=[0.2], o=[0.5]), "i"),
-    (lambda: gate_arithmetic.solved_gru([1.0], [0.5], r=[0.5], z=[0.9], W_in=[[1.0, 1.0]], W_hn=[[1.0]]), "W_in"),
-    (lambda: gate_arithmetic.solved_gru([1.0], [0.5], r=[0.5], z=[0.9], W_in=[[1.0]], W_hn=[[1.0, 0.0]]), "W_hn"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: gate_arithmetic.lstm_update(0.8, f=-0.1, i=0.2, g=0.5, o=0.75), "f"),
+        (lambda: gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=1.5, o=0.75), "g"),
+        (lambda: gate_arithmetic.lstm_update(float("nan"), f=0.9, i=0.2, g=0.5, o=0.75), "c_prev"),
+        (lambda: gate_arithmetic.gru_update(0.8, z=1.1, r=0.2), "z"),
+        (lambda: gate_arithmetic.gru_update(0.8, z=0.9, r=0.2, update="keeps"), "update"),
+        (lambda: gate_arithmetic.gru_update(0.8, z=0.9, r=0.2, reset="inside"), "reset"),
+        (lambda: gate_arithmetic.gate_rows([1.0, 2.0], [1.0]), "targets"),
+        (lambda: gate_arithmetic.gate_rows([1.0, 2.0], [0.5], activation="relu"), "activation"),
+        (lambda: gate_arithmetic.gate_rows([[1.0, 2.0]], [0.5]), "q"),
+        (lambda: gate_arithmetic.gate_rows([1.0, 2.0], [0.5, 0.6], bias=[1.0, 2.0, 3.0]), "bias"),
+        (lambda: gate_arithmetic.solved_lstm([1.0], [0.5, 0.1], [2.0], i=[0.5], f=[0.9], g=[0.2], o=[0.5]), "c_prev"),
+        (lambda: gate_arithmetic.solved_lstm([1.0], [0.5], [2.0], i=[0.5, 0.5], f=[0.9], g=[0.2], o=[0.5]), "i"),
+        (lambda: gate_arithmetic.solved_gru([1.0], [0.5], r=[0.5], z=[0.9], W_in=[[1.0, 1.0]], W_hn=[[1.0]]), "W_in"),
+        (lambda: gate_arithmetic.solved_gru([1.0], [0.5], r=[0.5], z=[0.9], W_in=[[1.0]], W_hn=[[1.0, 0.0]]), "W_hn"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()
@@ -77,7 +80,7 @@ def test_gate_rows_hit_their_targets_and_are_the_shortest():
     q = np.array([0.6, 0.4, 0.1, -0.2])
     W = gate_arithmetic.gate_rows(q, [0.8, 0.7], bias=1.0)
     assert memory.sigmoid(W @ q + 1.0).tolist() == pytest.approx([0.8, 0.7], abs=1e-15)
-    other = W[0] + np.array([0.4, -0.6, 0.0, 0.0])         # orthogonal to q: same gate, longer row
+    other = W[0] + np.array([0.4, -0.6, 0.0, 0.0])  # orthogonal to q: same gate, longer row
     assert float(other @ q) == pytest.approx(float(W[0] @ q))
     assert np.linalg.norm(other) > np.linalg.norm(W[0])
     g = gate_arithmetic.gate_rows(q, [-0.4], activation="tanh")

@@ -42,8 +42,22 @@ def test_lstm_rows_in_both_views():
     assert torch_view[:4] == ["W_ih[i]", "W_ih[f]", "W_ih[g]", "W_ih[o]"]
     assert torch_view[12:] == ["b_hh[i]", "b_hh[f]", "b_hh[g]", "b_hh[o]", "h0", "c0", "x"]
     equations = [name for name, _ in gradcheck(model, x, state, blocks="equations", include_x=False).rows]
-    assert equations == ["W_ii", "W_if", "W_ig", "W_io", "W_hi", "W_hf", "W_hg", "W_ho",
-                         "b_i", "b_f", "b_g", "b_o", "h0", "c0"]
+    assert equations == [
+        "W_ii",
+        "W_if",
+        "W_ig",
+        "W_io",
+        "W_hi",
+        "W_hf",
+        "W_hg",
+        "W_ho",
+        "b_i",
+        "b_f",
+        "b_g",
+        "b_o",
+        "h0",
+        "c0",
+    ]
 
 
 def test_gru_and_rnn_rows():
@@ -65,7 +79,7 @@ class ForgetGateSlip(LSTM):
     def _backward(self, cache, d_outputs, d_final):
         grads = super()._backward(cache, d_outputs, d_final)
         H = self.hidden_size
-        grads["weight_hh_l0"][H:2 * H] *= 1.01
+        grads["weight_hh_l0"][H : 2 * H] *= 1.01
         return grads
 
 

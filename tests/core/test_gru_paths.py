@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnnmem import cell_paths, gru, jacobians as jac
+from rnnmem import cell_paths, gru
+from rnnmem import jacobians as jac
 
 FD = dict(rtol=1e-6, atol=1e-8)
 
@@ -42,9 +43,9 @@ def test_every_weight_path_carries_the_write_share():
     step = jac.gru_jacobian(x, h, **W)
     r, z, n = step.step.r, step.step.z, step.step.n
     U_r, U_z, U_n = np.split(W["W_hh"], 3)
-    b_hn = W["b_hh"][2 * H:]
+    b_hn = W["b_hh"][2 * H :]
     da_n = (U_n @ h + b_hn)[:, None] * (r * (1 - r))[:, None] * U_r + r[:, None] * U_n
-    B = (z * (h - n))[:, None] * U_z + (1 - n ** 2)[:, None] * da_n
+    B = (z * (h - n))[:, None] * U_z + (1 - n**2)[:, None] * da_n
     np.testing.assert_allclose(step.J, np.diag(z) + (1 - z)[:, None] * B, rtol=1e-12, atol=1e-14)
 
 
@@ -72,13 +73,16 @@ def test_random_gru_is_pytorchs_draw_with_the_update_offset():
     assert np.abs(base["W_hh"]).max() <= 1 / np.sqrt(3)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(input_size=0, hidden=3), "input_size"),
-    (dict(input_size=2, hidden=-1), "hidden"),
-    (dict(input_size=2, hidden=3, scale=0.0), "scale"),
-    (dict(input_size=2, hidden=3, update_bias=float("nan")), "update_bias"),
-    (dict(input_size=2, hidden=3, seed=-1), "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(input_size=0, hidden=3), "input_size"),
+        (dict(input_size=2, hidden=-1), "hidden"),
+        (dict(input_size=2, hidden=3, scale=0.0), "scale"),
+        (dict(input_size=2, hidden=3, update_bias=float("nan")), "update_bias"),
+        (dict(input_size=2, hidden=3, seed=-1), "seed"),
+    ],
+)
 def test_random_gru_names_a_bad_argument(kwargs, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         cell_paths.random_gru(**kwargs)

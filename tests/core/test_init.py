@@ -14,6 +14,7 @@ def _sig(b):
 
 # --------------------------------------------------------------------------- the forget-bias table
 
+
 def test_zero_bias_row():
     r = init.forget_bias_row(0.0)
     assert r.gate == 0.5
@@ -35,7 +36,7 @@ def test_bias_two_after_47_steps():
     assert round(init.forget_gate(2.0), 4) == 0.8808
     assert kept2 == pytest.approx(_sig(2.0) ** 47, rel=1e-12)
     assert f"{kept2:.3g}" == "0.00257"
-    assert kept0 == 2.0 ** -47 and f"{kept0:.3g}" == "7.11e-15"
+    assert kept0 == 2.0**-47 and f"{kept0:.3g}" == "7.11e-15"
     assert f"{kept2 / kept0:.2g}" == "3.6e+11"
 
 
@@ -63,6 +64,7 @@ def test_forget_bias_other_targets():
 
 
 # --------------------------------------------------------------------------- layer bias vectors
+
 
 def test_keras_unit_forget_bias_layout():
     b = init.keras_unit_forget_bias(5)
@@ -110,7 +112,7 @@ def test_torch_lstm_biases_follow_the_same_draw(torch):
     a = 1 / math.sqrt(H)
     b_ih, b_hh = m.bias_ih_l0.detach().numpy(), m.bias_hh_l0.detach().numpy()
     assert b_ih.shape == (4 * H,) and np.abs(b_ih).max() <= a and np.abs(b_hh).max() <= a
-    forget = b_ih[H:2 * H] + b_hh[H:2 * H]
+    forget = b_ih[H : 2 * H] + b_hh[H : 2 * H]
     assert np.abs(forget).max() <= 2 * a
     assert np.abs(b_ih).max() > 0.9 * a  # uniform over the whole interval, not a narrower one
 
@@ -142,25 +144,28 @@ def test_scheme_horizons():
     assert levels == pytest.approx(math.log(0.01) / math.log(0.5))
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: init.forget_bias(), "forget_bias"),
-    (lambda: init.forget_bias(gate=0.5, horizon=3), "forget_bias"),
-    (lambda: init.forget_bias(gate=1.2), "f"),
-    (lambda: init.forget_bias(horizon=-3), "steps"),
-    (lambda: init.forget_bias(mean_lifetime=1), "mean_lifetime"),
-    (lambda: init.forget_bias(efold_horizon=0), "efold_horizon"),
-    (lambda: init.forget_bias_row(float("nan")), "bias"),
-    (lambda: init.keras_unit_forget_bias(0), "hidden"),
-    (lambda: init.gate_slice("x", 3), "gate"),
-    (lambda: init.gate_slice("f", 3, order="tf"), "order"),
-    (lambda: init.pytorch_default_biases(3, seed=-1), "seed"),
-    (lambda: init.pytorch_forget_bias_samples(3, 0), "size"),
-    (lambda: init.chrono_biases(3, 2), "t_max"),
-    (lambda: init.chrono_biases(3, -5), "t_max"),
-    (lambda: init.initial_forget_biases("chrono", 3), "t_max"),
-    (lambda: init.initial_forget_biases("xavier", 3), "scheme"),
-    (lambda: init.initial_horizons("zero", 3, measure="half"), "measure"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: init.forget_bias(), "forget_bias"),
+        (lambda: init.forget_bias(gate=0.5, horizon=3), "forget_bias"),
+        (lambda: init.forget_bias(gate=1.2), "f"),
+        (lambda: init.forget_bias(horizon=-3), "steps"),
+        (lambda: init.forget_bias(mean_lifetime=1), "mean_lifetime"),
+        (lambda: init.forget_bias(efold_horizon=0), "efold_horizon"),
+        (lambda: init.forget_bias_row(float("nan")), "bias"),
+        (lambda: init.keras_unit_forget_bias(0), "hidden"),
+        (lambda: init.gate_slice("x", 3), "gate"),
+        (lambda: init.gate_slice("f", 3, order="tf"), "order"),
+        (lambda: init.pytorch_default_biases(3, seed=-1), "seed"),
+        (lambda: init.pytorch_forget_bias_samples(3, 0), "size"),
+        (lambda: init.chrono_biases(3, 2), "t_max"),
+        (lambda: init.chrono_biases(3, -5), "t_max"),
+        (lambda: init.initial_forget_biases("chrono", 3), "t_max"),
+        (lambda: init.initial_forget_biases("xavier", 3), "scheme"),
+        (lambda: init.initial_horizons("zero", 3, measure="half"), "measure"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()
@@ -171,7 +176,7 @@ def test_keras_lstm_weights_follow_keras_initializers():
     W = init.keras_lstm_weights(D, H, seed=3)
     limit = (6 / (D + 4 * H)) ** 0.5
     assert W["W_ih"].shape == (4 * H, D) and np.abs(W["W_ih"]).max() <= limit
-    assert np.abs(W["W_ih"]).max() > 0.8 * limit            # uses the whole Glorot range
+    assert np.abs(W["W_ih"]).max() > 0.8 * limit  # uses the whole Glorot range
     np.testing.assert_allclose(W["W_hh"].T @ W["W_hh"], np.eye(H), atol=1e-12)
     assert W["b_ih"].tolist() == init.keras_unit_forget_bias(H).tolist()
     assert not W["b_hh"].any()
@@ -181,6 +186,7 @@ def test_keras_lstm_weights_follow_keras_initializers():
 
 def test_recurrent_matrices():
     from rnnmem.init import recurrent_matrix
+
     Q = recurrent_matrix("orthogonal", 16, seed=2)
     np.testing.assert_allclose(Q.T @ Q, np.eye(16), atol=1e-12)
     np.testing.assert_array_equal(Q, recurrent_matrix("orthogonal", 16, seed=2))

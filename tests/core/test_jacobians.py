@@ -4,9 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rnnmem import cell_bound, cell_paths, growth_cell, gru, jacobians as jac, lstm, rnn
+from rnnmem import cell_bound, cell_paths, growth_cell, gru, lstm, rnn
+from rnnmem import jacobians as jac
 
 FD = dict(rtol=1e-6, atol=1e-8)
 
@@ -14,11 +16,16 @@ FD = dict(rtol=1e-6, atol=1e-8)
 def _weights(gates, D, H, seed, scale=1.0):
     rng = np.random.default_rng(seed)
     a = scale / math.sqrt(H)
-    return {"W_ih": rng.uniform(-a, a, (gates * H, D)), "W_hh": rng.uniform(-a, a, (gates * H, H)),
-            "b_ih": rng.uniform(-a, a, gates * H), "b_hh": rng.uniform(-a, a, gates * H)}
+    return {
+        "W_ih": rng.uniform(-a, a, (gates * H, D)),
+        "W_hh": rng.uniform(-a, a, (gates * H, H)),
+        "b_ih": rng.uniform(-a, a, gates * H),
+        "b_hh": rng.uniform(-a, a, gates * H),
+    }
 
 
 # --------------------------------------------------------------------------- one step against finite differences
+
 
 @pytest.mark.parametrize("seed, scale", [(0, 1.0), (1, 3.0), (2, 0.3)])
 def test_rnn_jacobian_matches_finite_differences(seed, scale):
@@ -29,7 +36,7 @@ def test_rnn_jacobian_matches_finite_differences(seed, scale):
     np.testing.assert_allclose(h_new, rnn.step(x, h, **W))
     fd = jac.finite_difference_jacobian(lambda v: rnn.step(x, v, **W), h)
     np.testing.assert_allclose(J, fd, **FD)
-    np.testing.assert_allclose(J, np.diag(1 - h_new ** 2) @ W["W_hh"], rtol=1e-14)
+    np.testing.assert_allclose(J, np.diag(1 - h_new**2) @ W["W_hh"], rtol=1e-14)
 
 
 @pytest.mark.parametrize("seed, scale", [(0, 1.0), (1, 2.5), (2, 0.5), (3, 4.0)])
@@ -68,6 +75,7 @@ def test_gru_jacobian_matches_finite_differences(update, reset, seed):
 
 
 # --------------------------------------------------------------------------- along trajectories
+
 
 def test_lstm_products_match_finite_differences_of_the_whole_run():
     H, D, T = 3, 2, 6
@@ -124,6 +132,7 @@ def test_distance_norms_measure_from_the_last_step():
 
 # --------------------------------------------------------------------------- tanh RNN on a random network
 
+
 def test_spectral_radius_and_rescaling():
     W = np.random.default_rng(0).standard_normal((6, 6))
     for rho in (0.5, 1.0, 1.7):
@@ -140,7 +149,7 @@ def test_rnn_norms_are_bounded_by_powers_of_the_weight_norm(radius):
     W = jac.random_rnn(4, 24, radius, np.random.default_rng(2))["W_hh"]
     s = np.linalg.norm(W, 2)
     k = np.arange(31)
-    assert np.all(norms <= s ** k * (1 + 1e-9))  # tanh' <= 1 can only shrink
+    assert np.all(norms <= s**k * (1 + 1e-9))  # tanh' <= 1 can only shrink
     assert norms[0] == 1.0
 
 
@@ -163,6 +172,7 @@ def test_nonnormal_matrix_grows_before_it_decays():
 
 
 # --------------------------------------------------------------------------- LSTM: carry line against other paths
+
 
 def test_cell_paths_total_is_the_finite_difference_of_the_cell():
     H, D, T = 3, 2, 8
@@ -197,8 +207,9 @@ def test_without_recurrent_weights_only_the_carry_line_is_left():
 def test_which_path_dominates_depends_on_saturation():
     xs = np.random.default_rng(1).standard_normal((30, 2))
     start = np.zeros(8), np.zeros(8)
-    sat = cell_paths.lstm_cell_paths(xs, *start, **jac.random_lstm(2, 8, seed=0, forget_bias=6, input_bias=-6,
-                                                            candidate_bias=4))
+    sat = cell_paths.lstm_cell_paths(
+        xs, *start, **jac.random_lstm(2, 8, seed=0, forget_bias=6, input_bias=-6, candidate_bias=4)
+    )
     strong = cell_paths.lstm_cell_paths(xs, *start, **jac.random_lstm(2, 8, seed=0, scale=5.0, forget_bias=5.0))
     assert np.all(sat.other_norm[1:] < 0.05 * sat.carry_norm[1:])
     assert strong.other_norm[30] > 5 * strong.carry_norm[30]
@@ -207,11 +218,12 @@ def test_which_path_dominates_depends_on_saturation():
 
 # --------------------------------------------------------------------------- the scalar growth cell
 
+
 def test_growth_example_factors_and_product():
     g = growth_cell.growth_trajectory(0.4)
     assert [round(v, 6) for v in g.factors] == [1.221326, 1.078827]
     assert round(g.product, 6) == 1.317600
-    assert g.carry_line == 0.75 ** 2 == 0.5625
+    assert g.carry_line == 0.75**2 == 0.5625
     assert g.product > 1 > g.carry_line
 
 
@@ -261,17 +273,18 @@ def test_the_one_point_625_cell():
 
 # --------------------------------------------------------------------------- the cell bound
 
+
 def test_cell_bound_formula():
     assert cell_bound.cell_bound(0, 0.9, 3.0) == 3.0
     assert cell_bound.cell_bound(5, 1.0, -2.0) == 7.0
     t = np.arange(50)
     b = cell_bound.cell_bound(t, 0.8, 1.0)
-    assert b[-1] == pytest.approx(0.8 ** 49 + (1 - 0.8 ** 49) / 0.2)
+    assert b[-1] == pytest.approx(0.8**49 + (1 - 0.8**49) / 0.2)
     assert np.all(b <= max(1.0, 1 / 0.2) + 1e-12)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.floats(0.05, 1.0), st.floats(-20, 20), st.integers(0, 2 ** 32 - 1))
+@given(st.floats(0.05, 1.0), st.floats(-20, 20), st.integers(0, 2**32 - 1))
 def test_random_gates_never_break_the_bound(phi, c0, seed):
     rng = np.random.default_rng(seed)
     c = c0
@@ -301,29 +314,32 @@ def test_simulated_lstm_respects_the_bound(forget_bias):
 W4 = _weights(4, 2, 3, 0)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: jac.lstm_jacobian(np.zeros((2, 2)), np.zeros(3), np.zeros(3), **W4), "x"),
-    (lambda: jac.lstm_jacobian(np.zeros(2), np.zeros((1, 3)), np.zeros(3), **W4), "h_prev"),
-    (lambda: jac.lstm_jacobian(np.zeros(2), np.zeros(3), [np.nan] * 3, **W4), "c_prev"),
-    (lambda: jac.lstm_trajectory(np.zeros(2), np.zeros(3), np.zeros(3), **W4), "xs"),
-    (lambda: jac.gru_jacobian(np.zeros(2), np.zeros(3), **_weights(3, 2, 3, 0), update="z_both"), "update"),
-    (lambda: jac.spectral_radius(np.ones((2, 3))), "W"),
-    (lambda: jac.with_spectral_radius(np.eye(2), 0.0), "radius"),
-    (lambda: jac.with_spectral_radius(np.eye(2, k=1), 0.5), "W"),
-    (lambda: jac.random_rnn(0, 3, 0.5), "input_size"),
-    (lambda: jac.random_lstm(2, 3, scale=-1.0), "scale"),
-    (lambda: jac.jacobian_products(np.ones((2, 2, 3))), "jacobians"),
-    (lambda: jac.nonnormal_growth(radius=-0.5), "radius"),
-    (lambda: growth_cell.growth_factor(0.4, f=1.0), "f"),
-    (lambda: growth_cell.find_growth_start((2.0,)), r"factors\[0\] must"),
-    (lambda: growth_cell.find_growth_start(()), "factors"),
-    (lambda: growth_cell.find_growth_start((0.75,)), r"factors\[0\] must"),
-    (lambda: growth_cell.perturbation_growth(eps=0.0), "eps"),
-    (lambda: cell_bound.cell_bound(3, 1.5), "phi"),
-    (lambda: cell_bound.cell_bound(-1, 0.5), "t"),
-    (lambda: cell_bound.simulate_cell_bound(hidden=0), "hidden"),
-    (lambda: jac.finite_difference_jacobian(lambda v: v, [1.0], eps=0.0), "eps"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: jac.lstm_jacobian(np.zeros((2, 2)), np.zeros(3), np.zeros(3), **W4), "x"),
+        (lambda: jac.lstm_jacobian(np.zeros(2), np.zeros((1, 3)), np.zeros(3), **W4), "h_prev"),
+        (lambda: jac.lstm_jacobian(np.zeros(2), np.zeros(3), [np.nan] * 3, **W4), "c_prev"),
+        (lambda: jac.lstm_trajectory(np.zeros(2), np.zeros(3), np.zeros(3), **W4), "xs"),
+        (lambda: jac.gru_jacobian(np.zeros(2), np.zeros(3), **_weights(3, 2, 3, 0), update="z_both"), "update"),
+        (lambda: jac.spectral_radius(np.ones((2, 3))), "W"),
+        (lambda: jac.with_spectral_radius(np.eye(2), 0.0), "radius"),
+        (lambda: jac.with_spectral_radius(np.eye(2, k=1), 0.5), "W"),
+        (lambda: jac.random_rnn(0, 3, 0.5), "input_size"),
+        (lambda: jac.random_lstm(2, 3, scale=-1.0), "scale"),
+        (lambda: jac.jacobian_products(np.ones((2, 2, 3))), "jacobians"),
+        (lambda: jac.nonnormal_growth(radius=-0.5), "radius"),
+        (lambda: growth_cell.growth_factor(0.4, f=1.0), "f"),
+        (lambda: growth_cell.find_growth_start((2.0,)), r"factors\[0\] must"),
+        (lambda: growth_cell.find_growth_start(()), "factors"),
+        (lambda: growth_cell.find_growth_start((0.75,)), r"factors\[0\] must"),
+        (lambda: growth_cell.perturbation_growth(eps=0.0), "eps"),
+        (lambda: cell_bound.cell_bound(3, 1.5), "phi"),
+        (lambda: cell_bound.cell_bound(-1, 0.5), "t"),
+        (lambda: cell_bound.simulate_cell_bound(hidden=0), "hidden"),
+        (lambda: jac.finite_difference_jacobian(lambda v: v, [1.0], eps=0.0), "eps"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}(\b| )"):
         call()
@@ -331,16 +347,16 @@ def test_bad_input_names_the_argument(call, name):
 
 # --------------------------------------------------------------------------- ReLU steps, BPTT with a loss at every step, growth rates
 
+
 def test_relu_jacobian_matches_finite_differences_away_from_the_corner():
     W = _weights(1, 3, 6, 4, 2.0)
     rng = np.random.default_rng(7)
     x, h = rng.standard_normal(3), rng.uniform(0, 1, 6)
     h_new, J = jac.rnn_jacobian(x, h, **W, nonlinearity="relu")
     a = W["W_ih"] @ x + W["b_ih"] + W["W_hh"] @ h + W["b_hh"]
-    assert np.min(np.abs(a)) > 1e-3 and 0 < np.sum(a > 0) < 6    # both sides of the corner, none on it
+    assert np.min(np.abs(a)) > 1e-3 and 0 < np.sum(a > 0) < 6  # both sides of the corner, none on it
     np.testing.assert_array_equal(h_new, np.maximum(a, 0))
-    fd = jac.finite_difference_jacobian(
-        lambda v: jac.rnn_jacobian(x, v, **W, nonlinearity="relu")[0], h)
+    fd = jac.finite_difference_jacobian(lambda v: jac.rnn_jacobian(x, v, **W, nonlinearity="relu")[0], h)
     np.testing.assert_allclose(J, fd, **FD)
 
 
@@ -370,10 +386,12 @@ def test_loss_rates_are_the_gradients_the_model_backpropagates(seed):
     by_rates = sum(np.outer(slopes[t] * delta[t], states[t]) for t in range(len(xs)))
     np.testing.assert_allclose(by_rates, grads["weight_hh_l0"], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(jac.path_terms(Js, errors).sum(axis=1), delta, rtol=1e-12, atol=1e-14)
+
     # delta_1 against a finite difference of the whole loss in h_1
     def loss_from(h1):
         later, _ = jac.rnn_trajectory(xs[1:], h1, **model.weights)
         return 0.5 * np.sum((h1 - ys[0]) ** 2) + 0.5 * np.sum((later[1:] - ys[1:]) ** 2)
+
     fd = np.array([(loss_from(states[1] + e) - loss_from(states[1] - e)) / 2e-6 for e in 1e-6 * np.eye(4)])
     np.testing.assert_allclose(delta[0], fd, rtol=1e-6, atol=1e-9)
 
@@ -405,7 +423,7 @@ def test_growth_rate_is_the_top_rate_of_a_long_product():
 def test_a_free_run_dies_below_radius_one_and_saturates_above_it():
     quiet, Js = jac.free_run(0.9, hidden=16, steps=150)
     assert np.abs(quiet[-1]).max() < 1e-6 * np.abs(quiet[0]).max()
-    assert jac.growth_rate(Js, burn_in=50) == pytest.approx(0.9, abs=0.02)   # slopes are 1 at zero
+    assert jac.growth_rate(Js, burn_in=50) == pytest.approx(0.9, abs=0.02)  # slopes are 1 at zero
     loud, _ = jac.free_run(2.0, hidden=16, steps=150)
     assert np.sqrt(np.mean(loud[-1] ** 2)) > 0.3 > 50 * np.abs(loud[0]).max()
 
@@ -413,6 +431,7 @@ def test_a_free_run_dies_below_radius_one_and_saturates_above_it():
 @pytest.mark.parametrize("init", ["pytorch", "orthogonal", "identity"])
 def test_init_norms_are_the_products_of_the_run_they_describe(init):
     from rnnmem.init import pytorch_weights, recurrent_matrix
+
     n = jac.init_norms_by_distance(init, hidden=8, steps=12, seed=3)
     rng = np.random.default_rng(3)
     W = pytorch_weights(4, 8, seed=rng)
@@ -421,7 +440,7 @@ def test_init_norms_are_the_products_of_the_run_they_describe(init):
     xs = rng.standard_normal((12, 4))
     _, Js = jac.rnn_trajectory(xs, np.zeros(8), **W)
     np.testing.assert_array_equal(n, jac.distance_norms(Js))
-    if init != "pytorch":   # an orthogonal W_hh stretches nothing: only the slopes of tanh shrink
+    if init != "pytorch":  # an orthogonal W_hh stretches nothing: only the slopes of tanh shrink
         assert np.all(np.diff(n) <= 1e-12)
 
 

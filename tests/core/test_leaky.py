@@ -12,14 +12,14 @@ from rnnmem.leaky import gate_biases, leak, run, time_constant
 @pytest.mark.parametrize("tau", [1.5, 4.0, 37.0, 1000.0])
 def test_exact_leak_divides_by_e_every_tau_steps(tau):
     alpha = leak(tau)
-    assert alpha ** tau == pytest.approx(math.exp(-1), rel=1e-12)
+    assert alpha**tau == pytest.approx(math.exp(-1), rel=1e-12)
     assert time_constant(alpha) == pytest.approx(memory.efold_horizon(alpha), rel=1e-12)
 
 
 @pytest.mark.parametrize("tau", [1.5, 4.0, 37.0, 1000.0])
 def test_euler_time_constant_is_the_mean_lifetime_and_inverts(tau):
     alpha = leak(tau, "euler")
-    assert sum(alpha ** n for n in range(200_000)) == pytest.approx(tau, rel=1e-9)
+    assert sum(alpha**n for n in range(200_000)) == pytest.approx(tau, rel=1e-9)
     assert time_constant(alpha, "euler") == pytest.approx(tau, rel=1e-12)
 
 
@@ -60,23 +60,26 @@ def test_gate_biases_make_an_lstm_at_zero_weights_a_leaky_unit():
 
 def test_chrono_is_gate_biases_of_uniform_time_constants():
     b_f, b_i = init.chrono_biases(500, t_max=300, seed=4)
-    tau = 1 + np.exp(b_f)                       # the draws u = tau - 1
+    tau = 1 + np.exp(b_f)  # the draws u = tau - 1
     again_f, again_i = gate_biases(tau)
     np.testing.assert_allclose(again_f, b_f, rtol=1e-12)
     np.testing.assert_allclose(again_i, b_i, rtol=1e-12)
     assert tau.min() >= 2 and tau.max() <= 300
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: leak(0.0), "tau"),
-    (lambda: leak(1.0, "euler"), "tau"),
-    (lambda: leak(3.0, "midpoint"), "discretization"),
-    (lambda: time_constant(1.0), "alpha"),
-    (lambda: run(np.zeros(0), 3.0), "x"),
-    (lambda: run([1.0, float("nan")], 3.0), "x"),
-    (lambda: run([1.0], -2.0), "tau"),
-    (lambda: gate_biases(0.5), "tau"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: leak(0.0), "tau"),
+        (lambda: leak(1.0, "euler"), "tau"),
+        (lambda: leak(3.0, "midpoint"), "discretization"),
+        (lambda: time_constant(1.0), "alpha"),
+        (lambda: run(np.zeros(0), 3.0), "x"),
+        (lambda: run([1.0, float("nan")], 3.0), "x"),
+        (lambda: run([1.0], -2.0), "tau"),
+        (lambda: gate_biases(0.5), "tau"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=f"^{name} must"):
         call()

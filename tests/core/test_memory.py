@@ -18,7 +18,7 @@ def test_level_horizon_is_where_the_product_crosses_the_level(f):
 @pytest.mark.parametrize("f", [0.1, 0.5, 0.731, 0.9, 0.99, 0.9999])
 def test_efold_horizon_divides_by_e_and_sits_inside_its_bounds(f):
     m = memory.efold_horizon(f)
-    assert f ** m == pytest.approx(math.exp(-1), rel=1e-12)
+    assert f**m == pytest.approx(math.exp(-1), rel=1e-12)
     lower, upper = memory.efold_bounds(f)
     assert lower < m < upper
     assert upper - lower == pytest.approx(1.0)

@@ -51,7 +51,7 @@ def test_gru_update_conventions_mirror_each_other(reset):
     # Negating the update gate's pre-activation turns z into 1 - z.
     W_ih2, W_hh2, b_ih2, b_hh2 = (w.copy() for w in (W_ih, W_hh, b_ih, b_hh))
     for w in (W_ih2, W_hh2, b_ih2, b_hh2):
-        w[H:2 * H] *= -1
+        w[H : 2 * H] *= -1
     writes = gru.step(x, h, W_ih2, W_hh2, b_ih2, b_hh2, update="z_writes", reset=reset)
     np.testing.assert_allclose(writes.h, keeps.h, rtol=1e-13)
     np.testing.assert_allclose(writes.z, 1 - keeps.z, rtol=1e-13)
@@ -62,7 +62,7 @@ def test_gru_reset_conventions_differ_only_through_the_reset_gate():
     rng = np.random.default_rng(3)
     x, h = rng.normal(size=D), rng.normal(size=H)
     W_ih, W_hh, b_ih, b_hh = weights("gru", D, H)
-    b_hh[2 * H:] = 0
+    b_hh[2 * H :] = 0
     after = gru.step(x, h, W_ih, W_hh, b_ih, b_hh, reset="after")
     before = gru.step(x, h, W_ih, W_hh, b_ih, b_hh, reset="before")
     assert not np.allclose(after.n, before.n)
@@ -83,8 +83,8 @@ def test_step_keeps_dtype_and_accepts_one_sequence(kind, dtype):
         one = lstm.step(x, h, h, *W).h
         batch = lstm.step(x[None], h[None], h[None], *W).h
     else:
-        one = getattr(globals()[kind], "step")(x, h, *W)
-        batch = getattr(globals()[kind], "step")(x[None], h[None], *W)
+        one = globals()[kind].step(x, h, *W)
+        batch = globals()[kind].step(x[None], h[None], *W)
         one, batch = (getattr(v, "h", v) for v in (one, batch))
     assert one.dtype == dtype and one.shape == (H,)
     np.testing.assert_array_equal(batch[0], one)
@@ -149,7 +149,7 @@ def test_dtype_is_kept_through_forward_and_backward(kind, dtype):
     rng = np.random.default_rng(0)
     outputs, final = model.forward(rng.standard_normal((4, 2, 2)), state_for(model, 2, rng))
     assert outputs.dtype == dtype
-    for part in (final if kind == "lstm" else (final,)):
+    for part in final if kind == "lstm" else (final,):
         assert part.dtype == dtype
     grads = model.backward(np.ones((4, 2, 3), dtype=np.float64))
     assert all(g.dtype == dtype for g in grads.values())
@@ -191,7 +191,7 @@ def test_bad_gru_conventions_are_refused():
 def test_state_dict_round_trip(kind):
     model = CLASSES[kind](3, 2, seed=4)
     sd = model.to_torch_state_dict()
-    sd["weight_ih_l0"][:] = 0.0                 # copies: the model is unchanged
+    sd["weight_ih_l0"][:] = 0.0  # copies: the model is unchanged
     assert np.abs(model.W_ih).max() > 0
     again = CLASSES[kind].from_torch_state_dict(model.to_torch_state_dict())
     for key, value in again.to_torch_state_dict().items():
@@ -216,7 +216,7 @@ def test_state_dict_errors_name_the_key_and_the_shapes():
     with pytest.raises(ValueError, match=r"sd\['weight_hh_l0'\] must have shape \(4\*H, H\).*got shape \(8, 3\)"):
         LSTM.from_torch_state_dict({**sd, "weight_hh_l0": np.zeros((8, 3))})
     with pytest.raises(ValueError, match=r"sd\['weight_hh_l0'\] must have shape \(3\*H, H\).*got shape \(8, 2\)"):
-        GRU.from_torch_state_dict(sd)             # an LSTM's state dict is not a GRU's
+        GRU.from_torch_state_dict(sd)  # an LSTM's state dict is not a GRU's
     with pytest.raises(ValueError, match=r"sd\['weight_ih_l0'\] must be finite"):
         LSTM.from_torch_state_dict({**sd, "weight_ih_l0": np.full((8, 3), np.inf)})
     with pytest.raises(ValueError, match="sd must be a mapping"):
@@ -228,8 +228,13 @@ def test_state_dict_errors_name_the_key_and_the_shapes():
 @pytest.mark.parametrize("kind", list(CLASSES))
 def test_forward_rejects_bad_shapes_naming_the_argument(kind):
     model = CLASSES[kind](3, 2, seed=0)
-    for bad in (np.zeros((4, 3)), np.zeros((4, 2, 5)), np.zeros((0, 2, 3)), np.zeros((4, 0, 3)),
-                np.zeros((1, 4, 2, 3))):
+    for bad in (
+        np.zeros((4, 3)),
+        np.zeros((4, 2, 5)),
+        np.zeros((0, 2, 3)),
+        np.zeros((4, 0, 3)),
+        np.zeros((1, 4, 2, 3)),
+    ):
         with pytest.raises(ValueError, match=r"^x must have shape \(T, B, 3\)"):
             model.forward(bad)
     with pytest.raises(ValueError, match="x must hold real numbers"):
@@ -266,7 +271,7 @@ def test_backward_checks(kind):
         with pytest.raises(ValueError, match=r"d_final_state must have shape \(2, 2\), got shape \(2,\)"):
             model.backward(np.zeros((4, 2, 2)), np.zeros(2))
     with pytest.raises(ValueError, match="x must have shape"):
-        model.forward(np.zeros((4, 2, 5)))       # a failed forward pass leaves nothing to differentiate
+        model.forward(np.zeros((4, 2, 5)))  # a failed forward pass leaves nothing to differentiate
     with pytest.raises(ValueError, match="backward needs a forward pass first"):
         model.backward(np.zeros((4, 2, 2)))
 
@@ -281,9 +286,9 @@ def test_backward_belongs_to_the_latest_forward_and_can_be_repeated(kind):
     dy = rng.standard_normal((5, 2, 4))
     first, _ = model.forward(x1)
     kept = first.copy()
-    model.forward(rng.standard_normal((7, 3, 3)))      # another shape in between
+    model.forward(rng.standard_normal((7, 3, 3)))  # another shape in between
     model.forward(x2)
-    np.testing.assert_array_equal(first, kept)          # earlier outputs are not overwritten
+    np.testing.assert_array_equal(first, kept)  # earlier outputs are not overwritten
     grads = model.backward(dy)
     again = model.backward(dy)
     fresh.forward(x2)
@@ -320,7 +325,8 @@ def test_backward_is_the_gradient_of_the_stated_loss():
 
 
 STEP_CASES = [("rnn", {}), ("lstm", {})] + [
-    ("gru", {"update": u, "reset": r}) for u in gru.UPDATE_CONVENTIONS for r in gru.RESET_CONVENTIONS]
+    ("gru", {"update": u, "reset": r}) for u in gru.UPDATE_CONVENTIONS for r in gru.RESET_CONVENTIONS
+]
 
 
 @pytest.mark.parametrize("kind,options", STEP_CASES)
@@ -328,11 +334,11 @@ def test_step_functions_agree_with_the_sequence(kind, options):
     rng = np.random.default_rng(5)
     model = CLASSES[kind](3, 4, seed=6, **options)
     for w in model.parameters().values():
-        w *= 3.0                                   # into saturation, where the fast path differs most
+        w *= 3.0  # into saturation, where the fast path differs most
     x = rng.standard_normal((12, 2, 3))
     state = state_for(model, 2, rng)
     outputs, final = model.forward(x, state)
-    W = model.weights                              # keyed as the step functions take them
+    W = model.weights  # keyed as the step functions take them
     assert list(W) == ["W_ih", "W_hh", "b_ih", "b_hh"] and W["W_hh"] is model.W_hh
     if kind == "lstm":
         h, c = state

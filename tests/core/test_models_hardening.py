@@ -36,7 +36,7 @@ def test_forward_refuses_non_finite_inputs_and_states(kind, bad):
         with pytest.raises(ValueError, match=r"^state must be finite"):
             model.forward(np.zeros((4, 2, 3)), h0)
     with pytest.raises(ValueError, match="backward needs a forward pass first"):
-        model.backward(np.zeros((4, 2, 2)))          # a refused forward leaves nothing behind
+        model.backward(np.zeros((4, 2, 2)))  # a refused forward leaves nothing behind
 
 
 @pytest.mark.parametrize("kind", list(CLASSES))
@@ -57,7 +57,7 @@ def test_backward_refuses_non_finite_upstream_gradients(kind, bad):
         d_final[1, 1] = bad
         with pytest.raises(ValueError, match=r"^d_final_state must be finite"):
             model.backward(np.zeros_like(outputs), d_final)
-    assert np.isfinite(model.backward(np.ones_like(outputs))["x"]).all()   # the pass is still usable
+    assert np.isfinite(model.backward(np.ones_like(outputs))["x"]).all()  # the pass is still usable
 
 
 def test_the_step_functions_refuse_non_finite_arguments_by_name():
@@ -92,7 +92,7 @@ def test_backward_after_the_weights_changed_raises(kind, change):
         model.parameters()["weight_ih_l0"][:] *= 2.0
     with pytest.raises(ValueError, match=r"backward needs the weights of the latest forward pass, but \w+ has changed"):
         model.backward(np.ones_like(outputs))
-    outputs, _ = model.forward(np.ones((4, 2, 3)))   # a new forward pass makes backward valid again
+    outputs, _ = model.forward(np.ones((4, 2, 3)))  # a new forward pass makes backward valid again
     fresh = CLASSES[kind].from_torch_state_dict(model.to_torch_state_dict(), **model._options())
     fresh.forward(np.ones((4, 2, 3)))
     expected = fresh.backward(np.ones_like(outputs))
@@ -109,10 +109,15 @@ def test_gradcheck_validates_seed_include_x_and_eps():
     for include_x in (1, "no", None):
         with pytest.raises(ValueError, match=r"^include_x must be True or False"):
             gradcheck(model, x, include_x=include_x)
-    for eps, message in [(0.0, "eps must be a positive"), (-1e-6, "eps must be a positive"),
-                         (np.nan, "eps must not be NaN"), (np.inf, "eps must be a positive finite"),
-                         (1.0, r"eps must be a small step, a number with 0 < eps < 1, got 1.0"),
-                         ([1e-6, 1e-5], "eps must be a single step"), ("1e-6", "eps must be a real number")]:
+    for eps, message in [
+        (0.0, "eps must be a positive"),
+        (-1e-6, "eps must be a positive"),
+        (np.nan, "eps must not be NaN"),
+        (np.inf, "eps must be a positive finite"),
+        (1.0, r"eps must be a small step, a number with 0 < eps < 1, got 1.0"),
+        ([1e-6, 1e-5], "eps must be a single step"),
+        ("1e-6", "eps must be a real number"),
+    ]:
         with pytest.raises(ValueError, match=message):
             gradcheck(model, x, eps=eps)
     assert [name for name, _ in gradcheck(model, x, include_x=np.False_).rows][-1] == "h0"
@@ -124,8 +129,11 @@ def test_from_torch_state_dict_names_unknown_keyword_arguments(kind):
     sd = CLASSES[kind](2, 3, seed=0).to_torch_state_dict()
     cls = CLASSES[kind]
     takes = "dtype, update, reset" if kind == "gru" else "dtype"
-    with pytest.raises(ValueError, match=rf"^{cls.__name__}.from_torch_state_dict got unknown keyword arguments "
-                                         rf"'seeds', 'hidden': it takes {takes}$"):
+    with pytest.raises(
+        ValueError,
+        match=rf"^{cls.__name__}.from_torch_state_dict got unknown keyword arguments "
+        rf"'seeds', 'hidden': it takes {takes}$",
+    ):
         cls.from_torch_state_dict(sd, seeds=1, hidden=3)
     if kind != "gru":
         with pytest.raises(ValueError, match="unknown keyword arguments 'update'"):

@@ -21,8 +21,14 @@ from rnnmem.gru import GRU
 from rnnmem.lstm import LSTM
 from rnnmem.rnn import RNN
 
-SHAPES = dict(T=st.integers(1, 6), B=st.integers(1, 3), D=st.integers(1, 4), H=st.integers(1, 4),
-              seed=st.integers(0, 2**32 - 1), with_state=st.booleans())
+SHAPES = dict(
+    T=st.integers(1, 6),
+    B=st.integers(1, 3),
+    D=st.integers(1, 4),
+    H=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+    with_state=st.booleans(),
+)
 GRU_CONVENTIONS = st.sampled_from(gru.UPDATE_CONVENTIONS), st.sampled_from(gru.RESET_CONVENTIONS)
 
 
@@ -56,8 +62,13 @@ def test_gru_gradcheck(T, B, D, H, seed, with_state, update, reset):
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
-@given(**SHAPES, kind=st.sampled_from(["rnn", "lstm", "gru"]), update=GRU_CONVENTIONS[0],
-       reset=GRU_CONVENTIONS[1], scale=st.sampled_from([1.0, 6.0]))
+@given(
+    **SHAPES,
+    kind=st.sampled_from(["rnn", "lstm", "gru"]),
+    update=GRU_CONVENTIONS[0],
+    reset=GRU_CONVENTIONS[1],
+    scale=st.sampled_from([1.0, 6.0]),
+)
 def test_sequence_matches_steps(T, B, D, H, seed, with_state, kind, update, reset, scale):
     options = {"update": update, "reset": reset} if kind == "gru" else {}
     model = {"rnn": RNN, "lstm": LSTM, "gru": GRU}[kind](D, H, seed=seed, **options)
@@ -78,5 +89,4 @@ def test_sequence_matches_steps(T, B, D, H, seed, with_state, kind, update, rese
         else:
             h = rnn.step(x[t], h, *W)
         np.testing.assert_allclose(outputs[t], h, rtol=0, atol=1e-13)
-    np.testing.assert_allclose(final[1] if kind == "lstm" else final, c if kind == "lstm" else h,
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(final[1] if kind == "lstm" else final, c if kind == "lstm" else h, rtol=0, atol=1e-12)

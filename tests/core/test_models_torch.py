@@ -59,10 +59,12 @@ def make_data(kind, T, B, D, H, dtype, seed=0):
     """Input, initial state, and the loss's weights on the outputs and final state."""
     rng = np.random.default_rng(seed)
     parts = 2 if kind == "lstm" else 1
-    return {"x": rng.standard_normal((T, B, D)).astype(dtype),
-            "states": [rng.standard_normal((B, H)).astype(dtype) for _ in range(parts)],
-            "d_out": rng.standard_normal((T, B, H)).astype(dtype),
-            "d_final": [rng.standard_normal((B, H)).astype(dtype) for _ in range(parts)]}
+    return {
+        "x": rng.standard_normal((T, B, D)).astype(dtype),
+        "states": [rng.standard_normal((B, H)).astype(dtype) for _ in range(parts)],
+        "d_out": rng.standard_normal((T, B, H)).astype(dtype),
+        "d_final": [rng.standard_normal((B, H)).astype(dtype) for _ in range(parts)],
+    }
 
 
 def run_torch(torch, kind, module, data):
@@ -129,7 +131,8 @@ def test_matches_torch(torch, kind, T, B, D, H, scale, dtype):
         allowed = {k: 3 * max(torch_own[k], TOLERANCE[dtype]) for k in ours_err}
         worst = max(ours_err, key=lambda k: ours_err[k] / allowed[k])
         assert ours_err[worst] < allowed[worst], (
-            f"{worst}: {ours_err[worst]:.2e} against float64, torch's own {torch_own[worst]:.2e}")
+            f"{worst}: {ours_err[worst]:.2e} against float64, torch's own {torch_own[worst]:.2e}"
+        )
         return
     assert err[worst] < TOLERANCE[dtype], f"{worst}: {err[worst]:.2e} ({err})"
 
@@ -203,8 +206,11 @@ def test_initialization_is_torch_like(torch, kind):
 def test_step_functions_match_torch_cells(torch):
     rng = np.random.default_rng(4)
     x, h, c = rng.standard_normal((3, 2)), rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
-    for kind, cell in (("rnn", torch.nn.RNNCell(2, 4)), ("lstm", torch.nn.LSTMCell(2, 4)),
-                       ("gru", torch.nn.GRUCell(2, 4))):
+    for kind, cell in (
+        ("rnn", torch.nn.RNNCell(2, 4)),
+        ("lstm", torch.nn.LSTMCell(2, 4)),
+        ("gru", torch.nn.GRUCell(2, 4)),
+    ):
         cell = cell.double()
         W = [p.detach().numpy() for p in (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)]
         xt, ht, ct = (torch.from_numpy(a) for a in (x, h, c))

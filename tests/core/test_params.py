@@ -11,6 +11,7 @@ def _numel(module):
 
 # --------------------------------------------------------------------------- the source's numbers
 
+
 def test_gated_layer_formula():
     for d_in, d_h in [(1, 1), (100, 500), (512, 512), (1500, 1500), (3, 7)]:
         assert params.layer_count("lstm", d_in, d_h) == 4 * d_h * (d_in + d_h + 1)
@@ -86,9 +87,15 @@ def test_stacks_match_torch(torch, cell, module, d_in, d_h, layers):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("vocab, d_emb, d_h, layers, cell", [
-    (50, 8, 16, 2, "lstm"), (1000, 32, 32, 1, "gru"), (300, 12, 20, 3, "rnn"), (10_000, 64, 128, 2, "lstm"),
-])
+@pytest.mark.parametrize(
+    "vocab, d_emb, d_h, layers, cell",
+    [
+        (50, 8, 16, 2, "lstm"),
+        (1000, 32, 32, 1, "gru"),
+        (300, 12, 20, 3, "rnn"),
+        (10_000, 64, 128, 2, "lstm"),
+    ],
+)
 def test_language_models_match_torch(torch, vocab, d_emb, d_h, layers, cell):
     rnn_type = {"rnn": torch.nn.RNN, "lstm": torch.nn.LSTM, "gru": torch.nn.GRU}[cell]
     parts = [torch.nn.Embedding(vocab, d_emb), rnn_type(d_emb, d_h, num_layers=layers), torch.nn.Linear(d_h, vocab)]
@@ -107,19 +114,22 @@ def test_tied_model_matches_torch(torch):
     assert params.model_parameters(500, 32, 32, 2, "lstm", "pytorch", tied=True).total == _numel(model)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: params.layer_count("transformer", 3, 3), "cell"),
-    (lambda: params.layer_count("lstm", 0, 3), "d_in"),
-    (lambda: params.layer_count("lstm", 3, -1), "d_h"),
-    (lambda: params.layer_count("lstm", 3, 2.5), "d_h"),
-    (lambda: params.layer_count("lstm", 3, 3, "jax"), "convention"),
-    (lambda: params.bias_vectors("gru", "keras", reset_after="yes"), "reset_after"),
-    (lambda: params.stack_parameters("lstm", 3, 3, 0), "layers"),
-    (lambda: params.model_parameters(0, 3, 3, 1), "vocab"),
-    (lambda: params.model_parameters(10, 3, 4, 1, tied=True), "d_h"),
-    (lambda: params.model_parameters(10, 3, 3, 1, tied="no"), "tied"),
-    (lambda: params.linear_count(3, 3, bias=None), "bias"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: params.layer_count("transformer", 3, 3), "cell"),
+        (lambda: params.layer_count("lstm", 0, 3), "d_in"),
+        (lambda: params.layer_count("lstm", 3, -1), "d_h"),
+        (lambda: params.layer_count("lstm", 3, 2.5), "d_h"),
+        (lambda: params.layer_count("lstm", 3, 3, "jax"), "convention"),
+        (lambda: params.bias_vectors("gru", "keras", reset_after="yes"), "reset_after"),
+        (lambda: params.stack_parameters("lstm", 3, 3, 0), "layers"),
+        (lambda: params.model_parameters(0, 3, 3, 1), "vocab"),
+        (lambda: params.model_parameters(10, 3, 4, 1, tied=True), "d_h"),
+        (lambda: params.model_parameters(10, 3, 3, 1, tied="no"), "tied"),
+        (lambda: params.linear_count(3, 3, bias=None), "bias"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()

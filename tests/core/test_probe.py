@@ -28,17 +28,21 @@ def test_logistic_gradient_matches_finite_differences():
     X, y = rng.standard_normal((9, 4)), rng.integers(0, 2, 9)
     w, b = rng.standard_normal(4), np.array([0.3])
     _, dw, db = logistic_loss_and_grads(w, b[0], X, y, l2=0.2)
-    np.testing.assert_allclose(dw, numeric_gradient(lambda: logistic_loss_and_grads(w, b[0], X, y, 0.2)[0], w),
-                               rtol=1e-6, atol=1e-9)
-    assert db == pytest.approx(numeric_gradient(lambda: logistic_loss_and_grads(w, b[0], X, y, 0.2)[0], b)[0],
-                               rel=1e-6)
+    np.testing.assert_allclose(
+        dw, numeric_gradient(lambda: logistic_loss_and_grads(w, b[0], X, y, 0.2)[0], w), rtol=1e-6, atol=1e-9
+    )
+    assert db == pytest.approx(numeric_gradient(lambda: logistic_loss_and_grads(w, b[0], X, y, 0.2)[0], b)[0], rel=1e-6)
 
 
 def test_mixture_gradient_matches_finite_differences_for_every_parameter():
     rng = np.random.default_rng(1)
     layers, y = rng.standard_normal((3, 7, 4)), rng.integers(0, 2, 7)
-    params = {"a": rng.standard_normal(3), "gamma": np.array([1.3]), "weight": rng.standard_normal(4),
-              "bias": np.array([-0.2])}
+    params = {
+        "a": rng.standard_normal(3),
+        "gamma": np.array([1.3]),
+        "weight": rng.standard_normal(4),
+        "bias": np.array([-0.2]),
+    }
     _, grads = mixture_loss_and_grads(params, layers, y, l2=0.1)
     for name, value in params.items():
         numeric = numeric_gradient(lambda: mixture_loss_and_grads(params, layers, y, 0.1)[0], value)
@@ -52,14 +56,14 @@ def test_newton_reaches_the_minimum_and_separates_separable_data():
     p = fit_logistic(X, y, l2=0.01)
     Z = (X - p.mean) / p.scale
     _, dw, db = logistic_loss_and_grads(p.weight, p.bias, Z, y, l2=0.01)
-    assert np.abs(dw).max() < 1e-9 and abs(db) < 1e-9          # the gradient vanishes at the fit
+    assert np.abs(dw).max() < 1e-9 and abs(db) < 1e-9  # the gradient vanishes at the fit
     assert p.iterations < 50
     assert probe.accuracy(p.predict(X), y) > 0.85
     np.testing.assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12)  # standardized with the training rows
 
 
 def test_identical_vectors_give_one_class_so_exactly_the_share_of_that_class():
-    X = np.tile([[0.1, 0.2, 0.3]], (10, 1))                       # a static row: the same in every sentence
+    X = np.tile([[0.1, 0.2, 0.3]], (10, 1))  # a static row: the same in every sentence
     p = fit_logistic(X, [0, 1] * 5)
     assert np.all(p.scale == np.inf) and p.bias == 0.0
     assert p.predict(X[:4]).tolist() == [0, 0, 0, 0]
@@ -71,7 +75,7 @@ def test_the_mixture_learns_to_weigh_the_layer_that_holds_the_label():
     y = rng.integers(0, 2, 80)
     noise = rng.standard_normal((2, 80, 3))
     signal = noise[1].copy()
-    signal[:, 0] += 3.0 * (2 * y - 1)                             # layer 1 holds the label, layer 0 does not
+    signal[:, 0] += 3.0 * (2 * y - 1)  # layer 1 holds the label, layer 0 does not
     layers = np.stack([noise[0], signal])
     p = fit_mixture(layers, y, steps=300)
     assert p.s[1] > 0.8 and probe.accuracy(p.predict(layers), y) > 0.9
@@ -93,20 +97,26 @@ def test_compare_scores_held_out_occurrences_and_the_static_row_at_chance():
     assert again.correct == c.correct and again.losses == c.losses
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: fit_logistic(np.zeros((0, 2)), []), r"X must have at least one row \(an empty split\?\)"),
-    (lambda: fit_logistic(np.ones((3, 2)), [1, 1, 1]), "y must hold both labels 0 and 1"),
-    (lambda: fit_logistic(np.ones((3, 2)), [0, 1, 2]), r"y must hold one label 0 or 1 per row \(3\)"),
-    (lambda: fit_logistic(np.ones((2, 2)), [0, 1], l2=-1.0), "l2 must be a number >= 0, got -1.0"),
-    (lambda: fit_logistic([[np.nan], [1.0]], [0, 1]), "X must not be NaN"),
-    (lambda: fit_mixture(np.zeros((2, 0, 3)), []), r"layers must hold at least one occurrence \(an empty split\?\)"),
-    (lambda: fit_mixture(np.zeros((4, 3)), [0, 1, 0, 1]), r"layers must have shape \(J, N, F\)"),
-    (lambda: fit_logistic(np.ones((2, 2)), [0, 1]).predict(np.ones((2, 3))), "X must have 2 features per row"),
-    (lambda: probe.accuracy([], []), "predicted and y must be non-empty"),
-    (lambda: probe.compare(recipe="fast"), "recipe must be an rnnmem.bilm.Recipe, got str"),
-    (lambda: probe.compare(window=-1), "window must be a whole number >= 0, got -1"),
-    (lambda: probe.compare(distances=[12]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fit_logistic(np.zeros((0, 2)), []), r"X must have at least one row \(an empty split\?\)"),
+        (lambda: fit_logistic(np.ones((3, 2)), [1, 1, 1]), "y must hold both labels 0 and 1"),
+        (lambda: fit_logistic(np.ones((3, 2)), [0, 1, 2]), r"y must hold one label 0 or 1 per row \(3\)"),
+        (lambda: fit_logistic(np.ones((2, 2)), [0, 1], l2=-1.0), "l2 must be a number >= 0, got -1.0"),
+        (lambda: fit_logistic([[np.nan], [1.0]], [0, 1]), "X must not be NaN"),
+        (
+            lambda: fit_mixture(np.zeros((2, 0, 3)), []),
+            r"layers must hold at least one occurrence \(an empty split\?\)",
+        ),
+        (lambda: fit_mixture(np.zeros((4, 3)), [0, 1, 0, 1]), r"layers must have shape \(J, N, F\)"),
+        (lambda: fit_logistic(np.ones((2, 2)), [0, 1]).predict(np.ones((2, 3))), "X must have 2 features per row"),
+        (lambda: probe.accuracy([], []), "predicted and y must be non-empty"),
+        (lambda: probe.compare(recipe="fast"), "recipe must be an rnnmem.bilm.Recipe, got str"),
+        (lambda: probe.compare(window=-1), "window must be a whole number >= 0, got -1"),
+        (lambda: probe.compare(distances=[12]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
+    ],
+)
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rnnmem import scaling
 
@@ -70,19 +71,22 @@ def test_arrays_in_arrays_out():
     assert isinstance(scaling.data_multiple(0.5, -0.2), float)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: scaling.exponent_per_tenfold(0.0), "improvement"),
-    (lambda: scaling.exponent_per_tenfold(1.0), "improvement"),
-    (lambda: scaling.decades_for(0.5, 0.0), "beta"),
-    (lambda: scaling.decades_for(0.5, float("nan")), "beta"),
-    (lambda: scaling.decades_for(0.0, -0.2), "error_ratio"),
-    (lambda: scaling.data_needed(0, 0.1, 0.05, -0.2), "data"),
-    (lambda: scaling.data_needed(10, -0.1, 0.05, -0.2), "error"),
-    (lambda: scaling.data_needed(10, 0.1, 0.0, -0.2), "target_error"),
-    (lambda: scaling.error_at(-1.0, -0.2), "data"),
-    (lambda: scaling.error_curves(points=1), "points"),
-    (lambda: scaling.error_curves(improvements=()), "improvements"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: scaling.exponent_per_tenfold(0.0), "improvement"),
+        (lambda: scaling.exponent_per_tenfold(1.0), "improvement"),
+        (lambda: scaling.decades_for(0.5, 0.0), "beta"),
+        (lambda: scaling.decades_for(0.5, float("nan")), "beta"),
+        (lambda: scaling.decades_for(0.0, -0.2), "error_ratio"),
+        (lambda: scaling.data_needed(0, 0.1, 0.05, -0.2), "data"),
+        (lambda: scaling.data_needed(10, -0.1, 0.05, -0.2), "error"),
+        (lambda: scaling.data_needed(10, 0.1, 0.0, -0.2), "target_error"),
+        (lambda: scaling.error_at(-1.0, -0.2), "data"),
+        (lambda: scaling.error_curves(points=1), "points"),
+        (lambda: scaling.error_curves(improvements=()), "improvements"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()

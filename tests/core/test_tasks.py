@@ -19,8 +19,8 @@ def test_recall_sequence_is_token_distractors_query():
     assert batch.inputs.shape == (9, 300, 7) and batch.targets.shape == (300,)
     tokens = tokens_of(batch.inputs)
     assert (tokens[0] == batch.targets).all()
-    assert (tokens[1:8] < 5).all()                   # distractors from the alphabet
-    assert (tokens[-1] == 6).all()                   # the query marker
+    assert (tokens[1:8] < 5).all()  # distractors from the alphabet
+    assert (tokens[-1] == 6).all()  # the query marker
     assert set(np.unique(batch.targets)) == set(range(5))
     assert task.chance == pytest.approx(1 / 5) and task.output_size == 5 and task.kind == "classification"
     # distractors are drawn independently of the first token: they repeat it about 1/K of the time
@@ -40,7 +40,7 @@ def test_adding_marks_one_step_in_each_half_and_sums_them():
     values, markers = batch.inputs[:, :, 0], batch.inputs[:, :, 1]
     assert ((values >= 0) & (values < 1)).all()
     assert (markers.sum(axis=0) == 2).all()
-    assert (markers[:length // 2].sum(axis=0) == 1).all()
+    assert (markers[: length // 2].sum(axis=0) == 1).all()
     np.testing.assert_allclose(batch.targets, (values * markers).sum(axis=0))
 
 
@@ -63,16 +63,22 @@ def test_same_seed_same_batch_other_seed_other_batch(name):
     assert np.array_equal(first.inputs, a.inputs) and not np.array_equal(second.inputs, a.inputs)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: recall(lag=0), "lag must be a whole number >= 1, got 0"),
-    (lambda: recall(lag=2.5), "lag must be a whole number >= 1, got 2.5"),
-    (lambda: recall(lag=3, alphabet=1), "alphabet must be a whole number >= 2 (tokens to tell apart), got 1"),
-    (lambda: recall(lag=3, distractors="noise"), "distractors must be one of 'random', 'blank', got 'noise'"),
-    (lambda: adding(1), "length must be a whole number >= 2 (one marked step in each half), got 1"),
-    (lambda: make_task("copy", 3), "task must be one of 'recall', 'blank-recall', 'adding', got 'copy'"),
-    (lambda: recall(lag=3).sample(0), "n must be a whole number >= 1, got 0"),
-    (lambda: recall(lag=3).sample(4, seed=-1), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -1"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: recall(lag=0), "lag must be a whole number >= 1, got 0"),
+        (lambda: recall(lag=2.5), "lag must be a whole number >= 1, got 2.5"),
+        (lambda: recall(lag=3, alphabet=1), "alphabet must be a whole number >= 2 (tokens to tell apart), got 1"),
+        (lambda: recall(lag=3, distractors="noise"), "distractors must be one of 'random', 'blank', got 'noise'"),
+        (lambda: adding(1), "length must be a whole number >= 2 (one marked step in each half), got 1"),
+        (lambda: make_task("copy", 3), "task must be one of 'recall', 'blank-recall', 'adding', got 'copy'"),
+        (lambda: recall(lag=3).sample(0), "n must be a whole number >= 1, got 0"),
+        (
+            lambda: recall(lag=3).sample(4, seed=-1),
+            "seed must be a whole number >= 0, None or a numpy.random.Generator, got -1",
+        ),
+    ],
+)
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(ValueError) as info:
         call()

@@ -30,8 +30,12 @@ def test_the_example_is_float64_and_shaped_as_documented():
     H = ex.state_dict["weight_hh_l0"].shape[1]
     assert (T, B, D, H) == (7, 2, 3, 4)
     shapes = {k: v.shape for k, v in ex.state_dict.items()}
-    assert shapes == {"weight_ih_l0": (4 * H, D), "weight_hh_l0": (4 * H, H),
-                      "bias_ih_l0": (4 * H,), "bias_hh_l0": (4 * H,)}
+    assert shapes == {
+        "weight_ih_l0": (4 * H, D),
+        "weight_hh_l0": (4 * H, H),
+        "bias_ih_l0": (4 * H,),
+        "bias_hh_l0": (4 * H,),
+    }
     arrays = [ex.x, ex.outputs, *ex.state, *ex.final_state, *ex.state_dict.values()]
     assert all(a.dtype == np.float64 for a in arrays)
     assert ex.outputs.shape == (T, B, H) and all(s.shape == (B, H) for s in (*ex.state, *ex.final_state))
@@ -77,8 +81,15 @@ def test_the_seeded_script_writes_the_saved_example(torch):
     spec.loader.exec_module(script)
     fresh = script.make_example()
     ex = load_torch_lstm_example()
-    saved = {**ex.state_dict, "x": ex.x, "h0": ex.state[0], "c0": ex.state[1], "outputs": ex.outputs,
-             "h_n": ex.final_state[0], "c_n": ex.final_state[1]}
+    saved = {
+        **ex.state_dict,
+        "x": ex.x,
+        "h0": ex.state[0],
+        "c0": ex.state[1],
+        "outputs": ex.outputs,
+        "h_n": ex.final_state[0],
+        "c_n": ex.final_state[1],
+    }
     assert sorted(fresh) == sorted([*saved, "torch_version"])
     for key, value in saved.items():
         assert fresh[key].shape == value.shape, key

@@ -10,8 +10,8 @@ import pytest
 from rnnmem import train
 from rnnmem.train import Adam, History, fit, minibatches, pad_batch, softmax_cross_entropy
 
-
 # ---------------------------------------------------------------- cross-entropy
+
 
 def test_cross_entropy_of_uniform_logits_is_log_of_the_vocabulary():
     loss, grad = softmax_cross_entropy(np.zeros((3, 7)), [0, 3, 6])
@@ -31,10 +31,11 @@ def test_cross_entropy_gradient_matches_finite_differences():
         up, down = logits.copy(), logits.copy()
         up[idx] += eps
         down[idx] -= eps
-        numeric[idx] = (softmax_cross_entropy(up, targets, mask)[0]
-                        - softmax_cross_entropy(down, targets, mask)[0]) / (2 * eps)
+        numeric[idx] = (softmax_cross_entropy(up, targets, mask)[0] - softmax_cross_entropy(down, targets, mask)[0]) / (
+            2 * eps
+        )
     assert np.max(np.abs(grad - numeric)) < 1e-9
-    assert not grad[1].any()                       # a masked row has no gradient
+    assert not grad[1].any()  # a masked row has no gradient
 
 
 def test_cross_entropy_survives_huge_logits():
@@ -43,6 +44,7 @@ def test_cross_entropy_survives_huge_logits():
 
 
 # ---------------------------------------------------------------- Adam
+
 
 def test_adam_two_steps_against_a_hand_computation():
     lr, b1, b2, eps = 0.1, 0.9, 0.999, 1e-8
@@ -55,10 +57,10 @@ def test_adam_two_steps_against_a_hand_computation():
     assert step1 == pytest.approx(0.1, rel=1e-7)
     # step 2, g = -0.2: m = 0.9*0.05 - 0.1*0.2 = 0.025, v = 0.999*0.00025 + 0.001*0.04 = 0.00028975
     opt.step({"w": np.array([-0.2])})
-    m_hat = 0.025 / (1 - 0.9 ** 2)
-    v_hat = 0.00028975 / (1 - 0.999 ** 2)
+    m_hat = 0.025 / (1 - 0.9**2)
+    v_hat = 0.00028975 / (1 - 0.999**2)
     step2 = lr * m_hat / (math.sqrt(v_hat) + eps)
-    assert w["w"][0] == pytest.approx(1.0 - step1 - step2, rel=1e-13)   # m is still positive
+    assert w["w"][0] == pytest.approx(1.0 - step1 - step2, rel=1e-13)  # m is still positive
     assert opt.t == 2 and opt.m["w"][0] == pytest.approx(0.025) and opt.v["w"][0] == pytest.approx(0.00028975)
 
 
@@ -68,12 +70,15 @@ def test_adam_updates_the_live_arrays_in_place():
     assert arr == pytest.approx(np.full(3, 0.5), rel=1e-7)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"lr": 0.0}, "lr must be a positive finite number, got 0.0"),
-    ({"beta1": 1.0}, r"beta1 must be in \[0, 1\), got 1.0"),
-    ({"beta2": -0.1}, r"beta2 must be in \[0, 1\), got -0.1"),
-    ({"eps": -1.0}, "eps must be a positive finite number, got -1.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"lr": 0.0}, "lr must be a positive finite number, got 0.0"),
+        ({"beta1": 1.0}, r"beta1 must be in \[0, 1\), got 1.0"),
+        ({"beta2": -0.1}, r"beta2 must be in \[0, 1\), got -0.1"),
+        ({"eps": -1.0}, "eps must be a positive finite number, got -1.0"),
+    ],
+)
 def test_adam_bad_settings(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Adam({"w": np.zeros(2)}, **kwargs)
@@ -93,6 +98,7 @@ def test_adam_bad_params_and_grads():
 
 # ---------------------------------------------------------------- batches
 
+
 def test_pad_batch_pads_at_the_end_time_first():
     ids, mask = pad_batch([[4, 5], [6, 7, 8], [9]], pad_id=1)
     assert ids.shape == (3, 3) and ids.dtype == np.int64
@@ -101,7 +107,7 @@ def test_pad_batch_pads_at_the_end_time_first():
 
 def test_minibatches_visit_every_item_once_per_epoch_and_follow_the_seed():
     batches = minibatches(10, 3, seed=5)
-    epoch = [next(batches) for _ in range(4)]              # 3 + 3 + 3 + 1
+    epoch = [next(batches) for _ in range(4)]  # 3 + 3 + 3 + 1
     assert sorted(np.concatenate(epoch).tolist()) == list(range(10))
     again = minibatches(10, 3, seed=5)
     assert all(np.array_equal(a, next(again)) for a in epoch)
@@ -109,24 +115,34 @@ def test_minibatches_visit_every_item_once_per_epoch_and_follow_the_seed():
     assert not all(np.array_equal(a, next(other)) for a in epoch)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: pad_batch([]), "sequences must be a non-empty list"),
-    (lambda: pad_batch([[1], []]), r"sequences\[1\] must be a non-empty list of whole numbers >= 0"),
-    (lambda: pad_batch([[1.5]]), r"sequences\[0\] must be a non-empty list of whole numbers >= 0"),
-    (lambda: pad_batch([[1]], pad_id=-1), "pad_id must be a whole number >= 0, got -1"),
-    (lambda: next(minibatches(0, 2)), "n_items must be a whole number >= 1, got 0"),
-    (lambda: next(minibatches(3, 0)), "batch_size must be a whole number >= 1, got 0"),
-    (lambda: softmax_cross_entropy(np.zeros(3), [0]), r"logits must have shape \(N, V\)"),
-    (lambda: softmax_cross_entropy(np.zeros((2, 3)), [0, 1], mask=[1, 1]), "mask must be an array of N = 2 booleans"),
-    (lambda: softmax_cross_entropy(np.zeros((1, 3)), [0], mask=np.array([False])), "mask must keep at least one row"),
-    (lambda: softmax_cross_entropy(np.array([[np.nan, 0.0]]), [0]), "logits must not be NaN"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: pad_batch([]), "sequences must be a non-empty list"),
+        (lambda: pad_batch([[1], []]), r"sequences\[1\] must be a non-empty list of whole numbers >= 0"),
+        (lambda: pad_batch([[1.5]]), r"sequences\[0\] must be a non-empty list of whole numbers >= 0"),
+        (lambda: pad_batch([[1]], pad_id=-1), "pad_id must be a whole number >= 0, got -1"),
+        (lambda: next(minibatches(0, 2)), "n_items must be a whole number >= 1, got 0"),
+        (lambda: next(minibatches(3, 0)), "batch_size must be a whole number >= 1, got 0"),
+        (lambda: softmax_cross_entropy(np.zeros(3), [0]), r"logits must have shape \(N, V\)"),
+        (
+            lambda: softmax_cross_entropy(np.zeros((2, 3)), [0, 1], mask=[1, 1]),
+            "mask must be an array of N = 2 booleans",
+        ),
+        (
+            lambda: softmax_cross_entropy(np.zeros((1, 3)), [0], mask=np.array([False])),
+            "mask must keep at least one row",
+        ),
+        (lambda: softmax_cross_entropy(np.array([[np.nan, 0.0]]), [0]), "logits must not be NaN"),
+    ],
+)
 def test_bad_batches_and_losses_name_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
 
 
 # ---------------------------------------------------------------- the loop
+
 
 def _scripted(grads_per_step):
     """A 'model' whose gradient at step k is grads_per_step[k], whatever the batch."""
@@ -152,7 +168,7 @@ def test_fit_clips_by_global_norm_before_adam_sees_the_gradient():
     history = fit(w, loss_and_grads, [0], steps=2, batch_size=1, lr=0.1, max_norm=1.0)
     assert history.grad_norms == [10.0, 0.5] and history.clipped == 1
     assert float(w["w"][0]) == pytest.approx(_adam_alone([1.0, 0.5], 0.1), rel=1e-12)
-    assert abs(_adam_alone([10.0, 0.5], 0.1) - _adam_alone([1.0, 0.5], 0.1)) > 1e-3   # the check can fail
+    assert abs(_adam_alone([10.0, 0.5], 0.1) - _adam_alone([1.0, 0.5], 0.1)) > 1e-3  # the check can fail
 
 
 def test_fit_without_clipping_passes_the_gradient_through():
@@ -171,7 +187,7 @@ def _least_squares(seed):
     def loss_and_grads(batch):
         idx = np.array(batch)
         err = X[idx] @ w["w"] - y[idx]
-        return float(np.mean(err ** 2) / 2), {"w": X[idx].T @ err / len(idx)}
+        return float(np.mean(err**2) / 2), {"w": X[idx].T @ err / len(idx)}
 
     return w, loss_and_grads, list(range(40))
 
@@ -190,13 +206,16 @@ def test_fit_is_deterministic_for_a_seed_and_decreases_the_loss():
     assert isinstance(h1, History) and h1.steps == 150 and all(isinstance(x, float) for x in h1.losses)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"steps": 0}, "steps must be a whole number >= 1, got 0"),
-    ({"batch_size": -2}, "batch_size must be a whole number >= 1, got -2"),
-    ({"max_norm": 0.0}, "max_norm must be a positive finite number, got 0.0"),
-    ({"seed": "a"}, "seed must be a whole number >= 0, None or a numpy.random.Generator, got 'a'"),
-    ({"lr": -1.0}, "lr must be a positive finite number, got -1.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"steps": 0}, "steps must be a whole number >= 1, got 0"),
+        ({"batch_size": -2}, "batch_size must be a whole number >= 1, got -2"),
+        ({"max_norm": 0.0}, "max_norm must be a positive finite number, got 0.0"),
+        ({"seed": "a"}, "seed must be a whole number >= 0, None or a numpy.random.Generator, got 'a'"),
+        ({"lr": -1.0}, "lr must be a positive finite number, got -1.0"),
+    ],
+)
 def test_fit_bad_settings_name_the_argument(kwargs, message):
     w, f, data = _least_squares(0)
     with pytest.raises(ValueError, match=message):

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from rnnmem.site.markdown import lex
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -38,8 +36,10 @@ def long_lines(text: str, limit: int = MAX_CHARS) -> list[tuple[int, int]]:
 
 
 def test_long_lines_are_found_with_their_page_lines():
-    text = ("Text\n\n```python\n>>> x = 1\n>>> y = '" + "a" * 80 + "'\n```\n\n"
-            '??? success "Answer"\n\n    ```python\n    ' + "b" * 73 + "\n    ```\n")
+    text = (
+        "Text\n\n```python\n>>> x = 1\n>>> y = '" + "a" * 80 + "'\n```\n\n"
+        '??? success "Answer"\n\n    ```python\n    ' + "b" * 73 + "\n    ```\n"
+    )
     assert long_lines(text) == [(5, 90), (11, 73)]
     assert long_lines("```text\n" + "c" * 100 + "\n```\n") == []  # only the Python the tests run
     assert long_lines("```python\n" + "d" * 72 + "\n```\n") == []
@@ -50,8 +50,12 @@ def test_pages_exist():
 
 
 def test_no_code_line_is_wider_than_the_code_column():
-    problems = [f"{page.relative_to(DOCS.parent)}:{line} ({width} characters)"
-                for page in PAGES
-                for line, width in long_lines(page.read_text(encoding="utf-8"))]
-    assert not problems, (f"{len(problems)} lines of ```python blocks are wider than {MAX_CHARS} characters "
-                          "and scroll sideways on the page; wrap them:\n" + "\n".join(problems))
+    problems = [
+        f"{page.relative_to(DOCS.parent)}:{line} ({width} characters)"
+        for page in PAGES
+        for line, width in long_lines(page.read_text(encoding="utf-8"))
+    ]
+    assert not problems, (
+        f"{len(problems)} lines of ```python blocks are wider than {MAX_CHARS} characters "
+        "and scroll sideways on the page; wrap them:\n" + "\n".join(problems)
+    )

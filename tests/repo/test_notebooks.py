@@ -10,8 +10,8 @@ import pytest
 from nbclient import NotebookClient
 
 from rnnmem.site.book import Book, load_mkdocs_settings
-from rnnmem.site.notebook import printed_output, python_blocks
 from rnnmem.site.markdown import lex
+from rnnmem.site.notebook import printed_output, python_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = load_mkdocs_settings(ROOT / "mkdocs.yml")
@@ -67,8 +67,14 @@ def test_notebook_carries_the_chapters_prose_and_printed_output(src_uri):
     # Every section heading of the chapter, and its first paragraph, are in the notebook's text.
     for heading in (h for h in doc.headings if h.level == 2):
         assert f"## {heading.text}" in prose, heading.text
-    plain = [p for p in page.markdown.split("\n\n")[1:] if p.strip() and "](" not in p and "{{" not in p
-             and not p.lstrip().startswith(("<!--", "```", "$$", "|", "#", "!!!", "???", "*", "-", ">"))]
+    plain = [
+        p
+        for p in page.markdown.split("\n\n")[1:]
+        if p.strip()
+        and "](" not in p
+        and "{{" not in p
+        and not p.lstrip().startswith(("<!--", "```", "$$", "|", "#", "!!!", "???", "*", "-", ">"))
+    ]
     assert plain[0].strip() in prose
     assert "<!--" not in prose and "](../" not in prose and ".md)" not in prose
     # Each code cell's output is what the chapter's snippet prints (and Sybil checks).

@@ -10,8 +10,9 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_snippets_run_as_printed():
-    document = Sybil(parsers=[PythonCodeBlockParser(doctest_optionflags=ELLIPSIS | NORMALIZE_WHITESPACE)],
-                     patterns=["*.md"]).parse(README)
+    document = Sybil(
+        parsers=[PythonCodeBlockParser(doctest_optionflags=ELLIPSIS | NORMALIZE_WHITESPACE)], patterns=["*.md"]
+    ).parse(README)
     examples = list(document)
     assert examples, "the README shows a snippet; it must be collected"
     for example in examples:

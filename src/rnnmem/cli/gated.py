@@ -29,12 +29,6 @@ DESCRIPTION = __doc__.split("\n\n", 1)[1].replace("``", "")
 SECTIONS = ("highway", "bias", "step", "params")
 
 
-
-
-
-
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the four section flags and their options to ``parser``.
 
@@ -45,31 +39,73 @@ def configure(parser: argparse.ArgumentParser) -> None:
     (True, False, 10, 500)
     """
     what = parser.add_argument_group("what to print (any of them; all four when none is given)")
-    what.add_argument("--highway", action="store_true",
-                      help="the gradient kept along the cell, f^n, for each forget gate, and its 1%% horizon")
-    what.add_argument("--bias", action="store_true",
-                      help="what the forget bias b_f does: the starting gate, its horizons, and the gradient "
-                           "kept after --bias-steps steps (b_f = 2 against 0)")
-    what.add_argument("--step", action="store_true",
-                      help="the worked cells: the scalar LSTM and GRU examples, then the two-unit LSTM and GRU "
-                           "with every weight, under each GRU convention")
-    what.add_argument("--params", action="store_true",
-                      help="what a gate costs: parameters of one layer of each cell, widths --d and --hidden")
+    what.add_argument(
+        "--highway",
+        action="store_true",
+        help="the gradient kept along the cell, f^n, for each forget gate, and its 1%% horizon",
+    )
+    what.add_argument(
+        "--bias",
+        action="store_true",
+        help="what the forget bias b_f does: the starting gate, its horizons, and the gradient "
+        "kept after --bias-steps steps (b_f = 2 against 0)",
+    )
+    what.add_argument(
+        "--step",
+        action="store_true",
+        help="the worked cells: the scalar LSTM and GRU examples, then the two-unit LSTM and GRU "
+        "with every weight, under each GRU convention",
+    )
+    what.add_argument(
+        "--params",
+        action="store_true",
+        help="what a gate costs: parameters of one layer of each cell, widths --d and --hidden",
+    )
     opts = parser.add_argument_group("settings")
-    opts.add_argument("--gates", type=_args.gate, nargs="+", default=[0.99, 0.9, 0.5], metavar="F",
-                      help="--highway: forget gate values in (0, 1) (default: 0.99 0.9 0.5)")
-    opts.add_argument("--steps", type=_args.whole(0), nargs="+", default=[8, 50, 100, 500], metavar="N",
-                      help="--highway: steps back along the cell (default: 8 50 100 500)")
-    opts.add_argument("--level", type=_args.gate, default=0.01, metavar="EPS",
-                      help="--highway and --bias: the level of the horizon, in (0, 1) (default: 0.01)")
-    opts.add_argument("--biases", type=_args.real, nargs="+", default=None, metavar="B",
-                      help="--bias: forget biases (default: 0 1 2 ln19, the chapter's four)")
-    opts.add_argument("--bias-steps", type=_args.whole(0), default=47, metavar="N",
-                      help="--bias: steps the gradient travels along the cell (default: 47)")
-    opts.add_argument("--d", type=_args.whole(1), default=100, metavar="D",
-                      help="--params: input width d (default: 100)")
-    opts.add_argument("--hidden", type=_args.whole(1), default=500, metavar="H",
-                      help="--params: hidden width H (default: 500)")
+    opts.add_argument(
+        "--gates",
+        type=_args.gate,
+        nargs="+",
+        default=[0.99, 0.9, 0.5],
+        metavar="F",
+        help="--highway: forget gate values in (0, 1) (default: 0.99 0.9 0.5)",
+    )
+    opts.add_argument(
+        "--steps",
+        type=_args.whole(0),
+        nargs="+",
+        default=[8, 50, 100, 500],
+        metavar="N",
+        help="--highway: steps back along the cell (default: 8 50 100 500)",
+    )
+    opts.add_argument(
+        "--level",
+        type=_args.gate,
+        default=0.01,
+        metavar="EPS",
+        help="--highway and --bias: the level of the horizon, in (0, 1) (default: 0.01)",
+    )
+    opts.add_argument(
+        "--biases",
+        type=_args.real,
+        nargs="+",
+        default=None,
+        metavar="B",
+        help="--bias: forget biases (default: 0 1 2 ln19, the chapter's four)",
+    )
+    opts.add_argument(
+        "--bias-steps",
+        type=_args.whole(0),
+        default=47,
+        metavar="N",
+        help="--bias: steps the gradient travels along the cell (default: 47)",
+    )
+    opts.add_argument(
+        "--d", type=_args.whole(1), default=100, metavar="D", help="--params: input width d (default: 100)"
+    )
+    opts.add_argument(
+        "--hidden", type=_args.whole(1), default=500, metavar="H", help="--params: hidden width H (default: 500)"
+    )
 
 
 def _g(x: float) -> str:
@@ -83,10 +119,12 @@ def highway(gates=(0.99, 0.9, 0.5), steps=(8, 50, 100, 500), level=0.01) -> str:
     0.5            0.5  0.25             6.6
     """
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
-    rows = [[f"{f:g}", *(_g(memory.decay(f, n)) for n in steps), f"{memory.horizon(f, level):.1f}"]
-            for f in gates]
-    return text_table("The gradient along the cell: f^n after n steps",
-                      ["forget gate f", *(f"n = {n}" for n in steps), f"{pct} horizon"], rows)
+    rows = [[f"{f:g}", *(_g(memory.decay(f, n)) for n in steps), f"{memory.horizon(f, level):.1f}"] for f in gates]
+    return text_table(
+        "The gradient along the cell: f^n after n steps",
+        ["forget gate f", *(f"n = {n}" for n in steps), f"{pct} horizon"],
+        rows,
+    )
 
 
 def _bias_label(b: float) -> str:
@@ -101,15 +139,26 @@ def bias(biases=None, steps=47, level=0.01) -> str:
     """
     biases = [0.0, 1.0, 2.0, math.log(19.0)] if biases is None else list(biases)
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
-    rows = [[_bias_label(r.bias), f"{r.gate:.6f}", f"{r.efold_horizon:.2f}", f"{r.horizon:.1f}",
-             f"{r.mean_lifetime:.2f}", f"{init.retained_gradient(r.bias, steps):.2e}"]
-            for r in init.forget_bias_table(biases, level)]
-    table = text_table("What the forget bias does: the starting gate f = sigma(b_f) and its horizons",
-                       ["bias b_f", "gate f", "e-fold horizon", f"{pct} horizon", "1/(1-f)",
-                        f"kept after {steps} steps"], rows)
+    rows = [
+        [
+            _bias_label(r.bias),
+            f"{r.gate:.6f}",
+            f"{r.efold_horizon:.2f}",
+            f"{r.horizon:.1f}",
+            f"{r.mean_lifetime:.2f}",
+            f"{init.retained_gradient(r.bias, steps):.2e}",
+        ]
+        for r in init.forget_bias_table(biases, level)
+    ]
+    table = text_table(
+        "What the forget bias does: the starting gate f = sigma(b_f) and its horizons",
+        ["bias b_f", "gate f", "e-fold horizon", f"{pct} horizon", "1/(1-f)", f"kept after {steps} steps"],
+        rows,
+    )
     two, zero = init.retained_gradient(2.0, steps), init.retained_gradient(0.0, steps)
-    return (f"{table}\n\nb_f = 2 keeps {two:.2e} after {steps} steps, b_f = 0 keeps {zero:.2e}: "
-            f"{two / zero:.1e} times more")
+    return (
+        f"{table}\n\nb_f = 2 keeps {two:.2e} after {steps} steps, b_f = 0 keeps {zero:.2e}: {two / zero:.1e} times more"
+    )
 
 
 def _pair(v) -> str:
@@ -117,9 +166,15 @@ def _pair(v) -> str:
 
 
 def _weights(cell: str) -> str:
-    rows = [[f"{r.gate}, unit {r.unit}", *(f"{w:.6f}" for w in r.weights), f"{r.bias:g}",
-             "depends on the reset" if r.value is None else f"{r.value:.6f}"]
-            for r in gate_arithmetic.two_unit_rows(cell)]
+    rows = [
+        [
+            f"{r.gate}, unit {r.unit}",
+            *(f"{w:.6f}" for w in r.weights),
+            f"{r.bias:g}",
+            "depends on the reset" if r.value is None else f"{r.value:.6f}",
+        ]
+        for r in gate_arithmetic.two_unit_rows(cell)
+    ]
     title = f"The two-unit {cell.upper()}: every weight row, its bias and its value on this step"
     return text_table(title, ["row", "x1", "x2", "h1", "h2", "bias", "value"], rows)
 
@@ -140,27 +195,32 @@ def step() -> str:
     """
     u = gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
     g = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25)
-    scalar = ["The scalar cells, fed supplied gate values", "-" * 42,
-              "LSTM, c_prev = 0.8, f = 0.9, i = 0.2, g = 0.5, o = 0.75",
-              f"  kept f*c_prev = {u.kept:.6f}, written i*g = {u.written:.6f}, c = {u.c:.6f}, "
-              f"h = o*tanh(c) = {u.h:.6f}",
-              "GRU, h_prev = 0.8, z = 0.9 (z keeps), r = 0.25, no input, recurrent weight 1",
-              f"  candidate n = tanh(r*h_prev) = {g.n:.6f}, kept z*h_prev = {g.kept:.6f}, "
-              f"written (1-z)*n = {g.written:.6f}, h = {g.h:.6f}"]
+    scalar = [
+        "The scalar cells, fed supplied gate values",
+        "-" * 42,
+        "LSTM, c_prev = 0.8, f = 0.9, i = 0.2, g = 0.5, o = 0.75",
+        f"  kept f*c_prev = {u.kept:.6f}, written i*g = {u.written:.6f}, c = {u.c:.6f}, h = o*tanh(c) = {u.h:.6f}",
+        "GRU, h_prev = 0.8, z = 0.9 (z keeps), r = 0.25, no input, recurrent weight 1",
+        f"  candidate n = tanh(r*h_prev) = {g.n:.6f}, kept z*h_prev = {g.kept:.6f}, "
+        f"written (1-z)*n = {g.written:.6f}, h = {g.h:.6f}",
+    ]
     case = gate_arithmetic.two_unit_lstm()
     s = lstm.step(*case)
-    cell = (f"After the step: c = {_pair(s.c)}, h = {_pair(s.h)}; kept f*c_prev = {_pair(s.f * case.c_prev)}, "
-            f"written i*g = {_pair(s.i * s.g)}")
+    cell = (
+        f"After the step: c = {_pair(s.c)}, h = {_pair(s.h)}; kept f*c_prev = {_pair(s.f * case.c_prev)}, "
+        f"written i*g = {_pair(s.i * s.g)}"
+    )
     gcase = gate_arithmetic.two_unit_gru()
     rows = []
-    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"),
-                          ("z_writes", "after")):
+    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"), ("z_writes", "after")):
         one = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25, update=update, reset=reset)
         two = gru.step(*gcase, update=update, reset=reset)
         rows.append([update, reset, _USED_BY[update, reset], f"{one.h:.6f}", _pair(two.n), _pair(two.h)])
-    conventions = text_table("The GRU's conventions: one unit (h_prev 0.8, z 0.9, r 0.25) and the two-unit cell",
-                             ["update=", "reset=", "used by", "one unit: h", "two units: n", "two units: h"],
-                             rows)
+    conventions = text_table(
+        "The GRU's conventions: one unit (h_prev 0.8, z 0.9, r 0.25) and the two-unit cell",
+        ["update=", "reset=", "used by", "one unit: h", "two units: n", "two units: h"],
+        rows,
+    )
     return "\n\n".join(["\n".join(scalar), _weights("lstm"), cell, _weights("gru"), conventions])
 
 
@@ -175,15 +235,26 @@ def costs(d=100, H=500) -> str:
     rows = []
     for cell in params.CELLS:
         one = params.layer_count(cell, d, H)
-        rows.append([names[cell], str(params.GATES[cell]), f"{one:,}",
-                     f"{params.layer_count(cell, d, H, 'pytorch'):,}", f"{params.layer_count(cell, d, H, 'keras'):,}",
-                     f"{one / lstm_count:.2f}"])
-    table = text_table(f"What a gate costs: one layer, d = {d}, H = {H}",
-                       ["cell", "blocks G", "one bias per block", "PyTorch (two biases)", "Keras (default)",
-                        "share of the LSTM"], rows)
+        rows.append(
+            [
+                names[cell],
+                str(params.GATES[cell]),
+                f"{one:,}",
+                f"{params.layer_count(cell, d, H, 'pytorch'):,}",
+                f"{params.layer_count(cell, d, H, 'keras'):,}",
+                f"{one / lstm_count:.2f}",
+            ]
+        )
+    table = text_table(
+        f"What a gate costs: one layer, d = {d}, H = {H}",
+        ["cell", "blocks G", "one bias per block", "PyTorch (two biases)", "Keras (default)", "share of the LSTM"],
+        rows,
+    )
     gru_count = params.layer_count("gru", d, H)
-    return (f"{table}\n\nThe GRU has {gru_count / lstm_count:.2f} of the LSTM's parameters: "
-            f"{lstm_count - gru_count:,} fewer.")
+    return (
+        f"{table}\n\nThe GRU has {gru_count / lstm_count:.2f} of the LSTM's parameters: "
+        f"{lstm_count - gru_count:,} fewer."
+    )
 
 
 def run(args: argparse.Namespace) -> int:

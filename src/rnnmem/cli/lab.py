@@ -39,12 +39,6 @@ example:
 """
 
 
-
-
-
-
-
-
 def _clip(text: str) -> float | None:
     if text.lower() == "none":
         return None
@@ -54,46 +48,86 @@ def _clip(text: str) -> float | None:
         raise argparse.ArgumentTypeError(f"must be a number > 0, or 'none' for no clipping, got {text!r}") from None
 
 
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``lab`` to ``parser``."""
-    parser.add_argument("task", metavar="TASK", choices=TASKS,
-                        help=f"the task: {', '.join(TASKS)}")
-    parser.add_argument("--model", required=True, choices=MODELS,
-                        help="the recurrent layer: tanh RNN, GRU or LSTM (required)")
+    parser.add_argument("task", metavar="TASK", choices=TASKS, help=f"the task: {', '.join(TASKS)}")
+    parser.add_argument(
+        "--model", required=True, choices=MODELS, help="the recurrent layer: tanh RNN, GRU or LSTM (required)"
+    )
     init = parser.add_mutually_exclusive_group()
-    init.add_argument("--forget-bias", type=_args.real, metavar="B",
-                      help="LSTM only: set the effective forget bias b_ih + b_hh of every unit to B "
-                           "(b_ih's forget rows = B, b_hh's = 0); default: PyTorch's uniform draw")
-    init.add_argument("--init", choices=("default", "chrono"), default="default",
-                      help="LSTM only for chrono: b_f = log U(1, T_max - 1), b_i = -b_f "
-                           "(Tallec and Ollivier 2018); default: PyTorch's uniform draw")
-    parser.add_argument("--t-max", type=_args.positive, metavar="T",
-                        help="T_max of chrono initialization (> 2); default: the sequence length")
-    parser.add_argument("--lag", type=_args.whole(1), required=True, metavar="N",
-                        help="steps between the answer and the query (for adding: the sequence length, >= 2)")
-    parser.add_argument("--alphabet", type=_args.whole(2), default=8, metavar="K",
-                        help="tokens to tell apart in recall (default 8, chance 1/8)")
-    parser.add_argument("--seeds", type=_args.whole(1), default=4, metavar="S",
-                        help="how many seeds to train, seeds 0 to S-1 (default 4)")
-    parser.add_argument("--steps", type=_args.whole(1), default=1000, metavar="U",
-                        help="the budget: updates per seed (default 1000)")
-    parser.add_argument("--hidden", type=_args.whole(1), default=32, metavar="H",
-                        help="hidden units (default 32)")
-    parser.add_argument("--batch", type=_args.whole(1), default=64, metavar="B",
-                        help="sequences per update (default 64)")
-    parser.add_argument("--lr", type=_args.positive, default=0.01,
-                        help="Adam's learning rate (default 0.01)")
-    parser.add_argument("--clip", type=_clip, default=1.0, metavar="NORM",
-                        help="clip the gradient to this global norm, or 'none' (default 1.0)")
-    parser.add_argument("--threshold", type=_args.share, default=0.9,
-                        help="success: held-out accuracy, or fraction of the baseline error removed, "
-                             "at least this, in (0, 1] (default 0.9)")
-    parser.add_argument("--eval-every", type=_args.whole(1), default=50, metavar="K",
-                        help="evaluate on the held-out set every K updates (default 50)")
-    parser.add_argument("--eval-size", type=_args.whole(1), default=512, metavar="N",
-                        help="held-out sequences (default 512)")
+    init.add_argument(
+        "--forget-bias",
+        type=_args.real,
+        metavar="B",
+        help="LSTM only: set the effective forget bias b_ih + b_hh of every unit to B "
+        "(b_ih's forget rows = B, b_hh's = 0); default: PyTorch's uniform draw",
+    )
+    init.add_argument(
+        "--init",
+        choices=("default", "chrono"),
+        default="default",
+        help="LSTM only for chrono: b_f = log U(1, T_max - 1), b_i = -b_f "
+        "(Tallec and Ollivier 2018); default: PyTorch's uniform draw",
+    )
+    parser.add_argument(
+        "--t-max",
+        type=_args.positive,
+        metavar="T",
+        help="T_max of chrono initialization (> 2); default: the sequence length",
+    )
+    parser.add_argument(
+        "--lag",
+        type=_args.whole(1),
+        required=True,
+        metavar="N",
+        help="steps between the answer and the query (for adding: the sequence length, >= 2)",
+    )
+    parser.add_argument(
+        "--alphabet",
+        type=_args.whole(2),
+        default=8,
+        metavar="K",
+        help="tokens to tell apart in recall (default 8, chance 1/8)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=_args.whole(1),
+        default=4,
+        metavar="S",
+        help="how many seeds to train, seeds 0 to S-1 (default 4)",
+    )
+    parser.add_argument(
+        "--steps", type=_args.whole(1), default=1000, metavar="U", help="the budget: updates per seed (default 1000)"
+    )
+    parser.add_argument("--hidden", type=_args.whole(1), default=32, metavar="H", help="hidden units (default 32)")
+    parser.add_argument(
+        "--batch", type=_args.whole(1), default=64, metavar="B", help="sequences per update (default 64)"
+    )
+    parser.add_argument("--lr", type=_args.positive, default=0.01, help="Adam's learning rate (default 0.01)")
+    parser.add_argument(
+        "--clip",
+        type=_clip,
+        default=1.0,
+        metavar="NORM",
+        help="clip the gradient to this global norm, or 'none' (default 1.0)",
+    )
+    parser.add_argument(
+        "--threshold",
+        type=_args.share,
+        default=0.9,
+        help="success: held-out accuracy, or fraction of the baseline error removed, "
+        "at least this, in (0, 1] (default 0.9)",
+    )
+    parser.add_argument(
+        "--eval-every",
+        type=_args.whole(1),
+        default=50,
+        metavar="K",
+        help="evaluate on the held-out set every K updates (default 50)",
+    )
+    parser.add_argument(
+        "--eval-size", type=_args.whole(1), default=512, metavar="N", help="held-out sequences (default 512)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,10 +144,22 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--lag is the sequence length of the adding problem: at least 2, got {args.lag}")
     task = make_task(args.task, args.lag, args.alphabet)
     seeds = list(range(args.seeds))
-    result = lab.train(task, args.model, seeds=seeds, hidden=args.hidden, steps=args.steps, batch=args.batch,
-                       lr=args.lr, clip=args.clip, forget_bias=args.forget_bias, init=args.init,
-                       t_max=args.t_max, eval_every=args.eval_every, eval_size=args.eval_size,
-                       threshold=args.threshold)
+    result = lab.train(
+        task,
+        args.model,
+        seeds=seeds,
+        hidden=args.hidden,
+        steps=args.steps,
+        batch=args.batch,
+        lr=args.lr,
+        clip=args.clip,
+        forget_bias=args.forget_bias,
+        init=args.init,
+        t_max=args.t_max,
+        eval_every=args.eval_every,
+        eval_size=args.eval_size,
+        threshold=args.threshold,
+    )
     print(_header(args, task, result))
     for e, seed in enumerate(seeds):
         print(f"seed {seed}: {_score(task, result.final_scores[e])}, {_outcome(result, e)}")
@@ -135,8 +181,10 @@ def _header(args, task, result) -> str:
     else:
         init = "PyTorch's initialization"
     clip = "no clipping" if args.clip is None else f"clipping at {args.clip:g}"
-    return (f"{what}; {args.model}, {args.hidden} units, {init}; {args.steps} updates of {args.batch}, "
-            f"Adam {args.lr:g}, {clip}; a seed succeeds at {goal} on {args.eval_size} sequences")
+    return (
+        f"{what}; {args.model}, {args.hidden} units, {init}; {args.steps} updates of {args.batch}, "
+        f"Adam {args.lr:g}, {clip}; a seed succeeds at {goal} on {args.eval_size} sequences"
+    )
 
 
 def _score(task, score: float) -> str:

@@ -30,17 +30,25 @@ from .render import Renderer
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m rnnmem.site",
-                                description="Render the book's live figures, tables and notebooks without MkDocs.")
+    p = argparse.ArgumentParser(
+        prog="python -m rnnmem.site", description="Render the book's live figures, tables and notebooks without MkDocs."
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     b = sub.add_parser("build", help="render every figure and table of every page into a folder")
     b.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the MkDocs config (default mkdocs.yml)")
-    b.add_argument("--out", type=Path, default=Path("build/rnnmem-site"),
-                   help="where to write the figures (SVG) and tables (Markdown); default build/rnnmem-site")
+    b.add_argument(
+        "--out",
+        type=Path,
+        default=Path("build/rnnmem-site"),
+        help="where to write the figures (SVG) and tables (Markdown); default build/rnnmem-site",
+    )
     b.add_argument("--cache", type=Path, default=None, help="cache folder (default .cache/rnnmem-site)")
-    b.add_argument("--timings", action="store_true",
-                   help="list each directive's render time and cache status (hit/miss), slowest first")
+    b.add_argument(
+        "--timings",
+        action="store_true",
+        help="list each directive's render time and cache status (hit/miss), slowest first",
+    )
 
     sub.add_parser("list", help="list the registered figure and table builders")
 
@@ -53,13 +61,19 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
 
     m = sub.add_parser("numbers", help="list the numbers pages state that nothing on the page produces")
-    m.add_argument("pages", nargs="*", type=Path, metavar="PAGE",
-                   help="Markdown pages (default: every page but references.md)")
+    m.add_argument(
+        "pages", nargs="*", type=Path, metavar="PAGE", help="Markdown pages (default: every page but references.md)"
+    )
     m.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
-    m.add_argument("--allow", type=Path, default=Path("tests/repo/numbers_allowlist.toml"),
-                   help="the reviewed allow-list (default tests/repo/numbers_allowlist.toml)")
-    m.add_argument("--count", action="store_true",
-                   help="also print, per page, its placeholders and the numbers it states")
+    m.add_argument(
+        "--allow",
+        type=Path,
+        default=Path("tests/repo/numbers_allowlist.toml"),
+        help="the reviewed allow-list (default tests/repo/numbers_allowlist.toml)",
+    )
+    m.add_argument(
+        "--count", action="store_true", help="also print, per page, its placeholders and the numbers it states"
+    )
 
     f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
     f.add_argument("host")
@@ -74,8 +88,7 @@ def _book(config: Path, cache: Path | None = None) -> Book:
     if not config.is_file():
         raise SystemExit(f"error: config file {config} not found (run from the repository root or pass --config)")
     settings = load_mkdocs_settings(config)
-    book = Book(settings["docs_dir"], repo_url=settings["repo_url"], site_url=settings["site_url"],
-                cache_dir=cache)
+    book = Book(settings["docs_dir"], repo_url=settings["repo_url"], site_url=settings["site_url"], cache_dir=cache)
     book.add_docs_dir()
     return book
 
@@ -117,14 +130,17 @@ def _numbers(args, parser: argparse.ArgumentParser) -> int:
         allow = load_allowlist(args.allow)
     except ValueError as exc:
         parser.error(f"argument --allow: {exc}")
-    renderer = Renderer()   # only the tables are rendered: a figure produces numbers only through placeholders
+    renderer = Renderer()  # only the tables are rendered: a figure produces numbers only through placeholders
     found = 0
     for page in pages:
         rel = page.resolve().relative_to(docs.resolve()).as_posix()
         markdown = page.read_text(encoding="utf-8")
         try:
-            tables = [renderer.render(d).content.decode() for d in find_directives(markdown, f"docs/{rel}")
-                      if d.kind == "table"]
+            tables = [
+                renderer.render(d).content.decode()
+                for d in find_directives(markdown, f"docs/{rel}")
+                if d.kind == "table"
+            ]
         except DirectiveError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -136,8 +152,11 @@ def _numbers(args, parser: argparse.ArgumentParser) -> int:
             live, stated = value_count(markdown)
             print(f"docs/{rel}: {live} placeholders, {stated} numbers stated, {len(findings)} not produced")
     if found:
-        print(f"{found} number(s) stated but not produced on their page: compute each with a snippet or a "
-              "placeholder, or allow it with a reason in the allow-list", file=sys.stderr)
+        print(
+            f"{found} number(s) stated but not produced on their page: compute each with a snippet or a "
+            "placeholder, or allow it with a reason in the allow-list",
+            file=sys.stderr,
+        )
     return 1 if found else 0
 
 
@@ -185,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         # build
         book = _book(args.config, args.cache)
         book.render()
-        for src_uri, page in book.pages.items():   # captions and prose: every placeholder must resolve
+        for src_uri, page in book.pages.items():  # captions and prose: every placeholder must resolve
             book.page_markdown(src_uri, page.markdown)
         out: Path = args.out
         out.mkdir(parents=True, exist_ok=True)
@@ -198,8 +217,10 @@ def main(argv: list[str] | None = None) -> int:
         r.prune()
         if args.timings:
             print(r.timing_report())
-        print(f"{count} items from {len(book.pages)} pages into {out}: "
-              f"{len(r.rendered)} rendered, {len(r.cached)} from the cache")
+        print(
+            f"{count} items from {len(book.pages)} pages into {out}: "
+            f"{len(r.rendered)} rendered, {len(r.cached)} from the cache"
+        )
         return 0
     except DirectiveError as exc:
         print(f"error: {exc}", file=sys.stderr)

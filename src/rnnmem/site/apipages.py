@@ -119,8 +119,13 @@ def api_pages(package_dir: Path = PACKAGE_DIR) -> list[ApiPage]:
         modules.append(ApiPage(module, f"{API_DIR}/{name}.md", _summary(path), path, markdown + "\n"))
     rows = ["| module | what it holds |", "|---|---|"]
     rows += [f"| [`{p.module}`]({p.path.split('/', 1)[1]}) | {p.summary} |" for p in modules]
-    index = ApiPage(PACKAGE, f"{API_DIR}/index.md", "", package_dir / "__init__.py",
-                    "# API reference\n\n" + INTRO + "\n" + "\n".join(rows) + "\n")
+    index = ApiPage(
+        PACKAGE,
+        f"{API_DIR}/index.md",
+        "",
+        package_dir / "__init__.py",
+        "# API reference\n\n" + INTRO + "\n" + "\n".join(rows) + "\n",
+    )
     return [index] + modules
 
 
@@ -159,8 +164,10 @@ def add_files(files, config) -> None:
     for page in api_pages():
         existing = files.get_file_from_path(page.path)
         if existing is not None:
-            raise ValueError(f"docs/{page.path} exists, but the API pages are generated from the package: "
-                             "delete it (the module's docstring is what the page shows)")
+            raise ValueError(
+                f"docs/{page.path} exists, but the API pages are generated from the package: "
+                "delete it (the module's docstring is what the page shows)"
+            )
         file = File.generated(config, page.path, content=page.markdown)
         # edit_uri is relative to the site's edit link (…/edit/main/docs/): point it at the module.
         source = page.source.resolve()

@@ -35,6 +35,9 @@ def arithmetic() -> str:
     except ImportError:  # numpy 1.x
         from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
     simd = " ".join(t for t in __cpu_dispatch__ if __cpu_features__.get(t)) or "baseline only"
-    blas = [f"{p.get('internal_api')} {p.get('version')} {p.get('architecture')}"
-            for p in threadpool_info() if p.get("user_api") == "blas"]
+    blas = [
+        f"{p.get('internal_api')} {p.get('version')} {p.get('architecture')}"
+        for p in threadpool_info()
+        if p.get("user_api") == "blas"
+    ]
     return f"numpy {np.__version__}; SIMD {simd}; BLAS {', '.join(blas) or 'none found'}"

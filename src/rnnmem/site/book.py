@@ -18,8 +18,8 @@ from pathlib import Path
 
 from . import notebook, numbering, placeholders
 from .arithmetic import arithmetic
-from .markdown import lex, prose_spans
 from .directives import Directive, DirectiveError, find_directives
+from .markdown import lex, prose_spans
 from .numbering import Numbering, NumberingError
 from .render import Item, Renderer, package_digest
 
@@ -69,12 +69,24 @@ def error_admonition(error: Exception, indent: str) -> str:
 class Book:
     """One build of the book: pages in, rendered items and rewritten pages out."""
 
-    def __init__(self, docs_dir: Path, *, repo_url: str, site_url: str = "", cache_dir: Path | None = None,
-                 fresh_process: bool = False, keep_going: bool = False, chapters: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        docs_dir: Path,
+        *,
+        repo_url: str,
+        site_url: str = "",
+        cache_dir: Path | None = None,
+        fresh_process: bool = False,
+        keep_going: bool = False,
+        chapters: list[str] | None = None,
+    ) -> None:
         self.docs_dir = Path(docs_dir)
         #: The chapter pages in reading order (numbered 1..N): the nav's Chapters section.
-        self.chapters = (list(chapters) if chapters is not None
-                         else numbering.chapters_from_config(self.docs_dir.parent / "mkdocs.yml"))
+        self.chapters = (
+            list(chapters)
+            if chapters is not None
+            else numbering.chapters_from_config(self.docs_dir.parent / "mkdocs.yml")
+        )
         self._numbering: Numbering | None = None
         self.repo_url = repo_url
         self.site_url = site_url
@@ -186,8 +198,10 @@ class Book:
             if ident is None:
                 continue
             if ident in out:
-                raise directive.error(f"id {ident!r} is already used on this page, by the directive at line "
-                                      f"{out[ident][0].line}; an id names one item")
+                raise directive.error(
+                    f"id {ident!r} is already used on this page, by the directive at line "
+                    f"{out[ident][0].line}; an id names one item"
+                )
             if isinstance(item, Item):
                 out[ident] = (directive, item)
         return out
@@ -206,9 +220,11 @@ class Book:
                 return ids[name][1].values, name
             return None
 
-        known = (f"the {directive.kind} builder {directive.name!r} returns: "
-                 f"{', '.join(sorted(item.values)) or 'no values'}"
-                 + (f"; ids on this page: {', '.join(sorted(ids))}" if ids else ""))
+        known = (
+            f"the {directive.kind} builder {directive.name!r} returns: "
+            f"{', '.join(sorted(item.values)) or 'no values'}"
+            + (f"; ids on this page: {', '.join(sorted(ids))}" if ids else "")
+        )
         try:
             return placeholders.fill(text, namespace, known)
         except placeholders.PlaceholderError as exc:
@@ -216,32 +232,43 @@ class Book:
 
     def prose_placeholders(self, page: Page) -> list[tuple[int, int, str]]:
         """(start, end, text) for every ``{{id.value}}`` in the page's prose (code and comments left alone)."""
-        found = [(start, p) for start, end in prose_spans(page.markdown)
-                 for p in placeholders.find(page.markdown[start:end])]
+        found = [
+            (start, p) for start, end in prose_spans(page.markdown) for p in placeholders.find(page.markdown[start:end])
+        ]
         if not found:
             return []
         ids = self.page_values(page)
         doc = lex(page.markdown)
-        known = (f"ids on this page: {', '.join(sorted(ids))}" if ids else
-                 'no figure or table on this page has an id (give one id="name")')
+        known = (
+            f"ids on this page: {', '.join(sorted(ids))}"
+            if ids
+            else 'no figure or table on this page has an id (give one id="name")'
+        )
         edits = []
         for start, p in found:
             where = f"docs/{page.src_uri}:{doc.line_of(start + p.start)}"
             if not p.steps or not isinstance(p.steps[0], str):
-                raise DirectiveError(f"{where}: placeholder {p.text} in prose must name an item and a value, "
-                                     f"as {{{{ID.value}}}}; {known}")
+                raise DirectiveError(
+                    f"{where}: placeholder {p.text} in prose must name an item and a value, "
+                    f"as {{{{ID.value}}}}; {known}"
+                )
             try:
                 text = placeholders.fill(
-                    p.text, lambda name: (ids[name][1].values, name) if name in ids else None,
-                    known + (f" (the item {p.name!r} returns: {', '.join(sorted(ids[p.name][1].values))})"
-                             if p.name in ids else ""))
+                    p.text,
+                    lambda name: (ids[name][1].values, name) if name in ids else None,
+                    known
+                    + (
+                        f" (the item {p.name!r} returns: {', '.join(sorted(ids[p.name][1].values))})"
+                        if p.name in ids
+                        else ""
+                    ),
+                )
             except placeholders.PlaceholderError as exc:
                 raise DirectiveError(f"{where}: {exc}") from None
             edits.append((start + p.start, start + p.end, text))
         return edits
 
-    def _expand(self, page: Page, directive: Directive, item: Item,
-                target: numbering.Target | None = None) -> str:
+    def _expand(self, page: Page, directive: Directive, item: Item, target: numbering.Target | None = None) -> str:
         """The figure or table, every line after the first indented as the directive was.
 
         So a directive inside an exercise answer, an admonition or a list item
@@ -261,8 +288,11 @@ class Book:
         if item.kind == "figure":
             target = posixpath.relpath(f"{FIGURE_DIR}/{item.filename}", posixpath.dirname(page.src_uri) or ".")
             alt = directive.args.get("alt")
-            alt = (self.fill_directive_text(page, directive, item, alt, "the alt text") if alt is not None
-                   else plain_text(caption))
+            alt = (
+                self.fill_directive_text(page, directive, item, alt, "the alt text")
+                if alt is not None
+                else plain_text(caption)
+            )
             alt = " ".join(alt.split()).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
             size = _SVG_SIZE.search(item.content[:2000])
             # Every figure but the page's first (which may be on the first screen, as Home's is)
@@ -274,9 +304,11 @@ class Book:
                 attrs = f'width="{w}" height="{h}" {attrs}'.strip()
             dims = f"{{ {attrs} }}" if attrs else ""
             # One line: Python-Markdown's span mode turns line breaks inside the figure into <br>.
-            return (f'<figure class="rnnmem-figure" markdown="span">![{alt}]({target}){dims}'
-                    f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>')
-        if item.kind == "widget":   # raw HTML, one line, so Markdown leaves it whole
+            return (
+                f'<figure class="rnnmem-figure" markdown="span">![{alt}]({target}){dims}'
+                f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>'
+            )
+        if item.kind == "widget":  # raw HTML, one line, so Markdown leaves it whole
             return item.content.decode()
         table = item.content.decode()
         if caption:
@@ -311,12 +343,23 @@ class Book:
         url = posixpath.splitext(page.src_uri)[0] + "/"
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
         site_url = self.site_url.rstrip("/") + "/" if self.site_url else ""
-        stamp = None if recipe_only else {
-            "arithmetic": arithmetic(),
-            "recipe": hashlib.sha256(self.notebook_text(page, recipe_only=True).encode()).hexdigest()[:32]}
-        return notebook.chapter_notebook(self.notebook_markdown(page, site_url, recipe_only=recipe_only),
-                                         slug=page.slug, title=page.title, page_url=page_url,
-                                         repo_url=self.repo_url, site_url=site_url, stamp=stamp)
+        stamp = (
+            None
+            if recipe_only
+            else {
+                "arithmetic": arithmetic(),
+                "recipe": hashlib.sha256(self.notebook_text(page, recipe_only=True).encode()).hexdigest()[:32],
+            }
+        )
+        return notebook.chapter_notebook(
+            self.notebook_markdown(page, site_url, recipe_only=recipe_only),
+            slug=page.slug,
+            title=page.title,
+            page_url=page_url,
+            repo_url=self.repo_url,
+            site_url=site_url,
+            stamp=stamp,
+        )
 
     def notebook_markdown(self, page: Page, site_url: str, *, recipe_only: bool = False) -> str:
         """The page's Markdown with each figure as an image on the published site and each table in place
@@ -340,15 +383,20 @@ class Book:
             if item.kind == "figure":
                 caption = self.fill_directive_text(page, directive, item, directive.args["caption"], "the caption")
                 alt = re.search(r"!\[(.*?)\]\(", block, re.DOTALL)
-                block = (f"![{alt.group(1) if alt else ''}]({site_url}{FIGURE_DIR}/{item.filename})\n\n"
-                         f"*{' '.join(caption.split())}*")
+                block = (
+                    f"![{alt.group(1) if alt else ''}]({site_url}{FIGURE_DIR}/{item.filename})\n\n"
+                    f"*{' '.join(caption.split())}*"
+                )
             elif item.kind == "widget":
-                block = f"*An interactive figure stands here on the [book's page]({site_url}" \
-                        f"{posixpath.splitext(page.src_uri)[0]}/).*"
+                block = (
+                    f"*An interactive figure stands here on the [book's page]({site_url}"
+                    f"{posixpath.splitext(page.src_uri)[0]}/).*"
+                )
             else:
                 block = unwrap_nested_blocks(block).replace('<div class="rnnmem-table">', "").replace("</div>", "")
-                block = re.sub(r'<p class="rnnmem-table-caption" markdown="span">(.*?)</p>', r"*\1*", block,
-                               flags=re.DOTALL)
+                block = re.sub(
+                    r'<p class="rnnmem-table-caption" markdown="span">(.*?)</p>', r"*\1*", block, flags=re.DOTALL
+                )
             block = self.numbering().block_references(page.src_uri, block, directive.line, plain=True)
             edits.append((directive.start, directive.end, _indent(block.strip("\n"), directive.indent)))
         out, pos = [], 0
@@ -374,8 +422,11 @@ class Book:
         """Notebooks in docs/downloads/ that differ from the chapter or notebook page they come from
         (``only``: the notebook of that one chapter)."""
         stale = []
-        sources = self.notebook_sources() if only is None else {
-            self.docs_dir / self.notebook_path(self.pages[only]): self.notebook_text(self.pages[only])}
+        sources = (
+            self.notebook_sources()
+            if only is None
+            else {self.docs_dir / self.notebook_path(self.pages[only]): self.notebook_text(self.pages[only])}
+        )
         for path, text in sources.items():
             if not path.is_file() or not notebook.current(path.read_text(encoding="utf-8"), text):
                 stale.append(f"docs/{path.relative_to(self.docs_dir).as_posix()}")
@@ -399,15 +450,19 @@ class Book:
         # The page is served at notebooks/NAME/, two levels below the site's root.
         rel = posixpath.relpath(target, posixpath.splitext(src_uri)[0])
         colab = notebook.colab_url(self.repo_url, f"docs/{target}")
-        return (f'<p class="rnnmem-notebook"><a href="{rel}" download="{stem}.ipynb">Download this notebook</a>'
-                f' · <a href="{colab}">Open in Colab</a></p>')
+        return (
+            f'<p class="rnnmem-notebook"><a href="{rel}" download="{stem}.ipynb">Download this notebook</a>'
+            f' · <a href="{colab}">Open in Colab</a></p>'
+        )
 
     def _notebook_links(self, page: Page, text: str) -> str:
         rel = posixpath.relpath(self.notebook_path(page), posixpath.dirname(page.src_uri))
         colab = notebook.colab_url(self.repo_url, f"docs/{self.notebook_path(page)}")
-        links = (f'\n<p class="rnnmem-notebook" markdown="span">'
-                 f'[:material-download: This chapter as a notebook]({rel}){{ download="{page.slug}.ipynb" }}'
-                 f' · [:material-rocket-launch: Open in Colab]({colab})</p>\n')
+        links = (
+            f'\n<p class="rnnmem-notebook" markdown="span">'
+            f'[:material-download: This chapter as a notebook]({rel}){{ download="{page.slug}.ipynb" }}'
+            f" · [:material-rocket-launch: Open in Colab]({colab})</p>\n"
+        )
         doc = lex(text)
         titles = [h for h in doc.headings if h.level == 1]
         if not titles:
@@ -475,8 +530,9 @@ __all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest", "
 
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>\s*')
 _MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>\s*', re.DOTALL)
-_MERMAID_LOADER = re.compile(r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>\s*',
-                             re.DOTALL)
+_MERMAID_LOADER = re.compile(
+    r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>\s*', re.DOTALL
+)
 _CELL_ID = re.compile(r'id="cell-id=[0-9a-f-]+"')
 #: The alt text nbconvert gives an image whose notebook does not describe it.
 NO_ALT = 'alt="No description has been provided for this image"'
@@ -494,9 +550,11 @@ def add_notebook_links(html_text: str, links: str) -> str:
     """
     end = html_text.find("</h1>")
     if end < 0:
-        raise NotebookAltError("a notebook page needs a title (a first Markdown cell starting with '# '), "
-                               "under which its download links go")
-    return html_text[:end + 5] + links + html_text[end + 5:]
+        raise NotebookAltError(
+            "a notebook page needs a title (a first Markdown cell starting with '# '), "
+            "under which its download links go"
+        )
+    return html_text[: end + 5] + links + html_text[end + 5 :]
 
 
 def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *, where: str = "notebook") -> str:
@@ -521,7 +579,7 @@ def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *,
     html_text = _MATHJAX2_CONFIG.sub("", html_text)
     html_text = _MERMAID_LOADER.sub("", html_text)
     starts = [m.start() for m in _CELL_ID.finditer(html_text)] + [len(html_text)]
-    pieces = [html_text[:starts[0]]]
+    pieces = [html_text[: starts[0]]]
     for index, (a, b) in enumerate(zip(starts, starts[1:])):
         cell = _CELL_ID.sub(f'id="cell-id={index + 1}"', html_text[a:b], count=1)
         if NO_ALT in cell:
@@ -529,7 +587,8 @@ def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *,
             if not alt:
                 raise NotebookAltError(
                     f"{where}: cell {index + 1} shows an image without a description; give the cell one "
-                    'with `# %% alt="what the plot shows"`')
+                    'with `# %% alt="what the plot shows"`'
+                )
             cell = cell.replace(NO_ALT, f'alt="{html.escape(alt)}"')
         pieces.append(cell)
     return "".join(pieces)

@@ -34,8 +34,19 @@ from . import apipages
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .directives import DirectiveError
 
-__all__ = ["ChapterReport", "chapters", "chapter_path", "check_chapter", "citation_problems", "page_anchors", "page_links",
-           "nav_chapters", "home_chapters", "HOME_SECTION", "run_check"]
+__all__ = [
+    "ChapterReport",
+    "chapters",
+    "chapter_path",
+    "check_chapter",
+    "citation_problems",
+    "page_anchors",
+    "page_links",
+    "nav_chapters",
+    "home_chapters",
+    "HOME_SECTION",
+    "run_check",
+]
 
 #: The heading of the home page's chapter list.
 HOME_SECTION = "The chapters, in reading order"
@@ -79,8 +90,10 @@ def chapter_path(docs_dir: Path, slug: str) -> Path:
     """
     path = Path(docs_dir) / CHAPTER_DIR / f"{slug}.md"
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", str(slug)) or not path.is_file():
-        raise ValueError(f"CH must name a chapter of {Path(docs_dir) / CHAPTER_DIR}, got {slug!r}; "
-                         f"the chapters are: {', '.join(chapters(docs_dir))}")
+        raise ValueError(
+            f"CH must name a chapter of {Path(docs_dir) / CHAPTER_DIR}, got {slug!r}; "
+            f"the chapters are: {', '.join(chapters(docs_dir))}"
+        )
     return path
 
 
@@ -94,14 +107,14 @@ def _outside_fences(markdown: str):
                 fence = m.group(1)
                 continue
             yield number, line
-        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
+        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)) :]:
             fence = None
 
 
 def _slugify(title: str) -> str:
     """The anchor Python-Markdown's ``toc`` extension gives a heading (its default slugify)."""
-    title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title)     # links: their text
-    title = re.sub(r"\{[^}]*\}\s*$", "", title)                  # attribute lists
+    title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title)  # links: their text
+    title = re.sub(r"\{[^}]*\}\s*$", "", title)  # attribute lists
     title = title.replace("`", "").replace("*", "")
     title = re.sub(r"<[^>]+>", "", title)
     value = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
@@ -174,8 +187,9 @@ def _check_links(src_uri: str, markdown: str, docs_dir: Path, report: ChapterRep
             continue
         text = markdown if resolved == src_uri else pages.get(resolved)
         if anchor and text is not None and anchor not in page_anchors(text):
-            report.problems.append(f"{where}:{line}: link to {target!r}: docs/{resolved} has no heading "
-                                   f"or id {anchor!r}")
+            report.problems.append(
+                f"{where}:{line}: link to {target!r}: docs/{resolved} has no heading or id {anchor!r}"
+            )
 
 
 def check_chapter(slug: str, config_file: Path = Path("mkdocs.yml")) -> ChapterReport:
@@ -226,9 +240,11 @@ def citation_problems(src_uri: str, markdown: str, docs_dir: Path) -> list[str]:
     if not references.is_file():
         return []
     entries = parse_references(references.read_text(encoding="utf-8"))
-    html = md.markdown(markdown, extensions=["fenced_code", "attr_list", "md_in_html", "admonition",
-                                             "pymdownx.arithmatex"],
-                       extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    html = md.markdown(
+        markdown,
+        extensions=["fenced_code", "attr_list", "md_in_html", "admonition", "pymdownx.arithmatex"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
     try:
         link_citations(html, entries, references_url="../references/", page=f"docs/{src_uri}", source=markdown)
     except CitationError as exc:
@@ -279,7 +295,9 @@ def run_check(args, parser) -> int:
     for problem in report.problems:
         print(problem, file=sys.stderr)
     status = "FAILED" if report.problems else "ok"
-    print(f"docs/chapters/{report.slug}.md: {status}: {report.directives} directives "
-          f"({report.rendered} rendered, the rest from the cache), notebook compared, "
-          f"{report.links} internal links and anchors; {time.perf_counter() - start:.1f} s")
+    print(
+        f"docs/chapters/{report.slug}.md: {status}: {report.directives} directives "
+        f"({report.rendered} rendered, the rest from the cache), notebook compared, "
+        f"{report.links} internal links and anchors; {time.perf_counter() - start:.1f} s"
+    )
     return 1 if report.problems else 0

@@ -30,7 +30,23 @@ _NARRATIVE = re.compile(rf"\b{_AUTHORS}\s\({_YEAR}(?=[),;])")
 _PARENTHETICAL = re.compile(rf"(?:(?<=\()|(?<=; )){_AUTHORS},?\s{_YEAR}(?=[),;])")
 _ENTRY = re.compile(r'<a id="(?P<key>[a-z0-9-]+)"></a>\s*\n\*\*(?P<authors>.+?)(?:\s\((?P<year>\d{4})\))?\.\*\*', re.S)
 #: Elements whose text is never searched for citations.
-_SKIP = {"a", "code", "pre", "script", "style", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "svg", "title", "mjx-container"}
+_SKIP = {
+    "a",
+    "code",
+    "pre",
+    "script",
+    "style",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "kbd",
+    "svg",
+    "title",
+    "mjx-container",
+}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 _TOKEN = re.compile(r"<!--.*?-->|<[^>]*>", re.S)
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*?)(/?)>", re.S)
@@ -89,7 +105,9 @@ def parse_references(markdown: str) -> dict[str, Entry]:
     >>> refs["elman1990"].surnames, refs["elman1990"].year
     (['elman'], '1990')
     """
-    return {m["key"]: Entry(m["key"], " ".join(m["authors"].split()), m["year"] or "") for m in _ENTRY.finditer(markdown)}
+    return {
+        m["key"]: Entry(m["key"], " ".join(m["authors"].split()), m["year"] or "") for m in _ENTRY.finditer(markdown)
+    }
 
 
 def _match(authors: str, first: str, year: str, entries: dict[str, Entry]) -> Entry | None:
@@ -101,8 +119,9 @@ def _match(authors: str, first: str, year: str, entries: dict[str, Entry]) -> En
     # Every surname the citation names must be an author of the entry, in the entry's order.
     cited = [_fold(n.split()[-1]) for n in re.split(r",\s*|\s+and\s+|\s*&\s*", authors.replace(" et al.", "")) if n]
     surnames = entry.surnames
-    if cited != surnames[:len(cited)] or (" et al." not in authors and len(cited) != len(surnames)
-                                          and "et al." not in entry.authors):
+    if cited != surnames[: len(cited)] or (
+        " et al." not in authors and len(cited) != len(surnames) and "et al." not in entry.authors
+    ):
         return None
     return entry
 
@@ -121,8 +140,9 @@ def _line_of(source: str, text: str) -> int | None:
     return source.count("\n", 0, m.start()) + 1 if m else None
 
 
-def link_citations(page_html: str, entries: dict[str, Entry], *, references_url: str, page: str,
-                   source: str = "") -> tuple[str, list[Citation]]:
+def link_citations(
+    page_html: str, entries: dict[str, Entry], *, references_url: str, page: str, source: str = ""
+) -> tuple[str, list[Citation]]:
     """Link each author-year citation of ``page_html`` to its entry; return the HTML and the citations.
 
     ``references_url`` is the references page relative to this page
@@ -146,9 +166,11 @@ def link_citations(page_html: str, entries: dict[str, Entry], *, references_url:
     counts: dict[str, int] = {}
     pos = 0
     for token in _TOKEN.finditer(page_html):
-        text = page_html[pos:token.start()]
+        text = page_html[pos : token.start()]
         skipped = any(skip for _, skip in stack)
-        out.append(text if skipped else _link_text(text, entries, references_url, page, source, citations, errors, counts))
+        out.append(
+            text if skipped else _link_text(text, entries, references_url, page, source, citations, errors, counts)
+        )
         out.append(token.group())
         pos = token.end()
         tag = _TAG.match(token.group())
@@ -195,20 +217,24 @@ def _link_text(text: str, entries, references_url, page, source, citations, erro
         if _inside_quotes(plain, start):
             continue
         entry = _match(m["authors"], m["first"], m["year"], entries)
-        cited = plain[start:end] + (")" if m.re is _NARRATIVE and plain[end:end + 1] == ")" else "")
+        cited = plain[start:end] + (")" if m.re is _NARRATIVE and plain[end : end + 1] == ")" else "")
         if entry is None:
             line = _line_of(source, cited) if source else None
             where = f"{page}:{line}" if line else page
-            errors.append(f'{where}: "{cited}" matches no entry of docs/references.md '
-                          f"(expected a key {_fold(m['first'].split()[-1])}{m['year']})")
+            errors.append(
+                f'{where}: "{cited}" matches no entry of docs/references.md '
+                f"(expected a key {_fold(m['first'].split()[-1])}{m['year']})"
+            )
             continue
         counts[entry.key] = counts.get(entry.key, 0) + 1
         anchor = f"cite-{entry.key}-{counts[entry.key]}"
         citations.append(Citation(page, entry.key, anchor, cited))
         end = start + len(cited)
         pieces.append(html.escape(plain[last:start], quote=False))
-        pieces.append(f'<a class="rnnmem-cite" id="{anchor}" href="{references_url}#{entry.key}">'
-                      f"{html.escape(cited, quote=False)}</a>")
+        pieces.append(
+            f'<a class="rnnmem-cite" id="{anchor}" href="{references_url}#{entry.key}">'
+            f"{html.escape(cited, quote=False)}</a>"
+        )
         last = end
     if not pieces:
         return text
@@ -228,6 +254,7 @@ def cited_in(references_html: str, index: Index, titles: dict[str, tuple[str, st
     >>> cited_in('<p><a id="elman1990"></a> Elman.</p>', index, {"a.md": ("Chapter A", "../a/")})
     '<p><a id="elman1990"></a> Elman.<span class="rnnmem-cited-in"> Cited in <a href="../a/#cite-elman1990-1">Chapter A</a>.</span></p>'
     """
+
     def add(m: re.Match) -> str:
         key = m["key"]
         pages: dict[str, list[Citation]] = {}
@@ -245,7 +272,12 @@ def cited_in(references_html: str, index: Index, titles: dict[str, tuple[str, st
             links.append(f'<a href="{url}#{pages[page][0].anchor}">{html.escape(title, quote=False)}</a>{count}')
         if not links:
             return m.group()
-        return (m.group("open") + m.group("body") + '<span class="rnnmem-cited-in"> Cited in '
-                + ", ".join(links) + ".</span></p>")
+        return (
+            m.group("open")
+            + m.group("body")
+            + '<span class="rnnmem-cited-in"> Cited in '
+            + ", ".join(links)
+            + ".</span></p>"
+        )
 
     return re.sub(r'(?P<open><p><a id="(?P<key>[a-z0-9-]+)"></a>)(?P<body>.*?)</p>', add, references_html, flags=re.S)

@@ -18,8 +18,9 @@ import re
 __all__ = ["mark_sessions", "session_code"]
 
 _COMPOUND = re.compile(r"(?:async\s+)?(?:for|while|if|with|def|class|try)\b|@")
-_SESSION = re.compile(r'<div class="(?P<cls>(?:language-[a-z]+ )?highlight)"(?P<attrs>[^>]*)>(?P<body><pre>.*?</code></pre>)',
-                      re.S)
+_SESSION = re.compile(
+    r'<div class="(?P<cls>(?:language-[a-z]+ )?highlight)"(?P<attrs>[^>]*)>(?P<body><pre>.*?</code></pre>)', re.S
+)
 _PROMPT = '<span class="gp">&gt;&gt;&gt;'
 _LANGUAGE = re.compile(r"language-(?!pycon\b)")
 _CODE = re.compile(r"<code[^>]*>(.*?)</code>", re.S)
@@ -64,6 +65,7 @@ def mark_sessions(page_html: str) -> str:
     >>> mark_sessions(page)[:61]
     '<div class="language-pycon highlight" data-copy="1 + 1&#10;">'
     """
+
     def mark(m: re.Match) -> str:
         if "data-copy=" in m["attrs"] or _PROMPT not in m["body"] or _LANGUAGE.search(m["cls"]):
             return m.group()

@@ -27,8 +27,9 @@ of :mod:`rnnmem.lstm` and :mod:`rnnmem.gru`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -48,8 +49,20 @@ ROUTES = ("straight", "hv", "vh", "arc")
 #: Fill behind boxes and circles: light, so the ink reads on it, and inverted with the rest on the dark page.
 FILL = "#ffffff"
 #: The operations a cell diagram's node can compute (see :func:`evaluate`).
-OPS = ("input", "concat", "gate", "candidate", "input_part", "state_part", "tanh_with_input",
-       "mul", "add", "one_minus", "tanh", "copy")
+OPS = (
+    "input",
+    "concat",
+    "gate",
+    "candidate",
+    "input_part",
+    "state_part",
+    "tanh_with_input",
+    "mul",
+    "add",
+    "one_minus",
+    "tanh",
+    "copy",
+)
 
 _ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -115,23 +128,29 @@ class Diagram:
     def _fail(self, what: str, name: Any, known: Iterable[Any]) -> ValueError:
         known = sorted(known, key=str)
         listed = ", ".join(map(str, known)) or "(none)"
-        return ValueError(f"diagram of builder {self.builder!r}: unknown {what} {name!r}; "
-                          f"the known {what}s are: {listed}")
+        return ValueError(
+            f"diagram of builder {self.builder!r}: unknown {what} {name!r}; the known {what}s are: {listed}"
+        )
 
     def node(self, id: str, label: str, at: tuple[float, float], shape: str = "box", **kw: Any) -> str:
         """Add a node; returns its id."""
         if not isinstance(id, str) or not _ID.match(id):
-            raise ValueError(f"diagram of builder {self.builder!r}: a node id must be a name "
-                             f"(letters, digits, underscores), got {id!r}")
+            raise ValueError(
+                f"diagram of builder {self.builder!r}: a node id must be a name "
+                f"(letters, digits, underscores), got {id!r}"
+            )
         if id in self.nodes:
             raise ValueError(f"diagram of builder {self.builder!r}: node {id!r} is described twice")
         if shape not in NODE_SHAPES:
-            raise ValueError(f"diagram of builder {self.builder!r}: node {id!r} has shape {shape!r}; "
-                             f"the shapes are: {', '.join(NODE_SHAPES)}")
+            raise ValueError(
+                f"diagram of builder {self.builder!r}: node {id!r} has shape {shape!r}; "
+                f"the shapes are: {', '.join(NODE_SHAPES)}"
+            )
         op = kw.get("op")
         if op is not None and op not in OPS:
-            raise ValueError(f"diagram of builder {self.builder!r}: node {id!r} has op {op!r}; "
-                             f"the ops are: {', '.join(OPS)}")
+            raise ValueError(
+                f"diagram of builder {self.builder!r}: node {id!r} has op {op!r}; the ops are: {', '.join(OPS)}"
+            )
         self.nodes[id] = Node(id, label, (float(at[0]), float(at[1])), shape, **kw)
         return id
 
@@ -147,12 +166,16 @@ class Diagram:
         self.get(src), self.get(dst)
         style = kw.get("style", "forward")
         if style not in EDGE_STYLES:
-            raise ValueError(f"diagram of builder {self.builder!r}: edge {src} -> {dst} has style {style!r}; "
-                             f"the styles are: {', '.join(EDGE_STYLES)}")
+            raise ValueError(
+                f"diagram of builder {self.builder!r}: edge {src} -> {dst} has style {style!r}; "
+                f"the styles are: {', '.join(EDGE_STYLES)}"
+            )
         route = kw.get("route", "straight")
         if route not in ROUTES:
-            raise ValueError(f"diagram of builder {self.builder!r}: edge {src} -> {dst} has route {route!r}; "
-                             f"the routes are: {', '.join(ROUTES)}")
+            raise ValueError(
+                f"diagram of builder {self.builder!r}: edge {src} -> {dst} has route {route!r}; "
+                f"the routes are: {', '.join(ROUTES)}"
+            )
         if any(e.key == (src, dst) for e in self.edges):
             raise ValueError(f"diagram of builder {self.builder!r}: edge {src} -> {dst} is described twice")
         e = Edge(src, dst, **kw)
@@ -187,8 +210,10 @@ class Diagram:
     def restyle(self, edges: Iterable[tuple[str, str]], style: str) -> None:
         """Give known edges another style (a highlighted path, a faded rest)."""
         if style not in EDGE_STYLES:
-            raise ValueError(f"diagram of builder {self.builder!r}: unknown edge style {style!r}; "
-                             f"the styles are: {', '.join(EDGE_STYLES)}")
+            raise ValueError(
+                f"diagram of builder {self.builder!r}: unknown edge style {style!r}; "
+                f"the styles are: {', '.join(EDGE_STYLES)}"
+            )
         for src, dst in edges:
             self.find_edge(src, dst).style = style
 
@@ -233,6 +258,7 @@ def _half(n: Node) -> tuple[float, float]:
 
 # -------------------------------------------------------------------- evaluation
 
+
 def _sigmoid(a: np.ndarray) -> np.ndarray:
     from rnnmem.memory import sigmoid
 
@@ -271,8 +297,10 @@ def evaluate(diagram: Diagram, inputs: dict[str, Any], blocks: dict[str, tuple])
             xs = [i for i in ins if diagram.get(i).block == "x"]
             hs = [i for i in ins if diagram.get(i).block == "h"]
             if len(xs) != 1 or len(hs) != 1:
-                raise ValueError(f"diagram of builder {diagram.builder!r}: concat {id!r} needs one input "
-                                 f"of block 'x' and one of block 'h', got {ins}")
+                raise ValueError(
+                    f"diagram of builder {diagram.builder!r}: concat {id!r} needs one input "
+                    f"of block 'x' and one of block 'h', got {ins}"
+                )
             out = (value(xs[0]), value(hs[0]))
         else:
             args = [value(i) for i in ins]
@@ -289,8 +317,9 @@ def evaluate(diagram: Diagram, inputs: dict[str, Any], blocks: dict[str, tuple])
 def _apply(diagram: Diagram, n: Node, args: list, blocks: dict[str, tuple]) -> np.ndarray:
     def arity(k: int) -> None:
         if len(args) != k:
-            raise ValueError(f"diagram of builder {diagram.builder!r}: node {n.id!r} ({n.op}) reads "
-                             f"{k} input(s), got {len(args)}")
+            raise ValueError(
+                f"diagram of builder {diagram.builder!r}: node {n.id!r} ({n.op}) reads {k} input(s), got {len(args)}"
+            )
 
     def block() -> tuple:
         if n.block not in blocks:
@@ -344,8 +373,16 @@ def _apply(diagram: Diagram, n: Node, args: list, blocks: dict[str, tuple]) -> n
 FONT = 11.5
 
 
-def draw(diagram: Diagram, ax, *, only: Iterable[str] | None = None, limits=None, fontsize: float = FONT,
-         title: str | None = None, emphasis: set | None = None) -> None:
+def draw(
+    diagram: Diagram,
+    ax,
+    *,
+    only: Iterable[str] | None = None,
+    limits=None,
+    fontsize: float = FONT,
+    title: str | None = None,
+    emphasis: set | None = None,
+) -> None:
     """Draw a diagram (or the part of it made of the nodes ``only``) on a matplotlib axes."""
     import matplotlib.patheffects as pe
     from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
@@ -362,20 +399,53 @@ def draw(diagram: Diagram, ax, *, only: Iterable[str] | None = None, limits=None
             continue
         x0, x1, y0, y1 = diagram.bounds(members)
         top = 0.35 if g.label and g.label_at == "top" else 0.0
-        rect = FancyBboxPatch((x0 - g.pad, y0 - g.pad), x1 - x0 + 2 * g.pad, y1 - y0 + 2 * g.pad + top,
-                              boxstyle="round,pad=0,rounding_size=0.12", linewidth=1.0,
-                              edgecolor=g.color, facecolor=g.color, alpha=0.12, zorder=0)
+        rect = FancyBboxPatch(
+            (x0 - g.pad, y0 - g.pad),
+            x1 - x0 + 2 * g.pad,
+            y1 - y0 + 2 * g.pad + top,
+            boxstyle="round,pad=0,rounding_size=0.12",
+            linewidth=1.0,
+            edgecolor=g.color,
+            facecolor=g.color,
+            alpha=0.12,
+            zorder=0,
+        )
         ax.add_patch(rect)
-        ax.add_patch(FancyBboxPatch((x0 - g.pad, y0 - g.pad), x1 - x0 + 2 * g.pad, y1 - y0 + 2 * g.pad + top,
-                                    boxstyle="round,pad=0,rounding_size=0.12", linewidth=1.0,
-                                    edgecolor=g.color, facecolor="none", zorder=0.5))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x0 - g.pad, y0 - g.pad),
+                x1 - x0 + 2 * g.pad,
+                y1 - y0 + 2 * g.pad + top,
+                boxstyle="round,pad=0,rounding_size=0.12",
+                linewidth=1.0,
+                edgecolor=g.color,
+                facecolor="none",
+                zorder=0.5,
+            )
+        )
         if g.label:
             if g.label_at == "top":
-                ax.text(x0 - g.pad + 0.1, y1 + g.pad + top - 0.08, g.label, ha="left", va="top",
-                        fontsize=fontsize, color=INK, zorder=1)
+                ax.text(
+                    x0 - g.pad + 0.1,
+                    y1 + g.pad + top - 0.08,
+                    g.label,
+                    ha="left",
+                    va="top",
+                    fontsize=fontsize,
+                    color=INK,
+                    zorder=1,
+                )
             else:
-                ax.text(x1 + g.pad + 0.1, (y0 + y1) / 2, g.label, ha="left", va="center",
-                        fontsize=fontsize, color=INK, zorder=1)
+                ax.text(
+                    x1 + g.pad + 0.1,
+                    (y0 + y1) / 2,
+                    g.label,
+                    ha="left",
+                    va="center",
+                    fontsize=fontsize,
+                    color=INK,
+                    zorder=1,
+                )
     for n in diagram.nodes.values():
         if n.id not in keep:
             continue
@@ -385,8 +455,16 @@ def draw(diagram: Diagram, ax, *, only: Iterable[str] | None = None, limits=None
         lw = 2.2 if n.id in emphasis else 1.1
         edge = PALETTE[3] if n.id in emphasis else colour
         if n.shape == "box":
-            p = FancyBboxPatch((x - hw, y - hh), 2 * hw, 2 * hh, boxstyle="round,pad=0,rounding_size=0.1",
-                               linewidth=lw, edgecolor=edge, facecolor=FILL, zorder=3)
+            p = FancyBboxPatch(
+                (x - hw, y - hh),
+                2 * hw,
+                2 * hh,
+                boxstyle="round,pad=0,rounding_size=0.1",
+                linewidth=lw,
+                edgecolor=edge,
+                facecolor=FILL,
+                zorder=3,
+            )
         elif n.shape == "circle":
             p = Circle((x, y), hw, linewidth=lw, edgecolor=edge, facecolor=FILL, zorder=3)
         elif n.shape == "dot":
@@ -395,12 +473,23 @@ def draw(diagram: Diagram, ax, *, only: Iterable[str] | None = None, limits=None
             p = Rectangle((x - hw, y - hh), 2 * hw, 2 * hh, linewidth=0, facecolor="none", zorder=3)
         ax.add_patch(p)
         if n.shape != "dot" and n.label:
-            ax.text(x, y, n.label, ha="center", va="center", fontsize=n.fontsize or fontsize,
-                    color=colour if n.shape == "text" else INK, zorder=4)
+            ax.text(
+                x,
+                y,
+                n.label,
+                ha="center",
+                va="center",
+                fontsize=n.fontsize or fontsize,
+                color=colour if n.shape == "text" else INK,
+                zorder=4,
+            )
         if n.note:
-            dx, dy, ha, va = {"below": (0, -hh - 0.06, "center", "top"), "above": (0, hh + 0.06, "center", "bottom"),
-                              "right": (hw + 0.08, 0, "left", "center"),
-                              "left": (-hw - 0.08, 0, "right", "center")}[n.note_at]
+            dx, dy, ha, va = {
+                "below": (0, -hh - 0.06, "center", "top"),
+                "above": (0, hh + 0.06, "center", "bottom"),
+                "right": (hw + 0.08, 0, "left", "center"),
+                "left": (-hw - 0.08, 0, "right", "center"),
+            }[n.note_at]
             ax.text(x + dx, y + dy, n.note, ha=ha, va=va, fontsize=fontsize, color=colour, zorder=4)
     for e in diagram.edges:
         if e.src not in keep or e.dst not in keep:
@@ -411,17 +500,38 @@ def draw(diagram: Diagram, ax, *, only: Iterable[str] | None = None, limits=None
         a, b = diagram.get(e.src), diagram.get(e.dst)
         pa, pb = (a.at[0], a.at[1] + e.offset), (b.at[0], b.at[1] + e.offset)
         points = _trim(_route(pa, pb, e), a, b)
-        arrow = FancyArrowPatch(path=Path(points), arrowstyle="-|>,head_length=5,head_width=2.6" if e.arrow else "-",
-                                mutation_scale=1, color=colour, linewidth=lw, linestyle=ls, zorder=2,
-                                capstyle="butt", joinstyle="miter")
+        arrow = FancyArrowPatch(
+            path=Path(points),
+            arrowstyle="-|>,head_length=5,head_width=2.6" if e.arrow else "-",
+            mutation_scale=1,
+            color=colour,
+            linewidth=lw,
+            linestyle=ls,
+            zorder=2,
+            capstyle="butt",
+            joinstyle="miter",
+        )
         arrow.set_path_effects([pe.Stroke(linewidth=lw + 3.5, foreground=FILL), pe.Normal()])
         ax.add_patch(arrow)
         if e.label:
             lx, ly = _label_point(pa, pb, e)
-            off = {"above": (0, 0.1, "center", "bottom"), "below": (0, -0.1, "center", "top"),
-                   "right": (0.1, 0, "left", "center"), "left": (-0.1, 0, "right", "center")}[e.label_side]
-            ax.text(lx + off[0], ly + off[1], e.label, ha=off[2], va=off[3], fontsize=fontsize,
-                    color=colour if e.style != "faded" else GRID, zorder=5, path_effects=halo)
+            off = {
+                "above": (0, 0.1, "center", "bottom"),
+                "below": (0, -0.1, "center", "top"),
+                "right": (0.1, 0, "left", "center"),
+                "left": (-0.1, 0, "right", "center"),
+            }[e.label_side]
+            ax.text(
+                lx + off[0],
+                ly + off[1],
+                e.label,
+                ha=off[2],
+                va=off[3],
+                fontsize=fontsize,
+                color=colour if e.style != "faded" else GRID,
+                zorder=5,
+                path_effects=halo,
+            )
     if limits is None:
         limits = diagram.bounds(keep if only is not None else None)
     x0, x1, y0, y1 = limits
@@ -437,10 +547,10 @@ def _route(p: tuple[float, float], q: tuple[float, float], e: Edge) -> np.ndarra
         corners = [p, (q[0], p[1]), q]
     elif e.route == "vh":
         corners = [p, (p[0], q[1]), q]
-    elif e.route == "arc":   # a quadratic Bezier bent by e.bend to the right of p -> q (above, going left)
+    elif e.route == "arc":  # a quadratic Bezier bent by e.bend to the right of p -> q (above, going left)
         mid = ((p[0] + q[0]) / 2 + e.bend * (q[1] - p[1]), (p[1] + q[1]) / 2 - e.bend * (q[0] - p[0]))
         t = np.linspace(0.0, 1.0, 121)[:, None]
-        return (1 - t) ** 2 * np.array(p) + 2 * (1 - t) * t * np.array(mid) + t ** 2 * np.array(q)
+        return (1 - t) ** 2 * np.array(p) + 2 * (1 - t) * t * np.array(mid) + t**2 * np.array(q)
     else:
         corners = [p, q]
     pieces = [np.linspace(a, b, 60, endpoint=False) for a, b in zip(corners, corners[1:])]
@@ -461,7 +571,7 @@ def _trim(points: np.ndarray, a: Node, b: Node) -> np.ndarray:
     out_b = np.flatnonzero(~_inside(b, points))
     if not out_a.size or not out_b.size or out_a[0] > out_b[-1]:
         raise ValueError(f"the nodes {a.id!r} and {b.id!r} overlap: no line is left to draw between them")
-    keep = points[out_a[0]:out_b[-1] + 1]
+    keep = points[out_a[0] : out_b[-1] + 1]
     # Remove the collinear samples: the same line, fewer points in the SVG.
     if len(keep) > 2:
         d1 = keep[1:-1] - keep[:-2]
@@ -473,7 +583,7 @@ def _trim(points: np.ndarray, a: Node, b: Node) -> np.ndarray:
 
 def _label_point(p: tuple[float, float], q: tuple[float, float], e: Edge) -> tuple[float, float]:
     t = e.label_at
-    if e.route == "hv":   # along the horizontal leg first, then the vertical one
+    if e.route == "hv":  # along the horizontal leg first, then the vertical one
         return (p[0] + (q[0] - p[0]) * min(1.0, 2 * t), p[1] + (q[1] - p[1]) * max(0.0, 2 * t - 1))
     if e.route == "vh":
         return (p[0] + (q[0] - p[0]) * max(0.0, 2 * t - 1), p[1] + (q[1] - p[1]) * min(1.0, 2 * t))
@@ -502,5 +612,18 @@ def new_diagram_figure(width: float, height: float, ncols: int = 1, nrows: int =
     return fig, axes
 
 
-__all__ = ["Diagram", "Node", "Edge", "Group", "EDGE_STYLES", "NODE_SHAPES", "ROUTES", "OPS", "evaluate",
-           "draw", "smallest_text_px", "new_diagram_figure", "FONT"]
+__all__ = [
+    "Diagram",
+    "Node",
+    "Edge",
+    "Group",
+    "EDGE_STYLES",
+    "NODE_SHAPES",
+    "ROUTES",
+    "OPS",
+    "evaluate",
+    "draw",
+    "smallest_text_px",
+    "new_diagram_figure",
+    "FONT",
+]

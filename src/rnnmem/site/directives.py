@@ -136,8 +136,10 @@ def parse_arguments(text: str) -> dict[str, Any]:
                 args[key] = ast.literal_eval(source)
         except (ValueError, SyntaxError, SyntaxWarning, DeprecationWarning) as exc:
             if "escape sequence" in str(exc):
-                raise ValueError(f"the value of {key} has an {str(exc).split(' (')[0]}: write a backslash "
-                                 f"in a string as two, as in \"$\\\\sigma$\"") from None
+                raise ValueError(
+                    f"the value of {key} has an {str(exc).split(' (')[0]}: write a backslash "
+                    f'in a string as two, as in "$\\\\sigma$"'
+                ) from None
             raise ValueError(
                 f"the value of {key} must be a Python literal (number, string, list, ...), got {source!r}"
             ) from None
@@ -170,16 +172,20 @@ def find_directives(markdown: str, page: str) -> list[Directive]:
                 where + f"unknown directive kind {kind!r}; the kinds are: {', '.join(KINDS + SYBIL_KINDS)}"
             )
         if c.prefix.strip() or c.suffix.strip():
-            raise DirectiveError(where + (
-                f"a {kind} directive must stand on a line of its own (indented as the block it belongs to), "
-                f"found {(c.prefix.strip() or c.suffix.strip())!r} on its line; put it on its own line, "
-                "after a blank line"))
+            raise DirectiveError(
+                where
+                + (
+                    f"a {kind} directive must stand on a line of its own (indented as the block it belongs to), "
+                    f"found {(c.prefix.strip() or c.suffix.strip())!r} on its line; put it on its own line, "
+                    "after a blank line"
+                )
+            )
         name_m = _NAME.match(rest)
         if not name_m:
             raise DirectiveError(where + f"a {kind} directive needs a builder name after '{kind}:'")
         name = name_m.group(0)
         try:
-            args = parse_arguments(rest[name_m.end():])
+            args = parse_arguments(rest[name_m.end() :])
         except ValueError as exc:
             raise DirectiveError(where + f"malformed arguments: {exc}") from exc
         found.append(Directive(kind, name, args, page, c.line, c.start, c.end, c.text, c.prefix))

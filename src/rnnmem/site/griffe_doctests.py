@@ -114,8 +114,8 @@ def _outside_fences(text: str, convert) -> str:
     doc = lex(text)
     parts, pos = [], 0
     for fence in doc.fences:
-        parts.append(convert(text[pos:fence.start]))
-        parts.append(text[fence.start:fence.end])
+        parts.append(convert(text[pos : fence.start]))
+        parts.append(text[fence.start : fence.end])
         pos = fence.end
     parts.append(convert(text[pos:]))
     return "".join(parts)

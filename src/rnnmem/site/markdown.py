@@ -42,10 +42,11 @@ _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*
 _FENCE_CLOSE = re.compile(r"^(?P<indent> *)(?P<marker>`{3,}|~{3,})[ \t]*$")
 _CONTAINER = re.compile(
     r"^(?P<indent> *)(?:"
-    r"(?P<admonition>(?:!!!|\?\?\?\+?)[ \t]+\S)"       # !!! note, ??? success "Answer"
-    r"|(?P<tab>===[+!]?[ \t]+\S)"                        # === "Tab"
+    r"(?P<admonition>(?:!!!|\?\?\?\+?)[ \t]+\S)"  # !!! note, ??? success "Answer"
+    r"|(?P<tab>===[+!]?[ \t]+\S)"  # === "Tab"
     r"|(?P<bullet>(?:[-*+]|\d{1,9}[.)])(?P<gap>[ \t]{1,4})(?=\S))"  # list item
-    r")")
+    r")"
+)
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*#*[ \t]*$")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
@@ -58,14 +59,14 @@ def _width(ws: str) -> int:
 class Fence:
     """A fenced code block. Lines are 1-based; ``body`` is dedented by the fence's indentation."""
 
-    line: int            # the opening fence
-    end_line: int        # the closing fence (the last line of the block when unclosed)
-    indent: str          # the whitespace before the opening fence
-    marker: str          # the opening run of backticks or tildes
-    info: str            # the text after the marker, stripped
+    line: int  # the opening fence
+    end_line: int  # the closing fence (the last line of the block when unclosed)
+    indent: str  # the whitespace before the opening fence
+    marker: str  # the opening run of backticks or tildes
+    info: str  # the text after the marker, stripped
     body: tuple[str, ...]
-    start: int           # offset of the opening line
-    end: int             # offset just after the closing line
+    start: int  # offset of the opening line
+    end: int  # offset just after the closing line
     closed: bool
 
 
@@ -77,9 +78,9 @@ class Comment:
     start: int
     end: int
     text: str
-    prefix: str          # what stands before ``<!--`` on its line
-    suffix: str          # what follows ``-->`` on its line
-    indent: int          # the content indentation of the container it stands in
+    prefix: str  # what stands before ``<!--`` on its line
+    suffix: str  # what follows ``-->`` on its line
+    indent: int  # the content indentation of the container it stands in
     closed: bool
 
 
@@ -98,8 +99,8 @@ class Document:
     fences: list[Fence] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
-    indented_code: list[tuple[int, int]] = field(default_factory=list)   # (first line, last line)
-    problems: list[tuple[int, str]] = field(default_factory=list)       # (line, message)
+    indented_code: list[tuple[int, int]] = field(default_factory=list)  # (first line, last line)
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     line_starts: list[int] = field(default_factory=list)
 
     def line_of(self, offset: int) -> int:
@@ -115,8 +116,11 @@ class Document:
 
     def loose_prompts(self) -> list[int]:
         """Lines outside fences that start with a ``>>>`` prompt (shown, but never run)."""
-        return [n for n, line in enumerate(self.text.splitlines(), 1)
-                if line.lstrip().startswith(">>>") and not self.in_fence(n)]
+        return [
+            n
+            for n, line in enumerate(self.text.splitlines(), 1)
+            if line.lstrip().startswith(">>>") and not self.in_fence(n)
+        ]
 
 
 def _mask_code_spans(line: str) -> str:
@@ -144,10 +148,10 @@ def _lex(markdown: str) -> Document:
     doc.line_starts = offsets or [0]
     end_of_text = pos
 
-    containers: list[int] = []      # content indentation of the open containers, innermost last
-    fence: dict | None = None       # the open fence
-    comment: dict | None = None     # the open comment
-    code_start: int | None = None   # first line of the open indented code block
+    containers: list[int] = []  # content indentation of the open containers, innermost last
+    fence: dict | None = None  # the open fence
+    comment: dict | None = None  # the open comment
+    code_start: int | None = None  # first line of the open indented code block
     code_end = 0
     prev_blank = True
     in_paragraph = False
@@ -161,8 +165,19 @@ def _lex(markdown: str) -> Document:
     def finish_fence(end_line: int, end: int, closed: bool) -> None:
         nonlocal fence
         assert fence is not None
-        doc.fences.append(Fence(fence["line"], end_line, fence["indent"], fence["marker"], fence["info"],
-                                tuple(fence["body"]), fence["start"], end, closed))
+        doc.fences.append(
+            Fence(
+                fence["line"],
+                end_line,
+                fence["indent"],
+                fence["marker"],
+                fence["info"],
+                tuple(fence["body"]),
+                fence["start"],
+                end,
+                closed,
+            )
+        )
         fence = None
 
     def scan_comments(n: int, text: str, col: int, indent: int) -> None:
@@ -178,22 +193,42 @@ def _lex(markdown: str) -> Document:
                 if close == -1:
                     return
                 end = offsets[n - 1] + close + 3
-                doc.comments.append(Comment(comment["line"], comment["start"], end, markdown[comment["start"]:end],
-                                            comment["prefix"], text[close + 3:].rstrip("\r\n"), comment["indent"],
-                                            True))
+                doc.comments.append(
+                    Comment(
+                        comment["line"],
+                        comment["start"],
+                        end,
+                        markdown[comment["start"] : end],
+                        comment["prefix"],
+                        text[close + 3 :].rstrip("\r\n"),
+                        comment["indent"],
+                        True,
+                    )
+                )
                 if comment["nested"]:
-                    doc.problems.append((comment["line"], (
-                        f"an HTML comment opened here is still open at line {comment['nested']}, where another "
-                        f"<!-- starts: comments do not nest, so everything in between (directives included) "
-                        f"would vanish; close this one with -->")))
+                    doc.problems.append(
+                        (
+                            comment["line"],
+                            (
+                                f"an HTML comment opened here is still open at line {comment['nested']}, where another "
+                                f"<!-- starts: comments do not nest, so everything in between (directives included) "
+                                f"would vanish; close this one with -->"
+                            ),
+                        )
+                    )
                 comment = None
                 col = close + 3
                 masked = " " * col + _mask_code_spans(text[col:])
             opening = masked.find("<!--", col)
             if opening == -1:
                 return
-            comment = {"line": n, "start": offsets[n - 1] + opening, "prefix": text[:opening], "indent": indent,
-                       "nested": 0}
+            comment = {
+                "line": n,
+                "start": offsets[n - 1] + opening,
+                "prefix": text[:opening],
+                "indent": indent,
+                "nested": 0,
+            }
             col = opening + 4
 
     for n, raw in enumerate(lines, 1):
@@ -203,7 +238,7 @@ def _lex(markdown: str) -> Document:
             scan_comments(n, line, 0, comment["indent"])
             prev_blank = blank
             continue
-        ws = line[:len(line) - len(line.lstrip(" \t"))]
+        ws = line[: len(line) - len(line.lstrip(" \t"))]
         ind = _width(ws)
         if fence is not None:
             container = fence["container"]
@@ -212,13 +247,17 @@ def _lex(markdown: str) -> Document:
                 finish_fence(n - 1, offsets[n - 1], False)
             else:
                 m = _FENCE_CLOSE.match(line.expandtabs(4))
-                if (m and m.group("marker")[0] == fence["marker"][0]
-                        and len(m.group("marker")) >= len(fence["marker"])
-                        and container <= len(m.group("indent")) <= container + 3):
+                if (
+                    m
+                    and m.group("marker")[0] == fence["marker"][0]
+                    and len(m.group("marker")) >= len(fence["marker"])
+                    and container <= len(m.group("indent")) <= container + 3
+                ):
                     finish_fence(n, offsets[n - 1] + len(raw), True)
                 else:
-                    fence["body"].append(line[len(fence["indent"]):] if line.startswith(fence["indent"])
-                                         else line.lstrip(" \t"))
+                    fence["body"].append(
+                        line[len(fence["indent"]) :] if line.startswith(fence["indent"]) else line.lstrip(" \t")
+                    )
                 prev_blank = blank
                 continue
         if blank:
@@ -239,8 +278,15 @@ def _lex(markdown: str) -> Document:
             continue
         m = _FENCE_OPEN.match(line)
         if m and not (m.group("marker")[0] == "`" and "`" in m.group("info")):
-            fence = {"line": n, "indent": ws, "marker": m.group("marker"), "info": m.group("info").strip(),
-                     "body": [], "start": offsets[n - 1], "container": container}
+            fence = {
+                "line": n,
+                "indent": ws,
+                "marker": m.group("marker"),
+                "info": m.group("info").strip(),
+                "body": [],
+                "start": offsets[n - 1],
+                "container": container,
+            }
             prev_blank = False
             in_paragraph = False
             continue
@@ -260,8 +306,13 @@ def _lex(markdown: str) -> Document:
     if fence is not None:
         finish_fence(len(lines), end_of_text, False)
         last = doc.fences[-1]
-        doc.problems.append((last.line, f"a {last.marker} fence opened here is never closed (close it with a line "
-                                        f"of at least {len(last.marker)} {'backticks' if last.marker[0] == '`' else 'tildes'})"))
+        doc.problems.append(
+            (
+                last.line,
+                f"a {last.marker} fence opened here is never closed (close it with a line "
+                f"of at least {len(last.marker)} {'backticks' if last.marker[0] == '`' else 'tildes'})",
+            )
+        )
     if comment is not None:
         doc.problems.append((comment["line"], "an HTML comment opened here is never closed with -->"))
     close_code()

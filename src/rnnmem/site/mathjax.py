@@ -22,15 +22,23 @@ from __future__ import annotations
 import atexit
 import html
 import json
+import logging
 import os
 import re
-import logging
 import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["GLYPH_CACHE_ID", "MathError", "Typesetter", "find_math", "on_page_content", "on_post_build",
-           "typeset_page", "write_assets"]
+__all__ = [
+    "GLYPH_CACHE_ID",
+    "MathError",
+    "Typesetter",
+    "find_math",
+    "on_page_content",
+    "on_post_build",
+    "typeset_page",
+    "write_assets",
+]
 
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "mathjax_server.js"
@@ -46,7 +54,8 @@ _MARKDOWN_CELL = re.compile(r'<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)[^>]*>")
 # TeX in notebook Markdown text, as MathJax's own finder reads it (display first).
 _NOTEBOOK_TEX = re.compile(
-    r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i1>.+?)\\\)|(?<![\\$])\$(?P<i2>(?:\\.|[^$\\])+?)\$", re.S)
+    r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i1>.+?)\\\)|(?<![\\$])\$(?P<i2>(?:\\.|[^$\\])+?)\$", re.S
+)
 
 
 class MathError(ValueError):
@@ -69,7 +78,7 @@ def find_math(page_html: str) -> list[tuple[int, int, str, bool]]:
         tex = html.unescape(raw)
         for left, right in (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"), ("$", "$")):
             if tex.startswith(left) and tex.endswith(right) and len(tex) >= len(left) + len(right):
-                tex = tex[len(left): len(tex) - len(right)]
+                tex = tex[len(left) : len(tex) - len(right)]
                 break
         found.append((m.start(2), m.end(2), tex.strip(), display))
     for start, end in _markdown_cells(page_html):
@@ -124,11 +133,19 @@ class Typesetter:
     def _request(self, request: dict) -> dict:
         if self._process is None or self._process.poll() is not None:
             if not (self.node_modules / "mathjax-full" / "js" / "mathjax.js").is_file():
-                raise MathError(f"mathjax-full not found in {self.node_modules}: run `make setup` "
-                                "(npm ci installs it from package-lock.json)")
+                raise MathError(
+                    f"mathjax-full not found in {self.node_modules}: run `make setup` "
+                    "(npm ci installs it from package-lock.json)"
+                )
             env = dict(os.environ, NODE_PATH=str(self.node_modules))
-            self._process = subprocess.Popen(["node", str(SERVER)], stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, env=env, text=True, encoding="utf-8")
+            self._process = subprocess.Popen(
+                ["node", str(SERVER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                text=True,
+                encoding="utf-8",
+            )
             atexit.register(self.close)
         assert self._process.stdin is not None and self._process.stdout is not None
         self._process.stdin.write(json.dumps(request) + "\n")

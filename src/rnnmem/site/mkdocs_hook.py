@@ -47,11 +47,17 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from rnnmem.site import apipages, mathjax, numbering, registry, speed, stylesheet, typography
-from rnnmem.site.book import (Book, NotebookAltError, add_notebook_links, clean_notebook_html,
-                              load_mkdocs_settings, unwrap_nested_blocks)
+from rnnmem.site.book import (
+    Book,
+    NotebookAltError,
+    add_notebook_links,
+    clean_notebook_html,
+    load_mkdocs_settings,
+    unwrap_nested_blocks,
+)
 from rnnmem.site.citations import CitationError
-from rnnmem.site.reader import REFERENCES, ReaderSteps
 from rnnmem.site.directives import DirectiveError
+from rnnmem.site.reader import REFERENCES, ReaderSteps
 from rnnmem.site.render import default_cache_dir, environment_key
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
@@ -86,8 +92,14 @@ def on_config(config):
     site_url = config["site_url"] or ""
     if config.get("config_file_path"):
         site_url = load_mkdocs_settings(Path(config["config_file_path"]))["site_url"] or site_url
-    _book = Book(Path(config["docs_dir"]), repo_url=config["repo_url"] or "", site_url=site_url,
-                 fresh_process=_serving, keep_going=_serving, chapters=numbering.chapter_order(config["nav"]))
+    _book = Book(
+        Path(config["docs_dir"]),
+        repo_url=config["repo_url"] or "",
+        site_url=site_url,
+        fresh_process=_serving,
+        keep_going=_serving,
+        chapters=numbering.chapter_order(config["nav"]),
+    )
     # mkdocs-jupyter caches executed notebooks by their own source only; a notebook's output
     # also depends on rnnmem and the numeric libraries, so key its cache folder on them too.
     jupyter = config["plugins"].get("mkdocs-jupyter")
@@ -193,7 +205,6 @@ def _mark_changed_pages(files: Files) -> None:
         _last_keys[file.src_uri] = keys
 
 
-
 def on_nav(nav, config, files):
     """Number the chapters' titles in the nav (and so in the browser title and the footer): "4. Title"."""
     assert _book is not None
@@ -262,8 +273,13 @@ def on_page_content(html: str, page, config, files) -> str:
     if page.present_anchor_ids is not None:  # so links to equations pass MkDocs' anchor validation
         page.present_anchor_ids |= anchors
     try:  # citations linked, search exclusions, meta description, copy texts (rnnmem.site.reader)
-        html = _reader.page_content(html, src_uri=page.file.src_uri, url=page.url, meta=page.meta,
-                                    source=page.file.content_string if not page.file.generated_by else "")
+        html = _reader.page_content(
+            html,
+            src_uri=page.file.src_uri,
+            url=page.url,
+            meta=page.meta,
+            source=page.file.content_string if not page.file.generated_by else "",
+        )
     except CitationError as exc:
         if not _serving:
             raise PluginError(str(exc)) from exc

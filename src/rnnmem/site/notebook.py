@@ -39,12 +39,11 @@ from dataclasses import dataclass
 from .markdown import lex
 
 
-
 @dataclass(frozen=True)
 class CodeBlock:
-    line: int          # 1-based line of the opening fence
-    heading: str       # the nearest heading above it
-    source: str        # runnable code (prompts and outputs removed)
+    line: int  # 1-based line of the opening fence
+    heading: str  # the nearest heading above it
+    source: str  # runnable code (prompts and outputs removed)
 
 
 def python_blocks(markdown: str) -> list[CodeBlock]:
@@ -79,9 +78,9 @@ def install_source(repo_url: str) -> str:
     return (
         "# Install rnnmem from the book's repository, unless it is already importable.\n"
         "import importlib.util, subprocess, sys\n"
-        "if importlib.util.find_spec(\"rnnmem\") is None:\n"
-        f"    subprocess.check_call([sys.executable, \"-m\", \"pip\", \"install\", \"-q\", "
-        f"\"rnnmem @ git+{repo_url.rstrip('/')}.git\"])"
+        'if importlib.util.find_spec("rnnmem") is None:\n'
+        f'    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", '
+        f'"rnnmem @ git+{repo_url.rstrip("/")}.git"])'
     )
 
 
@@ -112,7 +111,7 @@ def _absolute(target: str, page_url: str, site_url: str) -> str:
     import posixpath
 
     path, _, anchor = target.partition("#")
-    base = page_url[len(site_url):] if page_url.startswith(site_url) else ""
+    base = page_url[len(site_url) :] if page_url.startswith(site_url) else ""
     # page_url is the page's directory ("chapters/horizon/"); its source sits one level up.
     here = posixpath.dirname(base.rstrip("/"))
     resolved = posixpath.normpath(posixpath.join(here, path)) if path else base.rstrip("/")
@@ -151,8 +150,9 @@ def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
     return _LINK.sub(lambda m: m.group(1) + _absolute(m.group("target"), page_url, site_url) + m.group(3), text)
 
 
-def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, repo_url: str,
-                     site_url: str = "", stamp: dict | None = None) -> str:
+def chapter_notebook(
+    markdown: str, *, slug: str, title: str, page_url: str, repo_url: str, site_url: str = "", stamp: dict | None = None
+) -> str:
     """The notebook (nbformat 4.5 JSON text, deterministic) for one chapter.
 
     ``markdown`` is the chapter with its figures and tables already in place
@@ -176,15 +176,18 @@ def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, rep
     lines = markdown.split("\n")
     titles = [h for h in doc.headings if h.level == 1]
     start = titles[0].line if titles else 0
-    add("markdown", f"# {title}\n\nThis notebook is the chapter [{title}]({page_url}): its text, its code "
-                    "cell by cell in the order the chapter runs it, and under each cell the output the book "
-                    "prints and its tests check. Run the cells to compute them again.")
+    add(
+        "markdown",
+        f"# {title}\n\nThis notebook is the chapter [{title}]({page_url}): its text, its code "
+        "cell by cell in the order the chapter runs it, and under each cell the output the book "
+        "prints and its tests check. Run the cells to compute them again.",
+    )
     add("code", install_source(repo_url))
     pos = start
     for fence in doc.fences:
         if fence.info != "python" or fence.line <= start:
             continue
-        add("markdown", prose_markdown("\n".join(lines[pos:fence.line - 1]), page_url=page_url, site_url=site_url))
+        add("markdown", prose_markdown("\n".join(lines[pos : fence.line - 1]), page_url=page_url, site_url=site_url))
         body = "\n".join(fence.body)
         add("code", _runnable(body), printed_output(body))
         pos = fence.end_line
@@ -248,20 +251,30 @@ def jupytext_notebook(source) -> str:
     from the file's name and the cell's index, so the text changes only when
     the source does.
     """
-    import jupytext
     from pathlib import Path
+
+    import jupytext
 
     path = Path(source)
     nb = jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent")
     cells = []
     for index, cell in enumerate(nb.cells):
-        entry = {"cell_type": cell.cell_type, "id": _cell_id(path.stem, index),
-                 "metadata": {k: v for k, v in cell.metadata.items() if k == "alt"}, "source": cell.source}
+        entry = {
+            "cell_type": cell.cell_type,
+            "id": _cell_id(path.stem, index),
+            "metadata": {k: v for k, v in cell.metadata.items() if k == "alt"},
+            "source": cell.source,
+        }
         if cell.cell_type == "code":
             entry.update(execution_count=None, outputs=[])
         cells.append(entry)
-    data = {"cells": cells,
-            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                         "language_info": {"name": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
+    data = {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -39,7 +39,7 @@ references are plain text ("Figure 4.2").
 <BLANKLINE>
 $$
 %rnnmem-eq eq-one 1.1
-x = 1 
+x = 1
 $$
 <BLANKLINE>
 By [(1.1)](#eq-one), and [Chapter 1](a.md).
@@ -52,15 +52,26 @@ import html
 import posixpath
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from .directives import Directive, DirectiveError
 from .markdown import Document, lex
 
-__all__ = ["Equation", "Numbering", "NumberingError", "Target", "chapter_order", "chapters_from_config",
-           "apply_edits", "display_equations", "equation_html", "label_block", "KIND_NAMES"]
+__all__ = [
+    "Equation",
+    "Numbering",
+    "NumberingError",
+    "Target",
+    "chapter_order",
+    "chapters_from_config",
+    "apply_edits",
+    "display_equations",
+    "equation_html",
+    "label_block",
+    "KIND_NAMES",
+]
 
 #: The reference kinds and the words they are shown with.
 KIND_NAMES = {"fig": "Figure", "tab": "Table", "eq": "Equation", "ch": "Chapter"}
@@ -85,11 +96,11 @@ class NumberingError(DirectiveError):
 class Target:
     """Something a reference can point at: a chapter, or a numbered item of a page."""
 
-    kind: str            # "fig", "tab", "eq" or "ch"
-    id: str | None       # the id given in the source (a chapter's: its file name)
-    anchor: str          # the HTML id ("fig-decay", "fig-4-2"); "" for a chapter, or an unnumbered item without id
-    number: str          # "4.2" ("4" for a chapter); "" on a page outside the Chapters section
-    page: str            # src_uri of the page that holds it
+    kind: str  # "fig", "tab", "eq" or "ch"
+    id: str | None  # the id given in the source (a chapter's: its file name)
+    anchor: str  # the HTML id ("fig-decay", "fig-4-2"); "" for a chapter, or an unnumbered item without id
+    number: str  # "4.2" ("4" for a chapter); "" on a page outside the Chapters section
+    page: str  # src_uri of the page that holds it
     line: int
 
     @property
@@ -108,10 +119,10 @@ class Equation:
 
     line: int
     end_line: int
-    start: int           # offset of the opening line
-    end: int             # offset just after the closing ``$$`` (its line's end excluded)
+    start: int  # offset of the opening line
+    end: int  # offset just after the closing ``$$`` (its line's end excluded)
     indent: str
-    tex: str             # between the delimiters, as written
+    tex: str  # between the delimiters, as written
     label: str | None
     numbered: bool
 
@@ -122,6 +133,7 @@ def chapter_order(nav: Iterable | None) -> list[str]:
     >>> chapter_order([{"Home": "index.md"}, {"Chapters": [{"One": "chapters/one.md"}, "chapters/two.md"]}])
     ['chapters/one.md', 'chapters/two.md']
     """
+
     def pages(entries) -> list[str]:
         found: list[str] = []
         for entry in entries or []:
@@ -178,11 +190,14 @@ def display_equations(markdown: str, page: str = "page") -> list[Equation]:
         number, text = n + 1, lines[n]
         stripped = text.strip()
         start = doc.line_starts[n] if n < len(doc.line_starts) else len(markdown)
-        if (not stripped.startswith("$$") or doc.in_code(number)
-                or any(a <= start + len(text) - len(text.lstrip()) < b for a, b in comments)):
+        if (
+            not stripped.startswith("$$")
+            or doc.in_code(number)
+            or any(a <= start + len(text) - len(text.lstrip()) < b for a, b in comments)
+        ):
             n += 1
             continue
-        indent = text[:len(text) - len(text.lstrip())]
+        indent = text[: len(text) - len(text.lstrip())]
         rest = stripped[2:]
         if rest.rstrip().endswith("$$") and len(rest.rstrip()) >= 2:
             last, tex = n, rest.rstrip()[:-2]
@@ -192,15 +207,17 @@ def display_equations(markdown: str, page: str = "page") -> list[Equation]:
                 last += 1
             if last >= len(lines):
                 raise NumberingError(f"{page}:{number}: a $$ display equation opened here is never closed with $$")
-            body = lines[n + 1:last] + [lines[last].rstrip()[:-2]]
+            body = lines[n + 1 : last] + [lines[last].rstrip()[:-2]]
             tex = "\n".join([rest] + body) if rest.strip() else "\n".join(body)
         labels = _LABEL.findall(tex)
         if len(labels) > 1:
-            raise NumberingError(f"{page}:{number}: an equation has one \\label, this one has "
-                                 f"{len(labels)}: {', '.join(labels)}")
+            raise NumberingError(
+                f"{page}:{number}: an equation has one \\label, this one has {len(labels)}: {', '.join(labels)}"
+            )
         end = doc.line_starts[last] + len(lines[last].rstrip()) if last < len(doc.line_starts) else len(markdown)
-        found.append(Equation(number, last + 1, start, end, indent, tex, labels[0] if labels else None,
-                              not _NOTAG.search(tex)))
+        found.append(
+            Equation(number, last + 1, start, end, indent, tex, labels[0] if labels else None, not _NOTAG.search(tex))
+        )
         n = last + 1
     return found
 
@@ -218,8 +235,9 @@ def _excluded(doc: Document, markdown: str) -> list[tuple[int, int]]:
     """Offset spans where a reference is text, not a reference: code, comments, inline code spans."""
     spans = [(f.start, f.end) for f in doc.fences] + _comment_spans(doc)
     for first, last in doc.indented_code:
-        spans.append((doc.line_starts[first - 1],
-                      doc.line_starts[last] if last < len(doc.line_starts) else len(markdown)))
+        spans.append(
+            (doc.line_starts[first - 1], doc.line_starts[last] if last < len(doc.line_starts) else len(markdown))
+        )
     for start, line in zip(doc.line_starts, markdown.split("\n")):
         spans += [(start + m.start(), start + m.end()) for m in _CODE_SPAN.finditer(line)]
     return sorted(spans)
@@ -236,7 +254,7 @@ class Numbering:
         self.chapters = list(chapters)
         self.pages: dict[str, list[Target]] = {}
         self.equations: dict[str, list[tuple[Equation, Target | None]]] = {}
-        self.items: dict[str, list[Target | None]] = {}   # page -> each directive's target (None: a widget)
+        self.items: dict[str, list[Target | None]] = {}  # page -> each directive's target (None: a widget)
         self.by_id: dict[tuple[str, str], Target] = {}
 
     def chapter_number(self, src_uri: str) -> int | None:
@@ -264,8 +282,10 @@ class Numbering:
                 ident, line = thing.label, thing.line
                 if not thing.numbered:
                     if ident is not None:
-                        raise NumberingError(f"{where}:{line}: an equation with \\notag has no number, so it "
-                                             f"cannot take \\label{{{ident}}}")
+                        raise NumberingError(
+                            f"{where}:{line}: an equation with \\notag has no number, so it "
+                            f"cannot take \\label{{{ident}}}"
+                        )
                     numbered_eqs.append((thing, None))
                     continue
                 error = lambda msg, line=line: NumberingError(f"{where}:{line}: {msg}")  # noqa: E731
@@ -278,9 +298,14 @@ class Numbering:
                 if ident is not None and not isinstance(ident, str):
                     raise NumberingError(str(error(f"id must be a string, got {ident!r}")))
             if ident is not None and not ID_PATTERN.fullmatch(ident):
-                raise NumberingError(str(error(
-                    f"id must be lower-case letters, digits and hyphens, starting with a letter "
-                    f"(like \"decay\" or \"gru-2\"), got {ident!r}")))
+                raise NumberingError(
+                    str(
+                        error(
+                            f"id must be lower-case letters, digits and hyphens, starting with a letter "
+                            f'(like "decay" or "gru-2"), got {ident!r}'
+                        )
+                    )
+                )
             counts[kind] += 1
             number = f"{chapter}.{counts[kind]}" if chapter else ""
             anchor = f"{kind}-{ident}" if ident else f"{kind}-{number.replace('.', '-')}" if number else ""
@@ -288,10 +313,14 @@ class Numbering:
             if ident:
                 other = self.by_id.get((kind, ident))
                 if other is not None:
-                    also = (f"already used on this page, by the {_NOUN[kind]} at line {other.line}"
-                            if other.page == src_uri else f"used twice: also at {other.where}")
-                    raise NumberingError(str(error(
-                        f"the {_NOUN[kind]} id {ident!r} is {also}; ids are unique in the whole book")))
+                    also = (
+                        f"already used on this page, by the {_NOUN[kind]} at line {other.line}"
+                        if other.page == src_uri
+                        else f"used twice: also at {other.where}"
+                    )
+                    raise NumberingError(
+                        str(error(f"the {_NOUN[kind]} id {ident!r} is {also}; ids are unique in the whole book"))
+                    )
                 self.by_id[(kind, ident)] = target
             targets.append(target)
             if kind == "eq":
@@ -315,20 +344,29 @@ class Numbering:
         if kind == "ch":
             slugs = {posixpath.splitext(posixpath.basename(c))[0]: c for c in self.chapters}
             if ident not in slugs:
-                raise NumberingError(f"{where}: @ch:{ident}: no chapter is named {ident!r}; the chapters are: "
-                                     f"{', '.join(slugs) or 'none'}")
+                raise NumberingError(
+                    f"{where}: @ch:{ident}: no chapter is named {ident!r}; the chapters are: "
+                    f"{', '.join(slugs) or 'none'}"
+                )
             page = slugs[ident]
             return Target("ch", ident, "", str(self.chapter_number(page)), page, 1)
         target = self.by_id.get((kind, ident))
         if target is None:
             known = sorted(i for k, i in self.by_id if k == kind)
-            how = {"fig": 'id="..." on a figure directive', "tab": 'id="..." on a table directive',
-                   "eq": "\\label{...} in a $$ equation"}[kind]
-            raise NumberingError(f"{where}: @{kind}:{ident}: no {_NOUN[kind]} has the id {ident!r} "
-                                 f"(give one with {how}); the {_NOUN[kind]} ids are: {', '.join(known) or 'none'}")
+            how = {
+                "fig": 'id="..." on a figure directive',
+                "tab": 'id="..." on a table directive',
+                "eq": "\\label{...} in a $$ equation",
+            }[kind]
+            raise NumberingError(
+                f"{where}: @{kind}:{ident}: no {_NOUN[kind]} has the id {ident!r} "
+                f"(give one with {how}); the {_NOUN[kind]} ids are: {', '.join(known) or 'none'}"
+            )
         if not target.number:
-            raise NumberingError(f"{where}: @{kind}:{ident}: the {_NOUN[kind]} at {target.where} is on a page "
-                                 f"outside the Chapters section, where nothing is numbered")
+            raise NumberingError(
+                f"{where}: @{kind}:{ident}: the {_NOUN[kind]} at {target.where} is on a page "
+                f"outside the Chapters section, where nothing is numbered"
+            )
         return target
 
     def references(self, markdown: str) -> list[tuple[int, int, str, str, bool]]:
@@ -344,8 +382,11 @@ class Numbering:
 
     def referenced(self, src_uri: str, markdown: str) -> list[str]:
         """What the page's references show, as ``"fig:decay=4.2"`` (serving: a page to rebuild when it changes)."""
-        return [f"{kind}:{ident}={self.resolve(kind, ident, f'docs/{src_uri}').number}"
-                for _, _, kind, ident, escaped in self.references(markdown) if not escaped]
+        return [
+            f"{kind}:{ident}={self.resolve(kind, ident, f'docs/{src_uri}').number}"
+            for _, _, kind, ident, escaped in self.references(markdown)
+            if not escaped
+        ]
 
     def _link(self, src_uri: str, target: Target) -> str:
         if target.page == src_uri:
@@ -361,7 +402,7 @@ class Numbering:
         edits = []
         for start, end, kind, ident, escaped in self.references(markdown):
             if escaped:
-                edits.append((start, end, markdown[start + 1:end]))
+                edits.append((start, end, markdown[start + 1 : end]))
                 continue
             target = self.resolve(kind, ident, f"docs/{src_uri}:{doc.line_of(start)}")
             edits.append((start, end, target.label if plain else self._link(src_uri, target)))
@@ -385,13 +426,19 @@ class Numbering:
                 start = doc.line_starts[h1[0].line - 1]
                 m = _H1.match(markdown.split("\n")[h1[0].line - 1])
                 if m:
-                    out.append((start + m.start("text"), start + m.start("text"),
-                                f'<span class="rnnmem-chapter-number">Chapter {chapter}</span> '))
+                    out.append(
+                        (
+                            start + m.start("text"),
+                            start + m.start("text"),
+                            f'<span class="rnnmem-chapter-number">Chapter {chapter}</span> ',
+                        )
+                    )
                     if not _ATTRS_END.search(m.group("text")):  # the title's anchor stays what it was
-                        out.append((start + m.end("text"), start + m.end("text"),
-                                    f" {{ #{_slugify(m.group('text'))} }}"))
+                        out.append(
+                            (start + m.end("text"), start + m.end("text"), f" {{ #{_slugify(m.group('text'))} }}")
+                        )
         for eq, target in self.equations.get(src_uri, []):
-            block = markdown[eq.start:eq.end]
+            block = markdown[eq.start : eq.end]
             for m in (_LABEL if target is not None else _NOTAG).finditer(block):
                 a, b = eq.start + m.start(), eq.start + m.end()
                 # A label alone on its line goes with its line: a blank line would end the $$ block.
@@ -402,7 +449,7 @@ class Numbering:
                 out.append((a, b, ""))
             if target is not None and target.anchor:
                 opening = eq.start + len(eq.indent) + 2
-                rest = markdown[opening:markdown.find("\n", opening) if "\n" in markdown[opening:] else len(markdown)]
+                rest = markdown[opening : markdown.find("\n", opening) if "\n" in markdown[opening:] else len(markdown)]
                 marker = f"\n{eq.indent}{MARKER} {target.anchor} {target.number or '-'}"
                 out.append((opening, opening, marker + (f"\n{eq.indent}" if rest.strip() else "")))
         return sorted(out)
@@ -422,17 +469,19 @@ class Numbering:
 
     def block_references(self, src_uri: str, block: str, line: int, *, plain: bool = False) -> str:
         """References in an expanded figure or table (its caption): links, plain text in alt text (or all)."""
+
         def sub(text: str, plain: bool) -> str:
             def one(m: re.Match) -> str:
                 if m.group(1):
                     return m.group(0)[1:]
                 target = self.resolve(m.group(2), m.group(3), f"docs/{src_uri}:{line}")
                 return target.label if plain else self._link(src_uri, target)
+
             return _REFERENCE.sub(one, text)
 
         pieces, pos = [], 0
         for m in _ALT.finditer(block):
-            pieces += [sub(block[pos:m.start()], plain), sub(m.group(0), True)]
+            pieces += [sub(block[pos : m.start()], plain), sub(m.group(0), True)]
             pos = m.end()
         pieces.append(sub(block[pos:], plain))
         return "".join(pieces)
@@ -481,8 +530,12 @@ def label_block(block: str, target: Target) -> str:
 
 
 _EQUATION_DIV = re.compile(
-    r'<div class="arithmatex">(?P<open>\\\[|\$\$)?\s*' + re.escape(MARKER) + r' (?P<anchor>[\w-]+) (?P<number>[\d.]+|-)\n'
-    r'(?P<rest>.*?)</div>', re.S)
+    r'<div class="arithmatex">(?P<open>\\\[|\$\$)?\s*'
+    + re.escape(MARKER)
+    + r" (?P<anchor>[\w-]+) (?P<number>[\d.]+|-)\n"
+    r"(?P<rest>.*?)</div>",
+    re.S,
+)
 
 
 def equation_html(page_html: str, anchors: set[str] | None = None) -> str:
@@ -495,6 +548,7 @@ def equation_html(page_html: str, anchors: set[str] | None = None) -> str:
     >>> equation_html('<div class="arithmatex">\\\\[\\n%rnnmem-eq eq-one 1.1\\nx = 1\\n\\\\]</div>')
     '<div class="rnnmem-equation" id="eq-one"><div class="arithmatex">\\\\[\\nx = 1\\n\\\\]</div><span class="rnnmem-equation-number">(1.1)</span></div>'
     """
+
     def one(m: re.Match) -> str:
         math = f'<div class="arithmatex">{m.group("open") or ""}\n{m.group("rest")}</div>'
         number = m.group("number")
@@ -502,4 +556,5 @@ def equation_html(page_html: str, anchors: set[str] | None = None) -> str:
         if anchors is not None:
             anchors.add(m.group("anchor"))
         return f'<div class="rnnmem-equation" id="{m.group("anchor")}">{math}{tag}</div>'
+
     return _EQUATION_DIV.sub(one, page_html)

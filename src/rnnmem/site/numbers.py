@@ -26,9 +26,10 @@ every page.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .directives import Directive, find_directives
 from .markdown import lex, prose_spans
@@ -44,22 +45,27 @@ _TOKEN = re.compile(
     r"|(?P<umant>\d+(?:\.\d+)?)\s*×\s*10(?P<uexp>[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
     r"|(?<![\w.^])10\s*\^\s*\{?\s*(?P<pexp>[−-]?\s*\d+)\s*\}?"
     r"|(?<![\w.])(?P<emant>\d+(?:\.\d+)?)[eE](?P<eexp>[-+]?\d+)\b"
-    r"|(?<![\w.,])(?P<plain>" + _NUM + r")(?P<pct>\s*(?:%|\\%|percent))?")
+    r"|(?<![\w.,])(?P<plain>" + _NUM + r")(?P<pct>\s*(?:%|\\%|percent))?"
+)
 #: Numbers in code: 1e-4, 30_010_000, 0.5, 1,000 in printed output.
-_CODE_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d_])|"
-                          r"\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)")
+_CODE_NUMBER = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d_])|"
+    r"\d[\d_]*(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
+)
 _YEAR = r"(?:19[0-9]{2}|20[0-3][0-9])[a-z]?"
 _ALLOWED_CONTEXT = re.compile(
-    r"\(\s*(?:[^()]{0,80}?,\s*)?" + _YEAR + r"\s*(?:[;,][^()]{0,80})?\)"          # (1997), (Gal, 2016; ...)
-    r"|(?:et\s+al\.?,?|[A-Z][A-Za-z'’\-]+,?)\s+\(?" + _YEAR +                   # Hochreiter 1991, et al. 2018
-    r"|§\s*\d+(?:\.\d+)*(?:\s*[–-]\s*\d+(?:\.\d+)*)?"                             # §10.2.2, §3.1–3.3
+    r"\(\s*(?:[^()]{0,80}?,\s*)?" + _YEAR + r"\s*(?:[;,][^()]{0,80})?\)"  # (1997), (Gal, 2016; ...)
+    r"|(?:et\s+al\.?,?|[A-Z][A-Za-z'’\-]+,?)\s+\(?"
+    + _YEAR  # Hochreiter 1991, et al. 2018
+    + r"|§\s*\d+(?:\.\d+)*(?:\s*[–-]\s*\d+(?:\.\d+)*)?"  # §10.2.2, §3.1–3.3
     r"|(?:Section|Sections|Chapter|Chapters|Figure|Figures|Table|Tables|Equation|Equations|Eq\.|Eqs\.|"
     r"Exercise|Exercises|Step)\s+\(?\d+(?:\.\d+)*\)?(?:\s*(?:and|to|–|-)\s*\(?\d+(?:\.\d+)*\)?)?"
-    r"|arXiv:\s*\d{4}\.\d{4,5}")
+    r"|arXiv:\s*\d{4}\.\d{4,5}"
+)
 _STRIP = [
-    re.compile(r"\]\([^)]*\)"),                 # link targets: [text](target)
-    re.compile(r"<[^>]+>"),                     # HTML tags and their attributes
-    re.compile(r"\{\s*[#.:][^}]*\}"),           # attribute lists {#id .class}
+    re.compile(r"\]\([^)]*\)"),  # link targets: [text](target)
+    re.compile(r"<[^>]+>"),  # HTML tags and their attributes
+    re.compile(r"\{\s*[#.:][^}]*\}"),  # attribute lists {#id .class}
     re.compile(r":[a-z0-9-]+(?:-[a-z0-9]+)*:"),  # icons and emoji shortcodes
     re.compile(r"\\?@(?:fig|tab|eq|ch):[\w-]+|\\label\{[^}]*\}"),  # references and labels (rnnmem.site.numbering)
 ]
@@ -119,8 +125,9 @@ def parse_numbers(text: str) -> list[tuple[int, Number]]:
         else:
             plain = m.group("plain").replace(",", "")
             value = float(plain)
-            out.append((m.start(), Number(m.group(0).strip(), value, 0.5 * 10.0 ** -_decimals(plain),
-                                          bool(m.group("pct")))))
+            out.append(
+                (m.start(), Number(m.group(0).strip(), value, 0.5 * 10.0 ** -_decimals(plain), bool(m.group("pct"))))
+            )
             continue
         value = float(f"{mant}e{exp}")
         tol = 0.5 * 10.0 ** (exp - _decimals(mant)) if not m.group("pexp") else 0.0
@@ -200,16 +207,21 @@ def stated_numbers(markdown: str, directives: list[Directive]) -> list[tuple[int
     def scan(text: str, offset: int, line_of) -> None:
         cleaned = _clean(text)
         for at, number in parse_numbers(cleaned):
-            if number.value == int(number.value) and number.value <= 9 and "." not in number.text \
-                    and "^" not in number.text and "×" not in number.text:
+            if (
+                number.value == int(number.value)
+                and number.value <= 9
+                and "." not in number.text
+                and "^" not in number.text
+                and "×" not in number.text
+            ):
                 continue
-            context = " ".join(text[max(0, at - 30):at + len(number.text) + 30].split())
+            context = " ".join(text[max(0, at - 30) : at + len(number.text) + 30].split())
             found.append((line_of(offset + at), number, context))
 
     for start, end in prose_spans(markdown):
         line = doc.line_of(start)
         text = markdown[start:end]
-        if start == doc.line_starts[line - 1]:   # a line's own start: drop a list marker or a block opener
+        if start == doc.line_starts[line - 1]:  # a line's own start: drop a list marker or a block opener
             text = _blank(text, _LIST_MARKER)
         scan(text, start, doc.line_of)
     for d in directives:
@@ -240,8 +252,10 @@ def load_allowlist(path: Path) -> list[dict]:
     for i, entry in enumerate(entries):
         missing = [k for k in ("page", "number", "reason") if not str(entry.get(k, "")).strip()]
         if missing:
-            raise ValueError(f"{path}: entry {i + 1} needs {', '.join(missing)} (every allowed number "
-                             "names its page and says why it is not computed)")
+            raise ValueError(
+                f"{path}: entry {i + 1} needs {', '.join(missing)} (every allowed number "
+                "names its page and says why it is not computed)"
+            )
     return entries
 
 
@@ -268,8 +282,8 @@ def value_count(markdown: str) -> tuple[int, int]:
     """(placeholders in prose, captions and alt text; numbers stated and produced): the page's live numbers."""
     directives = find_directives(markdown, "page")
     placeholders = sum(len(PLACEHOLDER.findall(markdown[a:b])) for a, b in prose_spans(markdown))
-    placeholders += sum(len(PLACEHOLDER.findall(str(d.args.get(k, "")))) for d in directives for k in ("caption", "alt"))
+    placeholders += sum(
+        len(PLACEHOLDER.findall(str(d.args.get(k, "")))) for d in directives for k in ("caption", "alt")
+    )
     stated = len(stated_numbers(markdown, directives))
     return placeholders, stated
-
-

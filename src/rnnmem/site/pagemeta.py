@@ -18,10 +18,35 @@ _PARAGRAPH = re.compile(r"<p(?:\s[^>]*)?>(.*?)</p>", re.S)
 _MATH = re.compile(r'<span class="arithmatex">(.*?)</span>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 _TEX_COMMAND = re.compile(r"\\(?:mathrm|text|operatorname|mathbf|boldsymbol)\{([^{}]*)\}")
-_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "lambda": "λ",
-          "mu": "μ", "rho": "ρ", "sigma": "σ", "tau": "τ", "theta": "θ", "partial": "∂", "cdot": "·",
-          "times": "×", "le": "≤", "ge": "≥", "approx": "≈", "infty": "∞", "ln": "ln", "log": "log",
-          "tanh": "tanh", "exp": "exp", "odot": "⊙", "to": "→", "ldots": "…", "dots": "…"}
+_GREEK = {
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "eta": "η",
+    "lambda": "λ",
+    "mu": "μ",
+    "rho": "ρ",
+    "sigma": "σ",
+    "tau": "τ",
+    "theta": "θ",
+    "partial": "∂",
+    "cdot": "·",
+    "times": "×",
+    "le": "≤",
+    "ge": "≥",
+    "approx": "≈",
+    "infty": "∞",
+    "ln": "ln",
+    "log": "log",
+    "tanh": "tanh",
+    "exp": "exp",
+    "odot": "⊙",
+    "to": "→",
+    "ldots": "…",
+    "dots": "…",
+}
 
 
 def plain_tex(tex: str) -> str:
@@ -53,8 +78,8 @@ def describe(page_html: str, limit: int = 160) -> str | None:
     'A network that feeds itself, its new state h_t read from the old.'
     """
     for m in _PARAGRAPH.finditer(page_html):
-        tag = page_html[m.start():m.start() + 200]
-        opening = tag[:tag.index(">") + 1] if ">" in tag else tag
+        tag = page_html[m.start() : m.start() + 200]
+        opening = tag[: tag.index(">") + 1] if ">" in tag else tag
         if re.search(r'class="(?:rnnmem-|admonition-title|md-)|data-search-exclude', opening):
             continue
         inner = _MATH.sub(lambda mm: plain_tex(html.unescape(_TAG.sub("", mm.group(1)))), m.group(1))
@@ -62,7 +87,7 @@ def describe(page_html: str, limit: int = 160) -> str | None:
         if len(text) < 40:
             continue
         if len(text) > limit:
-            cut = text[:limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+            cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
             text = cut + "…"
         return html.escape(text, quote=True)  # the theme writes it into an attribute as it is
     return None

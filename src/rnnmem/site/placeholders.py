@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 __all__ = ["PLACEHOLDER", "Placeholder", "PlaceholderError", "fill", "find", "format_value", "jsonable", "sci"]
 
@@ -35,7 +36,8 @@ __all__ = ["PLACEHOLDER", "Placeholder", "PlaceholderError", "fill", "find", "fo
 PLACEHOLDER = re.compile(
     r"\{\{\s*(?P<name>[A-Za-z_][A-Za-z0-9_-]*)"
     r"(?P<steps>(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[^\[\]{}]*\])*)"
-    r"\s*(?::(?P<spec>[^{}]*?))?\s*\}\}")
+    r"\s*(?::(?P<spec>[^{}]*?))?\s*\}\}"
+)
 _STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[([^\[\]]*)\]")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -52,7 +54,7 @@ class Placeholder:
     end: int
     text: str
     name: str
-    steps: tuple[str | tuple[str], ...]   # "attr" for .attr, ("key",) for [key]
+    steps: tuple[str | tuple[str], ...]  # "attr" for .attr, ("key",) for [key]
     spec: str
 
 
@@ -69,7 +71,9 @@ def find(text: str) -> Iterator[Placeholder]:
                 steps.append(s.group(1))
             else:
                 steps.append((s.group(2).strip().strip("\"'"),))
-        yield Placeholder(m.start(), m.end(), m.group(0), m.group("name"), tuple(steps), (m.group("spec") or "").strip())
+        yield Placeholder(
+            m.start(), m.end(), m.group(0), m.group("name"), tuple(steps), (m.group("spec") or "").strip()
+        )
 
 
 def _names(container: Any) -> str:
@@ -149,12 +153,13 @@ def fill(text: str, namespaces: Callable[[str], tuple[Any, str] | None], known: 
     """
     out, pos = [], 0
     for p in find(text):
-        out.append(text[pos:p.start])
+        out.append(text[pos : p.start])
         try:
             out.append(format_value(resolve(p, namespaces, known), p.spec))
         except PlaceholderError as exc:
-            raise PlaceholderError(f"placeholder {p.text}: {exc}" if not str(exc).startswith("placeholder")
-                                   else str(exc)) from None
+            raise PlaceholderError(
+                f"placeholder {p.text}: {exc}" if not str(exc).startswith("placeholder") else str(exc)
+            ) from None
         pos = p.end
     out.append(text[pos:])
     return "".join(out)

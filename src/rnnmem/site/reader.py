@@ -52,8 +52,12 @@ class ReaderSteps:
         """
         if src_uri != REFERENCES and self.entries and not src_uri.startswith("api/"):
             html, found = citations.link_citations(
-                html, self.entries, references_url=relative_url(self.references_url, url),
-                page=f"docs/{src_uri}", source=source)
+                html,
+                self.entries,
+                references_url=relative_url(self.references_url, url),
+                page=f"docs/{src_uri}",
+                source=source,
+            )
             self.index.replace_page(f"docs/{src_uri}", found)
         html = pagemeta.exclude_from_search(html)
         html = copytext.mark_sessions(html)

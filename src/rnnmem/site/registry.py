@@ -23,9 +23,9 @@ import importlib
 import inspect
 import pkgutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .directives import KINDS
 
@@ -73,11 +73,14 @@ def _register(kind: str, name: str | None) -> Callable[[Callable], Callable]:
         # The same function of the same module again is a re-import (mkdocs serve reloading
         # an edited module): it replaces the old one. Anything else is a clash.
         if old is not None and (old.module != func.__module__ or old.func.__qualname__ != func.__qualname__):
-            raise ValueError(f"two {kind} builders are named {key[1]!r}: {old.module}.{old.func.__qualname__} "
-                             f"({_where(old.func)}) and {func.__module__}.{func.__qualname__} ({_where(func)}); "
-                             "rename one (the name is what a directive asks for)")
+            raise ValueError(
+                f"two {kind} builders are named {key[1]!r}: {old.module}.{old.func.__qualname__} "
+                f"({_where(old.func)}) and {func.__module__}.{func.__qualname__} ({_where(func)}); "
+                "rename one (the name is what a directive asks for)"
+            )
         _BUILDERS[key] = Builder(kind, key[1], func, func.__module__)
         return func
+
     return decorate
 
 
@@ -136,7 +139,7 @@ def refresh(package=None) -> list[str]:
     done: list[str] = []
     failed: list[str] = []
     for module in on_disk:
-        digest = _digest(folder / (module[len(prefix):] + ".py"))
+        digest = _digest(folder / (module[len(prefix) :] + ".py"))
         if module in sys.modules and _IMPORTED.get(module) == digest:
             continue
         _drop(module)

@@ -28,10 +28,11 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import registry
 from .directives import Directive, DirectiveError
@@ -44,10 +45,22 @@ CACHE_VERSION = "3"
 RESERVED = ("caption", "alt", "id")
 _ID = re.compile(r"[a-z][a-z0-9-]*\Z")
 #: Site modules that read pages and run builders but compute no content: not part of any key.
-MACHINERY = frozenset(f"rnnmem.site.{m}" for m in (
-    "registry", "directives", "markdown", "render", "book", "mkdocs_hook", "notebook", "griffe_doctests",
-    "placeholders", "numbers",
-    "__main__"))
+MACHINERY = frozenset(
+    f"rnnmem.site.{m}"
+    for m in (
+        "registry",
+        "directives",
+        "markdown",
+        "render",
+        "book",
+        "mkdocs_hook",
+        "notebook",
+        "griffe_doctests",
+        "placeholders",
+        "numbers",
+        "__main__",
+    )
+)
 
 
 def default_cache_dir() -> Path:
@@ -109,13 +122,13 @@ def imports_of(name: str, package_dir: Path = PACKAGE_DIR) -> tuple[str, ...]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = name.split(".")
-                base = base[:len(base) - node.level + (1 if is_package else 0)]
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
             for alias in node.names:
                 if module_path(f"{mod}.{alias.name}", package_dir) is not None:
-                    found.add(f"{mod}.{alias.name}")   # a submodule, not the package's __init__
+                    found.add(f"{mod}.{alias.name}")  # a submodule, not the package's __init__
                 else:
                     found.add(mod)
     result = tuple(sorted(m for m in found if m and module_path(m, package_dir) is not None and m != name))
@@ -162,7 +175,7 @@ def environment_key() -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
@@ -218,11 +231,14 @@ def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
     if alt is not None and directive.kind != "figure":
         raise directive.error("alt= describes a figure's image; a table's header cells describe it (drop alt=)")
     if alt is not None and caption is not None and alt.strip() == caption.strip():
-        raise directive.error("alt= repeats the caption: the caption is the short statement, "
-                              "alt= the full description of what the figure shows")
+        raise directive.error(
+            "alt= repeats the caption: the caption is the short statement, "
+            "alt= the full description of what the figure shows"
+        )
     if ident is not None and (not isinstance(ident, str) or not _ID.match(ident)):
-        raise directive.error(f"id must be lower-case letters, digits and hyphens, starting with a letter, "
-                              f"got {ident!r}")
+        raise directive.error(
+            f"id must be lower-case letters, digits and hyphens, starting with a letter, got {ident!r}"
+        )
     return args, caption
 
 
@@ -247,13 +263,17 @@ def _check_arguments(directive: Directive, args: dict[str, Any]) -> None:
     params = builder.parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
-    allowed = [n for n, p in params.items()
-               if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    allowed = [
+        n
+        for n, p in params.items()
+        if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
     unknown = sorted(set(args) - set(allowed))
     if unknown:
         raise directive.error(
             f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for {directive.kind} "
-            f"{directive.name!r}; it takes: {', '.join(allowed + ['caption']) or 'caption only'}")
+            f"{directive.name!r}; it takes: {', '.join(allowed + ['caption']) or 'caption only'}"
+        )
     missing = [n for n in allowed if params[n].default is inspect.Parameter.empty and n not in args]
     if missing:
         raise directive.error(f"{directive.kind} {directive.name!r} needs argument(s): {', '.join(missing)}")
@@ -277,13 +297,17 @@ def build_content(directive: Directive) -> tuple[bytes, dict[str, Any]]:
         with threadpool_limits(limits=1, user_api="blas"):
             result = builder.func(**args)
     except Exception as exc:  # a builder that raises fails the build, with its location and the code's
-        raise directive.error(f"the {directive.kind} builder {directive.name!r} raised "
-                              f"{describe(exc, inspect.getsourcefile(builder.func))}") from exc
+        raise directive.error(
+            f"the {directive.kind} builder {directive.name!r} raised "
+            f"{describe(exc, inspect.getsourcefile(builder.func))}"
+        ) from exc
     values: dict[str, Any] = {}
     if isinstance(result, tuple):
         if len(result) != 2 or not isinstance(result[1], dict):
-            raise directive.error(f"{directive.kind} builder {directive.name!r} returned a tuple: it must be "
-                                  f"(figure_or_table, values) with values a dict, got {len(result)} items")
+            raise directive.error(
+                f"{directive.kind} builder {directive.name!r} returned a tuple: it must be "
+                f"(figure_or_table, values) with values a dict, got {len(result)} items"
+            )
         result, raw = result
         try:
             values = jsonable(raw, f"the values of {directive.name!r}")
@@ -299,25 +323,28 @@ def _content(directive: Directive, result: Any) -> bytes:
         from .style import to_svg
 
         if not isinstance(result, Figure):
-            raise directive.error(f"figure builder {directive.name!r} must return a matplotlib Figure, "
-                                  f"got {type(result).__name__}")
+            raise directive.error(
+                f"figure builder {directive.name!r} must return a matplotlib Figure, got {type(result).__name__}"
+            )
         try:
             return to_svg(result)
         except Exception as exc:
-            raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: "
-                                  f"{describe(exc)}") from exc
+            raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: {describe(exc)}") from exc
     if directive.kind == "widget":
         from .widgets import Widget
 
         if not isinstance(result, Widget):
-            raise directive.error(f"widget builder {directive.name!r} must return a rnnmem.site.widgets.Widget, "
-                                  f"got {type(result).__name__}")
+            raise directive.error(
+                f"widget builder {directive.name!r} must return a rnnmem.site.widgets.Widget, "
+                f"got {type(result).__name__}"
+            )
         return result.to_html().encode()
     from .tables import Table
 
     if not isinstance(result, Table):
-        raise directive.error(f"table builder {directive.name!r} must return a rnnmem.site.tables.Table, "
-                              f"got {type(result).__name__}")
+        raise directive.error(
+            f"table builder {directive.name!r} must return a rnnmem.site.tables.Table, got {type(result).__name__}"
+        )
     return result.to_markdown().encode()
 
 
@@ -374,8 +401,9 @@ class Renderer:
         builder = registry.get(directive.kind, directive.name)
         return bool(stale.intersection(dependencies(builder.module)))
 
-    def render_all(self, directives: Iterable[Directive], *, fresh_process: bool = False,
-                   keep_going: bool = False) -> list[Item | DirectiveError]:
+    def render_all(
+        self, directives: Iterable[Directive], *, fresh_process: bool = False, keep_going: bool = False
+    ) -> list[Item | DirectiveError]:
         """Render every directive, in order.
 
         ``fresh_process`` (a long-lived ``mkdocs serve``): an item missing from
@@ -440,12 +468,12 @@ class Renderer:
 
 def _render_in_subprocess(cache_dir: Path, directives: list[Directive]) -> dict[tuple[str, int], DirectiveError]:
     """Render in a new interpreter; returns the errors by (page, line)."""
-    payload = json.dumps([
-        {"page": d.page, "line": d.line, "text": d.text} for d in directives
-    ])
+    payload = json.dumps([{"page": d.page, "line": d.line, "text": d.text} for d in directives])
     proc = subprocess.run(
         [sys.executable, "-m", "rnnmem.site", "render-json", "--cache", str(cache_dir)],
-        input=payload, text=True, capture_output=True,
+        input=payload,
+        text=True,
+        capture_output=True,
     )
     try:
         reported = json.loads(proc.stdout or "[]")

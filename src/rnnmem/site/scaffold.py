@@ -32,7 +32,7 @@ __all__ = ["Scaffold", "check_arguments", "scaffold", "main"]
 SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 USAGE = 'make chapter NAME=<slug> TITLE="<title>"'
 
-CHAPTER = '''\
+CHAPTER = """\
 # {title}
 
 <!-- Motivation: what question does this chapter answer, and why does a reader
@@ -95,7 +95,7 @@ Every number on the page is computed by `rnnmem` on the page:
 
 * Hochreiter and Schmidhuber (1997), *Long Short-Term Memory*.
   [Bibliography](../references.md#hochreiter1997).
-'''
+"""
 
 BUILDER = '''\
 """Figures and tables of the chapter "{title}"."""
@@ -205,8 +205,10 @@ def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold
     if not name:
         raise ValueError("NAME is required: the chapter's file name without .md, e.g. NAME=long-memory")
     if not SLUG.fullmatch(name):
-        raise ValueError("NAME must be a slug of lower-case letters, digits and single hyphens, starting with a "
-                         f"letter (e.g. long-memory), got {name!r}")
+        raise ValueError(
+            "NAME must be a slug of lower-case letters, digits and single hyphens, starting with a "
+            f"letter (e.g. long-memory), got {name!r}"
+        )
     if title is None or not title.strip():
         raise ValueError(f'TITLE must be a non-empty title, e.g. TITLE="Long memory", got {title!r}')
     if any(c in title for c in "[]\n\r`"):
@@ -276,7 +278,7 @@ def add_to_home(index_text: str, title: str, path: str) -> str:
     else:
         last, number = start + 1, 1
     entry = f"{number}. [{title}]({path}). What the chapter computes, in a sentence."
-    lines[last + 1:last + 1] = [entry]
+    lines[last + 1 : last + 1] = [entry]
     return "\n".join(lines)
 
 
@@ -303,8 +305,10 @@ def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="make chapter", usage=USAGE,
-        description="Write a new chapter (page, builder, builder test, nav and home entries, notebook).")
+        prog="make chapter",
+        usage=USAGE,
+        description="Write a new chapter (page, builder, builder test, nav and home entries, notebook).",
+    )
     parser.add_argument("--name", metavar="NAME", help="the chapter's slug: its file name without .md")
     parser.add_argument("--title", metavar="TITLE", help="the chapter's title, as the nav and the page show it")
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository (default: here)")
@@ -317,9 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for path in written:
         print(f"wrote {path.relative_to(args.root) if path.is_relative_to(args.root) else path}")
-    print(f"next: write docs/chapters/{args.name}.md and its builders, replace the placeholder sentence of its "
-          f"entry in docs/index.md, run `make notebooks` after changing its code, and check it with "
-          f"`make test-chapter CH={args.name}`")
+    print(
+        f"next: write docs/chapters/{args.name}.md and its builders, replace the placeholder sentence of its "
+        f"entry in docs/index.md, run `make notebooks` after changing its code, and check it with "
+        f"`make test-chapter CH={args.name}`"
+    )
     return 0
 
 

@@ -32,21 +32,28 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["RESOLVE_LINKS", "THEME_SCRIPT", "resolve_links_in_head", "scripts_started_after_paint",
-           "start_scripts_after_first_paint"]
+__all__ = [
+    "RESOLVE_LINKS",
+    "THEME_SCRIPT",
+    "resolve_links_in_head",
+    "scripts_started_after_paint",
+    "start_scripts_after_first_paint",
+]
 
 #: The theme's own script, by the name Material gives it.
 THEME_SCRIPT = re.compile(r"assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
 #: The scripts Material writes at the end of <body>: its bundle, then extra_javascript.
 _TAIL = re.compile(r'(?:\s*<script src="(?P<src>[^"<>]+)"></script>)+\s*(?=</body>)')
 _SRC = re.compile(r'<script src="([^"<>]+)"></script>')
-_STARTED = re.compile(r'<script>\(function \(\) \{\s*var scripts = (\[[^\]]*\]),')
+_STARTED = re.compile(r"<script>\(function \(\) \{\s*var scripts = (\[[^\]]*\]),")
 
 #: Makes the head's relative ``<link href>`` absolute, as the theme's instant navigation would
 #: (its test for an absolute address is the same regular expression).
-RESOLVE_LINKS = ('<script>document.querySelectorAll("link[href]").forEach(function (link) {'
-                 ' var href = link.getAttribute("href");'
-                 ' if (href && !/^(?:[a-z]+:)?\\/\\//i.test(href)) link.href = link.href; });</script>')
+RESOLVE_LINKS = (
+    '<script>document.querySelectorAll("link[href]").forEach(function (link) {'
+    ' var href = link.getAttribute("href");'
+    " if (href && !/^(?:[a-z]+:)?\\/\\//i.test(href)) link.href = link.href; });</script>"
+)
 
 #: The loader. The theme starts the page's components when the document has loaded (its
 #: ``document$`` emits on DOMContentLoaded); a script added after that event would wait for it
@@ -102,10 +109,11 @@ def start_scripts_after_first_paint(html: str, *, where: str = "page") -> str:
     tail = _TAIL.search(html)
     srcs = _SRC.findall(tail.group(0)) if tail else []
     if not srcs or not THEME_SCRIPT.search(srcs[0]):
-        raise ValueError(f"{where}: the page does not end with the theme's script "
-                         f"(assets/javascripts/bundle.*.min.js); found {srcs}")
+        raise ValueError(
+            f"{where}: the page does not end with the theme's script (assets/javascripts/bundle.*.min.js); found {srcs}"
+        )
     loader = _LOADER.format(srcs=json.dumps(srcs, separators=(",", ":")))
-    return html[:tail.start()] + "\n" + loader + html[tail.end():]
+    return html[: tail.start()] + "\n" + loader + html[tail.end() :]
 
 
 def scripts_started_after_paint(html: str) -> list[str]:

@@ -19,8 +19,9 @@ which the built-site checks turn into pixels on the page.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is really drawn
     from matplotlib.figure import Figure
@@ -102,8 +103,10 @@ def new_figure(ncols: int = 1, nrows: int = 1, *, height: float | None = None, *
         if height is not None:
             raise ValueError(f"figsize={figsize!r} and height={height!r}: give the height only")
         if abs(float(figsize[0]) - WIDTH) > 1e-9:
-            raise ValueError(f"figsize={tuple(figsize)!r}: every figure is WIDTH={WIDTH} inches wide; "
-                             f"give its height as height={figsize[1]}")
+            raise ValueError(
+                f"figsize={tuple(figsize)!r}: every figure is WIDTH={WIDTH} inches wide; "
+                f"give its height as height={figsize[1]}"
+            )
         height = float(figsize[1])
     if height is not None and not (0 < height <= 3 * WIDTH):
         raise ValueError(f"height={height!r}: must be a figure height in inches, above 0 and at most {3 * WIDTH}")
@@ -204,8 +207,11 @@ def smallest_text(fig: Figure) -> float:
     """
     from matplotlib.text import Text
 
-    sizes = [t.get_fontsize() for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip() and t.get_figure() is not None]
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.get_figure() is not None
+    ]
     return float(min(sizes)) if sizes else 0.0
 
 

@@ -39,6 +39,7 @@ def rebase_urls(css: str, source: str, target: str = BUNDLE) -> str:
     >>> rebase_urls("b{background:url(img/x.png)}", "stylesheets/book.css")
     'b{background:url(../../stylesheets/img/x.png)}'
     """
+
     def rebase(m: re.Match) -> str:
         quote = '"' if m.group("d") is not None else "'" if m.group("s") is not None else ""
         url = next(g for g in m.group("d", "s", "u") if g is not None).strip()
@@ -46,6 +47,7 @@ def rebase_urls(css: str, source: str, target: str = BUNDLE) -> str:
             return m.group(0)
         path = posixpath.normpath(posixpath.join(posixpath.dirname(source), url))
         return f"url({quote}{posixpath.relpath(path, posixpath.dirname(target))}{quote})"
+
     return _URL.sub(rebase, css)
 
 
@@ -81,8 +83,10 @@ def bundle(site_dir: Path, sources: list[str], target: str = BUNDLE) -> str:
     for source in sources:
         path = site_dir / source
         if not path.is_file():
-            raise ValueError(f"extra_css names {source!r}, which the build did not write into the site; "
-                             "allowed: a stylesheet under docs/ or one a plugin writes")
+            raise ValueError(
+                f"extra_css names {source!r}, which the build did not write into the site; "
+                "allowed: a stylesheet under docs/ or one a plugin writes"
+            )
         css = path.read_text(encoding="utf-8")
         parts.append(f"/* {source} */\n{rebase_urls(css, source, target).rstrip()}\n")
     text = "".join(parts)

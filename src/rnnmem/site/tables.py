@@ -8,8 +8,9 @@ into strings with ``str`` if a builder leaves them as numbers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 
 @dataclass
@@ -18,8 +19,7 @@ class Table:
     rows: Sequence[Sequence[Any]]
     align: Sequence[str] | None = None  # "left", "right" or "center" per column
     notes: str | None = None
-    _marks: dict = field(default_factory=lambda: {"left": ":---", "right": "---:", "center": ":---:"},
-                         repr=False)
+    _marks: dict = field(default_factory=lambda: {"left": ":---", "right": "---:", "center": ":---:"}, repr=False)
 
     def __post_init__(self) -> None:
         if not self.columns:
@@ -65,5 +65,8 @@ def gradcheck_table(result: Any) -> Table:
     |:---|---:|
     | `h0` | 3.0e-11 |
     """
-    return Table(columns=["block", "worst relative error"], rows=[[f"`{name}`", f"{err:.1e}"] for name, err in result.rows],
-                 align=["left", "right"])
+    return Table(
+        columns=["block", "worst relative error"],
+        rows=[[f"`{name}`", f"{err:.1e}"] for name, err in result.rows],
+        align=["left", "right"],
+    )

@@ -25,8 +25,10 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 ROOT = PACKAGE_DIR.parent.parent if PACKAGE_DIR.parent.name == "src" else PACKAGE_DIR.parent
 SITE_DIR = PACKAGE_DIR / "site"
 #: The site machinery: frames here are how a builder was called, not where it failed.
-MACHINERY = {SITE_DIR / f"{m}.py" for m in (
-    "registry", "render", "book", "directives", "markdown", "mkdocs_hook", "__main__", "traces", "notebook")}
+MACHINERY = {
+    SITE_DIR / f"{m}.py"
+    for m in ("registry", "render", "book", "directives", "markdown", "mkdocs_hook", "__main__", "traces", "notebook")
+}
 MAX_FRAMES = 6
 
 
@@ -47,8 +49,7 @@ def package_frames(exc: BaseException, also: str | None = None) -> list[tracebac
         if (path.is_relative_to(PACKAGE_DIR) and path not in MACHINERY) or path == extra:
             frames.append(fs)
     if isinstance(exc, SyntaxError) and exc.filename:
-        frames.append(traceback.FrameSummary(exc.filename, exc.lineno or 0, "<module>",
-                                             line=(exc.text or "").strip()))
+        frames.append(traceback.FrameSummary(exc.filename, exc.lineno or 0, "<module>", line=(exc.text or "").strip()))
     return frames
 
 
@@ -61,7 +62,7 @@ def describe(exc: BaseException, also: str | None = None) -> str:
     frames = package_frames(exc, also)
     if len(frames) > MAX_FRAMES:
         # Keep the outermost (the builder) and the innermost ones, where it failed.
-        frames = frames[:1] + frames[-(MAX_FRAMES - 1):]
+        frames = frames[:1] + frames[-(MAX_FRAMES - 1) :]
     lines = [head]
     for fs in frames:
         lines.append(f"  {_shown(fs.filename)}:{fs.lineno} in {fs.name}")

@@ -56,8 +56,8 @@ def bind_punctuation(html: str) -> str:
         already = html.endswith(f'<span class="{NOBREAK_CLASS}">', 0, match.start())
         if punctuation is None or already:
             continue
-        out.append(html[pos:match.start()])
-        out.append(f'<span class="{NOBREAK_CLASS}">{html[match.start():punctuation.end()]}</span>')
+        out.append(html[pos : match.start()])
+        out.append(f'<span class="{NOBREAK_CLASS}">{html[match.start() : punctuation.end()]}</span>')
         pos = punctuation.end()
     out.append(html[pos:])
     return "".join(out)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 __all__ = ["Curve", "State", "Widget", "polyline"]
 
@@ -89,8 +89,9 @@ class Widget:
             if set(s.readouts) != keys:
                 raise ValueError(f"state {i} has readouts {sorted(s.readouts)}; the widget shows {sorted(keys)}")
             if set(s.curves) != {c.key for c in self.curves}:
-                raise ValueError(f"state {i} has curves {sorted(s.curves)}; the widget draws "
-                                 f"{sorted(c.key for c in self.curves)}")
+                raise ValueError(
+                    f"state {i} has curves {sorted(s.curves)}; the widget draws {sorted(c.key for c in self.curves)}"
+                )
 
     def to_html(self) -> str:
         """The widget's HTML: the first state rendered, all states as JSON for the script."""
@@ -99,32 +100,44 @@ class Widget:
         readouts = "".join(
             f'<div class="rnnmem-w-readout"><dt>{label}</dt>'
             f'<dd><output data-key="{key}" for="{uid}-slider">{html.escape(first.readouts[key])}</output></dd></div>'
-            for key, label in self.readouts)
+            for key, label in self.readouts
+        )
         curves = "".join(
-            f'<polyline class="{c.css}" data-key="{c.key}" points="{first.curves[c.key]}"/>' for c in self.curves)
+            f'<polyline class="{c.css}" data-key="{c.key}" points="{first.curves[c.key]}"/>' for c in self.curves
+        )
         marks = "".join(self._mark(k, first.marks.get(k)) for k in self.marks)
-        data = json.dumps({"labels": [s.label for s in self.states],
-                           "readouts": [s.readouts for s in self.states],
-                           "curves": [s.curves for s in self.states],
-                           "marks": [s.marks for s in self.states]},
-                          sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = json.dumps(
+            {
+                "labels": [s.label for s in self.states],
+                "readouts": [s.readouts for s in self.states],
+                "curves": [s.curves for s in self.states],
+                "marks": [s.marks for s in self.states],
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         data = data.replace("</", "<\\/")
         svg = self.svg.replace("{curves}", curves).replace("{marks}", marks)
-        return (f'<div class="rnnmem-widget" id="{uid}" data-widget="{self.name}">'
-                f'<p class="rnnmem-w-title" id="{uid}-title">{html.escape(self.title)}</p>'
-                f'<div class="rnnmem-w-control"><label for="{uid}-slider">{self.control_label}</label>'
-                f'<input type="range" id="{uid}-slider" min="0" max="{len(self.states) - 1}" step="1" '
-                f'value="{self.start}" aria-valuetext="{html.escape(first.label, quote=True)}" '
-                f'aria-describedby="{uid}-title"></div>'
-                f'<dl class="rnnmem-w-readouts" aria-live="polite">{readouts}</dl>'
-                f'<svg class="rnnmem-w-plot" viewBox="0 0 360 206" role="img" '
-                f'aria-label="{html.escape(self.description, quote=True)}">{svg}</svg>'
-                f'<script type="application/json" class="rnnmem-w-data">{data}</script>'
-                f'</div>')
+        return (
+            f'<div class="rnnmem-widget" id="{uid}" data-widget="{self.name}">'
+            f'<p class="rnnmem-w-title" id="{uid}-title">{html.escape(self.title)}</p>'
+            f'<div class="rnnmem-w-control"><label for="{uid}-slider">{self.control_label}</label>'
+            f'<input type="range" id="{uid}-slider" min="0" max="{len(self.states) - 1}" step="1" '
+            f'value="{self.start}" aria-valuetext="{html.escape(first.label, quote=True)}" '
+            f'aria-describedby="{uid}-title"></div>'
+            f'<dl class="rnnmem-w-readouts" aria-live="polite">{readouts}</dl>'
+            f'<svg class="rnnmem-w-plot" viewBox="0 0 360 206" role="img" '
+            f'aria-label="{html.escape(self.description, quote=True)}">{svg}</svg>'
+            f'<script type="application/json" class="rnnmem-w-data">{data}</script>'
+            f"</div>"
+        )
 
     @staticmethod
     def _mark(key: str, x: float | None) -> str:
         hidden = ' visibility="hidden"' if x is None else ""
         x = 0.0 if x is None else x
-        return (f'<line class="rnnmem-w-mark rnnmem-w-mark-{key}" data-key="{key}" x1="{x:.2f}" x2="{x:.2f}" '
-                f'y1="10" y2="170"{hidden}/>')
+        return (
+            f'<line class="rnnmem-w-mark rnnmem-w-mark-{key}" data-key="{key}" x1="{x:.2f}" x2="{x:.2f}" '
+            f'y1="10" y2="170"{hidden}/>'
+        )

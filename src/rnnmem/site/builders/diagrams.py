@@ -17,15 +17,19 @@ from rnnmem.gru import RESET_CONVENTIONS, UPDATE_CONVENTIONS
 
 from ..diagrams import FONT, Diagram, draw, new_diagram_figure
 from ..registry import figure
-from ..style import PALETTE
 
 #: Every diagram is drawn this wide (inches): with FONT points, text is 11 px or more on a 390 px phone.
-from ..style import WIDTH  # every figure of the book is this wide (inches)
+from ..style import (
+    PALETTE,
+    WIDTH,  # every figure of the book is this wide (inches)
+)
+
 #: The LSTM's gates in the book's words, in PyTorch's order i, f, g, o, as rnnmem.lstm names them.
 LSTM_GATES = {"f": "forget gate", "i": "input gate", "g": "candidate", "o": "output gate"}
 
 
 # ------------------------------------------------------------------ descriptions
+
 
 def unrolled_rnn(backward: bool = False, builder: str = "rnn_unrolled") -> Diagram:
     """Three steps of a tanh RNN, x_t -> h_t -> h_{t+1}; with ``backward``, the gradient delta_t flowing back."""
@@ -45,8 +49,7 @@ def unrolled_rnn(backward: bool = False, builder: str = "rnn_unrolled") -> Diagr
         # The gradient leaves each state for the one before: delta_{t+1} -> h_t, and so on.
         names = ["t-1"] + steps[1:] + ["t+2"]
         for k, (a, b) in enumerate(zip(chain, chain[1:])):
-            d.edge(b, a, style="backward", route="arc", bend=0.6, label=f"$\\delta_{{{names[k]}}}$",
-                   label_side="above")
+            d.edge(b, a, style="backward", route="arc", bend=0.6, label=f"$\\delta_{{{names[k]}}}$", label_side="above")
     return d
 
 
@@ -60,8 +63,15 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
     d.connect("h_prev -> bus", arrow=False)
     d.connect("x -> bus", arrow=False)
     for k, (gate, x) in enumerate(zip("figo", (1.4, 2.4, 3.4, 4.4))):
-        d.node(gate, r"$\tanh$" if gate == "g" else r"$\sigma$", at=(x, 1.5), width=0.72,
-               op="candidate" if gate == "g" else "gate", block=gate, computes=gate)
+        d.node(
+            gate,
+            r"$\tanh$" if gate == "g" else r"$\sigma$",
+            at=(x, 1.5),
+            width=0.72,
+            op="candidate" if gate == "g" else "gate",
+            block=gate,
+            computes=gate,
+        )
         d.edge("bus", gate, route="hv")
     d.node("mul_f", r"$\times$", at=(1.4, 4), shape="circle", op="mul")
     d.node("add", r"$+$", at=(3.4, 4), shape="circle", op="add")
@@ -94,7 +104,7 @@ def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_
     update = check_choice("update", update, UPDATE_CONVENTIONS)
     reset = check_choice("reset", reset, RESET_CONVENTIONS)
     d = Diagram(builder)
-    top, row, gates = 4.2, 2.5, 1.35   # heights of the old state's line, the candidate's row, the gates
+    top, row, gates = 4.2, 2.5, 1.35  # heights of the old state's line, the candidate's row, the gates
     d.node("h_prev", r"$h_{t-1}$", at=(0, top), shape="text", op="input", block="h", width=0.7)
     d.node("x", r"$x_t$", at=(0, -0.3), shape="text", op="input", block="x", width=0.5, height=0.4)
     d.node("bus", "", at=(0, 0.4), shape="dot", op="concat")
@@ -111,8 +121,14 @@ def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_
     d.node("mul_write", r"$\times$", at=(4.55, row), shape="circle", op="mul")
     d.node("add", r"$+$", at=(4.55, top), shape="circle", op="add")
     d.node("h", r"$h_t$", at=(4.55, top + 0.75), shape="text", op="copy", computes="h", width=0.5, height=0.4)
-    d.node("one_minus", r"$1{-}$", at=(4.55, gates) if update == "z_keeps" else (3.7, 3.35), width=0.55,
-           height=0.42, op="one_minus")
+    d.node(
+        "one_minus",
+        r"$1{-}$",
+        at=(4.55, gates) if update == "z_keeps" else (3.7, 3.35),
+        width=0.55,
+        height=0.42,
+        op="one_minus",
+    )
     d.edge("bus", "r", route="hv")
     d.edge("bus", "z", route="hv")
     d.edge("bus", "n", route="hv")
@@ -141,11 +157,13 @@ def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_
 
 def differences(a: Diagram, b: Diagram) -> tuple[set[str], set[tuple[str, str]]]:
     """The nodes and edges where two descriptions differ: another operation, other inputs, another place."""
-    nodes = {i for i in set(a.nodes) | set(b.nodes)
-             if i not in a.nodes or i not in b.nodes or a.signature(i) != b.signature(i)
-             or a.get(i).at != b.get(i).at}
+    nodes = {
+        i
+        for i in set(a.nodes) | set(b.nodes)
+        if i not in a.nodes or i not in b.nodes or a.signature(i) != b.signature(i) or a.get(i).at != b.get(i).at
+    }
 
-    def drawn(d: Diagram) -> dict:   # an edge as it is drawn: from where to where, by which route
+    def drawn(d: Diagram) -> dict:  # an edge as it is drawn: from where to where, by which route
         return {(d.get(e.src).at, d.get(e.dst).at, e.route): e.key for e in d.edges}
 
     da, db = drawn(a), drawn(b)
@@ -170,8 +188,14 @@ def truncation_window(length: int = 8, k1: int = 2, k2: int = 4, builder: str = 
         d.node(f"start{m}", "", at=(first * gap, y), shape="dot", color=PALETTE[1])
         full = t - first + 1 == plan.k2 and all(u[0] - u[1] + 1 != plan.k2 for u in plan.updates[:m])
         d.edge(f"end{m}", f"start{m}", style="backward", label=f"$k_2 = {plan.k2}$ steps" if full else None)
-        d.node(f"when{m}", f"update after $h_{{{t}}}$", at=((plan.length + 1.9) * gap, y), shape="text", width=2.0,
-               height=0.4)
+        d.node(
+            f"when{m}",
+            f"update after $h_{{{t}}}$",
+            at=((plan.length + 1.9) * gap, y),
+            shape="text",
+            width=2.0,
+            height=0.4,
+        )
     for b in plan.boundaries:
         x = (b + 0.5) * gap
         d.node(f"cut_top{b}", "", at=(x, 0.35), shape="dot", color="none")
@@ -207,8 +231,14 @@ def elmo_stack(layers: int = 2, builder: str = "elmo_stack") -> Diagram:
             d.edge(f"h{j}_{b}", f"h{j}_{a}", style="backward", offset=-0.1)
     mix_x = xs["next"] + 3.5
     d.node("mix", r"$\mathrm{ELMo}_t$", at=(mix_x, (ys[0] + ys[-1]) / 2), width=1.3, height=0.55)
-    d.node("formula", r"$= \gamma \sum_j s_j h_{t,j}$", at=(mix_x + 0.1, ys[-1] + 0.15), shape="text",
-           width=2.2, height=0.8)
+    d.node(
+        "formula",
+        r"$= \gamma \sum_j s_j h_{t,j}$",
+        at=(mix_x + 0.1, ys[-1] + 0.15),
+        shape="text",
+        width=2.2,
+        height=0.8,
+    )
     for j, y in enumerate(ys):
         d.node(f"copy{j}", f"$h_{{t,{j}}}$", at=(xs["next"] + 1.35, y), shape="text", width=0.7, height=0.4)
         d.edge(f"copy{j}", "mix", label=f"$s_{j}$", label_side="above", label_at=0.4)
@@ -216,6 +246,7 @@ def elmo_stack(layers: int = 2, builder: str = "elmo_stack") -> Diagram:
 
 
 # ------------------------------------------------------------------ figures
+
 
 def _height(diagram: Diagram, width_units: float, width: float = WIDTH, extra: float = 0.0) -> float:
     x0, x1, y0, y1 = diagram.bounds()
@@ -261,8 +292,14 @@ def gate_panel(d: Diagram, gate: str) -> Diagram:
         result = _succ(d, result)[0]
     reads = [d.get(p) for p in _pred(d, _pred(d, gate)[0])]
     p = Diagram(d.builder)
-    p.node("reads", ", ".join(n.label for n in sorted(reads, key=lambda n: n.block or "")), at=(0, 0),
-           shape="text", width=1.2, height=0.4)
+    p.node(
+        "reads",
+        ", ".join(n.label for n in sorted(reads, key=lambda n: n.block or "")),
+        at=(0, 0),
+        shape="text",
+        width=1.2,
+        height=0.4,
+    )
     p.node(gate, g.label, at=(0, 1.05), width=g.width, op=g.op, block=g.block, computes=g.computes)
     p.node(product, d.get(product).label, at=(0, 2.3), shape="circle", op="mul")
     o = d.get(other)
@@ -316,8 +353,8 @@ def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "afte
     nodes, edges = differences(*cells)
     box = [c.bounds() for c in cells]
     x0, x1 = min(b[0] for b in box), max(b[1] for b in box)
-    y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.95   # room for the two title lines
-    gap = 0.25   # units between the two cells
+    y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.95  # room for the two title lines
+    gap = 0.25  # units between the two cells
     w, h = 2 * (x1 - x0 + 0.2) + gap, y1 - y0 + 0.2
     unit = WIDTH / w
     fig, axes = new_diagram_figure(WIDTH, h * unit, ncols=2)
@@ -325,16 +362,25 @@ def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "afte
     for ax, cell, (update, reset) in zip(axes, cells, (left, right)):
         draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges)
         share = "kept" if update == "z_keeps" else "written"
-        ax.text(x0, y1, f"$z$: share {share}\n$r$: {reset} $W_{{hn}}$", ha="left", va="top",
-                fontsize=FONT, linespacing=1.3)
-    return fig, {"differ": sorted(nodes), "differ_count": len(nodes), "edges_differ": len(edges),
-                 "left": list(left), "right": list(right)}
+        ax.text(
+            x0, y1, f"$z$: share {share}\n$r$: {reset} $W_{{hn}}$", ha="left", va="top", fontsize=FONT, linespacing=1.3
+        )
+    return fig, {
+        "differ": sorted(nodes),
+        "differ_count": len(nodes),
+        "edges_differ": len(edges),
+        "left": list(left),
+        "right": list(right),
+    }
 
 
 def _pair(name: str, conv) -> tuple[str, str]:
     if not isinstance(conv, (list, tuple)) or len(conv) != 2:
         raise ValueError(f"{name} must be a pair (update, reset), such as ('z_keeps', 'after'), got {conv!r}")
-    return (check_choice(f"{name}[0]", conv[0], UPDATE_CONVENTIONS), check_choice(f"{name}[1]", conv[1], RESET_CONVENTIONS))
+    return (
+        check_choice(f"{name}[0]", conv[0], UPDATE_CONVENTIONS),
+        check_choice(f"{name}[1]", conv[1], RESET_CONVENTIONS),
+    )
 
 
 @figure()
@@ -349,8 +395,14 @@ def truncated_bptt_window(length=8, k1=2, k2=4):
     draw(d, ax, limits=(x0, x1, y0, y1))
     ax.text(x0, y1 - 0.05, f"BPTT($k_1{{=}}{k1}$, $k_2{{=}}{k2}$)", ha="left", va="top", fontsize=FONT)
     plan = bptt.truncation_plan(length, k1, k2, loss_steps="all")
-    return fig, {"length": plan.length, "k1": plan.k1, "k2": plan.k2, "updates": len(plan.updates),
-                 "reach": [[t, first] for t, first, _ in plan.updates], "boundaries": list(plan.boundaries)}
+    return fig, {
+        "length": plan.length,
+        "k1": plan.k1,
+        "k2": plan.k2,
+        "updates": len(plan.updates),
+        "reach": [[t, first] for t, first, _ in plan.updates],
+        "boundaries": list(plan.boundaries),
+    }
 
 
 @figure()
@@ -362,5 +414,8 @@ def elmo_stack_diagram(layers=2):
     fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
     fig.subplots_adjust(0, 0, 1, 1)
     draw(d, ax, emphasis={f"h{j}_t" for j in range(1, layers + 1)} | {"E_t"})
-    return fig, {"layers": layers, "words": len([n for n in d.nodes if n.startswith("w_")]),
-                 "mixed": len(d.inputs_of("mix"))}
+    return fig, {
+        "layers": layers,
+        "words": len([n for n in d.nodes if n.startswith("w_")]),
+        "mixed": len(d.inputs_of("mix")),
+    }

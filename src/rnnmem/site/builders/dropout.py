@@ -14,8 +14,11 @@ from ..style import PALETTE, new_figure
 from ..tables import Table
 
 #: How the chapter names the three schemes of :data:`rnnmem.dropout.SCHEMES`.
-LABELS = {"recurrent": "a fresh mask every step", "vertical": "between layers only",
-          "variational": "one mask per sequence"}
+LABELS = {
+    "recurrent": "a fresh mask every step",
+    "vertical": "between layers only",
+    "variational": "one mask per sequence",
+}
 SHORT = {"recurrent": "per step", "vertical": "between layers", "variational": "per sequence"}
 
 
@@ -42,7 +45,7 @@ def _big(value: float) -> str:
         digits = max(0, 3 - int(math.floor(math.log10(abs(value)))))
         return f"{value:,.{digits}f}"
     exponent = int(math.floor(math.log10(abs(value))))
-    mantissa = value / 10 ** exponent
+    mantissa = value / 10**exponent
     return f"\\({mantissa:.2f} \\times 10^{{{exponent}}}\\)"
 
 
@@ -57,8 +60,15 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
     if min_runs > runs:
         raise ValueError(f"min_runs must be at most runs ({runs}), got {min_runs}")
     fig, (left, right) = new_figure(ncols=2, height=4.6)
-    values = {"runs": runs, "min_runs": min_runs, "steps": steps, "first_variance": {}, "last_variance": {},
-              "last_untouched": {}, "last_seen": {}}
+    values = {
+        "runs": runs,
+        "min_runs": min_runs,
+        "steps": steps,
+        "first_variance": {},
+        "last_variance": {},
+        "last_untouched": {},
+        "last_seen": {},
+    }
     for colour, scheme in zip(PALETTE, dropout.SCHEMES):
         sim = dropout.simulate_carried_state(scheme, steps, keep, runs=runs, depth=depth, seed=seed)
         seen = np.rint(sim.untouched * runs) >= min_runs
@@ -80,9 +90,10 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
     fig.supxlabel("step at which the value is read, $t$")
     from matplotlib.lines import Line2D
 
-    key = [Line2D([], [], color="#777777", label="formula"),
-           Line2D([], [], marker="o", linestyle="none", color="#777777", markersize=3,
-                  label=f"simulated, {runs:,} runs")]
+    key = [
+        Line2D([], [], color="#777777", label="formula"),
+        Line2D([], [], marker="o", linestyle="none", color="#777777", markersize=3, label=f"simulated, {runs:,} runs"),
+    ]
     fig.legend(handles=right.get_legend_handles_labels()[0] + key, loc="outside upper center", frameon=False)
     return fig, values
 
@@ -98,10 +109,12 @@ def dropout_survival_table(keep=0.9, steps=(1, 10, 50, 100, 1000), depth=2):
         counts = [dropout.perturbation_count(scheme, t, depth) for t in steps]
         rows.append([f"{SHORT[scheme]}: masks met", *(f"{n:,}" for n in counts)])
         rows.append([f"{SHORT[scheme]}: untouched", *(_big(dropout.untouched_probability(keep, n)) for n in counts)])
-    return Table(columns=["scheme", *(f"\\(t\\) = {t:,}" for t in steps)], rows=rows,
-                 align=["left", *(["right"] * len(steps))],
-                 notes=f"Keep probability \\(p = {keep:g}\\); {depth} vertical connections "
-                       "for the between-layers scheme.")
+    return Table(
+        columns=["scheme", *(f"\\(t\\) = {t:,}" for t in steps)],
+        rows=rows,
+        align=["left", *(["right"] * len(steps))],
+        notes=f"Keep probability \\(p = {keep:g}\\); {depth} vertical connections for the between-layers scheme.",
+    )
 
 
 @table()

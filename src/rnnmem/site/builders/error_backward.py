@@ -29,11 +29,17 @@ def bptt_table(inputs=(1, 0, 0), target=1.0, w=0.5, h0=0.0, u=1.0):
     r = bptt.scalar_bptt(inputs, target, w, h0=h0, u=u)
     rows = []
     for t, prev, new, rate, contribution in r.rows:
-        rows.append([str(t), _num(prev), _num(new), _num(rate),
-                     f"{_num(rate)} \u00d7 {_num(prev)} = {_num(contribution)}"])
+        rows.append(
+            [str(t), _num(prev), _num(new), _num(rate), f"{_num(rate)} \u00d7 {_num(prev)} = {_num(contribution)}"]
+        )
     return Table(
-        columns=["reading \\(t\\)", "previous state \\(h_{t-1}\\)", "new state \\(h_t\\)",
-                 "loss rate \\(\\delta_t = \\partial L / \\partial h_t\\)", "credit of this use, \\(\\delta_t\\,h_{t-1}\\)"],
+        columns=[
+            "reading \\(t\\)",
+            "previous state \\(h_{t-1}\\)",
+            "new state \\(h_t\\)",
+            "loss rate \\(\\delta_t = \\partial L / \\partial h_t\\)",
+            "credit of this use, \\(\\delta_t\\,h_{t-1}\\)",
+        ],
         rows=rows,
         notes=f"All uses belong to one weight, so their credits add: \\(\\partial L/\\partial w\\) = {_num(r.gradient)}.",
     )
@@ -54,10 +60,13 @@ def distance_table(factors=(0.5, 1.5), distances=(0, 1, 2, 4, 8, 16)):
 @figure()
 def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16)):
     """a^n against the number of edges n, on a logarithmic axis, with markers at the table's distances."""
-    factors = [float(check_positive(f"factors[{i}]", a))
-               for i, a in enumerate(_list("factors", factors, "local rates"))]
-    marked = [check_nonnegative_int(f"distances[{i}]", n)
-              for i, n in enumerate(_list("distances", distances, "whole numbers of edges"))]
+    factors = [
+        float(check_positive(f"factors[{i}]", a)) for i, a in enumerate(_list("factors", factors, "local rates"))
+    ]
+    marked = [
+        check_nonnegative_int(f"distances[{i}]", n)
+        for i, n in enumerate(_list("distances", distances, "whole numbers of edges"))
+    ]
     top = max(marked)
     if top < 1:
         raise ValueError(f"distances must reach at least one edge, got {distances!r}")
@@ -67,19 +76,28 @@ def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16))
     for colour, a in zip(PALETTE, factors):
         ax.semilogy(n, a ** n.astype(float), color=colour, linewidth=1.2, label=f"factor {a:g}")
         ax.semilogy(m, a ** m.astype(float), color=colour, linestyle="none", marker="o", markersize=4.5)
-        ax.annotate(f"{a ** top:.3g}", (top, a ** top), textcoords="offset points", xytext=(6, 0),
-                    va="center", ha="left", color=colour, fontsize=9)
+        ax.annotate(
+            f"{a**top:.3g}",
+            (top, a**top),
+            textcoords="offset points",
+            xytext=(6, 0),
+            va="center",
+            ha="left",
+            color=colour,
+            fontsize=9,
+        )
     ax.axhline(1.0, color=INK, linewidth=0.6)
     ax.set_xlim(0, top * 1.12)
     ax.set_xticks(m)
     ax.set_xlabel("edges crossed, $n$")
     ax.set_ylabel("multiplier $a^n$")
     ax.legend(loc="lower left")
-    def key(a: float) -> str:   # never all digits, so a placeholder reads it as a string
+
+    def key(a: float) -> str:  # never all digits, so a placeholder reads it as a string
         text = f"{a:g}"
         return text if any(c in text for c in ".e") else text + ".0"
 
-    return fig, {"end": {key(a): float(a ** top) for a in factors}, "edges": top}
+    return fig, {"end": {key(a): float(a**top) for a in factors}, "edges": top}
 
 
 @table()
@@ -95,13 +113,26 @@ def clipping_table(grads=None, max_norm=1.0, clip_value=1.0):
     rows = []
     for result in (by_norm, by_value):
         flat = np.concatenate([np.ravel(result.grads[k]) for k in arrays])
-        rows.append([result.method, f"{result.threshold:g}", f"{result.norm_before:.3f}",
-                     f"{result.norm_after:.3f}", f"{result.cosine:.3f}",
-                     ", ".join(f"{v:.3f}" for v in flat)])
+        rows.append(
+            [
+                result.method,
+                f"{result.threshold:g}",
+                f"{result.norm_before:.3f}",
+                f"{result.norm_after:.3f}",
+                f"{result.cosine:.3f}",
+                ", ".join(f"{v:.3f}" for v in flat),
+            ]
+        )
     original = np.concatenate([np.ravel(a) for a in arrays.values()])
     return Table(
-        columns=["rule", "threshold", "norm before", "norm after", "cosine with the original",
-                 "entries after clipping"],
+        columns=[
+            "rule",
+            "threshold",
+            "norm before",
+            "norm after",
+            "cosine with the original",
+            "entries after clipping",
+        ],
         rows=rows,
         align=["left", "right", "right", "right", "right", "left"],
         notes="Original entries: " + ", ".join(f"{v:g}" for v in original) + ".",
@@ -113,8 +144,12 @@ def _settings(settings) -> list[tuple[int, int]]:
     for i, pair in enumerate(_list("settings", settings, "[k1, k2] pairs")):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise ValueError(f"settings[{i}] must be a pair [k1, k2], got {pair!r}")
-        out.append((check_positive_int(f"settings[{i}][0] (k1)", pair[0]),
-                    check_positive_int(f"settings[{i}][1] (k2)", pair[1])))
+        out.append(
+            (
+                check_positive_int(f"settings[{i}][0] (k1)", pair[0]),
+                check_positive_int(f"settings[{i}][1] (k2)", pair[1]),
+            )
+        )
     return out
 
 
@@ -138,8 +173,15 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
             grid[tau - 1, s - 1] = 0
         for s, tau in plan.cut:
             grid[tau - 1, s - 1] = 1
-        ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=1, origin="lower",
-                  extent=(0.5, length + 0.5, 0.5, length + 0.5), interpolation="nearest")
+        ax.imshow(
+            np.ma.masked_invalid(grid),
+            cmap=cmap,
+            vmin=0,
+            vmax=1,
+            origin="lower",
+            extent=(0.5, length + 0.5, 0.5, length + 0.5),
+            interpolation="nearest",
+        )
         for b in plan.boundaries:
             ax.plot([b + 0.5, b + 0.5], [b + 0.5, length + 0.5], color=INK, linewidth=1.5, linestyle="--", zorder=4)
             ax.plot([0.5, b + 0.5], [b + 0.5, b + 0.5], color=INK, linewidth=1.5, linestyle="--", zorder=4)
@@ -157,8 +199,11 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
         kind = "chunks, detached" if k1 == k2 else "overlapping windows"
         ax.set_title(f"BPTT({k1}, {k2})\n{kind}\n{len(plan.kept)} kept, {len(plan.cut)} cut")
     axes[0].set_ylabel(r"loss at step $t'$")
-    fig.legend(handles=[Patch(color=PALETTE[0], label="credit kept"), Patch(color=PALETTE[1], label="credit cut")],
-               loc="outside lower center", ncols=2)
+    fig.legend(
+        handles=[Patch(color=PALETTE[0], label="credit kept"), Patch(color=PALETTE[1], label="credit cut")],
+        loc="outside lower center",
+        ncols=2,
+    )
     return fig, {"pairs": counts, "length": length}
 
 
@@ -168,12 +213,18 @@ def truncation_table(inputs=(1, 0, 0, 0, 0, 0), target=1.0, w=0.5, k1=3, k2=3):
     inputs = _list("inputs", inputs, "real numbers")
     g = bptt.truncated_gradient(inputs, target, w, k1, k2)
     terms = sorted([(c, "kept") for c in g.kept] + [(c, "cut") for c in g.cut], key=lambda p: (p[0].loss, p[0].use))
-    rows = [[str(c.use), str(c.loss), _num(g.states[c.use - 2]) if c.use > 1 else "0", _num(c.value), status]
-            for c, status in terms]
+    rows = [
+        [str(c.use), str(c.loss), _num(g.states[c.use - 2]) if c.use > 1 else "0", _num(c.value), status]
+        for c, status in terms
+    ]
     return Table(
-        columns=["use \\(s\\)", "loss at \\(t'\\)", "\\(h_{s-1}\\)", "term \\((h_{t'} - y_{t'})\\,w^{t' - s}\\,h_{s-1}\\)",
-                 f"BPTT({g.plan.k1}, {g.plan.k2})"],
+        columns=[
+            "use \\(s\\)",
+            "loss at \\(t'\\)",
+            "\\(h_{s-1}\\)",
+            "term \\((h_{t'} - y_{t'})\\,w^{t' - s}\\,h_{s-1}\\)",
+            f"BPTT({g.plan.k1}, {g.plan.k2})",
+        ],
         rows=rows,
-        notes=(f"Full gradient {_num(g.full)}; truncated {_num(g.truncated)}; "
-               f"missing {_num(g.missing)}."),
+        notes=(f"Full gradient {_num(g.full)}; truncated {_num(g.truncated)}; missing {_num(g.missing)}."),
     )

@@ -29,8 +29,9 @@ def _run(radius: float, hidden: int, steps: int, input_scale: float, seed: int):
     xs = input_scale * rng.standard_normal((steps, 4))
     states, Js = jacobians.rnn_trajectory(xs, np.zeros(hidden), **W)
     norms = jacobians.distance_norms(Js)
-    same = jacobians.rnn_norms_by_distance(radius, hidden=hidden, steps=steps, input_size=4,
-                                           input_scale=input_scale, seed=seed)
+    same = jacobians.rnn_norms_by_distance(
+        radius, hidden=hidden, steps=steps, input_size=4, input_scale=input_scale, seed=seed
+    )
     if not np.array_equal(norms, same):
         raise RuntimeError("the table's network is no longer the one rnn_norms_by_distance draws")
     return W, states, norms
@@ -51,27 +52,39 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
     for ax, scale in zip(axes, scales):
         near[_key(scale)], far[_key(scale)] = {}, {}
         for colour, rho in zip(PALETTE, radii):
-            norms = jacobians.rnn_norms_by_distance(rho, hidden=hidden, steps=steps, input_size=4,
-                                                    input_scale=scale, seed=seed)
+            norms = jacobians.rnn_norms_by_distance(
+                rho, hidden=hidden, steps=steps, input_size=4, input_scale=scale, seed=seed
+            )
             near[_key(scale)][_key(rho)] = float(norms[min(12, steps)])
             far[_key(scale)][_key(rho)] = float(norms[steps])
             ax.semilogy(k, norms, color=colour, label=f"$\\rho = {rho:g}$")
-            ax.semilogy(k, rho ** k, color=colour, linestyle=":", linewidth=1.0)
+            ax.semilogy(k, rho**k, color=colour, linestyle=":", linewidth=1.0)
         ax.axhline(1.0, color=INK, linewidth=0.6)
         ax.set_xlim(0, steps)
         ax.set_title(f"inputs of size {scale:g}")
         ax.set_xlabel("distance back, $k$ steps")
     axes[0].set_ylabel(r"$\|\partial h_T / \partial h_{T-k}\|_2$")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3,
-               title="solid: measured, dotted: $\\rho^k$")
-    values = {"near": near, "far": far, "power": {_key(rho): float(rho ** steps) for rho in radii},
-              "steps": steps, "hidden": hidden, "near_k": min(12, steps)}
+    fig.legend(
+        *axes[0].get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=3,
+        title="solid: measured, dotted: $\\rho^k$",
+    )
+    values = {
+        "near": near,
+        "far": far,
+        "power": {_key(rho): float(rho**steps) for rho in radii},
+        "steps": steps,
+        "hidden": hidden,
+        "near_k": min(12, steps),
+    }
     return fig, values
 
 
 @table()
-def jacobian_norm_table(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hidden=32, seed=0,
-                        distance=12, level=0.01):
+def jacobian_norm_table(
+    radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hidden=32, seed=0, distance=12, level=0.01
+):
     """Per radius and input scale: ||W_hh||, mean tanh', the product's norm at two distances, the mean factor."""
     radii = _positives("radii", radii)
     scales = _positives("input_scales", input_scales)
@@ -90,15 +103,33 @@ def jacobian_norm_table(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40
             slope = float(np.mean(1 - states[1:] ** 2))
             below = np.flatnonzero(norms < level)
             reach = str(int(below[0])) if below.size else f"beyond {steps}"
-            rows.append([f"{scale:g}", f"{rho:g}", f"{np.linalg.norm(W['W_hh'], 2):.3f}",
-                         f"{slope:.3f}", f"{norms[distance]:.3g}",
-                         f"{norms[steps]:.3g}", f"{factor:.3f}", f"{rho * slope:.3f}", reach])
+            rows.append(
+                [
+                    f"{scale:g}",
+                    f"{rho:g}",
+                    f"{np.linalg.norm(W['W_hh'], 2):.3f}",
+                    f"{slope:.3f}",
+                    f"{norms[distance]:.3g}",
+                    f"{norms[steps]:.3g}",
+                    f"{factor:.3f}",
+                    f"{rho * slope:.3f}",
+                    reach,
+                ]
+            )
             runs.append((factor, rho * slope))
     gap = max(abs(f - p) / f for f, p in runs)
     return Table(
-        columns=["input size", "\\(\\rho(W_{hh})\\)", "\\(\\lVert W_{hh} \\rVert_2\\)", "mean \\(\\tanh'\\)",
-                 f"norm at \\(k = {distance}\\)", f"norm at \\(k = {steps}\\)",
-                 "mean factor per step", "\\(\\rho \\times\\) mean \\(\\tanh'\\)", f"first \\(k\\) below {level:g}"],
+        columns=[
+            "input size",
+            "\\(\\rho(W_{hh})\\)",
+            "\\(\\lVert W_{hh} \\rVert_2\\)",
+            "mean \\(\\tanh'\\)",
+            f"norm at \\(k = {distance}\\)",
+            f"norm at \\(k = {steps}\\)",
+            "mean factor per step",
+            "\\(\\rho \\times\\) mean \\(\\tanh'\\)",
+            f"first \\(k\\) below {level:g}",
+        ],
         rows=rows,
     ), {"largest_gap": gap, "runs": len(runs)}
 
@@ -114,15 +145,21 @@ def nonnormal_growth_curve(radius=0.5, size=4, coupling=1.0, steps=20):
     k = np.arange(steps + 1)
     fig, ax = new_figure()
     ax.semilogy(k, curve, marker="o", markersize=3.5, label=r"$\|W^k v\|$, measured")
-    ax.semilogy(k, radius ** k, linestyle="--", label=f"$\\rho^k$, eigenvalue alone ($\\rho = {radius:g}$)")
-    upper = sigma ** k
+    ax.semilogy(k, radius**k, linestyle="--", label=f"$\\rho^k$, eigenvalue alone ($\\rho = {radius:g}$)")
+    upper = sigma**k
     shown = upper <= 3 * curve.max()
-    ax.semilogy(k[shown], upper[shown], linestyle=":",
-                label=f"$\\|W\\|_2^k$, the bound ($\\|W\\|_2 = {sigma:.3f}$)")
+    ax.semilogy(k[shown], upper[shown], linestyle=":", label=f"$\\|W\\|_2^k$, the bound ($\\|W\\|_2 = {sigma:.3f}$)")
     peak = int(curve.argmax())
-    ax.annotate(f"peak {curve[peak]:.2f} at $k = {peak}$", (peak, curve[peak]), textcoords="offset points",
-                xytext=(30, 6), ha="left", va="bottom", color=INK,
-                arrowprops={"arrowstyle": "-", "color": INK, "linewidth": 0.6})
+    ax.annotate(
+        f"peak {curve[peak]:.2f} at $k = {peak}$",
+        (peak, curve[peak]),
+        textcoords="offset points",
+        xytext=(30, 6),
+        ha="left",
+        va="bottom",
+        color=INK,
+        arrowprops={"arrowstyle": "-", "color": INK, "linewidth": 0.6},
+    )
     ax.axhline(1.0, color=INK, linewidth=0.6)
     ax.set_xlim(0, steps)
     ax.xaxis.get_major_locator().set_params(integer=True)
@@ -130,9 +167,17 @@ def nonnormal_growth_curve(radius=0.5, size=4, coupling=1.0, steps=20):
     ax.set_ylabel("length of the vector")
     ax.legend(loc="lower left")
     below = np.flatnonzero(curve[1:] < 1.0)
-    values = {"peak": float(curve[peak]), "peak_step": peak, "norm": sigma, "radius": radius, "size": size,
-              "back_below": int(below[0]) + 1 if below.size else None, "end": float(curve[-1]),
-              "eigen_end": float(radius ** steps), "steps": steps}
+    values = {
+        "peak": float(curve[peak]),
+        "peak_step": peak,
+        "norm": sigma,
+        "radius": radius,
+        "size": size,
+        "back_below": int(below[0]) + 1 if below.size else None,
+        "end": float(curve[-1]),
+        "eigen_end": float(radius**steps),
+        "steps": steps,
+    }
     return fig, values
 
 
@@ -141,8 +186,15 @@ def _radii_list(name: str, values) -> list[float]:
 
 
 @figure()
-def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0), hidden=64,
-                  steps=200, burn_in=100, seeds=3, start=1e-3):
+def edge_of_chaos(
+    radii=(0.8, 1.0, 1.2, 2.0),
+    grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0),
+    hidden=64,
+    steps=200,
+    burn_in=100,
+    seeds=3,
+    start=1e-3,
+):
     """A free-running tanh RNN: its state size over time per radius (left), its long-run growth rate against rho (right)."""
     radii = _radii_list("radii", radii)
     grid = sorted(_radii_list("grid", grid))
@@ -158,7 +210,7 @@ def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1
     sizes = {}
     for colour, rho in zip(PALETTE, radii):
         states, _ = jacobians.free_run(rho, hidden=hidden, steps=steps, start=start, seed=0)
-        size = np.sqrt(np.mean(states ** 2, axis=1))
+        size = np.sqrt(np.mean(states**2, axis=1))
         sizes[_key(rho)] = float(size[-1])
         left.semilogy(k, np.maximum(size, 1e-300), color=colour, label=f"$\\rho = {rho:g}$")
     left.set_ylim(start * 1e-3, 2.0)
@@ -166,12 +218,27 @@ def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1
     left.set_xlabel("step $t$")
     left.set_ylabel(r"state size, $\sqrt{\mathrm{mean}\ h_{t,j}^2}$")
     left.legend(loc="lower left", fontsize=8)
-    rates = np.array([[jacobians.growth_rate(jacobians.free_run(rho, hidden=hidden, steps=steps, start=start,
-                                                                seed=s)[1], burn_in=burn_in)
-                       for s in range(seeds)] for rho in grid])
+    rates = np.array(
+        [
+            [
+                jacobians.growth_rate(
+                    jacobians.free_run(rho, hidden=hidden, steps=steps, start=start, seed=s)[1], burn_in=burn_in
+                )
+                for s in range(seeds)
+            ]
+            for rho in grid
+        ]
+    )
     median = np.median(rates, axis=1)
-    right.fill_between(grid, rates.min(axis=1), rates.max(axis=1), color=PALETTE[0], alpha=0.25, linewidth=0,
-                       label=f"range over {seeds} seeds")
+    right.fill_between(
+        grid,
+        rates.min(axis=1),
+        rates.max(axis=1),
+        color=PALETTE[0],
+        alpha=0.25,
+        linewidth=0,
+        label=f"range over {seeds} seeds",
+    )
     right.plot(grid, median, color=PALETTE[0], marker="o", markersize=3.5, label="median")
     right.plot(grid, grid, color=INK, linestyle=":", linewidth=1.0, label=r"$\rho$")
     right.axhline(1.0, color=INK, linewidth=0.6)
@@ -180,8 +247,13 @@ def edge_of_chaos(radii=(0.8, 1.0, 1.2, 2.0), grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1
     right.set_ylabel("long-run growth rate per step")
     right.legend(loc="upper left", fontsize=8)
     above = [rho for rho, m in zip(grid, median) if m > 1.0]
-    values = {"sizes": sizes, "rates": {_key(rho): float(m) for rho, m in zip(grid, median)},
-              "first_above_one": above[0] if above else None, "hidden": hidden, "seeds": seeds}
+    values = {
+        "sizes": sizes,
+        "rates": {_key(rho): float(m) for rho, m in zip(grid, median)},
+        "first_above_one": above[0] if above else None,
+        "hidden": hidden,
+        "seeds": seeds,
+    }
     return fig, values
 
 
@@ -196,8 +268,15 @@ _INIT_ROWS = (
 
 def _init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, input_scale, seed):
     if radius is None:
-        return jacobians.init_norms_by_distance(init_name, hidden=hidden, steps=steps, input_scale=input_scale,
-                                                seed=seed, nonlinearity=nonlinearity, zero_biases=zero_biases)
+        return jacobians.init_norms_by_distance(
+            init_name,
+            hidden=hidden,
+            steps=steps,
+            input_scale=input_scale,
+            seed=seed,
+            nonlinearity=nonlinearity,
+            zero_biases=zero_biases,
+        )
     return jacobians.rnn_norms_by_distance(radius, hidden=hidden, steps=steps, input_scale=input_scale, seed=seed)
 
 
@@ -213,8 +292,9 @@ def init_norm_table(hidden=32, steps=40, input_scale=1.0, distance=12, seeds=5):
     seeds = check_positive_int("seeds", seeds)
     rows, values = [], {}
     for label, init_name, nonlinearity, zero_biases, radius in _INIT_ROWS:
-        runs = np.array([_init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, scale, s)
-                         for s in range(seeds)])
+        runs = np.array(
+            [_init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, scale, s) for s in range(seeds)]
+        )
         cells = []
         for k in (distance, steps):
             col = runs[:, k]
@@ -222,8 +302,12 @@ def init_norm_table(hidden=32, steps=40, input_scale=1.0, distance=12, seeds=5):
         rows.append([label, nonlinearity, *cells])
         key = init_name if radius is None else "pytorch_radius_one"
         key = "irnn" if nonlinearity == "relu" else key
-        values[key] = {"near": float(np.median(runs[:, distance])), "far": float(np.median(runs[:, steps])),
-                       "far_min": float(runs[:, steps].min()), "far_max": float(runs[:, steps].max())}
+        values[key] = {
+            "near": float(np.median(runs[:, distance])),
+            "far": float(np.median(runs[:, steps])),
+            "far_min": float(runs[:, steps].min()),
+            "far_max": float(runs[:, steps].max()),
+        }
     values["seeds"] = seeds
     return Table(
         columns=["starting \\(W_{hh}\\)", "units", f"norm at \\(k = {distance}\\)", f"norm at \\(k = {steps}\\)"],

@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from rnnmem import carry, init, memory
-from rnnmem.lstm import LSTM
 from rnnmem.checks import (
     check_choice,
     check_finite,
@@ -16,6 +15,7 @@ from rnnmem.checks import (
     check_positive,
     check_positive_int,
 )
+from rnnmem.lstm import LSTM
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -28,18 +28,26 @@ SCHEME_LABELS = {
     "pytorch": "PyTorch default",
     "chrono": "chrono",
 }
-_PLAIN_LABELS = {"zero": "zero, $b_f = 0$", "keras": "Keras, $b_f = 1$", "pytorch": "PyTorch default",
-                 "chrono": "chrono"}
-_MEASURE_LABELS = {"efold": "e-fold horizon $-1/\\ln f$", "level": "1% horizon $\\ln 0.01/\\ln f$",
-                   "mean_lifetime": "$1/(1-f)$"}
+_PLAIN_LABELS = {
+    "zero": "zero, $b_f = 0$",
+    "keras": "Keras, $b_f = 1$",
+    "pytorch": "PyTorch default",
+    "chrono": "chrono",
+}
+_MEASURE_LABELS = {
+    "efold": "e-fold horizon $-1/\\ln f$",
+    "level": "1% horizon $\\ln 0.01/\\ln f$",
+    "mean_lifetime": "$1/(1-f)$",
+}
 
 
 def _biases(values) -> list[float]:
     if values is None:
         return [r.bias for r in init.forget_bias_table()]
     if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(f"biases must be a non-empty list of forget biases (or None for 0, 1, 2, ln 19), "
-                         f"got {values!r}")
+        raise ValueError(
+            f"biases must be a non-empty list of forget biases (or None for 0, 1, 2, ln 19), got {values!r}"
+        )
     return [float(check_finite(f"biases[{k}]", v)) for k, v in enumerate(values)]
 
 
@@ -64,12 +72,28 @@ def forget_bias_rows(biases=None, steps=47, level=0.01):
     level = check_open_unit("level", level)
     rows = []
     for r in init.forget_bias_table(biases, level):
-        rows.append([_bias_label(r.bias), f"{r.gate:.6f}", f"{r.efold_horizon:.2f}", f"{r.horizon:.1f}",
-                     f"{r.mean_lifetime:.2f}", f"{init.retained_gradient(r.bias, steps):.2e}"])
+        rows.append(
+            [
+                _bias_label(r.bias),
+                f"{r.gate:.6f}",
+                f"{r.efold_horizon:.2f}",
+                f"{r.horizon:.1f}",
+                f"{r.mean_lifetime:.2f}",
+                f"{init.retained_gradient(r.bias, steps):.2e}",
+            ]
+        )
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
-    table_ = Table(columns=["bias \\(b_f\\)", "gate \\(f = \\sigma(b_f)\\)", "e-fold horizon",
-                            f"{pct} horizon", "\\(1/(1-f)\\)", f"kept after {steps} steps, \\(f^{{{steps}}}\\)"],
-                   rows=rows)
+    table_ = Table(
+        columns=[
+            "bias \\(b_f\\)",
+            "gate \\(f = \\sigma(b_f)\\)",
+            "e-fold horizon",
+            f"{pct} horizon",
+            "\\(1/(1-f)\\)",
+            f"kept after {steps} steps, \\(f^{{{steps}}}\\)",
+        ],
+        rows=rows,
+    )
     return table_, {"steps": steps, "level": level}
 
 
@@ -82,20 +106,40 @@ def pytorch_bias_density(hidden=256, size=200_000, seed=0, bins=60):
     samples = init.pytorch_forget_bias_samples(hidden, size, seed=check_nonnegative_int("seed", seed))
     a = 1.0 / math.sqrt(hidden)
     fig, ax = new_figure(height=4.0)
-    ax.hist(samples, bins=bins, range=(-2 * a, 2 * a), density=True, color=PALETTE[0], alpha=0.45,
-            label=f"{size:,} draws of $b_{{if}} + b_{{hf}}$")
+    ax.hist(
+        samples,
+        bins=bins,
+        range=(-2 * a, 2 * a),
+        density=True,
+        color=PALETTE[0],
+        alpha=0.45,
+        label=f"{size:,} draws of $b_{{if}} + b_{{hf}}$",
+    )
     b = np.linspace(-2.3 * a, 2.3 * a, 401)
-    ax.plot(b, init.pytorch_forget_bias_density(b, hidden), color=PALETTE[1],
-            label="triangle $(2a - |b|)/(4a^2)$")
-    ax.plot([-a, -a, a, a], [0, 1 / (2 * a), 1 / (2 * a), 0], color="#777777", linestyle="--", linewidth=1.0,
-            label="one draw $U(-a, a)$")
+    ax.plot(b, init.pytorch_forget_bias_density(b, hidden), color=PALETTE[1], label="triangle $(2a - |b|)/(4a^2)$")
+    ax.plot(
+        [-a, -a, a, a],
+        [0, 1 / (2 * a), 1 / (2 * a), 0],
+        color="#777777",
+        linestyle="--",
+        linewidth=1.0,
+        label="one draw $U(-a, a)$",
+    )
     ax.set_xlim(-2.3 * a, 2.3 * a)
     ax.set_ylim(0, 1.5 * math.sqrt(hidden) / 2)
     ax.set_xlabel(f"effective forget bias $b_f$  ($H = {hidden}$, $a = 1/\\sqrt{{H}} = {a:.4g}$)")
     ax.set_ylabel("density")
     fig.legend(loc="outside lower center")
-    return fig, {"hidden": hidden, "size": size, "a": a, "low": float(samples.min()), "high": float(samples.max()),
-                 "peak": float(init.pytorch_forget_bias_density(0.0, hidden)), "box_low": -a, "box_high": a}
+    return fig, {
+        "hidden": hidden,
+        "size": size,
+        "a": a,
+        "low": float(samples.min()),
+        "high": float(samples.max()),
+        "peak": float(init.pytorch_forget_bias_density(0.0, hidden)),
+        "box_low": -a,
+        "box_high": a,
+    }
 
 
 def _ecdf(values: np.ndarray, left: float, right: float) -> tuple[np.ndarray, np.ndarray]:
@@ -116,16 +160,23 @@ def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
     hs = init.sample_initial_horizons(hidden, t_max, seed, measure)
     left, right = 1.0, 1.6 * t_max
     fig, ax = new_figure(height=3.8)
-    styles = {"zero": dict(color=PALETTE[0], linestyle="--"), "keras": dict(color=PALETTE[2]),
-              "pytorch": dict(color=PALETTE[3]), "chrono": dict(color=PALETTE[1])}
+    styles = {
+        "zero": dict(color=PALETTE[0], linestyle="--"),
+        "keras": dict(color=PALETTE[2]),
+        "pytorch": dict(color=PALETTE[3]),
+        "chrono": dict(color=PALETTE[1]),
+    }
     for scheme in init.SCHEMES:
         x, y = _ecdf(hs[scheme], left, right)
-        ax.step(x, y, where="post", label=_PLAIN_LABELS[scheme] + ("" if scheme != "chrono"
-                                                                    else f", $T_{{\\max}} = {t_max:g}$"),
-                **styles[scheme])
+        ax.step(
+            x,
+            y,
+            where="post",
+            label=_PLAIN_LABELS[scheme] + ("" if scheme != "chrono" else f", $T_{{\\max}} = {t_max:g}$"),
+            **styles[scheme],
+        )
     ax.axvline(t_max, color="#777777", linestyle=":", linewidth=1.0)
-    ax.annotate("$T_{\\max}$", (t_max, 0.02), textcoords="offset points", xytext=(-4, 0), ha="right",
-                color="#555555")
+    ax.annotate("$T_{\\max}$", (t_max, 0.02), textcoords="offset points", xytext=(-4, 0), ha="right", color="#555555")
     ax.set_xscale("log")
     ax.set_xlim(left, right)
     ax.set_ylim(0, 1.04)
@@ -168,14 +219,31 @@ def init_scheme_table(hidden=256, t_max=1000, seed=0):
 
     rows = []
     for scheme in init.SCHEMES:
-        bias = np.log(lifetime[scheme] - 1.0)          # 1/(1 - sigma(b)) = 1 + e^b
+        bias = np.log(lifetime[scheme] - 1.0)  # 1/(1 - sigma(b)) = 1 + e^b
         gate = memory.sigmoid(bias)
-        rows.append([SCHEME_LABELS[scheme], span(bias, ".3f"), span(gate, ".4f"), span(efold[scheme], ".2f"),
-                     f"{float(np.median(efold[scheme])):.2f}", span(lifetime[scheme], ".2f")])
-    table_ = Table(columns=["scheme", "forget bias \\(b_f\\)", "gate \\(f\\) at zero input", "e-fold horizon",
-                            "median e-fold horizon", "\\(1/(1-f)\\)"],
-                   rows=rows, align=["left", "right", "right", "right", "right", "right"],
-                   notes=f"{hidden} units; chrono with \\(T_{{\\max}} = {t_max:g}\\); random draws from seed {seed}.")
+        rows.append(
+            [
+                SCHEME_LABELS[scheme],
+                span(bias, ".3f"),
+                span(gate, ".4f"),
+                span(efold[scheme], ".2f"),
+                f"{float(np.median(efold[scheme])):.2f}",
+                span(lifetime[scheme], ".2f"),
+            ]
+        )
+    table_ = Table(
+        columns=[
+            "scheme",
+            "forget bias \\(b_f\\)",
+            "gate \\(f\\) at zero input",
+            "e-fold horizon",
+            "median e-fold horizon",
+            "\\(1/(1-f)\\)",
+        ],
+        rows=rows,
+        align=["left", "right", "right", "right", "right", "right"],
+        notes=f"{hidden} units; chrono with \\(T_{{\\max}} = {t_max:g}\\); random draws from seed {seed}.",
+    )
     return table_, {"hidden": hidden, "t_max": t_max, "seed": seed}
 
 
@@ -204,21 +272,28 @@ def forget_gates_on_data(hidden=256, steps=50, batch=16, seeds=(0, 1, 2), data_s
     for seed in seeds:
         model = LSTM(hidden, hidden, seed=seed)
         on_data.append(carry.carry_factors(model, noise)[-1].ravel())
-        zero_input.append(memory.sigmoid(model.b_ih[hidden:2 * hidden] + model.b_hh[hidden:2 * hidden]))
+        zero_input.append(memory.sigmoid(model.b_ih[hidden : 2 * hidden] + model.b_hh[hidden : 2 * hidden]))
     data, zero = np.concatenate(on_data), np.concatenate(zero_input)
     fig, ax = new_figure()
     bins = np.linspace(0.0, 1.0, 101)
-    ax.hist(data, bins=bins, density=True, color=PALETTE[0], alpha=0.6,
-            label=f"fed data, step {steps}")
-    ax.hist(zero, bins=bins, density=True, color=PALETTE[1], alpha=0.6,
-            label="at zero input, $\\sigma(b_f)$")
+    ax.hist(data, bins=bins, density=True, color=PALETTE[0], alpha=0.6, label=f"fed data, step {steps}")
+    ax.hist(zero, bins=bins, density=True, color=PALETTE[1], alpha=0.6, label="at zero input, $\\sigma(b_f)$")
     ax.set_xlim(0, 1)
     ax.set_yscale("log")
     ax.set_xlabel("forget gate $f$")
     ax.set_ylabel("density (log scale)")
     ax.legend(loc="upper left", fontsize=9)
-    values = {"hidden": hidden, "steps": steps, "seeds": len(seeds),
-              "min": float(data.min()), "max": float(data.max()), "sd": float(data.std()),
-              "median": float(np.median(data)), "zero_min": float(zero.min()), "zero_max": float(zero.max()),
-              "tau_data": carry.efold_of_factors(data), "tau_zero": carry.efold_of_factors(zero)}
+    values = {
+        "hidden": hidden,
+        "steps": steps,
+        "seeds": len(seeds),
+        "min": float(data.min()),
+        "max": float(data.max()),
+        "sd": float(data.std()),
+        "median": float(np.median(data)),
+        "zero_min": float(zero.min()),
+        "zero_max": float(zero.max()),
+        "tau_data": carry.efold_of_factors(data),
+        "tau_zero": carry.efold_of_factors(zero),
+    }
     return fig, values

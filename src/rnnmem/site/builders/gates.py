@@ -51,14 +51,35 @@ def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e
         text = f"{left:.2%}" if left >= 1e-3 else f"{left:.1e}"
         ax.plot([at], [left], "o", color=color, markersize=4, clip_on=False)
         if at == steps:
-            ax.annotate(f"{text} at step {at}", (at, left), textcoords="offset points", xytext=(-6, -6),
-                        ha="right", va="top", color=color)
+            ax.annotate(
+                f"{text} at step {at}",
+                (at, left),
+                textcoords="offset points",
+                xytext=(-6, -6),
+                ha="right",
+                va="top",
+                color=color,
+            )
         else:
-            ax.annotate(f"{text} at step {at}", (at, left), textcoords="offset points", xytext=(8, 0),
-                        ha="left", va="center", color=color)
+            ax.annotate(
+                f"{text} at step {at}",
+                (at, left),
+                textcoords="offset points",
+                xytext=(8, 0),
+                ha="left",
+                va="center",
+                color=color,
+            )
     ax.axhline(level, color="#777777", linestyle="--", linewidth=1.0)
-    ax.annotate(f"{level:.0%} level" if level >= 0.01 else f"level {level:g}", (steps * 0.45, level),
-                textcoords="offset points", xytext=(0, -4), ha="center", va="top", color="#555555")
+    ax.annotate(
+        f"{level:.0%} level" if level >= 0.01 else f"level {level:g}",
+        (steps * 0.45, level),
+        textcoords="offset points",
+        xytext=(0, -4),
+        ha="center",
+        va="top",
+        color="#555555",
+    )
     ax.set_xlim(0, steps)
     ax.set_ylim(floor, 3)
     ax.set_xlabel("steps back along the cell, $n$")
@@ -75,23 +96,34 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
     mark = check_open_unit("mark", mark)
     z = np.linspace(0.0, 1.0, 201)
     fig, ax = new_figure(height=3.8)
-    labels = {"z_keeps": "$h_t = z\\,h_{t-1} + (1-z)\\,n_t$  (PyTorch, Keras, Cho et al.)",
-              "z_writes": "$h_t = (1-z)\\,h_{t-1} + z\\,n_t$  (Chung et al., Olah)"}
+    labels = {
+        "z_keeps": "$h_t = z\\,h_{t-1} + (1-z)\\,n_t$  (PyTorch, Keras, Cho et al.)",
+        "z_writes": "$h_t = (1-z)\\,h_{t-1} + z\\,n_t$  (Chung et al., Olah)",
+    }
     for k, update in enumerate(("z_keeps", "z_writes")):
         color = PALETTE[k]
         h = gate_arithmetic.gru_update(h_prev, z=z, r=r, update=update).h
         ax.plot(z, h, color=color, label=labels[update])
         at = gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
         ax.plot([mark], [at], "o", color=color, markersize=5)
-        ax.annotate(f"{at:.6f}", (mark, at), textcoords="offset points", xytext=(-8, 0), ha="right",
-                    va="center", color=color)
+        ax.annotate(
+            f"{at:.6f}", (mark, at), textcoords="offset points", xytext=(-8, 0), ha="right", va="center", color=color
+        )
     n = gate_arithmetic.gru_update(h_prev, z=mark, r=r).n
     ax.axhline(h_prev, color="#777777", linestyle=":", linewidth=1.0)
     ax.axhline(n, color="#777777", linestyle=":", linewidth=1.0)
-    ax.annotate(f"old state {h_prev:g}", (0.0, h_prev), textcoords="offset points", xytext=(4, 4),
-                ha="left", va="bottom", color="#555555")
-    ax.annotate(f"candidate {n:.6f}", (0.0, n), textcoords="offset points", xytext=(4, -4),
-                ha="left", va="top", color="#555555")
+    ax.annotate(
+        f"old state {h_prev:g}",
+        (0.0, h_prev),
+        textcoords="offset points",
+        xytext=(4, 4),
+        ha="left",
+        va="bottom",
+        color="#555555",
+    )
+    ax.annotate(
+        f"candidate {n:.6f}", (0.0, n), textcoords="offset points", xytext=(4, -4), ha="left", va="top", color="#555555"
+    )
     ax.axvline(mark, color="#999999", linewidth=0.8)
     ax.set_xlim(0, 1)
     low, high = min(h_prev, n), max(h_prev, n)
@@ -100,9 +132,14 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
     ax.set_xlabel("update gate $z$")
     ax.set_ylabel("new state $h_t$")
     fig.legend(loc="outside lower center")
-    values = {"candidate": n, "mark": mark,
-              **{update: gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
-                 for update in ("z_keeps", "z_writes")}}
+    values = {
+        "candidate": n,
+        "mark": mark,
+        **{
+            update: gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
+            for update in ("z_keeps", "z_writes")
+        },
+    }
     return fig, values
 
 
@@ -121,16 +158,20 @@ def gru_conventions(h_prev=0.8, z=0.9, r=0.25):
     z, r = check_open_unit("z", z), check_open_unit("r", r)
     case = gate_arithmetic.two_unit_gru()
     rows = []
-    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"),
-                          ("z_writes", "after")):
+    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"), ("z_writes", "after")):
         one = gate_arithmetic.gru_update(h_prev, z=z, r=r, update=update, reset=reset)
         two = gru.step(*case, update=update, reset=reset)
-        rows.append([f"`{update}`", f"`{reset}`", _USED_BY[update, reset], f"{one.h:.6f}",
-                     _pair(two.n), _pair(two.h)])
+        rows.append([f"`{update}`", f"`{reset}`", _USED_BY[update, reset], f"{one.h:.6f}", _pair(two.n), _pair(two.h)])
     values = {"candidate": gate_arithmetic.gru_update(h_prev, z=z, r=r).n}
     return Table(
-        columns=["`update=`", "`reset=`", "used by", "one unit: \\(h_t\\)",
-                 "two units: \\(n_t\\)", "two units: \\(h_t\\)"],
+        columns=[
+            "`update=`",
+            "`reset=`",
+            "used by",
+            "one unit: \\(h_t\\)",
+            "two units: \\(n_t\\)",
+            "two units: \\(h_t\\)",
+        ],
         rows=rows,
         align=["left", "left", "left", "right", "right", "right"],
     ), values
@@ -142,19 +183,40 @@ def mechanisms(d=100, H=500):
     d, H = check_positive_int("d", d), check_positive_int("H", H)
     count = {cell: params.layer_count(cell, d, H) for cell in params.CELLS}
     rows = [
-        ["tanh RNN, no gates", "\\(h_t\\)", "\\(W_{hh}\\), then tanh",
-         "in the same sum, through the same tanh", f"{count['rnn']:,}",
-         "\\(\\operatorname{diag}(1 - h_t^2)\\, W_{hh}\\)"],
-        ["LSTM, gates \\(i, f, o\\)", "\\(c_t\\) and \\(h_t\\)", "\\(f_t\\) scales \\(c_{t-1}\\)",
-         "\\(i_t\\) scales \\(g_t\\); \\(o_t\\) exposes \\(\\tanh c_t\\)", f"{count['lstm']:,}",
-         "\\(\\operatorname{diag}(f_t)\\) along \\(c\\)"],
-        ["GRU, gates \\(r, z\\) (\\(z\\) keeps)", "\\(h_t\\)", "\\(z_t\\) scales \\(h_{t-1}\\)",
-         "\\(1 - z_t\\) scales \\(n_t\\); \\(r_t\\) sets what \\(n_t\\) sees", f"{count['gru']:,}",
-         "\\(\\operatorname{diag}(z_t)\\) plus paths through the gates and \\(n_t\\)"],
+        [
+            "tanh RNN, no gates",
+            "\\(h_t\\)",
+            "\\(W_{hh}\\), then tanh",
+            "in the same sum, through the same tanh",
+            f"{count['rnn']:,}",
+            "\\(\\operatorname{diag}(1 - h_t^2)\\, W_{hh}\\)",
+        ],
+        [
+            "LSTM, gates \\(i, f, o\\)",
+            "\\(c_t\\) and \\(h_t\\)",
+            "\\(f_t\\) scales \\(c_{t-1}\\)",
+            "\\(i_t\\) scales \\(g_t\\); \\(o_t\\) exposes \\(\\tanh c_t\\)",
+            f"{count['lstm']:,}",
+            "\\(\\operatorname{diag}(f_t)\\) along \\(c\\)",
+        ],
+        [
+            "GRU, gates \\(r, z\\) (\\(z\\) keeps)",
+            "\\(h_t\\)",
+            "\\(z_t\\) scales \\(h_{t-1}\\)",
+            "\\(1 - z_t\\) scales \\(n_t\\); \\(r_t\\) sets what \\(n_t\\) sees",
+            f"{count['gru']:,}",
+            "\\(\\operatorname{diag}(z_t)\\) plus paths through the gates and \\(n_t\\)",
+        ],
     ]
     return Table(
-        columns=["cell", "carries", "keeps the old by", "lets the new in by",
-                 f"parameters, \\(d = {d}\\), \\(H = {H}\\)", "one-step derivative along the state"],
+        columns=[
+            "cell",
+            "carries",
+            "keeps the old by",
+            "lets the new in by",
+            f"parameters, \\(d = {d}\\), \\(H = {H}\\)",
+            "one-step derivative along the state",
+        ],
         rows=rows,
         align=["left", "left", "left", "left", "right", "left"],
     )
@@ -170,11 +232,25 @@ def gate_costs(d=100, H=500):
     for cell in params.CELLS:
         G = params.GATES[cell]
         one = params.layer_count(cell, d, H)
-        rows.append([names[cell], str(G), f"{one:,}", f"{params.layer_count(cell, d, H, 'pytorch'):,}",
-                     f"{params.layer_count(cell, d, H, 'keras'):,}", f"{one / lstm_count:.2f}"])
+        rows.append(
+            [
+                names[cell],
+                str(G),
+                f"{one:,}",
+                f"{params.layer_count(cell, d, H, 'pytorch'):,}",
+                f"{params.layer_count(cell, d, H, 'keras'):,}",
+                f"{one / lstm_count:.2f}",
+            ]
+        )
     return Table(
-        columns=["cell", "blocks \\(G\\)", "one bias per block", "PyTorch (two biases)", "Keras (default)",
-                 "share of the LSTM"],
+        columns=[
+            "cell",
+            "blocks \\(G\\)",
+            "one bias per block",
+            "PyTorch (two biases)",
+            "Keras (default)",
+            "share of the LSTM",
+        ],
         rows=rows,
         align=["left", "right", "right", "right", "right", "right"],
     )
@@ -184,9 +260,15 @@ def gate_costs(d=100, H=500):
 def cell_weights(cell="lstm"):
     """Every weight row of the chapter's two-unit cell (columns x1, x2, h1, h2), its bias and its activation."""
     two = gate_arithmetic.two_unit_rows(cell)
-    rows = [[f"\\({r.gate}\\), unit {r.unit}", *(f"{w:.6f}" for w in r.weights), f"{r.bias:g}",
-             "depends on the reset" if r.value is None else f"{r.value:.6f}"]
-            for r in two]
+    rows = [
+        [
+            f"\\({r.gate}\\), unit {r.unit}",
+            *(f"{w:.6f}" for w in r.weights),
+            f"{r.bias:g}",
+            "depends on the reset" if r.value is None else f"{r.value:.6f}",
+        ]
+        for r in two
+    ]
     values = {"gates": {}}
     for r in two:
         if r.value is not None:

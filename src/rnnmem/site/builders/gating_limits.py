@@ -21,20 +21,23 @@ _REGIME_KEYS = ("scale", "forget_bias", "input_bias", "candidate_bias")
 
 def _regime(name: str, value) -> dict:
     if not isinstance(value, dict):
-        raise ValueError(f"{name} must be a dict of random_lstm settings ({', '.join(_REGIME_KEYS)}), "
-                         f"got {value!r}")
+        raise ValueError(f"{name} must be a dict of random_lstm settings ({', '.join(_REGIME_KEYS)}), got {value!r}")
     unknown = sorted(set(value) - set(_REGIME_KEYS))
     if unknown:
-        raise ValueError(f"{name} has unknown key(s) {', '.join(map(repr, unknown))}; "
-                         f"allowed: {', '.join(_REGIME_KEYS)}")
+        raise ValueError(
+            f"{name} has unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(_REGIME_KEYS)}"
+        )
     out = {}
     for key, v in value.items():
-        out[key] = float(check_positive(f"{name}[{key!r}]", v) if key == "scale" else check_finite(f"{name}[{key!r}]", v))
+        out[key] = float(
+            check_positive(f"{name}[{key!r}]", v) if key == "scale" else check_finite(f"{name}[{key!r}]", v)
+        )
     return out
 
 
-def cell_paths(regime: dict, steps: int = 30, hidden: int = 8, input_size: int = 2, seed: int = 0,
-               input_seed: int = 1) -> CellPaths:
+def cell_paths(
+    regime: dict, steps: int = 30, hidden: int = 8, input_size: int = 2, seed: int = 0, input_seed: int = 1
+) -> CellPaths:
     """The carry line and the other paths of a random LSTM in ``regime``, from the zero state.
 
     Inputs are standard normal from ``input_seed``; weights from
@@ -46,30 +49,52 @@ def cell_paths(regime: dict, steps: int = 30, hidden: int = 8, input_size: int =
 
 
 def _path_args(steps, hidden, input_size, seed, input_seed, saturated, strong):
-    return (check_positive_int("steps", steps), check_positive_int("hidden", hidden),
-            check_positive_int("input_size", input_size), check_nonnegative_int("seed", seed),
-            check_nonnegative_int("input_seed", input_seed), _regime("saturated", saturated),
-            _regime("strong", strong))
+    return (
+        check_positive_int("steps", steps),
+        check_positive_int("hidden", hidden),
+        check_positive_int("input_size", input_size),
+        check_nonnegative_int("seed", seed),
+        check_nonnegative_int("input_seed", input_seed),
+        _regime("saturated", saturated),
+        _regime("strong", strong),
+    )
 
 
 @figure()
 def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1, saturated=None, strong=None):
     """Norms of dc_k/dc_0, of its carry line and of the other paths against k, one panel per regime."""
     steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
-        steps, hidden, input_size, seed, input_seed, SATURATED if saturated is None else saturated,
-        STRONG if strong is None else strong)
+        steps,
+        hidden,
+        input_size,
+        seed,
+        input_seed,
+        SATURATED if saturated is None else saturated,
+        STRONG if strong is None else strong,
+    )
     fig, axes = new_figure(ncols=2, sharey=True, height=4.2)
     k = np.arange(steps + 1)
     values = {"steps": steps}
-    for ax, regime, title, key in ((axes[0], sat, "saturated\ngates", "saturated"),
-                                   (axes[1], strg, "strong recurrent\nweights", "strong")):
+    for ax, regime, title, key in (
+        (axes[0], sat, "saturated\ngates", "saturated"),
+        (axes[1], strg, "strong recurrent\nweights", "strong"),
+    ):
         p = cell_paths(regime, steps, hidden, input_size, seed, input_seed)
-        values[key] = {"total": p.total_norm[steps], "carry": p.carry_norm[steps], "other": p.other_norm[steps],
-                       "ratio": p.other_norm[steps] / p.carry_norm[steps]}
+        values[key] = {
+            "total": p.total_norm[steps],
+            "carry": p.carry_norm[steps],
+            "other": p.other_norm[steps],
+            "ratio": p.other_norm[steps] / p.carry_norm[steps],
+        }
         ax.semilogy(k, p.total_norm, color=PALETTE[0], label="all paths  $\\|\\partial c_k/\\partial c_0\\|$")
-        ax.semilogy(k, p.carry_norm, color=PALETTE[1], linestyle="--",
-                    label="carry line  $\\|\\mathrm{diag}(f_1 \\odot \\cdots \\odot f_k)\\|$")
-        nonzero = p.other_norm > 0                       # at k = 1 the carry line is the only path
+        ax.semilogy(
+            k,
+            p.carry_norm,
+            color=PALETTE[1],
+            linestyle="--",
+            label="carry line  $\\|\\mathrm{diag}(f_1 \\odot \\cdots \\odot f_k)\\|$",
+        )
+        nonzero = p.other_norm > 0  # at k = 1 the carry line is the only path
         ax.semilogy(k[nonzero], p.other_norm[nonzero], color=PALETTE[2], label="every other path")
         ax.set_title(title)
         ax.set_xlim(0, steps)
@@ -81,25 +106,49 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
 
 
 @table()
-def cell_paths_table(distances=(1, 5, 10, 20, 30), hidden=8, input_size=2, seed=0, input_seed=1, saturated=None,
-                     strong=None):
+def cell_paths_table(
+    distances=(1, 5, 10, 20, 30), hidden=8, input_size=2, seed=0, input_seed=1, saturated=None, strong=None
+):
     """At each distance k: the carry line, the other paths and their ratio in both regimes."""
     if not isinstance(distances, (list, tuple)) or not distances:
         raise ValueError(f"distances must be a non-empty list of step counts, got {distances!r}")
     ks = [check_positive_int(f"distances[{j}]", d) for j, d in enumerate(distances)]
     steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
-        max(ks), hidden, input_size, seed, input_seed, SATURATED if saturated is None else saturated,
-        STRONG if strong is None else strong)
+        max(ks),
+        hidden,
+        input_size,
+        seed,
+        input_seed,
+        SATURATED if saturated is None else saturated,
+        STRONG if strong is None else strong,
+    )
     a = cell_paths(sat, steps, hidden, input_size, seed, input_seed)
     b = cell_paths(strg, steps, hidden, input_size, seed, input_seed)
     rows = []
     for k in ks:
-        rows.append([str(k), f"{a.carry_norm[k]:.3f}", f"{a.other_norm[k]:.3f}", f"{b.carry_norm[k]:.3f}",
-                     f"{b.other_norm[k]:.3f}", f"{b.other_norm[k] / b.carry_norm[k]:.2f}"])
-    return Table(columns=["\\(k\\)", "saturated: carry line", "saturated: other paths", "strong: carry line",
-                          "strong: other paths", "strong: other / carry"], rows=rows,
-                 notes=f"Spectral norms, \\(H = {hidden}\\) units, inputs of width {input_size}, from the zero "
-                       f"state; weights from seed {seed}, inputs from seed {input_seed}.")
+        rows.append(
+            [
+                str(k),
+                f"{a.carry_norm[k]:.3f}",
+                f"{a.other_norm[k]:.3f}",
+                f"{b.carry_norm[k]:.3f}",
+                f"{b.other_norm[k]:.3f}",
+                f"{b.other_norm[k] / b.carry_norm[k]:.2f}",
+            ]
+        )
+    return Table(
+        columns=[
+            "\\(k\\)",
+            "saturated: carry line",
+            "saturated: other paths",
+            "strong: carry line",
+            "strong: other paths",
+            "strong: other / carry",
+        ],
+        rows=rows,
+        notes=f"Spectral norms, \\(H = {hidden}\\) units, inputs of width {input_size}, from the zero "
+        f"state; weights from seed {seed}, inputs from seed {input_seed}.",
+    )
 
 
 @figure()
@@ -111,12 +160,17 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     show = check_positive_int("show", show)
     if show > hidden:
         raise ValueError(f"show must be at most hidden = {hidden} coordinates, got {show}")
-    chk = cell_bound.simulate_cell_bound(hidden, steps, seed, scale=float(check_positive("scale", scale)),
-                                        forget_bias=float(check_finite("forget_bias", forget_bias)),
-                                        c0_scale=float(check_positive("c0_scale", c0_scale)))
+    chk = cell_bound.simulate_cell_bound(
+        hidden,
+        steps,
+        seed,
+        scale=float(check_positive("scale", scale)),
+        forget_bias=float(check_finite("forget_bias", forget_bias)),
+        c0_scale=float(check_positive("c0_scale", c0_scale)),
+    )
     t = np.arange(steps + 1)
     ratio = chk.cells[1:] / chk.bounds[1:]
-    order = np.argsort(-ratio.max(axis=0))             # the tightest coordinates first
+    order = np.argsort(-ratio.max(axis=0))  # the tightest coordinates first
     fig, (left, right) = new_figure(ncols=2, height=4.6)
     for n, j in enumerate(order[:show]):
         colour = PALETTE[n % len(PALETTE)]
@@ -139,8 +193,11 @@ def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c
     handles, labels = left.get_legend_handles_labels()
     right.plot([], [], color=PALETTE[0], alpha=0.45, label="right: $|c_t|$ / bound, each coordinate")
     h2, l2 = right.get_legend_handles_labels()
-    fig.legend(handles + h2, ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
-               loc="outside lower center")
+    fig.legend(
+        handles + h2,
+        ["left: " + lab if k == 0 else lab for k, lab in enumerate(labels)] + l2,
+        loc="outside lower center",
+    )
     return fig, {"tightness": chk.tightness, "holds": bool(chk.holds), "shown": show}
 
 
@@ -166,8 +223,9 @@ def _label(name: str) -> tuple[str, str]:
     return f"\\(b_{{i{sub}}} + b_{{h{sub}}}\\)", f"bias, {_BLOCK_NAMES[sub]}"
 
 
-def run_gradcheck(hidden: int = 2, input_size: int = 2, steps: int = 5, batch: int = 1, seed: int = 0,
-                  eps: float = 1e-6) -> gradcheck.GradcheckResult:
+def run_gradcheck(
+    hidden: int = 2, input_size: int = 2, steps: int = 5, batch: int = 1, seed: int = 0, eps: float = 1e-6
+) -> gradcheck.GradcheckResult:
     """Finite-difference check of a float64 LSTM from ``seed``, random input and random initial state.
 
     Rows in the equations' view (twelve parameter blocks), then ``h0`` and ``c0``.
@@ -193,18 +251,29 @@ def lstm_gradcheck_table(hidden=2, input_size=2, steps=5, batch=1, seed=0, eps=1
     for name, err in result.rows:
         symbol, what = _label(name)
         rows.append([symbol, what, f"{err:.1e}"])
-    return Table(columns=["block", "what it is", "worst relative error"], rows=rows,
-                 align=["left", "left", "right"],
-                 notes=f"A float64 LSTM with \\(H = {hidden}\\) units and inputs of width {input_size}, "
-                       f"{steps} steps, batch {batch}, weights from seed {seed}, random initial state; "
-                       f"central differences with \\(\\varepsilon = {_sci(eps)}\\). Worst over all blocks: "
-                       f"{result.worst:.1e}.")
+    return Table(
+        columns=["block", "what it is", "worst relative error"],
+        rows=rows,
+        align=["left", "left", "right"],
+        notes=f"A float64 LSTM with \\(H = {hidden}\\) units and inputs of width {input_size}, "
+        f"{steps} steps, batch {batch}, weights from seed {seed}, random initial state; "
+        f"central differences with \\(\\varepsilon = {_sci(eps)}\\). Worst over all blocks: "
+        f"{result.worst:.1e}.",
+    )
 
 
 # --------------------------------------------------------------------------- the GRU's counterpart
 
-def bias_paths(bias: float, steps: int = 30, hidden: int = 8, input_size: int = 2, scale: float = 5.0,
-               seed: int = 0, input_seed: int = 1) -> tuple[CellPaths, CellPaths]:
+
+def bias_paths(
+    bias: float,
+    steps: int = 30,
+    hidden: int = 8,
+    input_size: int = 2,
+    scale: float = 5.0,
+    seed: int = 0,
+    input_seed: int = 1,
+) -> tuple[CellPaths, CellPaths]:
     """The LSTM's cell paths with forget bias ``bias`` and the GRU's state paths with update bias ``bias``.
 
     Both cells are drawn at ``scale`` times PyTorch's range from ``seed`` and
@@ -218,8 +287,7 @@ def bias_paths(bias: float, steps: int = 30, hidden: int = 8, input_size: int = 
 
 
 @table()
-def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_size=2, scale=5.0, seed=0,
-                          input_seed=1):
+def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_size=2, scale=5.0, seed=0, input_seed=1):
     """Carry line and other paths at one distance, LSTM by forget bias against GRU by update bias."""
     bs = check_list("biases", biases, check_finite, "numbers")
     k = check_positive_int("distance", distance)
@@ -232,18 +300,31 @@ def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_s
     values = {"biases": [], "lstm_carry": [], "lstm_other": [], "gru_carry": [], "gru_other": []}
     for b in bs:
         lp, gp = bias_paths(float(b), k, hidden, input_size, scale, seed, input_seed)
-        rows.append([f"{float(b):g}", f"{lp.carry_norm[k]:.3f}", f"{lp.other_norm[k]:.3f}",
-                     f"{gp.carry_norm[k]:.3f}", f"{gp.other_norm[k]:.3f}"])
+        rows.append(
+            [
+                f"{float(b):g}",
+                f"{lp.carry_norm[k]:.3f}",
+                f"{lp.other_norm[k]:.3f}",
+                f"{gp.carry_norm[k]:.3f}",
+                f"{gp.other_norm[k]:.3f}",
+            ]
+        )
         values["biases"].append(float(b))
-        for name, v in (("lstm_carry", lp.carry_norm[k]), ("lstm_other", lp.other_norm[k]),
-                        ("gru_carry", gp.carry_norm[k]), ("gru_other", gp.other_norm[k])):
+        for name, v in (
+            ("lstm_carry", lp.carry_norm[k]),
+            ("lstm_other", lp.other_norm[k]),
+            ("gru_carry", gp.carry_norm[k]),
+            ("gru_other", gp.other_norm[k]),
+        ):
             values[name].append(round(float(v), 3))
-    return Table(columns=["bias that keeps", "LSTM: carry line", "LSTM: other paths", "GRU: carry line",
-                          "GRU: other paths"], rows=rows,
-                 notes=f"Spectral norms at distance \\(k = {k}\\) from the zero state; \\(H = {hidden}\\) "
-                       f"units, inputs of width {input_size}, weights drawn at {scale:g} times PyTorch's "
-                       f"range from seed {seed}, inputs from seed {input_seed}. The bias is the LSTM's "
-                       "forget bias and the GRU's update-gate bias."), values
+    return Table(
+        columns=["bias that keeps", "LSTM: carry line", "LSTM: other paths", "GRU: carry line", "GRU: other paths"],
+        rows=rows,
+        notes=f"Spectral norms at distance \\(k = {k}\\) from the zero state; \\(H = {hidden}\\) "
+        f"units, inputs of width {input_size}, weights drawn at {scale:g} times PyTorch's "
+        f"range from seed {seed}, inputs from seed {input_seed}. The bias is the LSTM's "
+        "forget bias and the GRU's update-gate bias.",
+    ), values
 
 
 #: The models of :func:`default_start_table`: a name of :data:`rnnmem.ensemble.MODELS`, or ``"lstm:B"`` for
@@ -262,8 +343,15 @@ def _model(name: str, value) -> tuple[str, float | None]:
         raise ValueError(f"{name} must be 'rnn', 'gru', 'lstm' or 'lstm:B' with B a number, got {value!r}") from None
 
 
-def start_rates(model: str, forget_bias: float | None = None, lag: int = 20, alphabet: int = 8, hidden: int = 32,
-                seeds: int = 8, sequences: int = 256) -> np.ndarray:
+def start_rates(
+    model: str,
+    forget_bias: float | None = None,
+    lag: int = 20,
+    alphabet: int = 8,
+    hidden: int = 32,
+    seeds: int = 8,
+    sequences: int = 256,
+) -> np.ndarray:
     r"""Per member, the per-step factor of the gradient at initialization: :math:`(\|g_1\|/\|g_T\|)^{1/(T-1)}`.
 
     :math:`g_s = \partial \ell/\partial h_s` on recall at ``lag`` (measured by
@@ -280,8 +368,9 @@ _MODEL_NAMES = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
 
 
 @table()
-def default_start_table(models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=20, alphabet=8, hidden=32, seeds=8,
-                        sequences=256):
+def default_start_table(
+    models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=20, alphabet=8, hidden=32, seeds=8, sequences=256
+):
     """Per model at initialization: the per-step factor of the gradient, median and range over seeds."""
     if not isinstance(models, (list, tuple)) or not models:
         raise ValueError(f"models must be a non-empty list of model names, got {models!r}")
@@ -294,8 +383,9 @@ def default_start_table(models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=2
     rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
     for name, (kind, bias) in zip(models, parsed):
         rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences)
-        label = _MODEL_NAMES[kind] + ("" if kind != "lstm" else
-                                      ", default draw" if bias is None else f", \\(b_f = {bias:g}\\)")
+        label = _MODEL_NAMES[kind] + (
+            "" if kind != "lstm" else ", default draw" if bias is None else f", \\(b_f = {bias:g}\\)"
+        )
         median = float(np.median(rate))
         reach = median ** (lag + 1)
         rows.append([label, f"{median:.2f}", f"{rate.min():.2f} to {rate.max():.2f}", f"{reach:.0e}"])
@@ -303,10 +393,17 @@ def default_start_table(models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=2
         values["low"][name] = round(float(rate.min()), 2)
         values["high"][name] = round(float(rate.max()), 2)
         values["reach"][name] = float(f"{reach:.0e}")
-    return Table(columns=["model", "per-step factor, median", f"range over {seeds} seeds",
-                          f"median factor over {lag + 1} steps"], rows=rows,
-                 align=["left", "right", "right", "right"],
-                 notes=f"Untrained models, \\(H = {hidden}\\), PyTorch's default draw (the LSTM's forget "
-                       f"bias replaced where given); the gradient of the loss at the query with respect to "
-                       f"each hidden state, averaged over {sequences} recall sequences at lag {lag} "
-                       f"(alphabet {alphabet}); the factor is \\((\\|g_1\\|/\\|g_T\\|)^{{1/(T-1)}}\\)."), values
+    return Table(
+        columns=[
+            "model",
+            "per-step factor, median",
+            f"range over {seeds} seeds",
+            f"median factor over {lag + 1} steps",
+        ],
+        rows=rows,
+        align=["left", "right", "right", "right"],
+        notes=f"Untrained models, \\(H = {hidden}\\), PyTorch's default draw (the LSTM's forget "
+        f"bias replaced where given); the gradient of the loss at the query with respect to "
+        f"each hidden state, averaged over {sequences} recall sequences at lag {lag} "
+        f"(alphabet {alphabet}); the factor is \\((\\|g_1\\|/\\|g_T\\|)^{{1/(T-1)}}\\).",
+    ), values

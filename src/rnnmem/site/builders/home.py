@@ -33,7 +33,7 @@ def signal_left(steps: int, hidden: int, radius: float, forget_bias: float, seed
     L = jacobians.random_lstm(D, H, seed=rng, forget_bias=forget_bias)
     steps_ = jacobians.lstm_trajectory(xs, np.zeros(H), np.zeros(H), **L)
     lstm = jacobians.distance_norms(steps_)
-    f = np.stack([np.diag(J.dc_dc) for J in steps_])                  # (T, H) forget gates
+    f = np.stack([np.diag(J.dc_dc) for J in steps_])  # (T, H) forget gates
     carry = np.concatenate([[1.0], np.cumprod(f[::-1], axis=0).max(axis=1)])
     return {"rnn": rnn, "lstm": lstm, "carry": carry}
 
@@ -51,11 +51,17 @@ def hero(steps=100, hidden=32, radius=0.9, forget_bias=3.0, level=0.01, seed=0):
     fig, ax = new_figure(height=3.6)
     ax.semilogy(n, curves["rnn"], color=PALETTE[0], label=f"tanh RNN, $\\rho = {radius:g}$")
     ax.semilogy(n, curves["lstm"], color=PALETTE[1], label=f"LSTM, $b_f = {forget_bias:g}$")
-    ax.semilogy(n, curves["carry"], color=PALETTE[1], linestyle="--", linewidth=1.2,
-                label="LSTM, carry line alone")
+    ax.semilogy(n, curves["carry"], color=PALETTE[1], linestyle="--", linewidth=1.2, label="LSTM, carry line alone")
     ax.axhline(level, color=INK, linestyle=":", linewidth=1.0)
-    ax.annotate(f"{level:.0%} left", (steps, level), textcoords="offset points", xytext=(-4, 4),
-                ha="right", va="bottom", color=INK)
+    ax.annotate(
+        f"{level:.0%} left",
+        (steps, level),
+        textcoords="offset points",
+        xytext=(-4, 4),
+        ha="right",
+        va="bottom",
+        color=INK,
+    )
     ax.set_xlim(0, steps)
     top = max(float(c.max()) for c in curves.values())
     ax.set_ylim(bottom=max(1e-12, float(curves["rnn"][-1]) / 3), top=3 * top)

@@ -41,13 +41,22 @@ def decay_curves(factors=(0.9, 0.99, 0.999), steps=1000, level=None):
     values = {"steps": steps, "left": {_key(f): memory.decay(f, steps) for f in factors}}
     if level is not None:
         ax.axhline(level, color="#777777", linestyle="--", linewidth=1.0)
-        ax.annotate(f"level {level:g}", (steps, level), textcoords="offset points", xytext=(-4, 4),
-                    ha="right", va="bottom", color="#555555")
+        ax.annotate(
+            f"level {level:g}",
+            (steps, level),
+            textcoords="offset points",
+            xytext=(-4, 4),
+            ha="right",
+            va="bottom",
+            color="#555555",
+        )
         crossing = {_key(f): memory.horizon(f, level) for f in factors}
-        values.update(level=level,
-                      crossing={k: (v if v <= steps else None) for k, v in crossing.items()},
-                      crossed=[k for k, v in crossing.items() if v <= steps],
-                      above=[k for k, v in crossing.items() if v > steps])
+        values.update(
+            level=level,
+            crossing={k: (v if v <= steps else None) for k, v in crossing.items()},
+            crossed=[k for k, v in crossing.items() if v <= steps],
+            above=[k for k, v in crossing.items() if v > steps],
+        )
     ax.set_xlim(0, steps)
     smallest = min(memory.decay(f, steps) for f in factors)
     floor = level / 100 if level is not None else 1e-6
@@ -76,17 +85,21 @@ def horizon_vs_gate(level=0.01, low=0.5, high=0.999):
     fig, ax = new_figure()
     ax.loglog(one_minus, memory.horizon(f, level), label=f"{level:g}-level horizon  $\\ln {level:g} / \\ln f$")
     ax.loglog(one_minus, memory.efold_horizon(f), label="e-fold horizon  $\\tau = -1/\\ln f$")
-    ax.fill_between(one_minus, lower, upper, color="#999999", alpha=0.3, linewidth=0,
-                    label="bounds  $f/(1-f)$ to $1/(1-f)$")
+    ax.fill_between(
+        one_minus, lower, upper, color="#999999", alpha=0.3, linewidth=0, label="bounds  $f/(1-f)$ to $1/(1-f)$"
+    )
     ax.invert_xaxis()
     ax.set_xlabel("distance of the gate from one, $1 - f$")
     ax.set_ylabel("steps")
     ax.legend(loc="upper left")
     ratio = memory.horizon(f, level) / memory.efold_horizon(f)
     tau = memory.efold_horizon(f)
-    return fig, {"level": level, "factor": float(np.median(ratio)),
-                 "factor_spread": float(ratio.max() - ratio.min()),
-                 "inside": bool(np.all((lower < tau) & (tau < upper)))}
+    return fig, {
+        "level": level,
+        "factor": float(np.median(ratio)),
+        "factor_spread": float(ratio.max() - ratio.min()),
+        "inside": bool(np.all((lower < tau) & (tau < upper))),
+    }
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
@@ -114,12 +127,26 @@ def horizon_table(factors=(0.5, 0.9, 0.95, 0.99, 0.999), level=0.01, steps=100):
     rows = []
     for f in factors:
         lo, hi = memory.efold_bounds(f)
-        rows.append([f"{f:g}", readable(memory.decay(f, steps)), f"{memory.horizon(f, level):.1f}",
-                     f"{lo:.3f}", f"{memory.efold_horizon(f):.3f}", f"{hi:.3f}"])
+        rows.append(
+            [
+                f"{f:g}",
+                readable(memory.decay(f, steps)),
+                f"{memory.horizon(f, level):.1f}",
+                f"{lo:.3f}",
+                f"{memory.efold_horizon(f):.3f}",
+                f"{hi:.3f}",
+            ]
+        )
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
     return Table(
-        columns=["gate \\(f\\)", f"\\(f^{{{steps}}}\\)", f"{pct} horizon", "\\(f/(1-f)\\)",
-                 "e-fold horizon \\(\\tau = -1/\\ln f\\)", "\\(1/(1-f)\\)"],
+        columns=[
+            "gate \\(f\\)",
+            f"\\(f^{{{steps}}}\\)",
+            f"{pct} horizon",
+            "\\(f/(1-f)\\)",
+            "e-fold horizon \\(\\tau = -1/\\ln f\\)",
+            "\\(1/(1-f)\\)",
+        ],
         rows=rows,
     )
 
@@ -131,11 +158,26 @@ def bias_table(gates=(0.5, 0.731059, 0.8808, 0.95, 0.9848), level=0.01):
     level = check_open_unit("level", level)
     rows = []
     for f in gates:
-        rows.append([f"{f:g}", f"{memory.bias_for_gate(f):.2f}", f"{memory.horizon(f, level):.1f}",
-                     f"{memory.efold_horizon(f):.2f}", f"{memory.mean_lifetime(f):.2f}"])
+        rows.append(
+            [
+                f"{f:g}",
+                f"{memory.bias_for_gate(f):.2f}",
+                f"{memory.horizon(f, level):.1f}",
+                f"{memory.efold_horizon(f):.2f}",
+                f"{memory.mean_lifetime(f):.2f}",
+            ]
+        )
     pct = f"{level:.0%}" if level >= 0.01 else f"{level:g}"
-    return Table(columns=["gate \\(f\\)", "bias \\(b = \\ln\\frac{f}{1-f}\\)", f"{pct} horizon",
-                          "e-fold horizon", "\\(1/(1-f)\\)"], rows=rows)
+    return Table(
+        columns=[
+            "gate \\(f\\)",
+            "bias \\(b = \\ln\\frac{f}{1-f}\\)",
+            f"{pct} horizon",
+            "e-fold horizon",
+            "\\(1/(1-f)\\)",
+        ],
+        rows=rows,
+    )
 
 
 @figure()
@@ -162,15 +204,15 @@ def leaky_pulse(taus=(2, 10, 50), steps=150):
         for scheme, style in (("exact", "-"), ("euler", "--")):
             h = leaky.run(pulse, tau, discretization=scheme)
             kept = h / h[0]
-            ax.semilogy(n, kept, color=colour, linestyle=style,
-                        label=f"$\\tau = {tau:g}$" if scheme == "exact" else None)
+            ax.semilogy(
+                n, kept, color=colour, linestyle=style, label=f"$\\tau = {tau:g}$" if scheme == "exact" else None
+            )
             if tau <= steps:
                 values[scheme][f"{tau:g}"] = float(kept[int(tau)])
         if tau <= steps:
             ax.plot([tau], [np.exp(-1.0)], "o", color=colour, markersize=4)
     ax.axhline(np.exp(-1.0), color="#777777", linestyle=":", linewidth=1.0)
-    ax.annotate("$1/e$", (steps, np.exp(-1.0)), textcoords="offset points", xytext=(-4, 4), ha="right",
-                color="#555555")
+    ax.annotate("$1/e$", (steps, np.exp(-1.0)), textcoords="offset points", xytext=(-4, 4), ha="right", color="#555555")
     ax.set_xlim(0, steps)
     ax.set_ylim(1e-4, 1.5)
     ax.set_xlabel("steps after the pulse, $n$")

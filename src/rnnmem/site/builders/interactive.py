@@ -27,23 +27,38 @@ def _axes(max_steps: int) -> str:
     parts = [f'<rect class="rnnmem-w-frame" x="{x0}" y="{y0}" width="{w}" height="{h}"/>']
     for d in decades:
         x = x0 + w * d / math.log10(max_steps)
-        parts.append(f'<line class="rnnmem-w-grid" x1="{x:.2f}" x2="{x:.2f}" y1="{y0}" y2="{y0 + h}"/>'
-                     f'<text class="rnnmem-w-tick" x="{x:.2f}" y="{y0 + h + 14}" text-anchor="middle">'
-                     f'{10 ** d:,}</text>')
+        parts.append(
+            f'<line class="rnnmem-w-grid" x1="{x:.2f}" x2="{x:.2f}" y1="{y0}" y2="{y0 + h}"/>'
+            f'<text class="rnnmem-w-tick" x="{x:.2f}" y="{y0 + h + 14}" text-anchor="middle">'
+            f"{10**d:,}</text>"
+        )
     for v in (0.0, 0.5, 1.0):
         y = y0 + (1 - v) * h
-        parts.append(f'<line class="rnnmem-w-grid" x1="{x0}" x2="{x0 + w}" y1="{y:.2f}" y2="{y:.2f}"/>'
-                     f'<text class="rnnmem-w-tick" x="{x0 - 6}" y="{y + 4:.2f}" text-anchor="end">{v:g}</text>')
-    parts.append(f'<text class="rnnmem-w-axis" x="{x0 + w / 2}" y="{y0 + h + 29}" text-anchor="middle">'
-                 'steps n (logarithmic)</text>')
-    parts.append(f'<text class="rnnmem-w-axis" x="12" y="{y0 + h / 2}" text-anchor="middle" '
-                 f'transform="rotate(-90 12 {y0 + h / 2})">f to the n</text>')
+        parts.append(
+            f'<line class="rnnmem-w-grid" x1="{x0}" x2="{x0 + w}" y1="{y:.2f}" y2="{y:.2f}"/>'
+            f'<text class="rnnmem-w-tick" x="{x0 - 6}" y="{y + 4:.2f}" text-anchor="end">{v:g}</text>'
+        )
+    parts.append(
+        f'<text class="rnnmem-w-axis" x="{x0 + w / 2}" y="{y0 + h + 29}" text-anchor="middle">'
+        "steps n (logarithmic)</text>"
+    )
+    parts.append(
+        f'<text class="rnnmem-w-axis" x="12" y="{y0 + h / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {y0 + h / 2})">f to the n</text>'
+    )
     return "".join(parts) + "{curves}{marks}"
 
 
 @widget()
-def forget_bias_explorer(low: float = -2.0, high: float = 6.0, step: float = 0.25, start: float = 1.0,
-                         max_steps: int = 10_000, level: float = 0.01, points: int = 121):
+def forget_bias_explorer(
+    low: float = -2.0,
+    high: float = 6.0,
+    step: float = 0.25,
+    start: float = 1.0,
+    max_steps: int = 10_000,
+    level: float = 0.01,
+    points: int = 121,
+):
     """A slider for the forget bias b_f: the gate σ(b_f), its e-fold and level horizons, and f^n.
 
     At zero input the forget gate is σ(b_f) (the forget-bias chapter, with its
@@ -60,8 +75,7 @@ def forget_bias_explorer(low: float = -2.0, high: float = 6.0, step: float = 0.2
         raise ValueError(f"high must be above low, got low={low}, high={high}")
     count = round((high - low) / step)
     if not math.isclose(low + count * step, high, abs_tol=1e-9) or count > 200:
-        raise ValueError(f"step must divide high - low into at most 200 parts, got low={low}, high={high}, "
-                         f"step={step}")
+        raise ValueError(f"step must divide high - low into at most 200 parts, got low={low}, high={high}, step={step}")
     biases = [round(low + i * step, 10) for i in range(count + 1)]
     if not any(math.isclose(b, start, abs_tol=1e-9) for b in biases):
         raise ValueError(f"start must be one of the slider's positions ({low} to {high} by {step}), got {start}")
@@ -81,20 +95,41 @@ def forget_bias_explorer(low: float = -2.0, high: float = 6.0, step: float = 0.2
         tau = float(memory.efold_horizon(f))
         reach = float(memory.horizon(f, level))
         curve = polyline(xs, [float(v) for v in memory.decay(f, n)], BOX)
-        marks = {key: (BOX[0] + BOX[2] * _x(v, max_steps) if 1 <= v <= max_steps else None)
-                 for key, v in (("efold", tau), ("level", reach))}
-        states.append(State(
-            label=f"b_f = {b:.2f}, forget gate {f:.3f}",
-            readouts={"bias": f"{b:.2f}", "gate": f"{f:.3f}", "efold": f"{tau:,.1f} steps",
-                      "level": f"{reach:,.1f} steps"},
-            curves={"decay": curve}, marks=marks))
+        marks = {
+            key: (BOX[0] + BOX[2] * _x(v, max_steps) if 1 <= v <= max_steps else None)
+            for key, v in (("efold", tau), ("level", reach))
+        }
+        states.append(
+            State(
+                label=f"b_f = {b:.2f}, forget gate {f:.3f}",
+                readouts={
+                    "bias": f"{b:.2f}",
+                    "gate": f"{f:.3f}",
+                    "efold": f"{tau:,.1f} steps",
+                    "level": f"{reach:,.1f} steps",
+                },
+                curves={"decay": curve},
+                marks=marks,
+            )
+        )
     return Widget(
-        name="forget-bias", title="Move the forget bias and watch the horizons move",
-        control_label="Forget bias b<sub>f</sub>", states=states,
+        name="forget-bias",
+        title="Move the forget bias and watch the horizons move",
+        control_label="Forget bias b<sub>f</sub>",
+        states=states,
         start=next(i for i, b in enumerate(biases) if math.isclose(b, start, abs_tol=1e-9)),
-        readouts=[("bias", "b<sub>f</sub>"), ("gate", "forget gate σ(b<sub>f</sub>)"),
-                  ("efold", "e-fold horizon (dashed)"), ("level", f"steps to {level:.0%} (dotted)")],
-        curves=[Curve("decay", "f to the n")], marks=["efold", "level"], svg=_axes(max_steps),
-        description=(f"What is left of a signal after n steps, f to the n, for the forget gate f = sigma(b_f) at "
-                     f"the chosen bias, on a logarithmic step axis from 1 to {max_steps:,}; dashed lines mark the "
-                     f"e-fold horizon and the steps until {level:.0%} is left."))
+        readouts=[
+            ("bias", "b<sub>f</sub>"),
+            ("gate", "forget gate σ(b<sub>f</sub>)"),
+            ("efold", "e-fold horizon (dashed)"),
+            ("level", f"steps to {level:.0%} (dotted)"),
+        ],
+        curves=[Curve("decay", "f to the n")],
+        marks=["efold", "level"],
+        svg=_axes(max_steps),
+        description=(
+            f"What is left of a signal after n steps, f to the n, for the forget gate f = sigma(b_f) at "
+            f"the chosen bias, on a logarithmic step axis from 1 to {max_steps:,}; dashed lines mark the "
+            f"e-fold horizon and the steps until {level:.0%} is left."
+        ),
+    )

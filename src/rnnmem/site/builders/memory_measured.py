@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from rnnmem import lab, memory, tasks
-from rnnmem.checks import check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.checks import check_list, check_positive, check_positive_int
 
 from ..arithmetic import arithmetic
 from ..registry import figure, table
@@ -49,6 +49,7 @@ _RUNS: dict = {}
 
 
 # ---------------------------------------------------------------------------- arguments
+
 
 def _config(name: str, spec: Any) -> tuple[str, float | None, str]:
     """``"rnn"``, ``"gru"``, ``"lstm:B"`` (forget bias B) or ``"lstm:chrono"`` as (model, bias, init)."""
@@ -117,22 +118,31 @@ def _threshold(value: Any) -> float:
 
 def _design(hidden, steps, threshold) -> dict:
     d = dict(DESIGN)
-    d.update(hidden=check_positive_int("hidden", hidden), steps=check_positive_int("steps", steps),
-             threshold=_threshold(threshold))
+    d.update(
+        hidden=check_positive_int("hidden", hidden),
+        steps=check_positive_int("steps", steps),
+        threshold=_threshold(threshold),
+    )
     return d
 
 
 # ---------------------------------------------------------------------------- runs
+
 
 def _run_key(spec: str, lag: int, seeds: tuple, design: dict) -> tuple:
     return ("recall", spec, lag, seeds, tuple(sorted(design.items())))
 
 
 def _summary(result: lab.LabResult) -> dict:
-    return {"eval_steps": result.eval_steps, "scores": result.scores, "losses": result.losses,
-            "grad_norms": result.grad_norms, "success_step": list(result.success_step),
-            "diverged_at": list(result.diverged_at),
-            "params": {k: v.copy() for k, v in result.ensemble.params.items()}}
+    return {
+        "eval_steps": result.eval_steps,
+        "scores": result.scores,
+        "losses": result.losses,
+        "grad_norms": result.grad_norms,
+        "success_step": list(result.success_step),
+        "diverged_at": list(result.diverged_at),
+        "params": {k: v.copy() for k, v in result.ensemble.params.items()},
+    }
 
 
 def _execute(key: tuple) -> dict:
@@ -142,16 +152,29 @@ def _execute(key: tuple) -> dict:
         _, spec, lag, seeds, items = key
         design = dict(items)
         model, bias, init = _config("model", spec)
-        result = lab.train(tasks.recall(lag, ALPHABET), model, seeds=list(seeds), forget_bias=bias, init=init,
-                           stop_when_done=True, **design)
+        result = lab.train(
+            tasks.recall(lag, ALPHABET),
+            model,
+            seeds=list(seeds),
+            forget_bias=bias,
+            init=init,
+            stop_when_done=True,
+            **design,
+        )
         return _summary(result)
     if kind == "dropout":
         _, scheme, keep, bias, lag, seeds, items = key
         design = dict(items)
         keep_arg = None if scheme == "none" else keep
-        result = lab.train(tasks.recall(lag, ALPHABET), "lstm", seeds=list(seeds), forget_bias=bias,
-                           carry_keep=keep_arg, carry_mask="sequence" if scheme == "per-sequence" else "step",
-                           **design)
+        result = lab.train(
+            tasks.recall(lag, ALPHABET),
+            "lstm",
+            seeds=list(seeds),
+            forget_bias=bias,
+            carry_keep=keep_arg,
+            carry_mask="sequence" if scheme == "per-sequence" else "step",
+            **design,
+        )
         return _summary(result)
     if kind == "sgd":
         _, spec, length, lr, clip, seeds, hidden, batch, steps = key
@@ -203,17 +226,17 @@ def starting_factor(spec: str, lag: int, seeds: tuple, hidden: int) -> float:
     per-step factor since tanh' <= 1.
     """
     model, bias, init = _config("model", spec)
-    ens = lab.make_ensemble(tasks.recall(lag, ALPHABET), model, list(seeds), hidden=hidden, forget_bias=bias,
-                            init=init)
+    ens = lab.make_ensemble(tasks.recall(lag, ALPHABET), model, list(seeds), hidden=hidden, forget_bias=bias, init=init)
     p = ens.params
     H = hidden
     if model == "rnn":
         return float(np.median([max(abs(np.linalg.eigvals(W))) for W in p["weight_hh_l0"]]))
     b = p["bias_ih_l0"] + p["bias_hh_l0"]
-    return float(np.median(memory.sigmoid(b[:, H:2 * H])))
+    return float(np.median(memory.sigmoid(b[:, H : 2 * H])))
 
 
 # ---------------------------------------------------------------------------- (a) success against lag
+
 
 def _sweep(models, lags, seeds, hidden, steps, threshold):
     specs = _configs(models)
@@ -232,23 +255,35 @@ def _sweep_values(specs, lags, seed_list, design, counts) -> dict:
     S = len(seed_list)
     horizon = {_key(s): measured_horizon(lags, counts[s], S) for s in specs}
     # the LSTMs in the order of their starting horizons: forget bias up, chrono last
-    lstms = sorted((s for s in specs if s.startswith("lstm")),
-                   key=lambda s: math.inf if s == "lstm:chrono" else _config("model", s)[1])
-    return {"seeds": S, "steps": design["steps"], "threshold": design["threshold"], "hidden": design["hidden"],
-            "lags": list(lags), "models": len(specs), "runs": len(specs) * S,
-            "counts": {_key(s): {f"lag{lag}": k for lag, k in zip(lags, counts[s])} for s in specs},
-            "successes": {f"lag{lag}": sum(counts[s][i] for s in specs) for i, lag in enumerate(lags)},
-            "learned": {f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] > 0], "no model")
-                        for i, lag in enumerate(lags)},
-            "all_seeds": {f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] == S], "no model")
-                          for i, lag in enumerate(lags)},
-            "horizon": {k: "none" if v is None else v for k, v in horizon.items()},
-            "bias_order": {f"lag{lag}": _order_words([counts[s][i] for s in lstms]) for i, lag in enumerate(lags)},
-            "arithmetic": arithmetic()}
+    lstms = sorted(
+        (s for s in specs if s.startswith("lstm")),
+        key=lambda s: math.inf if s == "lstm:chrono" else _config("model", s)[1],
+    )
+    return {
+        "seeds": S,
+        "steps": design["steps"],
+        "threshold": design["threshold"],
+        "hidden": design["hidden"],
+        "lags": list(lags),
+        "models": len(specs),
+        "runs": len(specs) * S,
+        "counts": {_key(s): {f"lag{lag}": k for lag, k in zip(lags, counts[s])} for s in specs},
+        "successes": {f"lag{lag}": sum(counts[s][i] for s in specs) for i, lag in enumerate(lags)},
+        "learned": {
+            f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] > 0], "no model") for i, lag in enumerate(lags)
+        },
+        "all_seeds": {
+            f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] == S], "no model")
+            for i, lag in enumerate(lags)
+        },
+        "horizon": {k: "none" if v is None else v for k, v in horizon.items()},
+        "bias_order": {f"lag{lag}": _order_words([counts[s][i] for s in lstms]) for i, lag in enumerate(lags)},
+        "arithmetic": arithmetic(),
+    }
 
 
 def _order_words(counts: list[int]) -> str:
-    """"follow" when successes never fall as the starting horizon grows, else "do not follow"."""
+    """ "follow" when successes never fall as the starting horizon grows, else "do not follow"."""
     return "follow" if all(a <= b for a, b in zip(counts, counts[1:])) else "do not follow"
 
 
@@ -261,16 +296,23 @@ def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, 
     n = len(specs)
     for k, spec in enumerate(specs):
         rate = np.array(counts[spec]) / len(seed_list)
-        offset = (k - (n - 1) / 2) * 0.012                  # keep equal rates from hiding each other
-        ax.plot(lags, rate + offset, marker=markers[k % 6], color=PALETTE[k % len(PALETTE)],
-                linestyle="-" if spec.startswith("lstm") else "--", label=_label(spec))
+        offset = (k - (n - 1) / 2) * 0.012  # keep equal rates from hiding each other
+        ax.plot(
+            lags,
+            rate + offset,
+            marker=markers[k % 6],
+            color=PALETTE[k % len(PALETTE)],
+            linestyle="-" if spec.startswith("lstm") else "--",
+            label=_label(spec),
+        )
     ax.set_xscale("log", base=2)
     ax.set_xticks(lags, [str(v) for v in lags])
     ax.minorticks_off()
     ax.set_ylim(-0.06, 1.06)
     ax.set_xlabel("lag: distractors between the token and the query")
-    ax.set_ylabel(f"share of {len(seed_list)} seeds with held-out\naccuracy ≥ {design['threshold']:g}"
-                  f" by update {design['steps']}")
+    ax.set_ylabel(
+        f"share of {len(seed_list)} seeds with held-out\naccuracy ≥ {design['threshold']:g} by update {design['steps']}"
+    )
     fig.legend(loc="outside lower center", ncols=2)
     return fig, _sweep_values(specs, lags, seed_list, design, counts)
 
@@ -290,20 +332,31 @@ def measured_horizon_table(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hid
             factor = f"{f:.3f}"
             efold, level = f"{memory.efold_horizon(f):.1f}", f"{memory.horizon(f):.1f}"
         found = measured_horizon(lags, counts[spec], S)
-        rows.append([_label(spec, tex=True), factor, efold, level] + [f"{k}/{S}" for k in counts[spec]]
-                    + ["none" if found is None else str(found)])
-    columns = (["model", "starting factor", "e-fold horizon", "1% horizon"] + [f"lag {v}" for v in lags]
-               + ["measured horizon"])
-    table = Table(columns=columns, rows=rows, align=["left"] + ["right"] * (len(columns) - 1),
-                  notes=(f"Successes out of {S} seeds: held-out accuracy ≥ {design['threshold']:g} on "
-                         f"{design['eval_size']} sequences (chance {1 / ALPHABET:g}) within {design['steps']} "
-                         f"updates. Predicted horizons (steps) from the starting factor; T = lag + 2 is the "
-                         f"sequence length. Measured horizon: the longest lag at which at least half the seeds "
-                         f"succeed."))
+        rows.append(
+            [_label(spec, tex=True), factor, efold, level]
+            + [f"{k}/{S}" for k in counts[spec]]
+            + ["none" if found is None else str(found)]
+        )
+    columns = (
+        ["model", "starting factor", "e-fold horizon", "1% horizon"] + [f"lag {v}" for v in lags] + ["measured horizon"]
+    )
+    table = Table(
+        columns=columns,
+        rows=rows,
+        align=["left"] + ["right"] * (len(columns) - 1),
+        notes=(
+            f"Successes out of {S} seeds: held-out accuracy ≥ {design['threshold']:g} on "
+            f"{design['eval_size']} sequences (chance {1 / ALPHABET:g}) within {design['steps']} "
+            f"updates. Predicted horizons (steps) from the starting factor; T = lag + 2 is the "
+            f"sequence length. Measured horizon: the longest lag at which at least half the seeds "
+            f"succeed."
+        ),
+    )
     return table, _sweep_values(specs, lags, seed_list, design, counts)
 
 
 # ---------------------------------------------------------------------------- (b) learning curves
+
 
 @figure()
 def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9):
@@ -312,20 +365,18 @@ def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, t
     specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
     cols = min(2, len(specs))
     rows = math.ceil(len(specs) / cols)
-    fig, axes = new_figure(ncols=cols, nrows=rows, height=1.9 * rows + 0.5, sharex=True, sharey=True,
-                           squeeze=False)
+    fig, axes = new_figure(ncols=cols, nrows=rows, height=1.9 * rows + 0.5, sharex=True, sharey=True, squeeze=False)
     for k, spec in enumerate(specs):
         ax = axes.flat[k]
         run = results[_run_key(spec, lag, seed_list, design)]
         for e in range(len(seed_list)):
-            ax.plot(run["eval_steps"], run["scores"][e], color=PALETTE[k % len(PALETTE)], linewidth=1.2,
-                    alpha=0.85)
+            ax.plot(run["eval_steps"], run["scores"][e], color=PALETTE[k % len(PALETTE)], linewidth=1.2, alpha=0.85)
         ax.axhline(1 / ALPHABET, color="#777777", linestyle=":", linewidth=1.0)
         ax.axhline(design["threshold"], color="#777777", linestyle="--", linewidth=0.8)
         ax.set_title(f"{_label(spec)}: {success_count(run)}/{len(seed_list)}", fontsize=9.5)
         ax.set_xlim(0, design["steps"])
         ax.set_ylim(0, 1.02)
-    for ax in axes.flat[len(specs):]:
+    for ax in axes.flat[len(specs) :]:
         ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel("updates")
@@ -346,15 +397,25 @@ def _curve_values(specs, lag, seed_list, design, results) -> dict:
     flat = [s for s in specs if best[s] < FLAT]
     moving = [s for s in specs if best[s] >= FLAT]
     finals = {s: sorted(float(v) for v in runs[s]["scores"][:, -1]) for s in specs}
-    return {"lag": lag, "seeds": S, "steps": design["steps"], "threshold": design["threshold"],
-            "panels": len(specs), "flat": len(flat), "moving": len(moving), "flat_below": FLAT,
-            "flat_models": _join([_prose(s) for s in flat]), "moving_models": _join([_prose(s) for s in moving]),
-            "best": {_key(s): best[s] for s in specs},
-            "final": {_key(s): _join([f"{v:.2f}" for v in finals[s]]) for s in specs},
-            "successes": {_key(s): success_count(runs[s]) for s in specs}}
+    return {
+        "lag": lag,
+        "seeds": S,
+        "steps": design["steps"],
+        "threshold": design["threshold"],
+        "panels": len(specs),
+        "flat": len(flat),
+        "moving": len(moving),
+        "flat_below": FLAT,
+        "flat_models": _join([_prose(s) for s in flat]),
+        "moving_models": _join([_prose(s) for s in moving]),
+        "best": {_key(s): best[s] for s in specs},
+        "final": {_key(s): _join([f"{v:.2f}" for v in finals[s]]) for s in specs},
+        "successes": {_key(s): success_count(runs[s]) for s in specs},
+    }
 
 
 # ---------------------------------------------------------------------------- (c) gradient by distance
+
 
 @figure()
 def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9, sequences=256):
@@ -374,27 +435,38 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
             ens.params[name][...] = value
         after = lab.gradient_by_step(ens, task, n=sequences, seed=1)
         for ax, norms in ((left, before), (right, after)):
-            ratio = np.median(norms[:, ::-1] / norms[:, -1:], axis=0)      # distance 0 first
+            ratio = np.median(norms[:, ::-1] / norms[:, -1:], axis=0)  # distance 0 first
             ax.semilogy(np.arange(task.length), ratio, label=_label(spec), **style)
             far.setdefault(spec, []).append(float(ratio[-1]))
     for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates\n(or success)")):
         ax.set_title(title, fontsize=10)
         ax.set_xlim(0, task.length - 1)
     fig.supxlabel("distance from the query, T − s")
-    left.set_ylabel("$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds")
+    left.set_ylabel(
+        "$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds"
+    )
     fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=2)
     ranked = sorted(specs, key=lambda s: -far[s][0])
     grew = [s for s in specs if far[s][1] > far[s][0]]
-    return fig, {"lag": lag, "distance": task.length - 1, "seeds": len(seed_list), "sequences": sequences,
-                 "steps": design["steps"],
-                 "before": {_key(s): far[s][0] for s in specs}, "after": {_key(s): far[s][1] for s in specs},
-                 "ranked": _join([_prose(s) for s in ranked]), "most": _prose(ranked[0]),
-                 "least": _join([_prose(s) for s in ranked[-3:]]),
-                 "grew": _join([_prose(s) for s in grew], "no model"), "grew_count": len(grew),
-                 "fell": _join([_prose(s) for s in specs if s not in grew], "no model")}
+    return fig, {
+        "lag": lag,
+        "distance": task.length - 1,
+        "seeds": len(seed_list),
+        "sequences": sequences,
+        "steps": design["steps"],
+        "before": {_key(s): far[s][0] for s in specs},
+        "after": {_key(s): far[s][1] for s in specs},
+        "ranked": _join([_prose(s) for s in ranked]),
+        "most": _prose(ranked[0]),
+        "least": _join([_prose(s) for s in ranked[-3:]]),
+        "grew": _join([_prose(s) for s in grew], "no model"),
+        "grew_count": len(grew),
+        "fell": _join([_prose(s) for s in specs if s not in grew], "no model"),
+    }
 
 
 # ---------------------------------------------------------------------------- (d) the forget bias
+
 
 def _bias_sweep(biases, lag, seeds, hidden, steps, threshold):
     biases = check_list("biases", biases, lambda n, v: float(_finite_number(n, v)), "forget biases")
@@ -427,13 +499,24 @@ def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, 
             else:
                 ax.plot(x, s, marker="o", color=PALETTE[0], markersize=5)
     ax.axhline(design["steps"], color="#777777", linestyle="--", linewidth=0.8)
-    ax.annotate(f"budget, {design['steps']} updates", (biases[0], design["steps"]), textcoords="offset points",
-                xytext=(0, -12), fontsize=8.5, color="#555555")
+    ax.annotate(
+        f"budget, {design['steps']} updates",
+        (biases[0], design["steps"]),
+        textcoords="offset points",
+        xytext=(0, -12),
+        fontsize=8.5,
+        color="#555555",
+    )
     from matplotlib.lines import Line2D
 
-    ax.legend(handles=[Line2D([], [], marker="o", linestyle="none", color=PALETTE[0], label="one seed: updates to success"),
-                       Line2D([], [], marker="x", linestyle="none", color=PALETTE[1], label="one seed: not within the budget")],
-              loc="lower left", fontsize=8.5)
+    ax.legend(
+        handles=[
+            Line2D([], [], marker="o", linestyle="none", color=PALETTE[0], label="one seed: updates to success"),
+            Line2D([], [], marker="x", linestyle="none", color=PALETTE[1], label="one seed: not within the budget"),
+        ],
+        loc="lower left",
+        fontsize=8.5,
+    )
     ax.set_xticks(biases, [f"{b:g}" for b in biases])
     ax.set_ylim(0, design["steps"] * 1.2)
     ax.set_xlabel(f"forget bias $b_f$ (lag {lag})")
@@ -451,12 +534,22 @@ def _bias_values(biases, lag, seed_list, design, results) -> dict:
     words = "; ".join(f"{k} of {S} at $b_f$ = {_join(bs)}" for k, bs in groups.items())
     keep = {f"b{b:g}": memory.decay(memory.sigmoid(b), lag + 1) for b in biases}
     learned = [b for b, k in zip(biases, wins) if k > 0]
-    return {"lag": lag, "seeds": S, "steps": design["steps"], "threshold": design["threshold"],
-            "steps_across": lag + 1,
-            "successes": {f"b{b:g}": k for b, k in zip(biases, wins)}, "total": sum(wins),
-            "by_bias": words, "keep": keep, "keep_first": keep[f"b{biases[0]:g}"],
-            "keep_last": keep[f"b{biases[-1]:g}"], "first": biases[0], "last": biases[-1],
-            "lowest_learned": "none" if not learned else f"{min(learned):g}"}
+    return {
+        "lag": lag,
+        "seeds": S,
+        "steps": design["steps"],
+        "threshold": design["threshold"],
+        "steps_across": lag + 1,
+        "successes": {f"b{b:g}": k for b, k in zip(biases, wins)},
+        "total": sum(wins),
+        "by_bias": words,
+        "keep": keep,
+        "keep_first": keep[f"b{biases[0]:g}"],
+        "keep_last": keep[f"b{biases[-1]:g}"],
+        "first": biases[0],
+        "last": biases[-1],
+        "lowest_learned": "none" if not learned else f"{min(learned):g}",
+    }
 
 
 @table()
@@ -467,19 +560,49 @@ def bias_updates_table(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps
     for b, run in zip(biases, results):
         f = memory.sigmoid(b)
         done = sorted(s for s, d in zip(run["success_step"], run["diverged_at"]) if s is not None and d is None)
-        rows.append([f"{b:g}", f"{f:.3f}", f"{memory.horizon(f):.1f}", f"{memory.decay(f, lag + 1):.1e}",
-                     f"{len(done)}/{len(seed_list)}", "–" if not done else f"{int(np.median(done))}"])
-    table = Table(columns=["\\(b_f\\)", "gate \\(\\sigma(b_f)\\)", "1% horizon", f"\\(f^{{{lag + 1}}}\\)",
-                           "successes", "median updates to success"],
-                  rows=rows, notes=(f"Lag {lag}, {len(seed_list)} seeds, {design['steps']} updates at most; "
-                                    f"the median is over the seeds that succeeded."))
+        rows.append(
+            [
+                f"{b:g}",
+                f"{f:.3f}",
+                f"{memory.horizon(f):.1f}",
+                f"{memory.decay(f, lag + 1):.1e}",
+                f"{len(done)}/{len(seed_list)}",
+                "–" if not done else f"{int(np.median(done))}",
+            ]
+        )
+    table = Table(
+        columns=[
+            "\\(b_f\\)",
+            "gate \\(\\sigma(b_f)\\)",
+            "1% horizon",
+            f"\\(f^{{{lag + 1}}}\\)",
+            "successes",
+            "median updates to success",
+        ],
+        rows=rows,
+        notes=(
+            f"Lag {lag}, {len(seed_list)} seeds, {design['steps']} updates at most; "
+            f"the median is over the seeds that succeeded."
+        ),
+    )
     return table, _bias_values(biases, lag, seed_list, design, results)
 
 
 # ---------------------------------------------------------------------------- (e) clipping
 
-def sgd_run(spec: str, length: int, lr: float, clip: float | None, seeds: tuple, *, hidden: int = 16,
-            batch: int = 32, steps: int = 200, eval_size: int = 512) -> dict:
+
+def sgd_run(
+    spec: str,
+    length: int,
+    lr: float,
+    clip: float | None,
+    seeds: tuple,
+    *,
+    hidden: int = 16,
+    batch: int = 32,
+    steps: int = 200,
+    eval_size: int = 512,
+) -> dict:
     """Plain gradient descent (no Adam) on the adding problem, with or without clipping by global norm.
 
     :func:`rnnmem.lab.train` with ``optimizer="sgd"``: a member whose loss or
@@ -489,16 +612,34 @@ def sgd_run(spec: str, length: int, lr: float, clip: float | None, seeds: tuple,
     """
     model, bias, init = _config("model", spec)
     task = tasks.adding(length)
-    result = lab.train(task, model, seeds=list(seeds), hidden=hidden, batch=batch, steps=steps, lr=lr, clip=clip,
-                       forget_bias=bias, init=init, optimizer="sgd", eval_every=steps, eval_size=eval_size)
+    result = lab.train(
+        task,
+        model,
+        seeds=list(seeds),
+        hidden=hidden,
+        batch=batch,
+        steps=steps,
+        lr=lr,
+        clip=clip,
+        forget_bias=bias,
+        init=init,
+        optimizer="sgd",
+        eval_every=steps,
+        eval_size=eval_size,
+    )
     mse = np.where([d is None for d in result.diverged_at], result.scores[:, -1], np.nan)
-    return {"losses": result.losses, "grad_norms": result.grad_norms, "diverged_at": list(result.diverged_at),
-            "mse": mse, "baseline": task.baseline_mse}
+    return {
+        "losses": result.losses,
+        "grad_norms": result.grad_norms,
+        "diverged_at": list(result.diverged_at),
+        "mse": mse,
+        "baseline": task.baseline_mse,
+    }
 
 
 def _power(value: float) -> str:
     exponent = int(math.floor(math.log10(value)))
-    return f"\\({value / 10 ** exponent:.1f} \\times 10^{{{exponent}}}\\)"
+    return f"\\({value / 10**exponent:.1f} \\times 10^{{{exponent}}}\\)"
 
 
 def _clip_ladder(model, length, rates, clip, seeds, hidden, steps):
@@ -511,8 +652,9 @@ def _clip_ladder(model, length, rates, clip, seeds, hidden, steps):
     seed_list = _seeds(seeds)
     hidden = check_positive_int("hidden", hidden)
     steps = check_positive_int("steps", steps)
-    keys = [("sgd", spec, length, lr, c, seed_list, hidden, DESIGN["batch"], steps)
-            for lr in rates for c in (None, clip)]
+    keys = [
+        ("sgd", spec, length, lr, c, seed_list, hidden, DESIGN["batch"], steps) for lr in rates for c in (None, clip)
+    ]
     results = dict(zip(keys, runs(keys)))
     ladder = [(lr, results[keys[2 * k]], results[keys[2 * k + 1]]) for k, lr in enumerate(rates)]
     chosen = next((row for row in ladder if all(d is not None for d in row[1]["diverged_at"])), ladder[-1])
@@ -520,19 +662,18 @@ def _clip_ladder(model, length, rates, clip, seeds, hidden, steps):
 
 
 @figure()
-def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16,
-                  steps=150):
+def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16, steps=150):
     """Loss and gradient norm per update, unclipped and clipped, at the smallest rate where every unclipped seed diverges."""
     spec, length, clip, seed_list, steps, ladder, (lr, free, clipped) = _clip_ladder(
-        model, length, rates, clip, seeds, hidden, steps)
+        model, length, rates, clip, seeds, hidden, steps
+    )
     fig, (top, bottom) = new_figure(nrows=2, height=4.8, sharex=True)
     u = np.arange(1, steps + 1)
-    cap = 1e30                                          # values above are drawn at the top edge
+    cap = 1e30  # values above are drawn at the top edge
     for run, colour, name in ((free, PALETTE[1], "no clipping"), (clipped, PALETTE[0], f"clipped at norm {clip:g}")):
         for e in range(len(seed_list)):
             label = name if e == 0 else None
-            top.semilogy(u, np.minimum(run["losses"][e], cap), color=colour, linewidth=1.0, alpha=0.85,
-                         label=label)
+            top.semilogy(u, np.minimum(run["losses"][e], cap), color=colour, linewidth=1.0, alpha=0.85, label=label)
             bottom.semilogy(u, np.minimum(run["grad_norms"][e], cap), color=colour, linewidth=1.0, alpha=0.85)
             if run["diverged_at"][e] is not None:
                 top.plot(run["diverged_at"][e], cap, marker="x", color=colour, markersize=8)
@@ -542,8 +683,15 @@ def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip
         exponents = np.log10(values)
         ax.set_ylim(10 ** (exponents.min() - 0.3), 10 ** (exponents.max() + 0.5))
     top.axhline(free["baseline"], color="#777777", linestyle=":", linewidth=1.0)
-    top.annotate("constant prediction", (steps, free["baseline"]), textcoords="offset points", xytext=(-4, 4),
-                 ha="right", fontsize=8.5, color="#555555")
+    top.annotate(
+        "constant prediction",
+        (steps, free["baseline"]),
+        textcoords="offset points",
+        xytext=(-4, 4),
+        ha="right",
+        fontsize=8.5,
+        color="#555555",
+    )
     top.set_ylabel("training loss (MSE)")
     bottom.set_ylabel("gradient norm ‖g‖\nbefore clipping")
     bottom.axhline(clip, color="#777777", linestyle="--", linewidth=0.8)
@@ -558,22 +706,30 @@ def _clip_values(spec, length, clip, seed_list, steps, ladder, chosen_rate) -> d
     S = len(seed_list)
     clipped_ratio = np.concatenate([c["mse"] / c["baseline"] for _, _, c in ladder])
     finite = clipped_ratio[np.isfinite(clipped_ratio)]
-    return {"seeds": S, "steps": steps, "length": length, "clip": clip, "rate": chosen_rate,
-            "rates": len(ladder), "runs": len(ladder) * S,
-            "free_diverged": sum(sum(d is not None for d in f["diverged_at"]) for _, f, _ in ladder),
-            "clipped_diverged": sum(sum(d is not None for d in c["diverged_at"]) for _, _, c in ladder),
-            "first_free_diverged": next((lr for lr, f, _ in ladder if any(d is not None for d in f["diverged_at"])),
-                                        "none"),
-            "clipped_best": float(finite.min()) if finite.size else None,
-            "clipped_worst": float(finite.max()) if finite.size else None}
+    return {
+        "seeds": S,
+        "steps": steps,
+        "length": length,
+        "clip": clip,
+        "rate": chosen_rate,
+        "rates": len(ladder),
+        "runs": len(ladder) * S,
+        "free_diverged": sum(sum(d is not None for d in f["diverged_at"]) for _, f, _ in ladder),
+        "clipped_diverged": sum(sum(d is not None for d in c["diverged_at"]) for _, _, c in ladder),
+        "first_free_diverged": next(
+            (lr for lr, f, _ in ladder if any(d is not None for d in f["diverged_at"])), "none"
+        ),
+        "clipped_best": float(finite.min()) if finite.size else None,
+        "clipped_worst": float(finite.max()) if finite.size else None,
+    }
 
 
 @table()
-def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16,
-                   steps=150):
+def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16, steps=150):
     """Per learning rate: unclipped and clipped runs, diverged seeds and held-out MSE over the baseline."""
-    spec, length, clip, seed_list, steps, ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden,
-                                                                       steps)
+    spec, length, clip, seed_list, steps, ladder, chosen = _clip_ladder(
+        model, length, rates, clip, seeds, hidden, steps
+    )
     S = len(seed_list)
 
     def outcome(run):
@@ -583,14 +739,26 @@ def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), cli
         ratio = "–" if ok.size == 0 else f"{middle:.2f}" if middle < 1000 else _power(middle)
         return [f"{n}/{S}", ratio]
 
-    rows = [[f"{lr:g}" + (" (figure)" if lr == chosen[0] else "")] + outcome(free) + outcome(clipped)
-            for lr, free, clipped in ladder]
-    table = Table(columns=["learning rate", "diverged, no clipping", "MSE / baseline, no clipping",
-                           f"diverged, clipped at {clip:g}", f"MSE / baseline, clipped"],
-                  rows=rows, notes=(f"{_label(spec, tex=True)}, adding problem of length {length}, {S} seeds, "
-                                    f"{steps} updates of plain gradient descent; held-out MSE over the "
-                                    f"constant-prediction baseline (median over the seeds that did not diverge; "
-                                    f"1 is no better than predicting 1)."))
+    rows = [
+        [f"{lr:g}" + (" (figure)" if lr == chosen[0] else "")] + outcome(free) + outcome(clipped)
+        for lr, free, clipped in ladder
+    ]
+    table = Table(
+        columns=[
+            "learning rate",
+            "diverged, no clipping",
+            "MSE / baseline, no clipping",
+            f"diverged, clipped at {clip:g}",
+            "MSE / baseline, clipped",
+        ],
+        rows=rows,
+        notes=(
+            f"{_label(spec, tex=True)}, adding problem of length {length}, {S} seeds, "
+            f"{steps} updates of plain gradient descent; held-out MSE over the "
+            f"constant-prediction baseline (median over the seeds that did not diverge; "
+            f"1 is no better than predicting 1)."
+        ),
+    )
     return table, _clip_values(spec, length, clip, seed_list, steps, ladder, chosen[0])
 
 
@@ -617,8 +785,9 @@ SCHEME_LABELS = {"none": "no dropout", "per-step": "a fresh mask every step", "p
 @figure()
 def carry_dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Held-out accuracy against updates for the three carry-line schemes, every seed."""
-    schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps,
-                                                                        threshold)
+    schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(
+        keep, bias, lag, seeds, hidden, steps, threshold
+    )
     fig, axes = new_figure(nrows=len(schemes), height=1.6 * len(schemes) + 0.5, sharex=True, sharey=True)
     for k, (scheme, run) in enumerate(zip(schemes, results)):
         ax = axes[k]
@@ -638,32 +807,59 @@ def _dropout_values(schemes, keep, bias, lag, seed_list, design, results) -> dic
     """Per scheme (keys ``none``, ``per_step``, ``per_sequence``): successes, final accuracies, survival."""
     final = {s.replace("-", "_"): run["scores"][:, -1] for s, run in zip(schemes, results)}
     gate = float(memory.sigmoid(bias))
-    return {"keep": keep, "bias": bias, "lag": lag, "steps_across": lag + 1, "seeds": len(seed_list),
-            "steps": design["steps"], "threshold": design["threshold"],
-            "successes": {s.replace("-", "_"): success_count(run) for s, run in zip(schemes, results)},
-            "median": {k: float(np.median(v)) for k, v in final.items()},
-            "best": {k: float(np.max(v)) for k, v in final.items()},
-            "survive_step": keep ** (lag + 1), "one_in": round(1 / keep ** (lag + 1)),
-            "gate": gate, "rescaled_gate": gate / keep}
+    return {
+        "keep": keep,
+        "bias": bias,
+        "lag": lag,
+        "steps_across": lag + 1,
+        "seeds": len(seed_list),
+        "steps": design["steps"],
+        "threshold": design["threshold"],
+        "successes": {s.replace("-", "_"): success_count(run) for s, run in zip(schemes, results)},
+        "median": {k: float(np.median(v)) for k, v in final.items()},
+        "best": {k: float(np.max(v)) for k, v in final.items()},
+        "survive_step": keep ** (lag + 1),
+        "one_in": round(1 / keep ** (lag + 1)),
+        "gate": gate,
+        "rescaled_gate": gate / keep,
+    }
 
 
 @table()
 def carry_dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
     """Per scheme: the chance a unit's carried value survives the lag, successes, held-out accuracy."""
-    schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps,
-                                                                        threshold)
+    schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(
+        keep, bias, lag, seeds, hidden, steps, threshold
+    )
     survive = {"none": 1.0, "per-step": keep ** (lag + 1), "per-sequence": keep}
     rows = []
     for scheme, run in zip(schemes, results):
         final = run["scores"][:, -1]
-        rows.append([SCHEME_LABELS[scheme], f"{survive[scheme]:.3f}", f"{success_count(run)}/{len(seed_list)}",
-                     f"{np.median(final):.2f}", f"{final.min():.2f} to {final.max():.2f}"])
-    table = Table(columns=["masks on \\(c_{t-1}\\)", f"kept across the lag", "successes",
-                          "median held-out accuracy", "range over seeds"],
-                 rows=rows, align=["left", "right", "right", "right", "right"],
-                 notes=(f"LSTM with \\(b_f = {bias:g}\\), keep probability {keep:g}, recall at lag {lag}, "
-                        f"{len(seed_list)} seeds, {design['steps']} updates; accuracy on {design['eval_size']} "
-                        f"held-out sequences without masks (chance {1 / ALPHABET:g}). A unit's value is kept across "
-                        f"the lag with probability \\(p^{{{lag + 1}}}\\) under fresh masks and \\(p\\) under one "
-                        f"mask per sequence."))
+        rows.append(
+            [
+                SCHEME_LABELS[scheme],
+                f"{survive[scheme]:.3f}",
+                f"{success_count(run)}/{len(seed_list)}",
+                f"{np.median(final):.2f}",
+                f"{final.min():.2f} to {final.max():.2f}",
+            ]
+        )
+    table = Table(
+        columns=[
+            "masks on \\(c_{t-1}\\)",
+            "kept across the lag",
+            "successes",
+            "median held-out accuracy",
+            "range over seeds",
+        ],
+        rows=rows,
+        align=["left", "right", "right", "right", "right"],
+        notes=(
+            f"LSTM with \\(b_f = {bias:g}\\), keep probability {keep:g}, recall at lag {lag}, "
+            f"{len(seed_list)} seeds, {design['steps']} updates; accuracy on {design['eval_size']} "
+            f"held-out sequences without masks (chance {1 / ALPHABET:g}). A unit's value is kept across "
+            f"the lag with probability \\(p^{{{lag + 1}}}\\) under fresh masks and \\(p\\) under one "
+            f"mask per sequence."
+        ),
+    )
     return table, _dropout_values(schemes, keep, bias, lag, seed_list, design, results)
