@@ -10,6 +10,11 @@ The functions return the checked value (converted where that is safe) so that
 callers can write ``f = check_open_unit("f", f)``. A builder written for a new
 chapter should check its arguments the same way.
 
+A function can also state its rules in its signature, with the annotations
+below (:data:`OpenUnit`, :data:`PositiveInt`, ``list[OpenUnit]``, ``Literal``, ...),
+and have every argument checked by :func:`check_arguments` or the
+:func:`checked` decorator: the site's figure and table builders do.
+
 The seed rule of the whole package is :func:`check_seed`: a seed is ``None``
 (fresh entropy), a whole number >= 0, or a :class:`numpy.random.Generator`
 (used as it is, so that one generator can feed several draws).
@@ -17,9 +22,15 @@ The seed rule of the whole package is :func:`check_seed`: a seed is ``None``
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
-from typing import Any
+import types
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
 
 import numpy as np
 
@@ -36,6 +47,16 @@ __all__ = [
     "check_list",
     "check_seed",
     "check_bool",
+    "Check",
+    "OpenUnit",
+    "Positive",
+    "Finite",
+    "Real",
+    "PositiveInt",
+    "NonNegativeInt",
+    "Bool",
+    "check_arguments",
+    "checked",
 ]
 
 
@@ -141,8 +162,12 @@ def check_real(name: str, value: Any) -> Any:
 
 def _as_int(name: str, value: Any, allowed: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) \
-                and math.isfinite(value) and float(value).is_integer():
+        if (
+            isinstance(value, numbers.Real)
+            and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(value)
+            and float(value).is_integer()
+        ):
             return int(value)
         raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
     return int(value)
@@ -266,3 +291,161 @@ def check_seed(name: str, seed: Any) -> np.random.Generator:
     if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
         return np.random.default_rng(int(seed))
     raise ValueError(f"{name} must be a whole number >= 0, None or a numpy.random.Generator, got {_show(seed)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules written in a signature: ``def f(factors: list[OpenUnit], steps: PositiveInt = 10)``.
+
+
+@dataclass(frozen=True)
+class Check:
+    """The rule of an ``Annotated`` parameter: a check function and, for lists, what the items are.
+
+    ``func(name, value)`` raises :class:`ValueError` or returns the checked
+    value; ``items`` names a list of such values in an error ("gate values").
+    """
+
+    func: Callable[[str, Any], Any]
+    items: str
+
+
+#: A gate value strictly inside (0, 1).
+OpenUnit = Annotated[float, Check(check_open_unit, "gate values strictly between 0 and 1")]
+#: A positive finite number.
+Positive = Annotated[float, Check(check_positive, "positive finite numbers")]
+#: A finite real number.
+Finite = Annotated[float, Check(check_finite, "finite numbers")]
+#: A real number that is not NaN.
+Real = Annotated[float, Check(check_real, "real numbers")]
+#: A whole number >= 1.
+PositiveInt = Annotated[int, Check(check_positive_int, "whole numbers >= 1")]
+#: A whole number >= 0.
+NonNegativeInt = Annotated[int, Check(check_nonnegative_int, "whole numbers >= 0")]
+#: True or False.
+Bool = Annotated[bool, Check(check_bool, "True or False")]
+
+
+def _check_str(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {_show(value)}")
+    return value
+
+
+def _check_int(name: str, value: Any) -> int:
+    return _as_int(name, value, "a whole number")
+
+
+_PLAIN: dict[Any, Check] = {
+    bool: Check(check_bool, "True or False"),
+    int: Check(_check_int, "whole numbers"),
+    float: Check(check_finite, "finite numbers"),
+    str: Check(_check_str, "strings"),
+}
+
+
+def _rule(hint: Any) -> Callable[[str, Any], Any] | None:
+    """The check a type hint asks for, or None where it asks for none (``Any``, no hint, other types)."""
+    origin = typing.get_origin(hint)
+    if origin is Annotated:
+        rule = next((m for m in hint.__metadata__ if isinstance(m, Check)), None)
+        return rule.func if rule is not None else _rule(typing.get_args(hint)[0])
+    if hint in _PLAIN:
+        return _PLAIN[hint].func
+    if origin is Literal:
+        options = typing.get_args(hint)
+        return lambda name, value: check_choice(name, value, options)
+    if origin in (Union, types.UnionType):
+        members = typing.get_args(hint)
+        optional = type(None) in members
+        rest = [m for m in members if m is not type(None)]
+        if len(rest) == 1:
+            inner = _rule(rest[0])
+            if inner is None:
+                return None
+            return lambda name, value: None if (optional and value is None) else inner(name, value)
+        return None
+    if origin in (list, tuple, Sequence) and typing.get_args(hint):
+        args = typing.get_args(hint)
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            return None  # a fixed-length tuple: the function checks it itself
+        item = args[0]
+        inner = _rule(item) or (lambda name, value: value)
+        what = _items(item)
+        return lambda name, value: check_list(name, value, inner, what)
+    return None
+
+
+def _items(hint: Any) -> str:
+    if typing.get_origin(hint) is Annotated:
+        rule = next((m for m in hint.__metadata__ if isinstance(m, Check)), None)
+        if rule is not None:
+            return rule.items
+        hint = typing.get_args(hint)[0]
+    if hint in _PLAIN:
+        return _PLAIN[hint].items
+    if typing.get_origin(hint) is Literal:
+        return "values among " + ", ".join(repr(a) for a in typing.get_args(hint))
+    return "values"
+
+
+@functools.cache
+def _rules(func: Callable) -> dict[str, Callable[[str, Any], Any]]:
+    hints = typing.get_type_hints(inspect.unwrap(func), include_extras=True)
+    rules = {}
+    for name in inspect.signature(inspect.unwrap(func)).parameters:
+        rule = _rule(hints[name]) if name in hints else None
+        if rule is not None:
+            rules[name] = rule
+    return rules
+
+
+def check_arguments(func: Callable, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Check each argument against its parameter's annotation; returns the checked (converted) values.
+
+    An annotation made with :class:`Check` (:data:`OpenUnit`, :data:`PositiveInt`
+    ...) runs its check; ``list[X]`` and ``tuple[X, ...]`` ask for a non-empty
+    list or tuple of X (:func:`check_list`); ``Literal[...]`` for one of its
+    options; ``X | None`` for None or X; ``bool``, ``int``, ``float`` (finite)
+    and ``str`` for a value of that type. Parameters without an annotation, or
+    with another one (``Any``, a class), are passed through unchecked: the
+    function checks those itself. Relations between arguments (``mark <=
+    steps``) are the function's too.
+
+    >>> def decay(factors: list[OpenUnit], steps: PositiveInt = 10, label: str | None = None): ...
+    >>> check_arguments(decay, {"factors": (0.9, 0.5), "steps": 4.0})
+    {'factors': [0.9, 0.5], 'steps': 4}
+    >>> check_arguments(decay, {"factors": [0.9, 1.5]})
+    Traceback (most recent call last):
+    ...
+    ValueError: factors[1] must be a gate value strictly between 0 and 1, got 1.5
+    >>> check_arguments(decay, {"factors": []})
+    Traceback (most recent call last):
+    ...
+    ValueError: factors must be a non-empty list of gate values strictly between 0 and 1, got []
+    """
+    rules = _rules(func)
+    return {name: (rules[name](name, value) if name in rules else value) for name, value in arguments.items()}
+
+
+def checked(func: Callable) -> Callable:
+    """Decorator: every call checks its arguments with :func:`check_arguments` (defaults are not checked).
+
+    >>> @checked
+    ... def horizon_of(f: OpenUnit, level: OpenUnit = 0.01) -> float:
+    ...     return math.log(level) / math.log(f)
+    >>> round(horizon_of(0.9), 1)
+    43.7
+    >>> horizon_of(0.9, level=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be a gate value strictly between 0 and 1, got 2
+    """
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.arguments.update(check_arguments(func, dict(bound.arguments)))
+        return func(*bound.args, **bound.kwargs)
+
+    return wrapper
