@@ -32,6 +32,8 @@ Modules, each one idea:
 * :mod:`rnnmem.tasks`, :mod:`rnnmem.ensemble`, :mod:`rnnmem.lab`: tasks with a dependency
   at a known distance, many models stacked on one axis, and training them to measure
   when they succeed.
+* :mod:`rnnmem.experiments`: the lab's experiments: model specs, the design, runs as
+  values, and what is read from their results (success counts, measured horizons).
 """
 
 from . import (
@@ -46,6 +48,7 @@ from . import (
     data,
     dropout,
     ensemble,
+    experiments,
     gate_arithmetic,
     gradcheck,
     growth_cell,
@@ -100,6 +103,7 @@ __all__ = [
     "tasks",
     "ensemble",
     "lab",
+    "experiments",
     "leaky",
     "carry",
     "__version__",

@@ -1,10 +1,16 @@
-"""The lab's figures and tables: small runs produce what they claim, bad arguments are refused by name."""
+"""The lab's figures and tables: small runs render what they claim, runs are shared, bad arguments are refused.
+
+The science they draw (model specs, runs, success counts, horizons, starting
+factors, the plain gradient descent runs) is tested in tests/core/test_experiments.py.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from rnnmem.checks import check_arguments
+from rnnmem.experiments import ModelSpec, RecallRun, Sweep
 from rnnmem.site.arithmetic import arithmetic
 from rnnmem.site.builders import memory_measured as mm
 from rnnmem.site.directives import DirectiveError, find_directives
@@ -34,25 +40,28 @@ def test_the_horizon_table_counts_successes_out_of_the_seeds(tmp_path):
     assert rows[1][1].strip() == "0.881" and rows[1][3].strip() == "36.3"
 
 
-def test_success_rates_are_shares_of_the_seeds():
-    specs, lags, seeds, design, counts, results = mm._sweep(["gru", "lstm:chrono"], [2], 2, 4, 6, 0.5)
-    for spec in specs:
-        (run,) = [results[mm._run_key(spec, 2, seeds, design)]]
-        assert 0 <= counts[spec][0] <= 2
-        assert run["scores"].shape[0] == 2 and np.all((run["scores"] >= 0) & (run["scores"] <= 1))
-        assert run["losses"].shape == (2, 6)
+def test_the_sweep_trains_each_model_at_each_lag_with_the_directive_design():
+    sweep, counts, results = mm._sweep(["gru", "lstm:chrono"], [2], 2, 4, 6, 0.5)
+    assert (sweep.design.hidden, sweep.design.steps, sweep.design.threshold) == (4, 6, 0.5)
+    assert sweep.design.batch == mm.DESIGN.batch and sweep.seeds == (0, 1)
+    assert set(results) == set(sweep.runs())
+    for spec in sweep.models:
+        run = results[sweep.run(spec, 2)]
+        assert counts[spec] == [run.successes] and 0 <= run.successes <= 2
+        assert run.scores.shape[0] == 2 and np.all((run.scores >= 0) & (run.scores <= 1))
+        assert run.losses.shape == (2, 6)
 
 
 def test_runs_are_shared_between_figures(tmp_path, monkeypatch):
     text = f'<!-- figure: success_by_lag models=["lstm:1"] lags=[2] {TINY} caption="c" -->'
     render(tmp_path, text)
-    monkeypatch.setattr(mm, "_execute", lambda key: pytest.fail(f"trained {key} again"))
+    monkeypatch.setattr(mm, "_execute", lambda run: pytest.fail(f"trained {run} again"))
     render(tmp_path / "other", f'<!-- figure: lag_learning_curves lag=2 models=["lstm:1"] {TINY} caption="c" -->')
 
 
 def test_two_processes_train_what_one_does(monkeypatch):
     design = mm._design(4, 5, 0.5)
-    keys = [mm._run_key(s, 3, (0, 1), design) for s in ("rnn", "lstm:0")]
+    keys = [RecallRun(s, 3, (0, 1), design) for s in ("rnn", "lstm:0")]
     monkeypatch.setattr(mm, "_RUNS", {})
     monkeypatch.setattr(mm, "WORKERS", 2)
     pooled = mm.runs(keys)
@@ -60,19 +69,8 @@ def test_two_processes_train_what_one_does(monkeypatch):
     monkeypatch.setattr(mm, "WORKERS", 1)
     alone = mm.runs(keys)
     for a, b in zip(pooled, alone):
-        assert np.array_equal(a["losses"], b["losses"], equal_nan=True)
-        assert np.array_equal(a["params"]["weight_hh_l0"], b["params"]["weight_hh_l0"])
-
-
-def test_measured_horizon_is_the_longest_lag_half_the_seeds_pass():
-    assert mm.measured_horizon([2, 5, 10], [3, 2, 1], 3) == 5
-    assert mm.measured_horizon([2, 5, 10], [1, 0, 2], 4) == 10
-    assert mm.measured_horizon([2, 5], [0, 0], 3) is None
-
-
-def test_starting_factor_of_the_gates_is_sigma_of_the_bias():
-    assert mm.starting_factor("lstm:2", 3, (0, 1), 8) == pytest.approx(1 / (1 + np.exp(-2.0)))
-    assert 0.3 < mm.starting_factor("rnn", 3, (0, 1, 2), 16) < 0.9
+        assert np.array_equal(a.losses, b.losses, equal_nan=True)
+        assert np.array_equal(a.params["weight_hh_l0"], b.params["weight_hh_l0"])
 
 
 def test_gradient_reach_and_bias_figures_render(tmp_path):
@@ -86,19 +84,6 @@ def test_gradient_reach_and_bias_figures_render(tmp_path):
     assert "\\(f^{3}\\)" in text and text.count("/2 |") == 2
 
 
-def test_clipping_bounds_every_step_of_gradient_descent():
-    free = mm.sgd_run("rnn", 6, 0.3, None, (0,), hidden=4, batch=8, steps=5)
-    clipped = mm.sgd_run("rnn", 6, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)
-    assert free["losses"][0, 0] == clipped["losses"][0, 0]  # same start, same batch
-    assert not np.array_equal(free["losses"][0, 1:], clipped["losses"][0, 1:])
-    assert clipped["baseline"] == pytest.approx(1 / 6)
-
-
-def test_a_run_whose_loss_overflows_is_reported_as_diverged():
-    run = mm.sgd_run("rnn", 6, 1e12, None, (0,), hidden=4, batch=8, steps=20)
-    assert run["diverged_at"][0] is not None and np.isnan(run["mse"][0])
-
-
 def test_the_dropout_table_has_one_row_per_scheme(tmp_path):
     text = render(tmp_path, f"<!-- table: carry_dropout_table keep=0.5 bias=1 lag=2 {TINY} -->")
     assert "0.125" in text  # kept across the lag under fresh masks: 0.5 ** 3
@@ -106,29 +91,47 @@ def test_the_dropout_table_has_one_row_per_scheme(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "text, name",
+    "builder, args, name",
     [
-        ('<!-- table: measured_horizon_table models=["lstm"] -->', "models[0]"),
-        ('<!-- table: measured_horizon_table models=["lstm:x"] -->', "models[0]"),
-        ("<!-- table: measured_horizon_table models=[] -->", "models"),
-        ("<!-- table: measured_horizon_table lags=[0, 2] -->", "lags[0]"),
-        ("<!-- table: measured_horizon_table lags=[5, 2] -->", "lags"),
-        ("<!-- table: measured_horizon_table seeds=0 -->", "seeds"),
-        ("<!-- table: measured_horizon_table threshold=1.5 -->", "threshold"),
-        ("<!-- table: measured_horizon_table steps=0 -->", "steps"),
-        ("<!-- table: measured_horizon_table hidden=-2 -->", "hidden"),
-        ('<!-- figure: lag_learning_curves lag=0 caption="c" -->', "lag"),
-        ('<!-- figure: gradient_reach sequences=0 caption="c" -->', "sequences"),
-        ('<!-- figure: bias_updates biases=["two"] caption="c" -->', "biases[0]"),
-        ('<!-- figure: clip_ladder_runs rates=[0.5, -1] caption="c" -->', "rates[1]"),
-        ('<!-- figure: clip_ladder_runs clip=0 caption="c" -->', "clip"),
-        ('<!-- figure: clip_ladder_runs model="cnn" caption="c" -->', "model"),
-        ('<!-- figure: clip_ladder_runs length=1 caption="c" -->', "length"),
-        ('<!-- figure: carry_dropout_curves keep=1.5 caption="c" -->', "keep"),
-        ('<!-- figure: carry_dropout_curves bias="big" caption="c" -->', "bias"),
+        (mm.measured_horizon_table, {"models": ["lstm:x"]}, "models[0]"),
+        (mm.measured_horizon_table, {"models": ["gru:1"]}, "models[0]"),
+        (mm.measured_horizon_table, {"models": []}, "models"),
+        (mm.measured_horizon_table, {"lags": [0, 2]}, "lags[0]"),
+        (mm.measured_horizon_table, {"lags": [5, 2]}, "lags"),
+        (mm.measured_horizon_table, {"seeds": 0}, "seeds"),
+        (mm.measured_horizon_table, {"threshold": 1.5}, "threshold"),
+        (mm.measured_horizon_table, {"steps": 0}, "steps"),
+        (mm.measured_horizon_table, {"hidden": -2}, "hidden"),
+        (mm.lag_learning_curves, {"lag": 0}, "lag"),
+        (mm.gradient_reach, {"sequences": 0}, "sequences"),
+        (mm.bias_updates, {"biases": ["two"]}, "biases[0]"),
+        (mm.clip_ladder_runs, {"rates": [0.5, -1]}, "rates[1]"),
+        (mm.clip_ladder_runs, {"clip": 0}, "clip"),
+        (mm.clip_ladder_table, {"model": "cnn"}, "model"),
+        (mm.clip_ladder_runs, {"length": 1}, "length"),
+        (mm.carry_dropout_curves, {"keep": 1.5}, "keep"),
+        (mm.carry_dropout_table, {"bias": "big"}, "bias"),
     ],
 )
-def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
+def test_a_bad_argument_fails_naming_it(builder, args, name):
+    with pytest.raises(ValueError) as info:
+        check_arguments(builder, args)
+    assert str(info.value).startswith(f"{name} must")
+
+
+def test_the_signature_rules_hand_the_builder_parsed_models_and_numbers():
+    args = check_arguments(mm.success_by_lag, {"models": ["lstm:2.0", "rnn"], "lags": (1, 3.0), "seeds": 2.0})
+    assert args == {"models": [ModelSpec("lstm", 2.0), ModelSpec("rnn")], "lags": [1, 3], "seeds": 2}
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ('<!-- table: measured_horizon_table models=["lstm:x"] -->', "models[0]"),
+        ('<!-- figure: clip_ladder_runs length=1 caption="c" -->', "length"),
+    ],
+)
+def test_a_bad_argument_fails_the_build_naming_it(tmp_path, text, name):
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(text))
     assert f"{name} must" in str(info.value)
@@ -137,13 +140,14 @@ def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
 def test_the_sweep_values_are_the_table_counts():
     args = dict(models=["rnn", "lstm:0", "lstm:2"], lags=[1, 3], seeds=2, hidden=4, steps=6, threshold=0.5)
     _, values = mm.measured_horizon_table(**args)
-    specs, lags, seeds, design, counts, _ = mm._sweep(args["models"], args["lags"], 2, 4, 6, 0.5)
+    sweep, counts, _ = mm._sweep(args["models"], args["lags"], 2, 4, 6, 0.5)
+    lstm2 = ModelSpec("lstm", 2.0)
     assert values["runs"] == 6 and values["seeds"] == 2 and values["models"] == 3
-    assert values["counts"]["lstm2"]["lag3"] == counts["lstm:2"][1]
-    assert values["counts"]["rnn"]["lag1"] == counts["rnn"][0]
-    assert values["successes"]["lag1"] == sum(counts[s][0] for s in specs)
+    assert values["counts"]["lstm2"]["lag3"] == counts[lstm2][1]
+    assert values["counts"]["rnn"]["lag1"] == counts[ModelSpec("rnn")][0]
+    assert values["successes"]["lag1"] == sum(counts[s][0] for s in sweep.models)
     learned = values["learned"]["lag3"]
-    assert ("LSTM with $b_f = 2$" in learned) == (counts["lstm:2"][1] > 0)
+    assert ("LSTM with $b_f = 2$" in learned) == (counts[lstm2][1] > 0)
     assert values["arithmetic"] == arithmetic() and values["arithmetic"].startswith("numpy ")
 
 
@@ -153,10 +157,24 @@ def test_the_order_of_the_lstms_is_read_from_their_counts():
     assert mm._join([]) == "none" and mm._join(["a"]) == "a" and mm._join(["a", "b", "c"]) == "a, b and c"
 
 
+def test_every_model_spec_has_a_label_and_a_name_in_prose():
+    words = {
+        "rnn": ("tanh RNN", "the tanh RNN"),
+        "gru": ("GRU", "the GRU"),
+        "lstm": ("LSTM, default draw", "the LSTM with PyTorch's draw"),
+        "lstm:1.5": ("LSTM, $b_f = 1.5$", "the LSTM with $b_f = 1.5$"),
+        "lstm:chrono": ("LSTM, chrono", "the chrono LSTM"),
+    }
+    for text, (label, prose) in words.items():
+        spec = ModelSpec.parse(text)
+        assert (mm._label(spec), mm._prose(spec)) == (label, prose)
+    assert mm._label(ModelSpec.parse("lstm:2"), tex=True) == "LSTM, \\(b_f = 2\\)"
+
+
 def test_a_flat_panel_never_reaches_twice_chance():
     fig, values = mm.lag_learning_curves(lag=2, models=["rnn", "lstm:2"], seeds=2, hidden=4, steps=6, threshold=0.5)
     assert values["flat"] + values["moving"] == values["panels"] == 2
-    for key, best in values["best"].items():
+    for best in values["best"].values():
         assert 0 <= best <= 1
     flat = [k for k, b in values["best"].items() if b < mm.FLAT]
     assert len(flat) == values["flat"]
@@ -167,6 +185,7 @@ def test_the_bias_values_give_the_share_kept_and_the_successes_in_words():
     assert values["keep"]["b3"] == pytest.approx((1 / (1 + np.exp(-3.0))) ** 3)
     assert values["total"] == values["successes"]["b0"] + values["successes"]["b3"]
     assert "of 2 at $b_f$ =" in values["by_bias"] and "3" in values["by_bias"]
+    assert values["first"] == 0.0 and isinstance(values["first"], float)
 
 
 def test_the_dropout_and_clipping_values_count_their_runs():
@@ -175,3 +194,10 @@ def test_the_dropout_and_clipping_values_count_their_runs():
     assert set(drop["successes"]) == {"none", "per_step", "per_sequence"}
     _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4, steps=20)
     assert clip["runs"] == 2 and clip["clipped_diverged"] == 0 and clip["free_diverged"] >= 1
+    assert clip["rate"] == clip["first_free_diverged"] == 1e12
+
+
+def test_a_sweep_over_the_same_models_reuses_the_same_runs():
+    a = Sweep(["lstm:1", "rnn"], [2, 3], (0, 1))
+    b = Sweep([ModelSpec("lstm", 1.0), "rnn"], (2, 3), [0, 1])
+    assert a.runs() == b.runs() and {hash(r) for r in a.runs()} == {hash(r) for r in b.runs()}

@@ -7,6 +7,7 @@ import numpy as np
 from rnnmem import cell_bound, gradcheck, jacobians, lab, tasks
 from rnnmem.cell_paths import CellPaths, gru_state_paths, lstm_cell_paths, random_gru
 from rnnmem.checks import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.experiments import ModelSpec
 from rnnmem.lstm import LSTM
 
 from ..registry import figure, table
@@ -327,22 +328,6 @@ def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_s
     ), values
 
 
-#: The models of :func:`default_start_table`: a name of :data:`rnnmem.ensemble.MODELS`, or ``"lstm:B"`` for
-#: an LSTM whose forget bias is set to ``B`` (every other parameter PyTorch's default draw).
-def _model(name: str, value) -> tuple[str, float | None]:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a model name, 'rnn', 'gru', 'lstm' or 'lstm:B', got {value!r}")
-    kind, _, bias = value.partition(":")
-    if kind not in ("rnn", "gru", "lstm") or (bias and kind != "lstm"):
-        raise ValueError(f"{name} must be 'rnn', 'gru', 'lstm' or 'lstm:B' with B a number, got {value!r}")
-    if not bias:
-        return kind, None
-    try:
-        return kind, float(bias)
-    except ValueError:
-        raise ValueError(f"{name} must be 'rnn', 'gru', 'lstm' or 'lstm:B' with B a number, got {value!r}") from None
-
-
 def start_rates(
     model: str,
     forget_bias: float | None = None,
@@ -351,15 +336,16 @@ def start_rates(
     hidden: int = 32,
     seeds: int = 8,
     sequences: int = 256,
+    init: str = "default",
 ) -> np.ndarray:
     r"""Per member, the per-step factor of the gradient at initialization: :math:`(\|g_1\|/\|g_T\|)^{1/(T-1)}`.
 
     :math:`g_s = \partial \ell/\partial h_s` on recall at ``lag`` (measured by
     :func:`rnnmem.lab.gradient_by_step` on ``sequences`` held-out sequences),
-    for ``seeds`` untrained members drawn as PyTorch draws them.
+    for ``seeds`` untrained members drawn as PyTorch draws them (or with chrono biases, ``init="chrono"``).
     """
     task = tasks.recall(lag=lag, alphabet=alphabet)
-    ens = lab.make_ensemble(task, model, seeds=list(range(seeds)), hidden=hidden, forget_bias=forget_bias)
+    ens = lab.make_ensemble(task, model, seeds=list(range(seeds)), hidden=hidden, forget_bias=forget_bias, init=init)
     norms = lab.gradient_by_step(ens, task, n=sequences, seed=1)
     return (norms[:, 0] / norms[:, -1]) ** (1.0 / (norms.shape[1] - 1))
 
@@ -371,20 +357,31 @@ _MODEL_NAMES = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
 def default_start_table(
     models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=20, alphabet=8, hidden=32, seeds=8, sequences=256
 ):
-    """Per model at initialization: the per-step factor of the gradient, median and range over seeds."""
+    """Per model at initialization: the per-step factor of the gradient, median and range over seeds.
+
+    ``models`` are model specs (:meth:`rnnmem.experiments.ModelSpec.parse`): ``"rnn"``, ``"gru"``,
+    ``"lstm"`` (PyTorch's draw), ``"lstm:B"`` (forget bias ``B``) or ``"lstm:chrono"``.
+    """
     if not isinstance(models, (list, tuple)) or not models:
         raise ValueError(f"models must be a non-empty list of model names, got {models!r}")
-    parsed = [_model(f"models[{j}]", m) for j, m in enumerate(models)]
+    parsed = [ModelSpec.parse(m, f"models[{j}]") for j, m in enumerate(models)]
     lag = check_positive_int("lag", lag)
     alphabet = check_positive_int("alphabet", alphabet)
     hidden = check_positive_int("hidden", hidden)
     seeds = check_positive_int("seeds", seeds)
     sequences = check_positive_int("sequences", sequences)
     rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
-    for name, (kind, bias) in zip(models, parsed):
-        rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences)
+    for name, spec in zip(models, parsed):
+        kind, bias = spec.cell, spec.forget_bias
+        rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences, init=spec.init)
         label = _MODEL_NAMES[kind] + (
-            "" if kind != "lstm" else ", default draw" if bias is None else f", \\(b_f = {bias:g}\\)"
+            ""
+            if kind != "lstm"
+            else ", chrono"
+            if spec.init == "chrono"
+            else ", default draw"
+            if bias is None
+            else f", \\(b_f = {bias:g}\\)"
         )
         median = float(np.median(rate))
         reach = median ** (lag + 1)

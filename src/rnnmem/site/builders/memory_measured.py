@@ -1,97 +1,92 @@
 """Figures and tables of the chapter "Memory, measured by training".
 
-Every experiment trains ensembles with :func:`rnnmem.lab.train` (with its
-carry-line dropout for the dropout experiment, and plain gradient descent for
-the clipping experiment, :func:`sgd_run`). The design is fixed here
-and in the chapter's directives before any result is looked at:
+What the lab trains and how its results are read is :mod:`rnnmem.experiments`:
+the model specs, the design (:data:`~rnnmem.experiments.ALPHABET`,
+:data:`~rnnmem.experiments.CONFIGS`, :data:`~rnnmem.experiments.DESIGN`), the
+runs as frozen values (:class:`~rnnmem.experiments.RecallRun`,
+:class:`~rnnmem.experiments.DropoutRun`, :class:`~rnnmem.experiments.SGDRun`),
+success counts, measured horizons, starting factors and the plain gradient
+descent of the clipping experiment. This module draws them and words them.
 
-* task: recall, alphabet of :data:`ALPHABET` tokens (chance ``1/8``), random
-  distractors; the lag is the number of distractors;
-* models: :data:`CONFIGS`, the tanh RNN, the GRU, and the LSTM with forget
-  bias 0, 1, 2 and chrono initialization with :math:`T_{\\max}` the sequence
-  length (lag + 2);
-* hidden size, batch, Adam learning rate, clipping, budget, evaluation and
-  threshold: :data:`DESIGN`;
-* the measured horizon of a model is the longest lag at which at least half
-  of its seeds succeed.
+Training runs are shared between the figures of one build: each run's result
+is kept in :data:`_RUNS`, keyed by the run (a frozen value holding everything
+it depends on), and the runs a directive needs that are not there yet are
+trained in up to :data:`WORKERS` processes. Each run is a pure function of
+itself, so the output does not depend on which process trained it.
 
-Training runs are shared between the figures of one build: each run is kept in
-:data:`_RUNS`, keyed by everything it depends on, and the runs a directive
-needs that are not there yet are trained in up to :data:`WORKERS` processes.
-Each run is a pure function of its key, so the output does not depend on which
-process trained it.
+The builders' arguments are checked from their signatures
+(:func:`rnnmem.checks.check_arguments`); only relations between arguments are
+checked in the body.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
-from typing import Any
 
 import numpy as np
 
-from rnnmem import lab, memory, tasks
-from rnnmem.checks import check_list, check_positive, check_positive_int
+from rnnmem import memory
+from rnnmem.checks import Finite, Positive, PositiveInt
+from rnnmem.experiments import (
+    ALPHABET,
+    CONFIGS,
+    DESIGN,
+    SCHEMES,
+    AddingLength,
+    Design,
+    DropoutRun,
+    Keep,
+    Lags,
+    Model,
+    ModelSpec,
+    Sweep,
+    Threshold,
+    by_starting_horizon,
+    carry_survival,
+    clip_ladder,
+    figure_rung,
+    measured_horizon,
+    starting_factor,
+)
+from rnnmem.experiments import (
+    gradient_reach as reach_by_distance,
+)
 
 from ..arithmetic import arithmetic
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
 
-ALPHABET = 8
-DESIGN = dict(hidden=16, batch=32, lr=0.01, clip=1.0, steps=300, eval_every=25, eval_size=256, threshold=0.9)
-CONFIGS = ("rnn", "gru", "lstm:0", "lstm:1", "lstm:2", "lstm:chrono")
-LABELS = {"rnn": "tanh RNN", "gru": "GRU", "lstm:chrono": "LSTM, chrono"}
-PLAIN = {"rnn": "tanh RNN", "gru": "GRU", "lstm:chrono": "LSTM, chrono"}
 WORKERS = max(1, min(2, os.cpu_count() or 1, int(os.environ.get("RNNMEM_LAB_WORKERS", "2"))))
 
 _RUNS: dict = {}
 
 
-# ---------------------------------------------------------------------------- arguments
+# ---------------------------------------------------------------------------- words
 
 
-def _config(name: str, spec: Any) -> tuple[str, float | None, str]:
-    """``"rnn"``, ``"gru"``, ``"lstm:B"`` (forget bias B) or ``"lstm:chrono"`` as (model, bias, init)."""
-    allowed = "'rnn', 'gru', 'lstm:B' with B a forget bias, or 'lstm:chrono'"
-    if not isinstance(spec, str):
-        raise ValueError(f"{name} must be a model: {allowed}, got {spec!r}")
-    if spec in ("rnn", "gru"):
-        return spec, None, "default"
-    if spec == "lstm:chrono":
-        return "lstm", None, "chrono"
-    if spec.startswith("lstm:"):
-        try:
-            bias = float(spec[5:])
-        except ValueError:
-            bias = math.nan
-        if math.isfinite(bias):
-            return "lstm", bias, "default"
-    raise ValueError(f"{name} must be a model: {allowed}, got {spec!r}")
+def _label(spec: ModelSpec, tex: bool = False) -> str:
+    """A model in a legend or a table: "tanh RNN", "LSTM, chrono", "LSTM, $b_f = 2$"."""
+    if spec.cell != "lstm":
+        return {"rnn": "tanh RNN", "gru": "GRU"}[spec.cell]
+    if spec.init == "chrono":
+        return "LSTM, chrono"
+    if spec.forget_bias is None:
+        return "LSTM, default draw"
+    return f"LSTM, \\(b_f = {spec.forget_bias:g}\\)" if tex else f"LSTM, $b_f = {spec.forget_bias:g}$"
 
 
-def _configs(values: Any) -> list[str]:
-    specs = check_list("models", values, lambda n, v: (_config(n, v), v)[1], "models")
-    return specs
-
-
-def _label(spec: str, tex: bool = False) -> str:
-    if spec in LABELS:
-        return LABELS[spec]
-    bias = _config("model", spec)[1]
-    return f"LSTM, \\(b_f = {bias:g}\\)" if tex else f"LSTM, $b_f = {bias:g}$"
-
-
-def _key(spec: str) -> str:
-    """A model's name in a builder's values: ``rnn``, ``gru``, ``lstm2`` (forget bias 2), ``chrono``."""
-    return "chrono" if spec == "lstm:chrono" else spec.replace(":", "")
-
-
-def _prose(spec: str) -> str:
+def _prose(spec: ModelSpec) -> str:
     """A model named in a sentence: "the tanh RNN", "the LSTM with $b_f = 2$"."""
-    if spec in PLAIN:
-        return f"the {PLAIN[spec]}" if spec != "lstm:chrono" else "the chrono LSTM"
-    return f"the LSTM with $b_f = {_config('model', spec)[1]:g}$"
+    if spec.cell != "lstm":
+        return {"rnn": "the tanh RNN", "gru": "the GRU"}[spec.cell]
+    if spec.init == "chrono":
+        return "the chrono LSTM"
+    if spec.forget_bias is None:
+        return "the LSTM with PyTorch's draw"
+    return f"the LSTM with $b_f = {spec.forget_bias:g}$"
 
 
 def _join(words: list[str], empty: str = "none") -> str:
@@ -101,99 +96,25 @@ def _join(words: list[str], empty: str = "none") -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _lags(values: Any) -> list[int]:
-    lags = check_list("lags", values, check_positive_int, "lags (whole numbers >= 1)")
-    if sorted(set(lags)) != lags:
-        raise ValueError(f"lags must be increasing and distinct, got {values!r}")
-    return lags
+def _order_words(counts: list[int]) -> str:
+    """ "follow" when successes never fall as the starting horizon grows, else "do not follow"."""
+    return "follow" if all(a <= b for a, b in zip(counts, counts[1:])) else "do not follow"
 
 
-def _seeds(value: Any) -> tuple:
-    return tuple(range(check_positive_int("seeds", value)))
-
-
-def _threshold(value: Any) -> float:
-    return lab.check_threshold(value)
-
-
-def _design(hidden, steps, threshold) -> dict:
-    d = dict(DESIGN)
-    d.update(
-        hidden=check_positive_int("hidden", hidden),
-        steps=check_positive_int("steps", steps),
-        threshold=_threshold(threshold),
-    )
-    return d
+def _design(hidden: int, steps: int, threshold: float) -> Design:
+    """The lab's design with the directive's hidden size, budget and threshold."""
+    return dataclasses.replace(DESIGN, hidden=hidden, steps=steps, threshold=threshold)
 
 
 # ---------------------------------------------------------------------------- runs
 
 
-def _run_key(spec: str, lag: int, seeds: tuple, design: dict) -> tuple:
-    return ("recall", spec, lag, seeds, tuple(sorted(design.items())))
+def runs(keys: list) -> list:
+    """The results of the runs ``keys`` (:mod:`rnnmem.experiments` runs), training those not yet kept.
 
-
-def _summary(result: lab.LabResult) -> dict:
-    return {
-        "eval_steps": result.eval_steps,
-        "scores": result.scores,
-        "losses": result.losses,
-        "grad_norms": result.grad_norms,
-        "success_step": list(result.success_step),
-        "diverged_at": list(result.diverged_at),
-        "params": {k: v.copy() for k, v in result.ensemble.params.items()},
-    }
-
-
-def _execute(key: tuple) -> dict:
-    """Train the run a key names (in whichever process): a pure function of the key."""
-    kind = key[0]
-    if kind == "recall":
-        _, spec, lag, seeds, items = key
-        design = dict(items)
-        model, bias, init = _config("model", spec)
-        result = lab.train(
-            tasks.recall(lag, ALPHABET),
-            model,
-            seeds=list(seeds),
-            forget_bias=bias,
-            init=init,
-            stop_when_done=True,
-            **design,
-        )
-        return _summary(result)
-    if kind == "dropout":
-        _, scheme, keep, bias, lag, seeds, items = key
-        design = dict(items)
-        keep_arg = None if scheme == "none" else keep
-        result = lab.train(
-            tasks.recall(lag, ALPHABET),
-            "lstm",
-            seeds=list(seeds),
-            forget_bias=bias,
-            carry_keep=keep_arg,
-            carry_mask="sequence" if scheme == "per-sequence" else "step",
-            **design,
-        )
-        return _summary(result)
-    if kind == "sgd":
-        _, spec, length, lr, clip, seeds, hidden, batch, steps = key
-        return sgd_run(spec, length, lr, clip, seeds, hidden=hidden, batch=batch, steps=steps)
-    raise ValueError(f"unknown run kind {kind!r}")
-
-
-def _cost(key: tuple) -> float:
-    if key[0] == "recall":
-        gates = {"rnn": 1, "gru": 3}.get(key[1], 4)
-        return gates * (key[2] + 2) * len(key[3])
-    if key[0] == "dropout":
-        return 6 * (key[4] + 2) * len(key[5])
-    return 4 * key[2] * len(key[5])
-
-
-def runs(keys: list) -> list[dict]:
-    """The results of the runs ``keys`` name, training those not yet kept, in up to :data:`WORKERS` processes."""
-    missing = sorted({k for k in keys if k not in _RUNS}, key=lambda k: (-_cost(k), repr(k)))
+    The missing runs are trained costliest first, in up to :data:`WORKERS` processes.
+    """
+    missing = sorted({k for k in keys if k not in _RUNS}, key=lambda k: (-k.cost, repr(k)))
     if len(missing) > 1 and WORKERS > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -207,67 +128,37 @@ def runs(keys: list) -> list[dict]:
     return [_RUNS[k] for k in keys]
 
 
-def success_count(run: dict) -> int:
-    """Members that reached the threshold and never diverged."""
-    return sum(s is not None and d is None for s, d in zip(run["success_step"], run["diverged_at"]))
-
-
-def measured_horizon(lags: list[int], counts: list[int], seeds: int) -> int | None:
-    """The longest lag at which at least half of the seeds succeed (None: not even the shortest)."""
-    passed = [lag for lag, k in zip(lags, counts) if 2 * k >= seeds]
-    return max(passed) if passed else None
-
-
-def starting_factor(spec: str, lag: int, seeds: tuple, hidden: int) -> float:
-    """The per-step factor a gradient starts with, median over the seeds' units.
-
-    LSTM and GRU: the forget (update) gate at zero input and state, sigma of its
-    total bias. Tanh RNN: the spectral radius of ``W_hh``, an upper bound on the
-    per-step factor since tanh' <= 1.
-    """
-    model, bias, init = _config("model", spec)
-    ens = lab.make_ensemble(tasks.recall(lag, ALPHABET), model, list(seeds), hidden=hidden, forget_bias=bias, init=init)
-    p = ens.params
-    H = hidden
-    if model == "rnn":
-        return float(np.median([max(abs(np.linalg.eigvals(W))) for W in p["weight_hh_l0"]]))
-    b = p["bias_ih_l0"] + p["bias_hh_l0"]
-    return float(np.median(memory.sigmoid(b[:, H : 2 * H])))
+def _execute(run):
+    """Train one run (in whichever process)."""
+    return run.execute()
 
 
 # ---------------------------------------------------------------------------- (a) success against lag
 
 
-def _sweep(models, lags, seeds, hidden, steps, threshold):
-    specs = _configs(models)
-    lags = _lags(lags)
-    seed_list = _seeds(seeds)
-    design = _design(hidden, steps, threshold)
-    keys = [_run_key(s, lag, seed_list, design) for s in specs for lag in lags]
+def _sweep(models, lags, seeds, hidden, steps, threshold) -> tuple[Sweep, dict, dict]:
+    """The sweep, its successes per model and lag (:meth:`rnnmem.experiments.Sweep.counts`), and its results."""
+    sweep = Sweep(models, lags, tuple(range(seeds)), _design(hidden, steps, threshold))
+    keys = sweep.runs()
     results = dict(zip(keys, runs(keys)))
-    counts = {s: [success_count(results[_run_key(s, lag, seed_list, design)]) for lag in lags] for s in specs}
-    return specs, lags, seed_list, design, counts, results
+    return sweep, sweep.counts(results), results
 
 
-def _sweep_values(specs, lags, seed_list, design, counts) -> dict:
+def _sweep_values(sweep: Sweep, counts: dict) -> dict:
     """What the chapter reads off the sweep: successes per model and lag, totals per lag, measured horizons,
     and the arithmetic that trained them (:mod:`rnnmem.site.arithmetic`)."""
-    S = len(seed_list)
-    horizon = {_key(s): measured_horizon(lags, counts[s], S) for s in specs}
-    # the LSTMs in the order of their starting horizons: forget bias up, chrono last
-    lstms = sorted(
-        (s for s in specs if s.startswith("lstm")),
-        key=lambda s: math.inf if s == "lstm:chrono" else _config("model", s)[1],
-    )
+    specs, lags, S, design = sweep.models, list(sweep.lags), len(sweep.seeds), sweep.design
+    horizon = {s.key: measured_horizon(lags, counts[s], S) for s in specs}
+    lstms = by_starting_horizon(specs)  # forget bias up, chrono last
     return {
         "seeds": S,
-        "steps": design["steps"],
-        "threshold": design["threshold"],
-        "hidden": design["hidden"],
-        "lags": list(lags),
+        "steps": design.steps,
+        "threshold": design.threshold,
+        "hidden": design.hidden,
+        "lags": lags,
         "models": len(specs),
         "runs": len(specs) * S,
-        "counts": {_key(s): {f"lag{lag}": k for lag, k in zip(lags, counts[s])} for s in specs},
+        "counts": {s.key: {f"lag{lag}": k for lag, k in zip(lags, counts[s])} for s in specs},
         "successes": {f"lag{lag}": sum(counts[s][i] for s in specs) for i, lag in enumerate(lags)},
         "learned": {
             f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] > 0], "no model") for i, lag in enumerate(lags)
@@ -282,99 +173,117 @@ def _sweep_values(specs, lags, seed_list, design, counts) -> dict:
     }
 
 
-def _order_words(counts: list[int]) -> str:
-    """ "follow" when successes never fall as the starting horizon grows, else "do not follow"."""
-    return "follow" if all(a <= b for a, b in zip(counts, counts[1:])) else "do not follow"
-
-
 @figure()
-def success_by_lag(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
+def success_by_lag(
+    models: list[Model] = CONFIGS,
+    lags: Lags = (2, 5, 10, 20, 40),
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Share of seeds that reach the held-out threshold, against the lag, one line per model."""
-    specs, lags, seed_list, design, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
+    sweep, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
     fig, ax = new_figure(height=4.4)
     markers = "osD^vP"
-    n = len(specs)
-    for k, spec in enumerate(specs):
-        rate = np.array(counts[spec]) / len(seed_list)
+    n = len(sweep.models)
+    for k, spec in enumerate(sweep.models):
+        rate = np.array(counts[spec]) / len(sweep.seeds)
         offset = (k - (n - 1) / 2) * 0.012  # keep equal rates from hiding each other
         ax.plot(
-            lags,
+            sweep.lags,
             rate + offset,
             marker=markers[k % 6],
             color=PALETTE[k % len(PALETTE)],
-            linestyle="-" if spec.startswith("lstm") else "--",
+            linestyle="-" if spec.cell == "lstm" else "--",
             label=_label(spec),
         )
     ax.set_xscale("log", base=2)
-    ax.set_xticks(lags, [str(v) for v in lags])
+    ax.set_xticks(sweep.lags, [str(v) for v in sweep.lags])
     ax.minorticks_off()
     ax.set_ylim(-0.06, 1.06)
     ax.set_xlabel("lag: distractors between the token and the query")
     ax.set_ylabel(
-        f"share of {len(seed_list)} seeds with held-out\naccuracy ≥ {design['threshold']:g} by update {design['steps']}"
+        f"share of {len(sweep.seeds)} seeds with held-out\n"
+        f"accuracy ≥ {sweep.design.threshold:g} by update {sweep.design.steps}"
     )
     fig.legend(loc="outside lower center", ncols=2)
-    return fig, _sweep_values(specs, lags, seed_list, design, counts)
+    return fig, _sweep_values(sweep, counts)
 
 
 @table()
-def measured_horizon_table(models=CONFIGS, lags=(2, 5, 10, 20, 40), seeds=3, hidden=16, steps=300, threshold=0.9):
+def measured_horizon_table(
+    models: list[Model] = CONFIGS,
+    lags: Lags = (2, 5, 10, 20, 40),
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Per model: the starting factor, the horizons it predicts, successes K/S by lag, the measured horizon."""
-    specs, lags, seed_list, design, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
-    S = len(seed_list)
+    sweep, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
+    S, design = len(sweep.seeds), sweep.design
     rows = []
-    for spec in specs:
-        model, bias, init = _config("model", spec)
-        if init == "chrono":
+    for spec in sweep.models:
+        if spec.init == "chrono":
             factor, efold, level = "σ(ln u), u ≤ T − 1", "up to ≈ T", "up to ≈ 4.6 T"
         else:
-            f = starting_factor(spec, lags[0], seed_list, design["hidden"])
+            f = starting_factor(spec, sweep.lags[0], sweep.seeds, design.hidden)
             factor = f"{f:.3f}"
             efold, level = f"{memory.efold_horizon(f):.1f}", f"{memory.horizon(f):.1f}"
-        found = measured_horizon(lags, counts[spec], S)
+        found = measured_horizon(sweep.lags, counts[spec], S)
         rows.append(
             [_label(spec, tex=True), factor, efold, level]
             + [f"{k}/{S}" for k in counts[spec]]
             + ["none" if found is None else str(found)]
         )
     columns = (
-        ["model", "starting factor", "e-fold horizon", "1% horizon"] + [f"lag {v}" for v in lags] + ["measured horizon"]
+        ["model", "starting factor", "e-fold horizon", "1% horizon"]
+        + [f"lag {v}" for v in sweep.lags]
+        + ["measured horizon"]
     )
     table = Table(
         columns=columns,
         rows=rows,
         align=["left"] + ["right"] * (len(columns) - 1),
         notes=(
-            f"Successes out of {S} seeds: held-out accuracy ≥ {design['threshold']:g} on "
-            f"{design['eval_size']} sequences (chance {1 / ALPHABET:g}) within {design['steps']} "
+            f"Successes out of {S} seeds: held-out accuracy ≥ {design.threshold:g} on "
+            f"{design.eval_size} sequences (chance {1 / ALPHABET:g}) within {design.steps} "
             f"updates. Predicted horizons (steps) from the starting factor; T = lag + 2 is the "
             f"sequence length. Measured horizon: the longest lag at which at least half the seeds "
             f"succeed."
         ),
     )
-    return table, _sweep_values(specs, lags, seed_list, design, counts)
+    return table, _sweep_values(sweep, counts)
 
 
 # ---------------------------------------------------------------------------- (b) learning curves
 
 
 @figure()
-def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9):
+def lag_learning_curves(
+    lag: PositiveInt = 20,
+    models: list[Model] = CONFIGS,
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Held-out accuracy against updates at one lag, every seed, one panel per model, chance marked."""
-    lag = check_positive_int("lag", lag)
-    specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
+    sweep, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
+    specs, design = sweep.models, sweep.design
     cols = min(2, len(specs))
     rows = math.ceil(len(specs) / cols)
     fig, axes = new_figure(ncols=cols, nrows=rows, height=1.9 * rows + 0.5, sharex=True, sharey=True, squeeze=False)
     for k, spec in enumerate(specs):
         ax = axes.flat[k]
-        run = results[_run_key(spec, lag, seed_list, design)]
-        for e in range(len(seed_list)):
-            ax.plot(run["eval_steps"], run["scores"][e], color=PALETTE[k % len(PALETTE)], linewidth=1.2, alpha=0.85)
+        run = results[sweep.run(spec, lag)]
+        for e in range(len(sweep.seeds)):
+            ax.plot(run.eval_steps, run.scores[e], color=PALETTE[k % len(PALETTE)], linewidth=1.2, alpha=0.85)
         ax.axhline(1 / ALPHABET, color="#777777", linestyle=":", linewidth=1.0)
-        ax.axhline(design["threshold"], color="#777777", linestyle="--", linewidth=0.8)
-        ax.set_title(f"{_label(spec)}: {success_count(run)}/{len(seed_list)}", fontsize=9.5)
-        ax.set_xlim(0, design["steps"])
+        ax.axhline(design.threshold, color="#777777", linestyle="--", linewidth=0.8)
+        ax.set_title(f"{_label(spec)}: {run.successes}/{len(sweep.seeds)}", fontsize=9.5)
+        ax.set_xlim(0, design.steps)
         ax.set_ylim(0, 1.02)
     for ax in axes.flat[len(specs) :]:
         ax.set_visible(False)
@@ -382,35 +291,35 @@ def lag_learning_curves(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, t
         ax.set_xlabel("updates")
     for ax in axes[:, 0]:
         ax.set_ylabel("held-out accuracy")
-    return fig, _curve_values(specs, lag, seed_list, design, results)
+    return fig, _curve_values(sweep, lag, results)
 
 
 FLAT = 2 / ALPHABET
 """A panel is flat when no seed's held-out accuracy ever reaches this, twice chance."""
 
 
-def _curve_values(specs, lag, seed_list, design, results) -> dict:
+def _curve_values(sweep: Sweep, lag: int, results: dict) -> dict:
     """Which panels stay flat (below :data:`FLAT`), each model's best and final accuracies, its successes."""
-    S = len(seed_list)
-    runs = {s: results[_run_key(s, lag, seed_list, design)] for s in specs}
-    best = {s: float(np.max(runs[s]["scores"])) for s in specs}
+    specs = sweep.models
+    by_model = {s: results[sweep.run(s, lag)] for s in specs}
+    best = {s: float(np.max(by_model[s].scores)) for s in specs}
     flat = [s for s in specs if best[s] < FLAT]
     moving = [s for s in specs if best[s] >= FLAT]
-    finals = {s: sorted(float(v) for v in runs[s]["scores"][:, -1]) for s in specs}
+    finals = {s: sorted(float(v) for v in by_model[s].final_scores) for s in specs}
     return {
         "lag": lag,
-        "seeds": S,
-        "steps": design["steps"],
-        "threshold": design["threshold"],
+        "seeds": len(sweep.seeds),
+        "steps": sweep.design.steps,
+        "threshold": sweep.design.threshold,
         "panels": len(specs),
         "flat": len(flat),
         "moving": len(moving),
         "flat_below": FLAT,
         "flat_models": _join([_prose(s) for s in flat]),
         "moving_models": _join([_prose(s) for s in moving]),
-        "best": {_key(s): best[s] for s in specs},
-        "final": {_key(s): _join([f"{v:.2f}" for v in finals[s]]) for s in specs},
-        "successes": {_key(s): success_count(runs[s]) for s in specs},
+        "best": {s.key: best[s] for s in specs},
+        "final": {s.key: _join([f"{v:.2f}" for v in finals[s]]) for s in specs},
+        "successes": {s.key: by_model[s].successes for s in specs},
     }
 
 
@@ -418,29 +327,31 @@ def _curve_values(specs, lag, seed_list, design, results) -> dict:
 
 
 @figure()
-def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, threshold=0.9, sequences=256):
+def gradient_reach(
+    lag: PositiveInt = 20,
+    models: list[Model] = CONFIGS,
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+    sequences: PositiveInt = 256,
+):
     """||dL/dh_s|| over ||dL/dh_T|| against the distance T - s, at initialization and after training."""
-    lag = check_positive_int("lag", lag)
-    sequences = check_positive_int("sequences", sequences)
-    specs, _, seed_list, design, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
-    task = tasks.recall(lag, ALPHABET)
+    sweep, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
+    specs, design = sweep.models, sweep.design
     fig, (left, right) = new_figure(ncols=2, height=4.4, sharey=True)
     far = {}
     for k, spec in enumerate(specs):
-        model, bias, init = _config("model", spec)
-        ens = lab.make_ensemble(task, model, list(seed_list), hidden=design["hidden"], forget_bias=bias, init=init)
-        style = dict(color=PALETTE[k % len(PALETTE)], linestyle="-" if model == "lstm" else "--")
-        before = lab.gradient_by_step(ens, task, n=sequences, seed=1)
-        for name, value in results[_run_key(spec, lag, seed_list, design)]["params"].items():
-            ens.params[name][...] = value
-        after = lab.gradient_by_step(ens, task, n=sequences, seed=1)
-        for ax, norms in ((left, before), (right, after)):
-            ratio = np.median(norms[:, ::-1] / norms[:, -1:], axis=0)  # distance 0 first
-            ax.semilogy(np.arange(task.length), ratio, label=_label(spec), **style)
+        style = dict(color=PALETTE[k % len(PALETTE)], linestyle="-" if spec.cell == "lstm" else "--")
+        trained = results[sweep.run(spec, lag)].params
+        for ax, params in ((left, None), (right, trained)):
+            ratio = reach_by_distance(spec, lag, sweep.seeds, design.hidden, params=params, sequences=sequences)
+            ax.semilogy(np.arange(len(ratio)), ratio, label=_label(spec), **style)
             far.setdefault(spec, []).append(float(ratio[-1]))
-    for ax, title in ((left, "at initialization"), (right, f"after {design['steps']} updates\n(or success)")):
+    length = lag + 2
+    for ax, title in ((left, "at initialization"), (right, f"after {design.steps} updates\n(or success)")):
         ax.set_title(title, fontsize=10)
-        ax.set_xlim(0, task.length - 1)
+        ax.set_xlim(0, length - 1)
     fig.supxlabel("distance from the query, T − s")
     left.set_ylabel(
         "$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds"
@@ -450,12 +361,12 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
     grew = [s for s in specs if far[s][1] > far[s][0]]
     return fig, {
         "lag": lag,
-        "distance": task.length - 1,
-        "seeds": len(seed_list),
+        "distance": length - 1,
+        "seeds": len(sweep.seeds),
         "sequences": sequences,
-        "steps": design["steps"],
-        "before": {_key(s): far[s][0] for s in specs},
-        "after": {_key(s): far[s][1] for s in specs},
+        "steps": design.steps,
+        "before": {s.key: far[s][0] for s in specs},
+        "after": {s.key: far[s][1] for s in specs},
         "ranked": _join([_prose(s) for s in ranked]),
         "most": _prose(ranked[0]),
         "least": _join([_prose(s) for s in ranked[-3:]]),
@@ -468,40 +379,43 @@ def gradient_reach(lag=20, models=CONFIGS, seeds=3, hidden=16, steps=300, thresh
 # ---------------------------------------------------------------------------- (d) the forget bias
 
 
-def _bias_sweep(biases, lag, seeds, hidden, steps, threshold):
-    biases = check_list("biases", biases, lambda n, v: float(_finite_number(n, v)), "forget biases")
-    lag = check_positive_int("lag", lag)
-    seed_list = _seeds(seeds)
-    design = _design(hidden, steps, threshold)
-    specs = [f"lstm:{b:g}" for b in biases]
-    keys = [_run_key(s, lag, seed_list, design) for s in specs]
-    return biases, lag, seed_list, design, runs(keys)
-
-
-def _finite_number(name: str, value: Any) -> float:
-    if isinstance(value, (bool, str)) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
+def _bias_sweep(biases, lag, seeds, hidden, steps, threshold) -> tuple[list[float], Sweep, list]:
+    """The forget biases (as numbers), the recall sweep of one LSTM per bias at one lag, and its results."""
+    sweep = Sweep(
+        [ModelSpec("lstm", forget_bias=b) for b in biases],
+        [lag],
+        tuple(range(seeds)),
+        _design(hidden, steps, threshold),
+    )
+    return [m.forget_bias for m in sweep.models], sweep, runs(sweep.runs())
 
 
 @figure()
-def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def bias_updates(
+    biases: list[Finite] = (0, 1, 2, 3, 4),
+    lag: PositiveInt = 20,
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Updates each seed needs to reach the threshold, against the forget bias, at one lag."""
-    biases, lag, seed_list, design, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
+    biases, sweep, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
+    design = sweep.design
     fig, ax = new_figure(height=3.2)
-    never = design["steps"] * 1.12
-    S = len(seed_list)
+    never = design.steps * 1.12
+    S = len(sweep.seeds)
     for b, run in zip(biases, results):
-        for e, s in enumerate(run["success_step"]):
+        for e, (s, ok) in enumerate(zip(run.success_step, run.succeeded)):
             x = b + (e - (S - 1) / 2) * 0.06
-            if s is None or run["diverged_at"][e] is not None:
+            if not ok:
                 ax.plot(x, never, marker="x", color=PALETTE[1], markersize=6)
             else:
                 ax.plot(x, s, marker="o", color=PALETTE[0], markersize=5)
-    ax.axhline(design["steps"], color="#777777", linestyle="--", linewidth=0.8)
+    ax.axhline(design.steps, color="#777777", linestyle="--", linewidth=0.8)
     ax.annotate(
-        f"budget, {design['steps']} updates",
-        (biases[0], design["steps"]),
+        f"budget, {design.steps} updates",
+        (biases[0], design.steps),
         textcoords="offset points",
         xytext=(0, -12),
         fontsize=8.5,
@@ -518,16 +432,16 @@ def bias_updates(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, 
         fontsize=8.5,
     )
     ax.set_xticks(biases, [f"{b:g}" for b in biases])
-    ax.set_ylim(0, design["steps"] * 1.2)
+    ax.set_ylim(0, design.steps * 1.2)
     ax.set_xlabel(f"forget bias $b_f$ (lag {lag})")
-    ax.set_ylabel(f"updates to held-out\naccuracy ≥ {design['threshold']:g}")
-    return fig, _bias_values(biases, lag, seed_list, design, results)
+    ax.set_ylabel(f"updates to held-out\naccuracy ≥ {design.threshold:g}")
+    return fig, _bias_values(biases, lag, sweep, results)
 
 
-def _bias_values(biases, lag, seed_list, design, results) -> dict:
+def _bias_values(biases, lag, sweep: Sweep, results) -> dict:
     """Successes and median updates per bias, the starting share f^(lag+1), and the successes in words."""
-    S = len(seed_list)
-    wins = [success_count(run) for run in results]
+    S = len(sweep.seeds)
+    wins = [run.successes for run in results]
     groups: dict = {}
     for b, k in zip(biases, wins):
         groups.setdefault(k, []).append(f"{b:g}")
@@ -537,8 +451,8 @@ def _bias_values(biases, lag, seed_list, design, results) -> dict:
     return {
         "lag": lag,
         "seeds": S,
-        "steps": design["steps"],
-        "threshold": design["threshold"],
+        "steps": sweep.design.steps,
+        "threshold": sweep.design.threshold,
         "steps_across": lag + 1,
         "successes": {f"b{b:g}": k for b, k in zip(biases, wins)},
         "total": sum(wins),
@@ -553,20 +467,27 @@ def _bias_values(biases, lag, seed_list, design, results) -> dict:
 
 
 @table()
-def bias_updates_table(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def bias_updates_table(
+    biases: list[Finite] = (0, 1, 2, 3, 4),
+    lag: PositiveInt = 20,
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Per forget bias at one lag: starting gate, predicted horizons, successes, median updates to success."""
-    biases, lag, seed_list, design, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
+    biases, sweep, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
     rows = []
     for b, run in zip(biases, results):
         f = memory.sigmoid(b)
-        done = sorted(s for s, d in zip(run["success_step"], run["diverged_at"]) if s is not None and d is None)
+        done = run.updates_to_success
         rows.append(
             [
                 f"{b:g}",
                 f"{f:.3f}",
                 f"{memory.horizon(f):.1f}",
                 f"{memory.decay(f, lag + 1):.1e}",
-                f"{len(done)}/{len(seed_list)}",
+                f"{len(done)}/{len(sweep.seeds)}",
                 "–" if not done else f"{int(np.median(done))}",
             ]
         )
@@ -581,60 +502,14 @@ def bias_updates_table(biases=(0, 1, 2, 3, 4), lag=20, seeds=3, hidden=16, steps
         ],
         rows=rows,
         notes=(
-            f"Lag {lag}, {len(seed_list)} seeds, {design['steps']} updates at most; "
+            f"Lag {lag}, {len(sweep.seeds)} seeds, {sweep.design.steps} updates at most; "
             f"the median is over the seeds that succeeded."
         ),
     )
-    return table, _bias_values(biases, lag, seed_list, design, results)
+    return table, _bias_values(biases, lag, sweep, results)
 
 
 # ---------------------------------------------------------------------------- (e) clipping
-
-
-def sgd_run(
-    spec: str,
-    length: int,
-    lr: float,
-    clip: float | None,
-    seeds: tuple,
-    *,
-    hidden: int = 16,
-    batch: int = 32,
-    steps: int = 200,
-    eval_size: int = 512,
-) -> dict:
-    """Plain gradient descent (no Adam) on the adding problem, with or without clipping by global norm.
-
-    :func:`rnnmem.lab.train` with ``optimizer="sgd"``: a member whose loss or
-    gradient norm stops being finite is frozen and reported as diverged.
-    Returns losses, gradient norms, held-out MSE (NaN if diverged), divergence
-    per member, and the constant-prediction baseline.
-    """
-    model, bias, init = _config("model", spec)
-    task = tasks.adding(length)
-    result = lab.train(
-        task,
-        model,
-        seeds=list(seeds),
-        hidden=hidden,
-        batch=batch,
-        steps=steps,
-        lr=lr,
-        clip=clip,
-        forget_bias=bias,
-        init=init,
-        optimizer="sgd",
-        eval_every=steps,
-        eval_size=eval_size,
-    )
-    mse = np.where([d is None for d in result.diverged_at], result.scores[:, -1], np.nan)
-    return {
-        "losses": result.losses,
-        "grad_norms": result.grad_norms,
-        "diverged_at": list(result.diverged_at),
-        "mse": mse,
-        "baseline": task.baseline_mse,
-    }
 
 
 def _power(value: float) -> str:
@@ -642,50 +517,48 @@ def _power(value: float) -> str:
     return f"\\({value / 10**exponent:.1f} \\times 10^{{{exponent}}}\\)"
 
 
-def _clip_ladder(model, length, rates, clip, seeds, hidden, steps):
-    spec = _config("model", model) and model
-    length = check_positive_int("length", length)
-    if length < 2:
-        raise ValueError(f"length must be a whole number >= 2, got {length!r}")
-    rates = check_list("rates", rates, lambda n, v: float(check_positive(n, v)), "learning rates")
-    clip = float(check_positive("clip", clip))
-    seed_list = _seeds(seeds)
-    hidden = check_positive_int("hidden", hidden)
-    steps = check_positive_int("steps", steps)
-    keys = [
-        ("sgd", spec, length, lr, c, seed_list, hidden, DESIGN["batch"], steps) for lr in rates for c in (None, clip)
-    ]
+def _clip_ladder(model, length, rates, clip, seeds, hidden, steps) -> tuple[list, int]:
+    """Per rate ``(rate, unclipped result, clipped result)``, and the rung the figure shows."""
+    ladder = clip_ladder(model, length, rates, clip, range(seeds), hidden=hidden, batch=DESIGN.batch, steps=steps)
+    keys = [run for pair in ladder for run in pair]
     results = dict(zip(keys, runs(keys)))
-    ladder = [(lr, results[keys[2 * k]], results[keys[2 * k + 1]]) for k, lr in enumerate(rates)]
-    chosen = next((row for row in ladder if all(d is not None for d in row[1]["diverged_at"])), ladder[-1])
-    return spec, length, clip, seed_list, steps, ladder, chosen
+    rungs = [(free.lr, results[free], results[clipped]) for free, clipped in ladder]
+    return rungs, figure_rung([free for _, free, _ in rungs])
 
 
 @figure()
-def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16, steps=150):
+def clip_ladder_runs(
+    model: Model = "lstm:1",
+    length: AddingLength = 20,
+    rates: list[Positive] = (0.5, 1.0, 2.0, 4.0),
+    clip: Positive = 1.0,
+    seeds: PositiveInt = 2,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 150,
+):
     """Loss and gradient norm per update, unclipped and clipped, at the smallest rate where every unclipped seed diverges."""
-    spec, length, clip, seed_list, steps, ladder, (lr, free, clipped) = _clip_ladder(
-        model, length, rates, clip, seeds, hidden, steps
-    )
+    ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden, steps)
+    lr, free, clipped = ladder[chosen]
+    spec, clip = ModelSpec.parse(model), float(clip)
     fig, (top, bottom) = new_figure(nrows=2, height=4.8, sharex=True)
     u = np.arange(1, steps + 1)
     cap = 1e30  # values above are drawn at the top edge
     for run, colour, name in ((free, PALETTE[1], "no clipping"), (clipped, PALETTE[0], f"clipped at norm {clip:g}")):
-        for e in range(len(seed_list)):
+        for e in range(seeds):
             label = name if e == 0 else None
-            top.semilogy(u, np.minimum(run["losses"][e], cap), color=colour, linewidth=1.0, alpha=0.85, label=label)
-            bottom.semilogy(u, np.minimum(run["grad_norms"][e], cap), color=colour, linewidth=1.0, alpha=0.85)
-            if run["diverged_at"][e] is not None:
-                top.plot(run["diverged_at"][e], cap, marker="x", color=colour, markersize=8)
+            top.semilogy(u, np.minimum(run.losses[e], cap), color=colour, linewidth=1.0, alpha=0.85, label=label)
+            bottom.semilogy(u, np.minimum(run.grad_norms[e], cap), color=colour, linewidth=1.0, alpha=0.85)
+            if run.diverged_at[e] is not None:
+                top.plot(run.diverged_at[e], cap, marker="x", color=colour, markersize=8)
     for ax, key in ((top, "losses"), (bottom, "grad_norms")):
-        values = np.concatenate([free[key].ravel(), clipped[key].ravel()])
+        values = np.concatenate([getattr(free, key).ravel(), getattr(clipped, key).ravel()])
         values = np.minimum(values[np.isfinite(values) & (values > 0)], cap)
         exponents = np.log10(values)
         ax.set_ylim(10 ** (exponents.min() - 0.3), 10 ** (exponents.max() + 0.5))
-    top.axhline(free["baseline"], color="#777777", linestyle=":", linewidth=1.0)
+    top.axhline(free.baseline, color="#777777", linestyle=":", linewidth=1.0)
     top.annotate(
         "constant prediction",
-        (steps, free["baseline"]),
+        (steps, free.baseline),
         textcoords="offset points",
         xytext=(-4, 4),
         ha="right",
@@ -698,50 +571,51 @@ def clip_ladder_runs(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip
     bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g},\n{_label(spec)}, adding problem T = {length})")
     bottom.set_xlim(0, steps)
     top.legend(loc="upper right", fontsize=8.5)
-    return fig, _clip_values(spec, length, clip, seed_list, steps, ladder, lr)
+    return fig, _clip_values(length, clip, seeds, steps, ladder, lr)
 
 
-def _clip_values(spec, length, clip, seed_list, steps, ladder, chosen_rate) -> dict:
+def _clip_values(length, clip, seeds, steps, ladder, chosen_rate) -> dict:
     """Diverged runs with and without clipping, and how close to the baseline the clipped runs end."""
-    S = len(seed_list)
-    clipped_ratio = np.concatenate([c["mse"] / c["baseline"] for _, _, c in ladder])
+    clipped_ratio = np.concatenate([c.error_ratio for _, _, c in ladder])
     finite = clipped_ratio[np.isfinite(clipped_ratio)]
     return {
-        "seeds": S,
+        "seeds": seeds,
         "steps": steps,
         "length": length,
         "clip": clip,
         "rate": chosen_rate,
         "rates": len(ladder),
-        "runs": len(ladder) * S,
-        "free_diverged": sum(sum(d is not None for d in f["diverged_at"]) for _, f, _ in ladder),
-        "clipped_diverged": sum(sum(d is not None for d in c["diverged_at"]) for _, _, c in ladder),
-        "first_free_diverged": next(
-            (lr for lr, f, _ in ladder if any(d is not None for d in f["diverged_at"])), "none"
-        ),
+        "runs": len(ladder) * seeds,
+        "free_diverged": sum(f.diverged for _, f, _ in ladder),
+        "clipped_diverged": sum(c.diverged for _, _, c in ladder),
+        "first_free_diverged": next((lr for lr, f, _ in ladder if f.diverged > 0), "none"),
         "clipped_best": float(finite.min()) if finite.size else None,
         "clipped_worst": float(finite.max()) if finite.size else None,
     }
 
 
 @table()
-def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), clip=1.0, seeds=2, hidden=16, steps=150):
+def clip_ladder_table(
+    model: Model = "lstm:1",
+    length: AddingLength = 20,
+    rates: list[Positive] = (0.5, 1.0, 2.0, 4.0),
+    clip: Positive = 1.0,
+    seeds: PositiveInt = 2,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 150,
+):
     """Per learning rate: unclipped and clipped runs, diverged seeds and held-out MSE over the baseline."""
-    spec, length, clip, seed_list, steps, ladder, chosen = _clip_ladder(
-        model, length, rates, clip, seeds, hidden, steps
-    )
-    S = len(seed_list)
+    ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden, steps)
+    spec, clip = ModelSpec.parse(model), float(clip)
 
     def outcome(run):
-        n = sum(d is not None for d in run["diverged_at"])
-        ok = run["mse"][np.isfinite(run["mse"])] / run["baseline"]
-        middle = float(np.median(ok)) if ok.size else math.nan
-        ratio = "–" if ok.size == 0 else f"{middle:.2f}" if middle < 1000 else _power(middle)
-        return [f"{n}/{S}", ratio]
+        middle = run.median_ratio
+        ratio = "–" if math.isnan(middle) else f"{middle:.2f}" if middle < 1000 else _power(middle)
+        return [f"{run.diverged}/{seeds}", ratio]
 
     rows = [
-        [f"{lr:g}" + (" (figure)" if lr == chosen[0] else "")] + outcome(free) + outcome(clipped)
-        for lr, free, clipped in ladder
+        [f"{lr:g}" + (" (figure)" if k == chosen else "")] + outcome(free) + outcome(clipped)
+        for k, (lr, free, clipped) in enumerate(ladder)
     ]
     table = Table(
         columns=[
@@ -753,93 +627,101 @@ def clip_ladder_table(model="lstm:1", length=20, rates=(0.5, 1.0, 2.0, 4.0), cli
         ],
         rows=rows,
         notes=(
-            f"{_label(spec, tex=True)}, adding problem of length {length}, {S} seeds, "
+            f"{_label(spec, tex=True)}, adding problem of length {length}, {seeds} seeds, "
             f"{steps} updates of plain gradient descent; held-out MSE over the "
             f"constant-prediction baseline (median over the seeds that did not diverge; "
             f"1 is no better than predicting 1)."
         ),
     )
-    return table, _clip_values(spec, length, clip, seed_list, steps, ladder, chosen[0])
+    return table, _clip_values(length, clip, seeds, steps, ladder, ladder[chosen][0])
 
 
 # ---------------------------------------------------------------------------- (f) carry-line dropout
 
-SCHEMES = ("none", "per-step", "per-sequence")
 
-
-def _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold):
-    keep = float(check_positive("keep", keep))
-    if keep > 1:
-        raise ValueError(f"keep must be a keep probability in (0, 1], got {keep!r}")
-    bias = _finite_number("bias", bias)
-    lag = check_positive_int("lag", lag)
-    seed_list = _seeds(seeds)
+def _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold) -> tuple[list[DropoutRun], list]:
+    """One run per scheme of :data:`rnnmem.experiments.SCHEMES`, and their results."""
     design = _design(hidden, steps, threshold)
-    keys = [("dropout", s, keep, bias, lag, seed_list, tuple(sorted(design.items()))) for s in SCHEMES]
-    return SCHEMES, keep, bias, lag, seed_list, design, runs(keys)
+    keys = [DropoutRun(s, keep, bias, lag, tuple(range(seeds)), design) for s in SCHEMES]
+    return keys, runs(keys)
 
 
 SCHEME_LABELS = {"none": "no dropout", "per-step": "a fresh mask every step", "per-sequence": "one mask per sequence"}
 
 
 @figure()
-def carry_dropout_curves(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def carry_dropout_curves(
+    keep: Keep = 0.9,
+    bias: Finite = 2,
+    lag: PositiveInt = 20,
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Held-out accuracy against updates for the three carry-line schemes, every seed."""
-    schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(
-        keep, bias, lag, seeds, hidden, steps, threshold
-    )
-    fig, axes = new_figure(nrows=len(schemes), height=1.6 * len(schemes) + 0.5, sharex=True, sharey=True)
-    for k, (scheme, run) in enumerate(zip(schemes, results)):
+    keys, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold)
+    design = keys[0].design
+    fig, axes = new_figure(nrows=len(keys), height=1.6 * len(keys) + 0.5, sharex=True, sharey=True)
+    for k, (key, run) in enumerate(zip(keys, results)):
         ax = axes[k]
-        for e in range(len(seed_list)):
-            ax.plot(run["eval_steps"], run["scores"][e], color=PALETTE[k], linewidth=1.2, alpha=0.85)
+        for e in range(seeds):
+            ax.plot(run.eval_steps, run.scores[e], color=PALETTE[k], linewidth=1.2, alpha=0.85)
         ax.axhline(1 / ALPHABET, color="#777777", linestyle=":", linewidth=1.0)
-        ax.axhline(design["threshold"], color="#777777", linestyle="--", linewidth=0.8)
-        ax.set_title(f"{SCHEME_LABELS[scheme]}: {success_count(run)}/{len(seed_list)}", fontsize=9.5)
-        ax.set_xlim(0, design["steps"])
+        ax.axhline(design.threshold, color="#777777", linestyle="--", linewidth=0.8)
+        ax.set_title(f"{SCHEME_LABELS[key.scheme]}: {run.successes}/{seeds}", fontsize=9.5)
+        ax.set_xlim(0, design.steps)
         ax.set_ylim(0, 1.02)
     axes[-1].set_xlabel("updates")
     axes[0].set_ylabel("held-out accuracy\n(no mask)")
-    return fig, _dropout_values(schemes, keep, bias, lag, seed_list, design, results)
+    return fig, _dropout_values(keys, results)
 
 
-def _dropout_values(schemes, keep, bias, lag, seed_list, design, results) -> dict:
+def _dropout_values(keys: list[DropoutRun], results: list) -> dict:
     """Per scheme (keys ``none``, ``per_step``, ``per_sequence``): successes, final accuracies, survival."""
-    final = {s.replace("-", "_"): run["scores"][:, -1] for s, run in zip(schemes, results)}
-    gate = float(memory.sigmoid(bias))
+    first = keys[0]
+    final = {k.scheme.replace("-", "_"): run.final_scores for k, run in zip(keys, results)}
+    gate = float(memory.sigmoid(first.forget_bias))
+    survive = carry_survival("per-step", first.keep, first.lag)
     return {
-        "keep": keep,
-        "bias": bias,
-        "lag": lag,
-        "steps_across": lag + 1,
-        "seeds": len(seed_list),
-        "steps": design["steps"],
-        "threshold": design["threshold"],
-        "successes": {s.replace("-", "_"): success_count(run) for s, run in zip(schemes, results)},
+        "keep": first.keep,
+        "bias": first.forget_bias,
+        "lag": first.lag,
+        "steps_across": first.lag + 1,
+        "seeds": len(first.seeds),
+        "steps": first.design.steps,
+        "threshold": first.design.threshold,
+        "successes": {k.scheme.replace("-", "_"): run.successes for k, run in zip(keys, results)},
         "median": {k: float(np.median(v)) for k, v in final.items()},
         "best": {k: float(np.max(v)) for k, v in final.items()},
-        "survive_step": keep ** (lag + 1),
-        "one_in": round(1 / keep ** (lag + 1)),
+        "survive_step": survive,
+        "one_in": round(1 / survive),
         "gate": gate,
-        "rescaled_gate": gate / keep,
+        "rescaled_gate": gate / first.keep,
     }
 
 
 @table()
-def carry_dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300, threshold=0.9):
+def carry_dropout_table(
+    keep: Keep = 0.9,
+    bias: Finite = 2,
+    lag: PositiveInt = 20,
+    seeds: PositiveInt = 3,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 300,
+    threshold: Threshold = 0.9,
+):
     """Per scheme: the chance a unit's carried value survives the lag, successes, held-out accuracy."""
-    schemes, keep, bias, lag, seed_list, design, results = _dropout_runs(
-        keep, bias, lag, seeds, hidden, steps, threshold
-    )
-    survive = {"none": 1.0, "per-step": keep ** (lag + 1), "per-sequence": keep}
+    keys, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold)
+    first = keys[0]
     rows = []
-    for scheme, run in zip(schemes, results):
-        final = run["scores"][:, -1]
+    for key, run in zip(keys, results):
+        final = run.final_scores
         rows.append(
             [
-                SCHEME_LABELS[scheme],
-                f"{survive[scheme]:.3f}",
-                f"{success_count(run)}/{len(seed_list)}",
+                SCHEME_LABELS[key.scheme],
+                f"{carry_survival(key.scheme, key.keep, key.lag):.3f}",
+                f"{run.successes}/{seeds}",
                 f"{np.median(final):.2f}",
                 f"{final.min():.2f} to {final.max():.2f}",
             ]
@@ -855,11 +737,11 @@ def carry_dropout_table(keep=0.9, bias=2, lag=20, seeds=3, hidden=16, steps=300,
         rows=rows,
         align=["left", "right", "right", "right", "right"],
         notes=(
-            f"LSTM with \\(b_f = {bias:g}\\), keep probability {keep:g}, recall at lag {lag}, "
-            f"{len(seed_list)} seeds, {design['steps']} updates; accuracy on {design['eval_size']} "
+            f"LSTM with \\(b_f = {first.forget_bias:g}\\), keep probability {first.keep:g}, recall at lag {lag}, "
+            f"{seeds} seeds, {first.design.steps} updates; accuracy on {first.design.eval_size} "
             f"held-out sequences without masks (chance {1 / ALPHABET:g}). A unit's value is kept across "
             f"the lag with probability \\(p^{{{lag + 1}}}\\) under fresh masks and \\(p\\) under one "
             f"mask per sequence."
         ),
     )
-    return table, _dropout_values(schemes, keep, bias, lag, seed_list, design, results)
+    return table, _dropout_values(keys, results)
