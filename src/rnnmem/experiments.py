@@ -170,7 +170,10 @@ class ModelSpec:
     def __str__(self) -> str:
         if self.init == "chrono":
             return "lstm:chrono"
-        return self.cell if self.forget_bias is None else f"lstm:{self.forget_bias:g}"
+        if self.forget_bias is None:
+            return self.cell
+        short = f"{self.forget_bias:g}"
+        return f"lstm:{short if float(short) == self.forget_bias else repr(self.forget_bias)}"
 
     @property
     def key(self) -> str:
@@ -183,7 +186,7 @@ class ModelSpec:
 
 
 def check_model(name: str, value: Any) -> ModelSpec:
-    """A model spec (:data:`MODEL_SPECS`), parsed: the rule of :data:`Model`.
+    """A model spec (:data:`MODEL_SPECS`), parsed, with errors naming ``name``.
 
     >>> check_model("model", "gru")
     ModelSpec(cell='gru', forget_bias=None, init='default')
@@ -241,12 +244,17 @@ def check_adding_length(name: str, value: Any) -> int:
     return length
 
 
+def _check_model_text(name: str, value: Any) -> Any:
+    ModelSpec.parse(value, name)
+    return value
+
+
 def _check_threshold(name: str, value: Any) -> float:
     return lab.check_threshold(value)
 
 
-#: A model spec (:data:`MODEL_SPECS`), parsed into a :class:`ModelSpec`.
-Model = Annotated[str, Check(check_model, f"models ({MODEL_SPECS})")]
+#: A model spec (:data:`MODEL_SPECS`): checked by :meth:`ModelSpec.parse`, passed on as it was written.
+Model = Annotated[str, Check(_check_model_text, f"models ({MODEL_SPECS})")]
 #: Lags: whole numbers >= 1, increasing and distinct.
 Lags = Annotated[list[int], Check(check_lags, "lags")]
 #: A success threshold in (0, 1] (:func:`rnnmem.lab.check_threshold`).

@@ -119,9 +119,10 @@ def test_a_bad_argument_fails_naming_it(builder, args, name):
     assert str(info.value).startswith(f"{name} must")
 
 
-def test_the_signature_rules_hand_the_builder_parsed_models_and_numbers():
+def test_the_signature_rules_pass_specs_as_written_and_whole_numbers_as_ints():
     args = check_arguments(mm.success_by_lag, {"models": ["lstm:2.0", "rnn"], "lags": (1, 3.0), "seeds": 2.0})
-    assert args == {"models": [ModelSpec("lstm", 2.0), ModelSpec("rnn")], "lags": [1, 3], "seeds": 2}
+    assert args == {"models": ["lstm:2.0", "rnn"], "lags": [1, 3], "seeds": 2}
+    assert isinstance(args["seeds"], int) and all(isinstance(lag, int) for lag in args["lags"])
 
 
 @pytest.mark.parametrize(
