@@ -28,7 +28,7 @@ and every output and gradient has it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, overload
+from typing import Any, Self, overload
 
 import numpy as np
 
@@ -290,7 +290,7 @@ class Recurrent:
         return {name: value.copy() for name, value in self.parameters().items()}
 
     @classmethod
-    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> Recurrent:
+    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> Self:
         """A model with the parameters of a single-layer PyTorch state dict.
 
         ``sd`` maps ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0`` and
@@ -355,7 +355,7 @@ class Recurrent:
         model.b_ih, model.b_hh = copies["bias_ih_l0"], copies["bias_hh_l0"]
         return model
 
-    def astype(self, dtype: Any) -> Recurrent:
+    def astype(self, dtype: Any) -> Self:
         """A copy of the model in another dtype (float32 or float64), with the same options.
 
         >>> from rnnmem.lstm import LSTM
