@@ -79,10 +79,19 @@ serve: setup ## Build and serve the site with live reload at http://127.0.0.1:80
 build: setup ## Build the site into site/ (strict: any warning fails)
 	$(MKDOCS) build --strict --clean --site-dir site
 
-test: setup $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
+# The checks .pre-commit-config.yaml runs too, on the tools pinned in constraints.txt; configured in pyproject.toml.
+# src/conftest.py is type-checked on its own: beside tests/built_site/conftest.py it would be a second `conftest`.
+.PHONY: lint
+lint: setup ## Format, lint and type checks: ruff format --check, ruff check, mypy (seconds)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy src/conftest.py
+
+test: setup lint $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
-test-fast: setup ## The pre-push check: unit tests and chapter snippets (no build, no browser)
+test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no build, no browser)
 	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser"
 
 # One chapter end to end, in seconds: its snippets (Sybil), its fence check and builder test, then its

@@ -11,6 +11,7 @@ inside an exercise answer and then counts its examples' positions in the
 dedented text, so a failure there was reported lines away from the example.)
 """
 
+from collections.abc import Sequence
 from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
 
 from sybil import Region, Sybil
@@ -21,6 +22,14 @@ from sybil.parsers.markdown import SkipParser
 from sybil.region import Lexeme
 
 from rnnmem.site.markdown import lex
+
+
+def _page_offset(offset: int, starts: list[int], removed: list[int], body: Sequence[str]) -> int:
+    """The page offset of ``offset`` in a fence's body: ``starts[k]`` is where body line ``k`` starts in the
+    body, ``removed[k]`` where it starts on the page less the indentation removed from it."""
+    end = starts[-1] + len(body[-1]) + 1
+    k = max(i for i, s in enumerate(starts) if s <= offset) if offset < end else len(starts) - 1
+    return removed[k] + min(offset - starts[k], len(body[k]))
 
 
 class PythonBlockParser:
@@ -38,23 +47,23 @@ class PythonBlockParser:
                 continue
             body = "\n".join(fence.body) + "\n"
             # Body offset -> page offset: each body line is its page line less the indentation removed.
-            starts, removed, pos = [], [], 0
+            starts: list[int] = []
+            removed: list[int] = []
+            pos = 0
             for k, text in enumerate(fence.body):
                 starts.append(pos)
                 page_line = lines[fence.line + k].rstrip("\r\n")
                 removed.append(doc.line_starts[fence.line + k] + len(page_line) - len(text))
                 pos += len(text) + 1
-
-            def place(offset: int) -> int:
-                k = max(i for i, s in enumerate(starts) if s <= offset) if offset < pos else len(starts) - 1
-                return removed[k] + min(offset - starts[k], len(fence.body[k]))
+            where = (starts, removed, fence.body)
 
             if body.lstrip().startswith(">>>"):
                 for region in self.doctests(body, document.path):
-                    region.start, region.end = place(region.start), place(region.end)
+                    region.start, region.end = _page_offset(region.start, *where), _page_offset(region.end, *where)
                     yield region
             else:
-                yield Region(fence.start + len(fence.indent), place(len(body)), Lexeme(body, 0, 0), self.code)
+                end = _page_offset(len(body), *where)
+                yield Region(fence.start + len(fence.indent), end, Lexeme(body, 0, 0), self.code)
 
 
 pytest_collect_file = Sybil(

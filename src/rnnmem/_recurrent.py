@@ -28,12 +28,12 @@ and every output and gradient has it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self, overload
 
 import numpy as np
 
 from .checks import check_dtype, check_finite, check_positive_int, check_seed, check_shape
-from .init import pytorch_weights
+from .init import Weights, pytorch_weights
 from .memory import sigmoid  # noqa: F401  (the package's one sigmoid, importable here as before)
 
 __all__ = ["Recurrent", "PARAMETER_NAMES", "WEIGHT_NAMES", "sigmoid_inplace", "check_step_args"]
@@ -126,11 +126,63 @@ def check_step_args(
     return tuple(np.asarray(a, dtype=dtype) for a in arrays.values())
 
 
+class _Weight:
+    """One of a model's four parameter arrays (``W_ih``, ``W_hh``, ``b_ih``, ``b_hh``), checked when assigned.
+
+    Reading it gives the live array: changing it in place changes the model.
+    Assigning it (``model.W_hh = W``) takes the array in torch layout, the shape
+    of :meth:`Recurrent._shapes` for the model's sizes, cast to the model's
+    ``dtype`` (not copied when it has that dtype already); an array of another
+    shape, or with an entry that is NaN or infinite, raises :class:`ValueError`
+    naming the attribute, what it got and what is allowed, and leaves the model
+    as it was.
+
+    >>> from rnnmem.lstm import LSTM
+    >>> model = LSTM(3, 2, seed=0)
+    >>> model.W_hh = np.zeros((2, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: W_hh must have shape (8, 2) for LSTM with input_size=3 and hidden_size=2 (4*H, H), got shape (2, 2)
+    """
+
+    _LAYOUT = {"W_ih": "G*H, D", "W_hh": "G*H, H", "b_ih": "G*H,", "b_hh": "G*H,"}
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        if name not in WEIGHT_NAMES:
+            raise TypeError(f"_Weight names one of {', '.join(WEIGHT_NAMES)}, not {name!r}")
+        self.name = name
+        self.key = PARAMETER_NAMES[WEIGHT_NAMES.index(name)]
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _Weight: ...
+    @overload
+    def __get__(self, obj: Recurrent, owner: type | None = None) -> np.ndarray: ...
+    def __get__(self, obj: Recurrent | None, owner: type | None = None) -> _Weight | np.ndarray:
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(f"{type(obj).__name__} has no {self.name} yet") from None
+
+    def __set__(self, obj: Recurrent, value: Any) -> None:
+        arr = _as_float_array(self.name, value)
+        shape = obj._shapes()[self.key]
+        if arr.shape != shape:
+            layout = self._LAYOUT[self.name].replace("G", str(len(obj.gate_names)))
+            raise ValueError(
+                f"{self.name} must have shape {shape} for {type(obj).__name__} with input_size={obj.input_size} "
+                f"and hidden_size={obj.hidden_size} ({layout}), got shape {arr.shape}"
+            )
+        obj.__dict__[self.name] = _require_finite(self.name, np.asarray(arr, dtype=obj.dtype))
+
+
 class Recurrent:
     """Base class of :class:`~rnnmem.rnn.RNN`, :class:`~rnnmem.lstm.LSTM` and :class:`~rnnmem.gru.GRU`.
 
     Holds the four parameter arrays in torch layout as the attributes
-    ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh``, checks every input, and keeps
+    ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh`` (an array assigned to one is
+    checked: shape, dtype, finite entries), checks every input, and keeps
     what the latest :meth:`forward` needs for :meth:`backward`. Subclasses set
     :attr:`gate_names` and :attr:`state_names` and write ``_forward`` and
     ``_backward``.
@@ -143,6 +195,15 @@ class Recurrent:
     option_names: tuple = ()
     """The model's own keyword options beyond sizes, dtype and seed (the GRU's ``update`` and ``reset``)."""
 
+    W_ih = _Weight()
+    """``weight_ih_l0``, ``(G*H, D)``: the input-to-hidden weights, the gates' blocks stacked by rows."""
+    W_hh = _Weight()
+    """``weight_hh_l0``, ``(G*H, H)``: the hidden-to-hidden weights, the gates' blocks stacked by rows."""
+    b_ih = _Weight()
+    """``bias_ih_l0``, ``(G*H,)``: the bias added to the input's part of each gate."""
+    b_hh = _Weight()
+    """``bias_hh_l0``, ``(G*H,)``: the bias added to the recurrent part of each gate."""
+
     def __init__(self, input_size: int, hidden_size: int, *, dtype: Any = np.float64, seed: Any = None) -> None:
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
@@ -150,8 +211,8 @@ class Recurrent:
         drawn = pytorch_weights(
             self.input_size, self.hidden_size, gates=len(self.gate_names), seed=check_seed("seed", seed)
         )
-        for name, value in drawn.items():
-            setattr(self, name, value.astype(self.dtype))
+        self.W_ih, self.W_hh = drawn["W_ih"], drawn["W_hh"]
+        self.b_ih, self.b_hh = drawn["b_ih"], drawn["b_hh"]
         self._cache: Any = None
         self._weights_of_cache: tuple = ()
         self._workspace: dict = {}
@@ -171,7 +232,8 @@ class Recurrent:
 
     # ------------------------------------------------------------------ parameters
 
-    def _shapes(self) -> dict:
+    def _shapes(self) -> dict[str, tuple[int, ...]]:
+        """The shape of each parameter array, keyed by PyTorch's names."""
         G, D, H = len(self.gate_names), self.input_size, self.hidden_size
         return {"weight_ih_l0": (G * H, D), "weight_hh_l0": (G * H, H), "bias_ih_l0": (G * H,), "bias_hh_l0": (G * H,)}
 
@@ -179,7 +241,7 @@ class Recurrent:
         """Keyword options beyond sizes and dtype (the GRU's conventions)."""
         return {}
 
-    def parameters(self) -> dict:
+    def parameters(self) -> dict[str, np.ndarray]:
         """The four parameter arrays keyed by PyTorch's names: the live arrays, not copies.
 
         Changing an entry in place changes the model (a chapter sets a
@@ -196,7 +258,7 @@ class Recurrent:
         return {name: getattr(self, _ATTRIBUTE[name]) for name in PARAMETER_NAMES}
 
     @property
-    def weights(self) -> dict:
+    def weights(self) -> Weights:
         """The four parameter arrays keyed as the chapters and the step functions write them: the live arrays.
 
         ``W_ih``, ``W_hh``, ``b_ih`` and ``b_hh``, the same arrays as
@@ -212,7 +274,7 @@ class Recurrent:
         >>> bool(np.allclose(s.h, h[0]))
         True
         """
-        return {name: getattr(self, name) for name in WEIGHT_NAMES}
+        return Weights(W_ih=self.W_ih, W_hh=self.W_hh, b_ih=self.b_ih, b_hh=self.b_hh)
 
     def to_torch_state_dict(self) -> dict:
         """Copies of the four parameter arrays keyed by PyTorch's names.
@@ -228,7 +290,7 @@ class Recurrent:
         return {name: value.copy() for name, value in self.parameters().items()}
 
     @classmethod
-    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> Recurrent:
+    def from_torch_state_dict(cls, sd: Mapping, *, dtype: Any = None, **options: Any) -> Self:
         """A model with the parameters of a single-layer PyTorch state dict.
 
         ``sd`` maps ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0`` and
@@ -284,13 +346,16 @@ class Recurrent:
         if dtype is None:
             dtype = np.float32 if all(a.dtype == np.float32 for a in arrays.values()) else np.float64
         model = cls(D, H, dtype=dtype, seed=0, **options)
+        copies = {}
         for key, shape in model._shapes().items():
             arr = check_shape(f"sd[{key!r}]", arrays[key], shape)
             check_finite(f"sd[{key!r}]", arr)
-            setattr(model, _ATTRIBUTE[key], np.array(arr, dtype=model.dtype))
+            copies[key] = np.array(arr, dtype=model.dtype)
+        model.W_ih, model.W_hh = copies["weight_ih_l0"], copies["weight_hh_l0"]
+        model.b_ih, model.b_hh = copies["bias_ih_l0"], copies["bias_hh_l0"]
         return model
 
-    def astype(self, dtype: Any) -> Recurrent:
+    def astype(self, dtype: Any) -> Self:
         """A copy of the model in another dtype (float32 or float64), with the same options.
 
         >>> from rnnmem.lstm import LSTM
@@ -332,7 +397,7 @@ class Recurrent:
                     f"{name} must be a pair (h, c) of arrays of shape ({B}, {H}), got {type(state).__name__}"
                 )
             values = tuple(state)
-        out = []
+        out: list[np.ndarray | None] = []
         for part, value in zip(parts, values):
             if value is None:
                 if not allow_none_parts:

@@ -185,9 +185,9 @@ class BiLM:
         """Every parameter array by name: the live arrays, which an optimizer changes in place."""
         params = {"embedding": self.embedding}
         for direction, stack in self.lstms.items():
-            for l, lstm in enumerate(stack):
+            for layer, lstm in enumerate(stack):
                 for attr in _KEYS.values():
-                    params[f"{direction}.{l}.{attr}"] = getattr(lstm, attr)
+                    params[f"{direction}.{layer}.{attr}"] = getattr(lstm, attr)
         params["softmax.weight"] = self.softmax_weight
         params["softmax.bias"] = self.softmax_bias
         return params
@@ -266,10 +266,10 @@ class BiLM:
             grads["softmax.weight"] += d_logits.T @ top
             grads["softmax.bias"] += d_logits.sum(axis=0)
             d_h = (d_logits @ self.softmax_weight).reshape(outputs[-1].shape)
-            for l in range(self.num_layers - 1, -1, -1):
-                g = self.lstms[direction][l].backward(d_h)
+            for layer in range(self.num_layers - 1, -1, -1):
+                g = self.lstms[direction][layer].backward(d_h)
                 for key, attr in _KEYS.items():
-                    grads[f"{direction}.{l}.{attr}"] += g[key]
+                    grads[f"{direction}.{layer}.{attr}"] += g[key]
                 d_h = g["x"]
             np.add.at(grads["embedding"], inputs.ravel(), d_h.reshape(-1, D))
         loss = 0.5 * (per_direction["forward"] + per_direction["backward"])
@@ -299,9 +299,9 @@ class BiLM:
             k = np.arange(1, n + 1)
             static = self.embedding[s[1 : n + 1]]
             stack = [np.concatenate([static, static], axis=1)]
-            for l in range(self.num_layers):
+            for layer in range(self.num_layers):
                 # forward input index of s_k is k; backward input index is n + 1 - k
-                stack.append(np.concatenate([forward[l][k, b], backward[l][n + 1 - k, b]], axis=1))
+                stack.append(np.concatenate([forward[layer][k, b], backward[layer][n + 1 - k, b]], axis=1))
             out.append(np.stack(stack))
         return out
 
@@ -337,9 +337,9 @@ class BiLM:
         backward = self._run("backward", pad_batch([s[::-1][:-1] for s in seqs], self.pad_id)[0])
         static = self.embedding[np.array([s[q + 1] for s, q in zip(seqs, p)])]
         stack = [np.concatenate([static, static], axis=1)]
-        for l in range(self.num_layers):
+        for layer in range(self.num_layers):
             # word p is forward input p + 1 and backward input n - p (as in layers_batch)
-            stack.append(np.concatenate([forward[l][p + 1, b], backward[l][n - p, b]], axis=1))
+            stack.append(np.concatenate([forward[layer][p + 1, b], backward[layer][n - p, b]], axis=1))
         return np.stack(stack)
 
     def bag_of_rows(self, sequences: Sequence[Sequence[int]], positions: Sequence[int], window: int) -> np.ndarray:

@@ -225,7 +225,8 @@ def scalar_bptt(
     rates = [0.0] * len(states)
     after = 0.0
     for t in reversed(range(len(states))):
-        own = states[t] - ys[t] if ys[t] is not None else 0.0
+        y = ys[t]
+        own = states[t] - y if y is not None else 0.0
         rates[t] = own + w * after
         after = rates[t]
     contributions = tuple(r * p + 0.0 for r, p in zip(rates, previous))  # + 0.0: no signed zeros
@@ -401,7 +402,9 @@ def truncation_plan(length: int, k1: int, k2: int, loss_steps: Any = None) -> Tr
     k1 = check_positive_int("k1", k1)
     k2 = check_positive_int("k2", k2)
     losses = _loss_steps(loss_steps, n)
-    updates, kept, cut = [], [], []
+    updates: list[tuple[int, int, tuple[int, ...]]] = []
+    kept: list[tuple[int, int]] = []
+    cut: list[tuple[int, int]] = []
     previous = 0
     for m in range(1, -(-n // k1) + 1):
         t = min(m * k1, n)
@@ -478,11 +481,11 @@ def truncated_gradient(
     w, h0, u = _real("w", w), _real("h0", h0), _real("u", u)
     states = forward_states(xs, w, h0=h0, u=u)
     previous = (h0,) + states[:-1]
-    losses = [t + 1 for t, y in enumerate(ys) if y is not None]
-    plan = truncation_plan(len(xs), k1, k2, loss_steps=losses)
+    targets = {t + 1: y for t, y in enumerate(ys) if y is not None}  # loss step -> its target
+    plan = truncation_plan(len(xs), k1, k2, loss_steps=list(targets))
 
     def term(s: int, tau: int) -> Contribution:
-        error = states[tau - 1] - ys[tau - 1]
+        error = states[tau - 1] - targets[tau]
         return Contribution(s, tau, float(error * w ** (tau - s) * previous[s - 1]) + 0.0)
 
     kept = tuple(term(s, tau) for s, tau in plan.kept)

@@ -37,7 +37,7 @@ def carry_factors(model: Any, x: Any) -> np.ndarray:
     start at zero. Returns an array ``(T, B, H)``; row ``t - 1`` holds the
     factors of step ``t``.
 
-    >>> from rnnmem import LSTM
+    >>> from rnnmem import LSTM, memory
     >>> model = LSTM(2, 3, seed=0)
     >>> f = carry_factors(model, np.zeros((4, 1, 2)))
     >>> f.shape
@@ -60,13 +60,13 @@ def carry_factors(model: Any, x: Any) -> np.ndarray:
     if isinstance(model, lstm.LSTM):
         c = np.zeros((B, H))
         for t, x_t in enumerate(xs):
-            s = lstm.step(x_t, h, c, *weights)
-            h, c, factors[t] = s.h, s.c, s.f
+            cell = lstm.step(x_t, h, c, *weights)
+            h, c, factors[t] = cell.h, cell.c, cell.f
         return factors
     for t, x_t in enumerate(xs):
-        s = gru.step(x_t, h, *weights, update=model.update, reset=model.reset)
-        h = s.h
-        factors[t] = s.z if model.update == "z_keeps" else 1.0 - s.z
+        unit = gru.step(x_t, h, *weights, update=model.update, reset=model.reset)
+        h = unit.h
+        factors[t] = unit.z if model.update == "z_keeps" else 1.0 - unit.z
     return factors
 
 
@@ -78,6 +78,7 @@ def efold_of_factors(factors: Any) -> float:
     the factors, sets the decay. For one repeated factor this is
     :func:`rnnmem.memory.efold_horizon`.
 
+    >>> from rnnmem import memory
     >>> round(efold_of_factors([0.5, 0.5]), 2)
     1.44
     >>> round(efold_of_factors([0.2, 0.8]), 2), round(memory.efold_horizon(0.5), 2)

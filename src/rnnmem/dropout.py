@@ -149,13 +149,12 @@ def survival_table(keep: float, steps: Any = (1, 10, 50, 100), depth: int = 2) -
      100  2.66e-05 0.81 0.90
     """
     p = check_keep("keep", keep)
-    return [
-        (
-            check_nonnegative_int("steps", t),
-            *(untouched_probability(p, perturbation_count(s, t, depth)) for s in SCHEMES),
-        )
-        for t in steps
-    ]
+    rows = []
+    for t in steps:
+        n = check_nonnegative_int("steps", t)
+        recurrent, vertical, variational = (untouched_probability(p, perturbation_count(s, n, depth)) for s in SCHEMES)
+        rows.append((n, recurrent, vertical, variational))
+    return rows
 
 
 def vertical_mask_count(layers: int, placement: str = "zaremba") -> int:
@@ -283,7 +282,8 @@ def simulate_carried_state(
     rng = check_seed("seed", seed)
     mean, var, untouched = np.empty(t_max), np.empty(t_max), np.empty(t_max)
     carried = np.ones(n_runs)
-    fixed = (rng.random(n_runs) < p).astype(np.float64) if scheme == "variational" else None
+    # "variational": one mask per run, drawn once (the other schemes draw nothing here).
+    fixed = (rng.random(n_runs) < p).astype(np.float64) if scheme == "variational" else np.ones(n_runs)
     for t in range(t_max):
         if scheme == "recurrent":
             carried = carried * (rng.random(n_runs) < p) / p
@@ -295,7 +295,7 @@ def simulate_carried_state(
             read = carried / p
         mean[t], var[t], untouched[t] = read.mean(), read.var(), np.mean(read != 0)
     ts = np.arange(1, t_max + 1)
-    n = np.array([perturbation_count(scheme, t, depth) for t in ts])
+    n = np.array([perturbation_count(scheme, t, depth) for t in range(1, t_max + 1)])
     return CarrySimulation(
         scheme=scheme,
         keep=p,

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from . import init as _init
+from ._recurrent import Recurrent
 from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .gru import GRU
 from .lstm import LSTM
@@ -73,7 +74,7 @@ KINDS = ("classification", "regression")
 """Readouts: softmax cross-entropy over classes, or squared error of one number."""
 
 _GATES = {"rnn": 1, "gru": 3, "lstm": 4}
-_CLASSES = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
+_CLASSES: dict[str, type[Recurrent]] = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
 RECURRENT_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 READOUT_NAMES = ("readout_weight", "readout_bias")
 
@@ -133,7 +134,7 @@ class Ensemble:
         self.output_size = check_positive_int("output_size", output_size)
         self.seeds = _seeds(seeds)
         self.dtype = check_dtype("dtype", dtype)
-        E, D, H, O = len(self.seeds), self.input_size, self.hidden_size, self.output_size
+        E, D, H = len(self.seeds), self.input_size, self.hidden_size
         inits = self._inits(init, E)
         self.init = inits[0] if isinstance(init, str) else inits
         self.inits = inits
@@ -164,8 +165,8 @@ class Ensemble:
             "weight_hh_l0": (G * H, H),
             "bias_ih_l0": (G * H,),
             "bias_hh_l0": (G * H,),
-            "readout_weight": (O, H),
-            "readout_bias": (O,),
+            "readout_weight": (self.output_size, H),
+            "readout_bias": (self.output_size,),
         }
         stacked = {name: np.empty((E,) + shape) for name, shape in shapes.items()}
         for e, seed in enumerate(self.seeds):
@@ -176,6 +177,7 @@ class Ensemble:
                 stacked["bias_ih_l0"][e, H : 2 * H] = biases[e]
                 stacked["bias_hh_l0"][e, H : 2 * H] = 0.0
             if inits[e] == "chrono":
+                assert t_max is not None  # checked above: a chrono member needs t_max
                 b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
                 stacked["bias_ih_l0"][e, H : 2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
                 stacked["bias_hh_l0"][e, 0 : 2 * H] = 0.0
@@ -222,7 +224,7 @@ class Ensemble:
 
     # ------------------------------------------------------------------ members
 
-    def member(self, e: int) -> Any:
+    def member(self, e: int) -> Recurrent:
         """Member ``e``'s recurrent layer as a single model (a copy): an LSTM, GRU or RNN.
 
         >>> ens = Ensemble("gru", 2, 3, 1, seeds=[5, 6])
@@ -320,7 +322,7 @@ class Ensemble:
         return rows[T, :, : self.hidden_size]
 
     def _forward_rnn(self, rows, T, B):
-        E, H = self.size, self.hidden_size
+        H = self.hidden_size
         p = self.params
         W = self._stacked(
             [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],

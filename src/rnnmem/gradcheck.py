@@ -127,6 +127,11 @@ class GradcheckResult:
         return "\n".join(lines)
 
 
+_EPS_MIN = float(np.finfo(np.float64).eps)
+"""The smallest ``eps`` :func:`gradcheck` takes: float64's machine epsilon, the spacing of float64 at 1."""
+_EPS_RANGE = "2.2e-16 <= eps < 1 (float64's machine epsilon up to 1)"
+
+
 def gradcheck(
     model: Recurrent,
     x: Any,
@@ -135,14 +140,17 @@ def gradcheck(
     eps: float = 1e-6,
     seed: Any = 0,
     blocks: str = "torch",
-    include_x: bool = True,
+    include_x: bool | np.bool_ = True,
 ) -> GradcheckResult:
     """Compare ``model.backward`` with central finite differences, block by block.
 
     ``model`` is a float64 :class:`~rnnmem.rnn.RNN`, :class:`~rnnmem.lstm.LSTM`
     or :class:`~rnnmem.gru.GRU`; ``x`` a sequence ``(T, B, D)``; ``state`` the
     initial state (zeros when ``None``); ``eps`` the step, a number with
-    ``0 < eps < 1``; ``seed`` fixes the projection of the loss
+    ``2.2e-16 <= eps < 1`` (float64's machine epsilon: a smaller step
+    vanishes against an entry of size one, and a step that vanishes against a
+    larger entry it moves raises :class:`ValueError` as well, before any
+    entry is moved); ``seed`` fixes the projection of the loss
     (:func:`rnnmem.checks.check_seed`); ``blocks`` is ``"torch"`` or
     ``"equations"`` (see the module); ``include_x`` is ``True`` or ``False``.
     The model's parameters are moved and put back exactly. A bad argument
@@ -163,10 +171,12 @@ def gradcheck(
             "model.astype(np.float64) makes a float64 copy"
         )
     if np.ndim(eps) != 0:
-        raise ValueError(f"eps must be a single step, a number with 0 < eps < 1, got an array of shape {np.shape(eps)}")
+        raise ValueError(
+            f"eps must be a single step, a number with {_EPS_RANGE}, got an array of shape {np.shape(eps)}"
+        )
     eps = float(check_positive("eps", eps))
-    if eps >= 1.0:
-        raise ValueError(f"eps must be a small step, a number with 0 < eps < 1, got {eps!r}")
+    if not _EPS_MIN <= eps < 1.0:
+        raise ValueError(f"eps must be a small step, a number with {_EPS_RANGE}, got {eps!r}")
     blocks = check_choice("blocks", blocks, BLOCK_VIEWS)
     include_x = check_bool("include_x", include_x)
     rng = check_seed("seed", seed)
@@ -178,6 +188,14 @@ def gradcheck(
         initial = [np.zeros((B, H)) for _ in parts]
     else:
         initial = [np.array(s, dtype=np.float64) for s in model._check_state("state", state, B)]
+    # Every entry the check moves must move: (v + eps) - (v - eps) > 0, i.e. eps above half float64's spacing at v.
+    moved = [*model.parameters().values(), *initial, *([x] if include_x else [])]
+    largest = max(float(np.max(np.abs(a))) for a in moved)
+    if largest + eps == largest and largest - eps == largest:
+        raise ValueError(
+            f"eps must move every entry it steps, got eps={eps!r}: it vanishes against an entry of size "
+            f"{largest:.6g}, where float64's spacing is {np.spacing(largest):.3g} (take eps >= {np.spacing(largest):.3g})"
+        )
 
     project_outputs = rng.standard_normal((T, B, H))
     project_final = [rng.standard_normal((B, H)) for _ in parts]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -52,6 +52,7 @@ __all__ = [
     "keras_lstm_weights",
     "pytorch_uniform",
     "pytorch_weights",
+    "Weights",
     "RECURRENT_INITS",
     "recurrent_matrix",
     "pytorch_default_biases",
@@ -170,9 +171,10 @@ def forget_bias_row(bias: float, level: float = memory.DEFAULT_LEVEL) -> ForgetB
     )
 
 
-def forget_bias_table(
-    biases: Any = (0.0, 1.0, 2.0, math.log(19.0)), level: float = memory.DEFAULT_LEVEL
-) -> list[ForgetBiasRow]:
+_TABLE_BIASES = (0.0, 1.0, 2.0, math.log(19.0))  # ln 19: the bias of f = 0.95
+
+
+def forget_bias_table(biases: Any = _TABLE_BIASES, level: float = memory.DEFAULT_LEVEL) -> list[ForgetBiasRow]:
     r"""One :class:`ForgetBiasRow` per bias; the defaults are 0, 1, 2 and :math:`\ln 19` (:math:`f = 0.95`).
 
     >>> for r in forget_bias_table():
@@ -261,6 +263,27 @@ def pytorch_uniform(shape: Any, hidden: int, seed: Any = None, scale: float = 1.
     s = float(check_positive("scale", scale))
     bound = s / math.sqrt(h)
     return check_seed("seed", seed).uniform(-bound, bound, shape)
+
+
+class Weights(TypedDict):
+    r"""The four arrays of one recurrent layer in torch layout, keyed as the chapters and the step functions write them.
+
+    ``W_ih`` ``(G*H, D)``, ``W_hh`` ``(G*H, H)``, ``b_ih`` and ``b_hh``
+    ``(G*H,)``, the gates' blocks stacked by rows. A model's
+    :attr:`~rnnmem.lstm.LSTM.weights` is one, and ``**`` passes it to a step
+    function (the type checker then knows each keyword's type):
+
+    >>> from rnnmem import gru
+    >>> model = gru.GRU(2, 3, seed=0)
+    >>> W: Weights = model.weights
+    >>> gru.step(np.zeros(2), np.zeros(3), **W, reset="before").h.shape
+    (3,)
+    """
+
+    W_ih: np.ndarray
+    W_hh: np.ndarray
+    b_ih: np.ndarray
+    b_hh: np.ndarray
 
 
 def pytorch_weights(

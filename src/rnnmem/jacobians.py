@@ -70,7 +70,7 @@ from .checks import (
     check_positive_int,
     check_seed,
 )
-from .init import pytorch_weights, recurrent_matrix
+from .init import Weights, pytorch_weights, recurrent_matrix
 
 __all__ = [
     "LSTMJacobian",
@@ -457,7 +457,7 @@ def growth_rate(jacobians: Any, burn_in: int = 0, seed: Any = 0) -> float:
     skip = check_nonnegative_int("burn_in", burn_in)
     if skip >= Js.shape[0]:
         raise ValueError(f"burn_in must be below the number of steps ({Js.shape[0]}), got {burn_in!r}")
-    v = check_seed("seed", seed).standard_normal(Js.shape[1])
+    v = check_seed("seed", seed).standard_normal(int(Js.shape[1]))
     v /= np.linalg.norm(v)
     logs = []
     for t, J in enumerate(Js):
@@ -499,7 +499,7 @@ def with_spectral_radius(W: Any, radius: float) -> np.ndarray:
     return W * (rho / current)
 
 
-def random_rnn(input_size: int, hidden: int, radius: float, seed: Any = 0) -> dict[str, np.ndarray]:
+def random_rnn(input_size: int, hidden: int, radius: float, seed: Any = 0) -> Weights:
     r"""A tanh RNN drawn as PyTorch does, :math:`U(-1/\sqrt H, 1/\sqrt H)`, then ``W_hh`` rescaled to spectral radius ``radius``.
 
     Returns ``{"W_ih", "W_hh", "b_ih", "b_hh"}``, ready for ``**``.
@@ -511,8 +511,7 @@ def random_rnn(input_size: int, hidden: int, radius: float, seed: Any = 0) -> di
     D = check_positive_int("input_size", input_size)
     H = check_positive_int("hidden", hidden)
     W = pytorch_weights(D, H, gates=1, seed=check_seed("seed", seed))
-    W["W_hh"] = with_spectral_radius(W["W_hh"], radius)
-    return W
+    return Weights(W_ih=W["W_ih"], W_hh=with_spectral_radius(W["W_hh"], radius), b_ih=W["b_ih"], b_hh=W["b_hh"])
 
 
 def random_lstm(
@@ -523,7 +522,7 @@ def random_lstm(
     forget_bias: float = 0.0,
     input_bias: float = 0.0,
     candidate_bias: float = 0.0,
-) -> dict[str, np.ndarray]:
+) -> Weights:
     r"""An LSTM drawn from :math:`U(-s/\sqrt H, s/\sqrt H)` (PyTorch's draw at ``scale`` :math:`s = 1`), plus offsets on ``b_ih``.
 
     ``forget_bias``, ``input_bias`` and ``candidate_bias`` are added to the
@@ -545,7 +544,7 @@ def random_lstm(
     W = pytorch_weights(D, H, gates=4, seed=check_seed("seed", seed), scale=s)
     for k, offset in enumerate(offsets):
         W["b_ih"][k * H : (k + 1) * H] += offset
-    return W
+    return Weights(W_ih=W["W_ih"], W_hh=W["W_hh"], b_ih=W["b_ih"], b_hh=W["b_hh"])
 
 
 def rnn_norms_by_distance(

@@ -183,8 +183,9 @@ def fit_logistic(X: Any, y: Any, *, l2: float = 0.01, max_iter: int = 50, tol: f
         return float(np.mean(_softplus(z) - yv * z) + 0.5 * (penalty * t) @ t)
 
     loss = loss_of(theta)
-    k = 0
-    for k in range(1, max_iter + 1):
+    iterations = 0  # the Newton steps taken, stored on the probe
+    while iterations < max_iter:
+        iterations += 1
         p = sigmoid(Z @ theta)
         grad = Z.T @ (p - yv) / N + penalty * theta
         hess = (Z.T * (p * (1 - p))) @ Z / N + np.diag(penalty) + 1e-12 * np.eye(F)
@@ -199,7 +200,7 @@ def fit_logistic(X: Any, y: Any, *, l2: float = 0.01, max_iter: int = 50, tol: f
         loss = new
         if np.max(np.abs(t * step)) < tol:
             break
-    return LogisticProbe(theta[:-1], float(theta[-1]), mean, scale, k)
+    return LogisticProbe(theta[:-1], float(theta[-1]), mean, scale, iterations)
 
 
 def accuracy(predicted: Any, y: Any) -> float:
@@ -494,11 +495,12 @@ def compare(
         majority += max(int(y_ho.sum()), int(y_ho.size - y_ho.sum()))
         for method in METHODS:
             if method == "mixture":
-                probe = fit_mixture(tr[method], y_tr, l2=l2)
-                s_by_word[word], gamma_by_word[word] = probe.s, probe.gamma
+                mixture = fit_mixture(tr[method], y_tr, l2=l2)
+                s_by_word[word], gamma_by_word[word] = mixture.s, mixture.gamma
+                predicted = mixture.predict(ho[method])
             else:
-                probe = fit_logistic(tr[method], y_tr, l2=l2)
-            hit = probe.predict(ho[method]) == y_ho
+                predicted = fit_logistic(tr[method], y_tr, l2=l2).predict(ho[method])
+            hit = predicted == y_ho
             correct[method] += int(hit.sum())
             for cell, h in zip(where, hit):
                 c, n = cells[method].get(cell, (0, 0))

@@ -164,7 +164,7 @@ class Adam:
             p -= self.lr * (m / correction1) / (np.sqrt(v / correction2) + self.eps)
 
 
-def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def pad_batch(sequences: Sequence[Sequence[int] | np.ndarray], pad_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Sequences of ids of different lengths as one time-first ``(T, B)`` array, padded at the end.
 
     Returns ``(ids, mask)``: ``ids`` int64 ``(T, B)`` with ``T`` the longest

@@ -164,7 +164,7 @@ def test_the_recipe_is_declared_once_and_frozen():
     recipe = Recipe()
     assert (recipe.dim, recipe.num_layers) == (16, 2)
     with pytest.raises(AttributeError):
-        recipe.steps = 1  # frozen: nobody changes it in passing
+        recipe.steps = 1  # type: ignore[misc]  # frozen: nobody changes it in passing (the test tries)
     assert Recipe(steps=3) != recipe and Recipe(steps=3).dim == recipe.dim
 
 
@@ -199,7 +199,7 @@ def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_res
         (lambda: BiLM(1), "vocab_size must be at least 2"),
         (lambda: BiLM(0), "vocab_size must be a whole number >= 1, got 0"),
         (lambda: BiLM(5, dim=0), "dim must be a whole number >= 1, got 0"),
-        (lambda: BiLM(5, num_layers=1.5), "num_layers must be a whole number >= 1, got 1.5"),
+        (lambda: BiLM(5, num_layers=1.5), "num_layers must be a whole number >= 1, got 1.5"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: BiLM(5, pad_id=5), "pad_id must be a whole number from 0 to 4, got 5"),
         (lambda: BiLM(5, seed=-3), "seed must be a whole number >= 0, None or a numpy.random.Generator, got -3"),
         (lambda: BiLM(5).loss_and_grads([[1, 2]]), r"sequences\[0\] must be a list of at least 3 token ids"),
@@ -230,7 +230,7 @@ def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_res
         (lambda: Recipe(dim=0), "dim must be a whole number >= 1, got 0"),
         (lambda: Recipe(lr=-0.1), "lr must be a positive finite number, got -0.1"),
         (lambda: Recipe(max_norm=float("inf")), "max_norm must be a positive finite number, got inf"),
-        (lambda: Recipe(batch_size=2.5), "batch_size must be a whole number >= 1, got 2.5"),
+        (lambda: Recipe(batch_size=2.5), "batch_size must be a whole number >= 1, got 2.5"),  # type: ignore[arg-type]  # a bad value on purpose
     ],
 )
 def test_bad_input_names_the_argument(call, message):

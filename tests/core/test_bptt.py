@@ -2,6 +2,7 @@
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from rnnmem import bptt
 
-EXAMPLE = dict(inputs=[1, 0, 0], target=1.0, w=0.5)
+EXAMPLE: dict[str, Any] = dict(inputs=[1, 0, 0], target=1.0, w=0.5)
 
 reals = st.floats(min_value=-1.5, max_value=1.5, allow_nan=False)
 
@@ -199,8 +200,8 @@ def test_truncation_sums_and_limits(xs, w, k1, k2):
     [
         (lambda: bptt.scalar_bptt([], 1.0, 0.5), "inputs"),
         (lambda: bptt.scalar_bptt([1, float("nan")], 1.0, 0.5), "inputs"),
-        (lambda: bptt.scalar_bptt([[1, 2]], 1.0, 0.5), "inputs"),
-        (lambda: bptt.scalar_bptt("abc", 1.0, 0.5), "inputs"),
+        (lambda: bptt.scalar_bptt([[1, 2]], 1.0, 0.5), "inputs"),  # type: ignore[list-item]  # a bad value on purpose
+        (lambda: bptt.scalar_bptt("abc", 1.0, 0.5), "inputs"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: bptt.scalar_bptt([1, 0], 1.0, float("inf")), "w"),
         (lambda: bptt.scalar_bptt([1, 0], [1.0], 0.5), "target"),
         (lambda: bptt.scalar_bptt([1, 0], [None, None], 0.5), "target"),
@@ -208,7 +209,7 @@ def test_truncation_sums_and_limits(xs, w, k1, k2):
         (lambda: bptt.scalar_bptt([1, 0], 1.0, 0.5, h0=float("nan")), "h0"),
         (lambda: bptt.finite_difference_gradient([1], 1.0, 0.5, eps=-1), "eps"),
         (lambda: bptt.transported_rate(2, 0.5, -1), "distance"),
-        (lambda: bptt.transported_rate(2, 0.5, 1.5), "distance"),
+        (lambda: bptt.transported_rate(2, 0.5, 1.5), "distance"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: bptt.distance_multipliers(factors=()), "factors"),
         (lambda: bptt.relu_rate(1.0, at_zero=2.0), "at_zero"),
         (lambda: bptt.tanh_rate(float("nan")), "a"),

@@ -111,9 +111,9 @@ def test_slot_entropy_knowing_the_cue_is_lower():
         (lambda: vocabulary().encode("the bank was purple"), "text has a word not in the vocabulary: 'purple'"),
         (lambda: vocabulary().id("purple"), "word must be in the vocabulary, got 'purple'"),
         (lambda: Template("before", 2, 2, 6).fill("fish", "bank", ["so"]), "fillers must hold 2 words"),
-        (lambda: tokenize(3), "text must be a string, got int"),
+        (lambda: tokenize(3), "text must be a string, got int"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: Vocabulary([]), "texts must hold at least one word"),
-        (lambda: slot_entropy("yes"), "sense_known must be True or False"),
+        (lambda: slot_entropy("yes"), "sense_known must be True or False"),  # type: ignore[arg-type]  # a bad value on purpose
     ],
 )
 def test_bad_input_names_the_argument(call, message):

@@ -83,7 +83,7 @@ def test_keep_one_is_no_dropout():
         (lambda: dropout.untouched_probability(1.5, 3), "keep"),
         (lambda: dropout.untouched_probability(float("nan"), 3), "keep"),
         (lambda: dropout.untouched_probability(0.9, -1), "steps"),
-        (lambda: dropout.mask_product_variance(0.9, 2.5), "n"),
+        (lambda: dropout.mask_product_variance(0.9, 2.5), "n"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: dropout.perturbation_count("horizontal", 3), "scheme"),
         (lambda: dropout.perturbation_count("vertical", 3, depth=0), "depth"),
         (lambda: dropout.simulate_carried_state("recurrent", 0, 0.9), "steps"),

@@ -1,5 +1,7 @@
 """Stacked ensembles: each member is the single model it says it is, with exact gradients."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -62,10 +64,10 @@ def test_loss_gradients_match_finite_differences(model, kind):
     """Central differences of each member's loss, for entries of every parameter array."""
     rng = np.random.default_rng(2)
     E, T, B, D, H = 2, 5, 3, 3, 4
-    O = 3 if kind == "classification" else 1
-    ens = Ensemble(model, D, H, O, seeds=[0, 1])
+    outputs = 3 if kind == "classification" else 1
+    ens = Ensemble(model, D, H, outputs, seeds=[0, 1])
     x = rng.normal(size=(T, E, B, D))
-    y = rng.integers(0, O, size=(E, B)) if kind == "classification" else rng.normal(size=(E, B))
+    y = rng.integers(0, outputs, size=(E, B)) if kind == "classification" else rng.normal(size=(E, B))
     losses, grads = ens.loss_and_grads(x, y, kind)
     eps = 1e-6
     for name, p in ens.params.items():
@@ -181,7 +183,7 @@ def test_forget_bias_and_chrono_set_the_gate_rows():
     ],
 )
 def test_bad_construction_is_named(kwargs, message):
-    args = dict(model="lstm", seeds=[0, 1])
+    args: dict[str, Any] = dict(model="lstm", seeds=[0, 1])
     args.update(kwargs)
     model, seeds = args.pop("model"), args.pop("seeds")
     with pytest.raises(ValueError) as info:

@@ -1,12 +1,14 @@
 """Training ensembles: each member trains exactly as it would alone; success, divergence, bad input."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from rnnmem.lab import gradient_by_step, make_ensemble, train
 from rnnmem.tasks import adding, recall
 
-SMALL = dict(hidden=6, steps=12, batch=8, eval_every=4, eval_size=40)
+SMALL: dict[str, Any] = dict(hidden=6, steps=12, batch=8, eval_every=4, eval_size=40)
 
 
 def assert_same_run(together, alone, e):
@@ -106,7 +108,7 @@ def test_regression_success_is_a_fraction_of_the_baseline():
 
 
 def test_stop_when_done_stops_at_the_first_evaluation_all_have_succeeded():
-    kwargs = dict(seeds=[0, 1], hidden=16, steps=400, lr=0.02, eval_every=25, eval_size=128)
+    kwargs: dict[str, Any] = dict(seeds=[0, 1], hidden=16, steps=400, lr=0.02, eval_every=25, eval_size=128)
     full = train(recall(lag=2, alphabet=4), "lstm", **kwargs)
     short = train(recall(lag=2, alphabet=4), "lstm", stop_when_done=True, **kwargs)
     assert short.success_step == full.success_step
@@ -207,20 +209,20 @@ def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
     ],
 )
 def test_bad_training_arguments_are_named(kwargs, message):
-    args = dict(model="lstm", seeds=[0], steps=2)
+    args: dict[str, Any] = dict(model="lstm", seeds=[0], steps=2)
     args.update(kwargs)
     model = args.pop("model")
     with pytest.raises(ValueError) as info:
         train(recall(lag=2), model, **args)
     assert str(info.value) == message
     with pytest.raises(ValueError, match="task must be a Task"):
-        train("recall", "lstm")
+        train("recall", "lstm")  # type: ignore[arg-type]  # a bad value on purpose
 
 
 @pytest.mark.parametrize("carry_mask", ["step", "sequence"])
 def test_carry_dropout_trains_each_member_as_alone_and_changes_training(carry_mask):
     task = recall(lag=3, alphabet=3)
-    kwargs = dict(carry_keep=0.8, carry_mask=carry_mask, **SMALL)
+    kwargs: dict[str, Any] = dict(carry_keep=0.8, carry_mask=carry_mask, **SMALL)
     together = train(task, "lstm", seeds=[2, 5], **kwargs)
     for e, seed in enumerate([2, 5]):
         assert_same_run(together, train(task, "lstm", seeds=[seed], **kwargs), e)

@@ -124,7 +124,7 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="x must have shape"):
         gradcheck(model, np.ones((2, 1, 3)))
     with pytest.raises(ValueError, match="model must be an RNN, LSTM or GRU"):
-        gradcheck("lstm", np.ones((2, 1, 2)))
+        gradcheck("lstm", np.ones((2, 1, 2)))  # type: ignore[arg-type]  # a bad value on purpose
 
 
 def test_parameters_are_restored_exactly():

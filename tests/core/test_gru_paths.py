@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from rnnmem import cell_paths, gru
 from rnnmem import jacobians as jac
 
-FD = dict(rtol=1e-6, atol=1e-8)
+FD: dict[str, Any] = dict(rtol=1e-6, atol=1e-8)
+
+
+def arrays(W: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """A dict of the four arrays as the step functions' positional W_ih, W_hh, b_ih, b_hh (its conventions by keyword)."""
+    return W["W_ih"], W["W_hh"], W["b_ih"], W["b_hh"]
 
 
 def _run(xs, h0, W, **conventions):
@@ -40,7 +47,7 @@ def test_every_weight_path_carries_the_write_share():
     W = cell_paths.random_gru(3, H, seed=2, scale=3.0)
     rng = np.random.default_rng(3)
     x, h = rng.standard_normal(3), 0.5 * rng.standard_normal(H)
-    step = jac.gru_jacobian(x, h, **W)
+    step = jac.gru_jacobian(x, h, *arrays(W))
     r, z, n = step.step.r, step.step.z, step.step.n
     U_r, U_z, U_n = np.split(W["W_hh"], 3)
     b_hn = W["b_hh"][2 * H :]
@@ -52,17 +59,17 @@ def test_every_weight_path_carries_the_write_share():
 def test_holding_the_gate_that_keeps_removes_the_other_paths_in_the_gru_not_in_the_lstm():
     xs = np.random.default_rng(1).standard_normal((30, 2))
     zero = np.zeros(8)
-    g = cell_paths.gru_state_paths(xs, zero, **cell_paths.random_gru(2, 8, seed=0, scale=5.0, update_bias=30))
+    g = cell_paths.gru_state_paths(xs, zero, *arrays(cell_paths.random_gru(2, 8, seed=0, scale=5.0, update_bias=30)))
     lw = jac.random_lstm(2, 8, seed=0, scale=5.0, forget_bias=30)
-    l = cell_paths.lstm_cell_paths(xs, zero, zero, **lw)
-    assert g.carry_norm[30] == pytest.approx(1.0, abs=1e-9) and l.carry_norm[30] == pytest.approx(1.0, abs=1e-9)
+    lc = cell_paths.lstm_cell_paths(xs, zero, zero, **lw)
+    assert g.carry_norm[30] == pytest.approx(1.0, abs=1e-9) and lc.carry_norm[30] == pytest.approx(1.0, abs=1e-9)
     assert g.other_norm[30] < 1e-8
-    assert l.other_norm[30] > 1.0
+    assert lc.other_norm[30] > 1.0
 
 
 def test_the_state_stays_inside_minus_one_one():
     W = cell_paths.random_gru(2, 8, seed=0, scale=5.0)
-    run = jac.gru_trajectory(np.random.default_rng(2).standard_normal((200, 2)), np.zeros(8), **W)
+    run = jac.gru_trajectory(np.random.default_rng(2).standard_normal((200, 2)), np.zeros(8), *arrays(W))
     assert max(float(np.abs(J.step.h).max()) for J in run) < 1.0
 
 

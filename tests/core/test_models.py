@@ -174,7 +174,7 @@ def test_bad_sizes_are_refused():
     with pytest.raises(ValueError, match="input_size must be a whole number >= 1, got 0"):
         RNN(0, 2)
     with pytest.raises(ValueError, match="hidden_size must be a whole number >= 1, got 2.5"):
-        GRU(2, 2.5)
+        GRU(2, 2.5)  # type: ignore[arg-type]  # a bad value on purpose
 
 
 def test_bad_gru_conventions_are_refused():
@@ -220,7 +220,7 @@ def test_state_dict_errors_name_the_key_and_the_shapes():
     with pytest.raises(ValueError, match=r"sd\['weight_ih_l0'\] must be finite"):
         LSTM.from_torch_state_dict({**sd, "weight_ih_l0": np.full((8, 3), np.inf)})
     with pytest.raises(ValueError, match="sd must be a mapping"):
-        LSTM.from_torch_state_dict([("weight_ih_l0", sd["weight_ih_l0"])])
+        LSTM.from_torch_state_dict([("weight_ih_l0", sd["weight_ih_l0"])])  # type: ignore[arg-type]  # a bad value on purpose
     with pytest.raises(ValueError, match=r"sd\['bias_hh_l0'\] must be an array of real numbers"):
         LSTM.from_torch_state_dict({**sd, "bias_hh_l0": np.array(["a"] * 8)})
 
@@ -324,7 +324,7 @@ def test_backward_is_the_gradient_of_the_stated_loss():
     assert (plus - minus) / (2 * eps) == pytest.approx(expected, rel=1e-7)
 
 
-STEP_CASES = [("rnn", {}), ("lstm", {})] + [
+STEP_CASES: list[tuple[str, dict[str, str]]] = [("rnn", {}), ("lstm", {})] + [
     ("gru", {"update": u, "reset": r}) for u in gru.UPDATE_CONVENTIONS for r in gru.RESET_CONVENTIONS
 ]
 
@@ -371,6 +371,7 @@ def test_missing_torch_skips_here_and_fails_under_ci(monkeypatch):
     from types import SimpleNamespace
 
     spec = importlib.util.spec_from_file_location("torch_helper", Path(__file__).resolve().parents[1] / "conftest.py")
+    assert spec is not None and spec.loader is not None
     helper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helper)
 

@@ -1,5 +1,7 @@
 """The models refuse what would give a wrong answer quietly: non-finite numbers, stale weights, unknown options."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -108,18 +110,19 @@ def test_gradcheck_validates_seed_include_x_and_eps():
             gradcheck(model, x, seed=seed)
     for include_x in (1, "no", None):
         with pytest.raises(ValueError, match=r"^include_x must be True or False"):
-            gradcheck(model, x, include_x=include_x)
+            gradcheck(model, x, include_x=include_x)  # type: ignore[arg-type]  # a bad value on purpose
     for eps, message in [
         (0.0, "eps must be a positive"),
         (-1e-6, "eps must be a positive"),
         (np.nan, "eps must not be NaN"),
         (np.inf, "eps must be a positive finite"),
-        (1.0, r"eps must be a small step, a number with 0 < eps < 1, got 1.0"),
+        (1.0, r"eps must be a small step, a number with 2.2e-16 <= eps < 1 \(.*\), got 1.0"),
+        (1e-300, r"eps must be a small step, a number with 2.2e-16 <= eps < 1 \(.*\), got 1e-300"),
         ([1e-6, 1e-5], "eps must be a single step"),
         ("1e-6", "eps must be a real number"),
     ]:
         with pytest.raises(ValueError, match=message):
-            gradcheck(model, x, eps=eps)
+            gradcheck(model, x, eps=eps)  # type: ignore[arg-type]  # a bad value on purpose
     assert [name for name, _ in gradcheck(model, x, include_x=np.False_).rows][-1] == "h0"
     assert gradcheck(model, x, seed=np.random.default_rng(0)).worst < 1e-6
 
@@ -139,4 +142,62 @@ def test_from_torch_state_dict_names_unknown_keyword_arguments(kind):
         with pytest.raises(ValueError, match="unknown keyword arguments 'update'"):
             cls.from_torch_state_dict(sd, update="z_keeps")
     else:
-        assert cls.from_torch_state_dict(sd, reset="before").reset == "before"
+        assert GRU.from_torch_state_dict(sd, reset="before").reset == "before"
+
+
+def test_gradcheck_refuses_a_step_too_small_to_move_an_entry_and_warns_nothing():
+    """eps = 1e-300 once gave NaN and dozens of warnings; a step that vanishes against a large entry is named too."""
+    model, x = LSTM(2, 3, seed=0), np.ones((3, 1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            ValueError, match=r"^eps must be a small step, a number with 2\.2e-16 <= eps < 1 .*got 1e-300$"
+        ):
+            gradcheck(model, x, eps=1e-300)
+        large = model.W_hh.copy()
+        large[0, 0] = 100.0  # float64's spacing at 100 is 1.4e-14: a step of 3e-16 leaves it where it is
+        model.W_hh = large
+        before = model.to_torch_state_dict()
+        spacing = np.spacing(100.0)
+        with pytest.raises(
+            ValueError, match=rf"^eps must move every entry it steps, got eps=3e-16: .* eps >= {spacing:.3g}"
+        ):
+            gradcheck(model, x, eps=3e-16)
+        for key, value in model.to_torch_state_dict().items():
+            np.testing.assert_array_equal(value, before[key])  # nothing was moved
+        assert np.isfinite(gradcheck(model, x, eps=float(spacing)).worst)  # the smallest step allowed runs
+
+
+@pytest.mark.parametrize("kind", list(CLASSES))
+def test_a_weight_of_the_wrong_shape_is_refused_when_assigned(kind):
+    """model.W_hh = W is checked at the assignment: attribute, shape got and shape allowed named; the model unchanged."""
+    model = CLASSES[kind](3, 2, seed=0)
+    G = len(model.gate_names)
+    kept = model.W_hh
+    with pytest.raises(ValueError) as info:
+        model.W_hh = np.zeros((5, 2))
+    assert str(info.value) == (
+        f"W_hh must have shape ({G * 2}, 2) for {type(model).__name__} with input_size=3 and hidden_size=2 "
+        f"({G}*H, H), got shape (5, 2)"
+    )
+    assert model.W_hh is kept
+    with pytest.raises(
+        ValueError, match=rf"^b_ih must have shape \({G * 2},\) .*\({G}\*H,\), got shape \({G * 2}, 1\)$"
+    ):
+        model.b_ih = np.zeros((G * 2, 1))
+    with pytest.raises(ValueError, match=rf"^W_ih must have shape \({G * 2}, 3\) .*got shape \({G * 2}, 4\)$"):
+        model.W_ih = np.zeros((G * 2, 4))
+    with pytest.raises(ValueError, match=r"^W_hh must be finite \(no NaN or infinity\), got nan at index \(1, 0\)$"):
+        model.W_hh = np.where(np.arange(G * 2)[:, None] == 1, np.nan, kept)
+    with pytest.raises(ValueError, match=r"^W_hh must be an array of real numbers, got dtype <U5$"):
+        model.W_hh = "zeros"
+    assert model.W_hh is kept
+    # An array of the right shape is taken as it is (no copy), or cast to the model's dtype.
+    replacement = np.full((G * 2, 2), 0.5)
+    model.W_hh = replacement
+    assert model.W_hh is replacement and model.weights["W_hh"] is replacement
+    small = CLASSES[kind](3, 2, dtype=np.float32, seed=0)
+    small.W_hh = replacement
+    assert small.W_hh.dtype == np.float32
+    outputs, _ = small.forward(np.ones((4, 1, 3)))
+    assert outputs.dtype == np.float32

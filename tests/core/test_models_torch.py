@@ -146,11 +146,11 @@ def saturated_fraction(kind, model, x):
     fractions = []
     for t in range(T):
         if kind == "lstm":
-            s = lstm.step(x[t], h[t], np.zeros_like(h[t]), *W)
-            gates = np.concatenate([s.i, s.f, s.o])
+            cell = lstm.step(x[t], h[t], np.zeros_like(h[t]), *W)
+            gates = np.concatenate([cell.i, cell.f, cell.o])
         else:
-            s = gru.step(x[t], h[t], *W)
-            gates = np.concatenate([s.r, s.z])
+            unit = gru.step(x[t], h[t], *W)
+            gates = np.concatenate([unit.r, unit.z])
         fractions.append(np.mean((gates < 0.01) | (gates > 0.99)))
     return float(np.mean(fractions))
 

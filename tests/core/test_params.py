@@ -120,14 +120,14 @@ def test_tied_model_matches_torch(torch):
         (lambda: params.layer_count("transformer", 3, 3), "cell"),
         (lambda: params.layer_count("lstm", 0, 3), "d_in"),
         (lambda: params.layer_count("lstm", 3, -1), "d_h"),
-        (lambda: params.layer_count("lstm", 3, 2.5), "d_h"),
+        (lambda: params.layer_count("lstm", 3, 2.5), "d_h"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: params.layer_count("lstm", 3, 3, "jax"), "convention"),
-        (lambda: params.bias_vectors("gru", "keras", reset_after="yes"), "reset_after"),
+        (lambda: params.bias_vectors("gru", "keras", reset_after="yes"), "reset_after"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: params.stack_parameters("lstm", 3, 3, 0), "layers"),
         (lambda: params.model_parameters(0, 3, 3, 1), "vocab"),
         (lambda: params.model_parameters(10, 3, 4, 1, tied=True), "d_h"),
-        (lambda: params.model_parameters(10, 3, 3, 1, tied="no"), "tied"),
-        (lambda: params.linear_count(3, 3, bias=None), "bias"),
+        (lambda: params.model_parameters(10, 3, 3, 1, tied="no"), "tied"),  # type: ignore[arg-type]  # a bad value on purpose
+        (lambda: params.linear_count(3, 3, bias=None), "bias"),  # type: ignore[arg-type]  # a bad value on purpose
     ],
 )
 def test_bad_input_names_the_argument(call, name):

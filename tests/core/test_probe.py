@@ -112,7 +112,7 @@ def test_compare_scores_held_out_occurrences_and_the_static_row_at_chance():
         (lambda: fit_mixture(np.zeros((4, 3)), [0, 1, 0, 1]), r"layers must have shape \(J, N, F\)"),
         (lambda: fit_logistic(np.ones((2, 2)), [0, 1]).predict(np.ones((2, 3))), "X must have 2 features per row"),
         (lambda: probe.accuracy([], []), "predicted and y must be non-empty"),
-        (lambda: probe.compare(recipe="fast"), "recipe must be an rnnmem.bilm.Recipe, got str"),
+        (lambda: probe.compare(recipe="fast"), "recipe must be an rnnmem.bilm.Recipe, got str"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: probe.compare(window=-1), "window must be a whole number >= 0, got -1"),
         (lambda: probe.compare(distances=[12]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
     ],

@@ -67,7 +67,7 @@ def test_same_seed_same_batch_other_seed_other_batch(name):
     "call, message",
     [
         (lambda: recall(lag=0), "lag must be a whole number >= 1, got 0"),
-        (lambda: recall(lag=2.5), "lag must be a whole number >= 1, got 2.5"),
+        (lambda: recall(lag=2.5), "lag must be a whole number >= 1, got 2.5"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: recall(lag=3, alphabet=1), "alphabet must be a whole number >= 2 (tokens to tell apart), got 1"),
         (lambda: recall(lag=3, distractors="noise"), "distractors must be one of 'random', 'blank', got 'noise'"),
         (lambda: adding(1), "length must be a whole number >= 2 (one marked step in each half), got 1"),

@@ -77,6 +77,7 @@ def test_torch_reproduces_the_recorded_outputs(torch):
 @pytest.mark.torch
 def test_the_seeded_script_writes_the_saved_example(torch):
     spec = importlib.util.spec_from_file_location("make_torch_lstm_example", SCRIPT)
+    assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     fresh = script.make_example()
