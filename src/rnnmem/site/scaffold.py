@@ -83,7 +83,8 @@ Every number on the page is computed by `rnnmem` on the page:
 @fig:{slug}-decay draws the fraction @eq:{slug}-decay for two factors:
 
 <!-- figure: {builder} factors=[0.5, 0.9] steps=20 id="{slug}-decay"
-     caption="The fraction of a value left after n steps, for a factor of 0.5 and of 0.9: both fall geometrically, the smaller factor far faster." -->
+     caption="The fraction of a value left after n steps, for a factor of 0.5 and of 0.9: both fall geometrically, the smaller factor far faster."
+     alt="Two straight lines falling from one on a logarithmic axis against the steps: the line of the factor 0.5 falls far more steeply than the line of 0.9." -->
 
 ## Summary
 
