@@ -355,7 +355,7 @@ def long_lines(markdown: str, limit: int = MAX_CODE_WIDTH) -> list[tuple[int, in
     them. Output lines count too: the reader sees them in the same block.
 
     >>> long_lines("```python\\n>>> x = '" + "a" * 70 + "'\\n```\\n")
-    [(2, 77)]
+    [(2, 80)]
     """
     found = []
     for fence in lex(markdown).fences:
