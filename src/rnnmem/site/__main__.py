@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
     n.add_argument("--check", action="store_true", help="only report stale notebooks (exit 1 if any)")
 
-    c = sub.add_parser("check", help="check one chapter: directives render, notebook fresh, links resolve")
+    c = sub.add_parser("check", help="check one chapter against every page rule (rnnmem.site.check.RULES)")
     c.add_argument("chapter", metavar="CHAPTER", help="the chapter's file name in docs/chapters/, without .md")
     c.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
 
