@@ -2,7 +2,7 @@
 
 Blocks with ``>>>`` prompts are doctests (their printed output is checked);
 other blocks are run as code. A page that hides a Python block from Sybil
-(```py, ```python title=..., ...) fails tests/test_docs_fences.py.
+(```py, ```python title=..., ...) fails the rule fences (rnnmem.site.check).
 
 The blocks are found by the site's own Markdown lexer (rnnmem.site.markdown),
 the one the build and the notebooks use, and each example is placed at its

@@ -1,19 +1,42 @@
-"""`python -m rnnmem.site check`: links and anchors of one chapter, chapters only, reports by page and line."""
+"""`python -m rnnmem.site check`: every page rule on one chapter, each problem with its rule, page, line and fix."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from rnnmem.site import check
 from rnnmem.site.__main__ import main
+from rnnmem.site.book import Book
+from rnnmem.site.scaffold import HOME_ENTRY, MOTIVATION
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 CHAPTERS = check.chapters(DOCS)
+REPO_URL, SITE_URL = "https://github.com/o/r", "https://o.github.io/r/"
 
 
+def site_with(tmp_path: Path, pages: dict[str, str], chapters: list[str]) -> Path:
+    """A small book in ``tmp_path``: its mkdocs.yml (the Chapters section of the nav) and its pages."""
+    nav = "\n".join(f"      - {Path(c).stem}: {c}" for c in chapters)
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nsite_url: {SITE_URL}\nrepo_url: {REPO_URL}\nnav:\n  - Chapters:\n{nav}\n")
+    for rel, text in pages.items():
+        (tmp_path / "docs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / rel).write_text(text)
+    return config
+
+
+def write_notebooks(config: Path) -> None:
+    book = Book(config.parent / "docs", repo_url=REPO_URL, site_url=SITE_URL)
+    book.add_docs_dir()
+    book.write_notebooks()
+
+
+# -- chapters and the command ------------------------------------------------------------------------
 def test_only_chapters_are_chapters():
     assert CHAPTERS and all((DOCS / "chapters" / f"{c}.md").is_file() for c in CHAPTERS)
     for name in ("index", "references", "horizon_explorer", "../api/dropout", "chapters/horizon", ""):
@@ -22,12 +45,207 @@ def test_only_chapters_are_chapters():
         assert "the chapters are: " + ", ".join(CHAPTERS) in str(info.value)
 
 
+def test_the_command_exits_2_on_an_unknown_chapter(capsys):
+    assert main(["check", "api"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m rnnmem.site") and "CH must name a chapter" in err
+
+
+def test_a_failing_chapter_prints_rule_page_line_and_fix_and_exits_1(tmp_path, capsys):
+    page = "# A\n\nThe factor is 0.8125, typed.\n\n[gone](nowhere.md)\n\n```python\n>>> x = '" + "y" * 80 + "'\n```\n"
+    config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
+    write_notebooks(config)
+    assert main(["check", "a", "--config", str(config)]) == 1
+    out = capsys.readouterr()
+    lines = out.err.splitlines()
+    wide = len(page.splitlines()[7])
+    assert lines[0] == f"docs/chapters/a.md:8: code-width: {wide} characters, at most 72" and wide > 72
+    assert lines[1].startswith("  how to fix (code-width): wrap the line")
+    assert lines[2].startswith("docs/chapters/a.md:3: numbers: 0.8125 is not produced on this page")
+    assert lines[3].startswith("  how to fix (numbers): print it in a snippet")
+    assert lines[4] == "docs/chapters/a.md:5: links: link to 'nowhere.md': docs/chapters/nowhere.md does not exist"
+    assert lines[5].startswith("  how to fix (links): ")
+    assert "FAILED (code-width, numbers, links)" in out.out
+
+
+def test_a_chapter_that_passes_every_rule_exits_0(tmp_path, capsys):
+    page = "# A\n\nIt keeps 0.9 of itself.\n\n```python\n>>> 0.9\n0.9\n```\n"
+    config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
+    write_notebooks(config)
+    assert main(["check", "a", "--config", str(config)]) == 0
+    assert f"docs/chapters/a.md: ok: {len(check.RULES)} rules" in capsys.readouterr().out
+
+
+def test_every_rule_has_one_check_and_the_order_is_contributings():
+    names = [r.name for r in check.RULES]
+    assert len(set(names)) == len(names)
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    section = text.split("### The rules a page must pass", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    listed = re.findall(r"^\d+\. \*\*`([a-z-]+)`\*\*", section, re.M)
+    assert listed == names, "CONTRIBUTING.md lists the rules in the order `make test-chapter` reports them"
+    for rule in check.RULES:
+        assert rule.asks and rule.reason and rule.fix, rule.name
+
+
+def test_a_problem_names_a_rule_that_exists():
+    with pytest.raises(ValueError, match="rule must be one of placeholders, fences"):
+        check.Problem("spelling", "docs/x.md", 1, "m")
+    with pytest.raises(ValueError, match=r"rules must be names of RULES .*got \['spelling'\]"):
+        check.page_problems(check.Site(ROOT / "mkdocs.yml"), "chapters/horizon.md", ["spelling"])
+
+
+# -- fences: the site's one lexer ---------------------------------------------------------------------
+def test_fences_are_the_site_lexers_a_fence_inside_a_comment_is_text():
+    """The check's own fence scanner took the ``` inside this comment for a fence and hid the link after it."""
+    text = "# T\n\n<!-- A note\n```\n-->\n[bad](nosuch.md)\n\n````\n```\n[in code](x.md)\n````\n"
+    assert check.page_links(text) == [(6, "nosuch.md")]
+    assert check.page_anchors("<!--\n```\n-->\n## After\n") == {"after"}
+
+
+def test_fence_problems_find_python_that_is_not_run():
+    text = (
+        '# t\n\n```py\n>>> 1\n1\n```\n\n```python title="x"\nprint(1)\n```\n\n    >>> 2\n    2\n\n'
+        "```python\n>>> np.float64(1.0)\n>>> 1\nnp.float64(1.0)\n```\n\n<!-- skip: next -->\n\n```python\n"
+    )
+    found = [(p.line, p.message.split(";")[0]) for p in check.fence_problems("docs/p.md", text)]
+    assert found == [
+        (3, "the fence ```py is not run by the tests"),
+        (8, 'the fence ```python title="x" is not run by the tests'),
+        (12, "a >>> prompt outside a ```python fence is shown but never run"),
+        (18, "an expected output shows a numpy scalar repr"),
+        (21, "a skipped snippet must state its reason (reason=...)"),
+        (23, "a ``` fence opened here is never closed (close it with a line of at least 3 backticks)"),
+    ]
+    numpy_in_text = "```python\n>>> 1\n1\n```\n\n```text\nnp.float64(1)\n```\n"
+    assert [p.line for p in check.fence_problems("docs/p.md", numpy_in_text)] == [7]
+
+
+def test_long_lines_are_found_with_their_page_lines():
+    text = (
+        "Text\n\n```python\n>>> x = 1\n>>> y = '" + "a" * 80 + "'\n```\n\n"
+        '??? success "Answer"\n\n    ```python\n    ' + "b" * 73 + "\n    ```\n"
+    )
+    assert check.long_lines(text) == [(5, 90), (11, 73)]
+    assert check.long_lines("```text\n" + "c" * 100 + "\n```\n") == []  # only the Python the tests run
+    assert check.long_lines("```python\n" + "d" * 72 + "\n```\n") == []
+
+
+# -- placeholders --------------------------------------------------------------------------------------
+def test_placeholders_are_found_in_prose_only():
+    text = f"# T\n\n{MOTIVATION}\n\n<!-- {HOME_ENTRY} -->\n\n```text\n{HOME_ENTRY}\n```\n\n1. [T](t.md). {HOME_ENTRY}\n"
+    assert [(p.line, p.rule) for p in check.placeholder_problems("docs/p.md", text)] == [
+        (3, "placeholders"),
+        (11, "placeholders"),
+    ]
+
+
+# -- captions ---------------------------------------------------------------------------------------------
+def test_captions_are_short_and_figures_have_their_own_alt():
+    long = " ".join(["Word."] * 3)
+    text = f'<!-- figure: f caption="{long}" alt="A." -->\n\n<!-- figure: g caption="C." alt="C." -->\n'
+    problems = check.caption_problems("docs/p.md", text)
+    assert [p.line for p in problems] == [1, 3]
+    assert problems[0].message.startswith("a caption is one or two short sentences (3 sentences")
+    assert problems[1].message.startswith("a figure needs alt=, its full description, different")
+
+
+# -- references ---------------------------------------------------------------------------------------------
+REFERENCES = (
+    "# References\n\n"
+    '<a id="abel2000"></a>\n**Abel (2000).** One. [doi](https://doi.org/10.1000/1).\n\n'
+    '<a id="baker2001"></a>\n**Baker (2001).** Two. [site](https://example.org/b).\n\n'
+    '<a id="clark2002"></a>\n**Clark (2002).** Three. [x](https://arxiv.org/abs/1234.56789).\n'
+)
+
+
+def test_an_entry_without_doi_or_arxiv_fails_unless_the_policy_names_it():
+    (problem,) = check.reference_link_problems(
+        REFERENCES, ["abel2000", "baker2001", "clark2002"], {}, cited_by="docs/x.md"
+    )
+    assert (problem.page, problem.line, problem.rule) == ("docs/references.md", 6, "reference-links")
+    assert (
+        problem.message.startswith("the entry baker2001 links to no DOI") and "(cited by docs/x.md)" in problem.message
+    )
+    allowed = {"baker2001": {"key": "baker2001", "link": "example.org", "reason": "r"}}
+    assert check.reference_link_problems(REFERENCES, ["baker2001"], allowed) == []
+    elsewhere = {"baker2001": {"key": "baker2001", "link": "other.org", "reason": "r"}}
+    (problem,) = check.reference_link_problems(REFERENCES, ["baker2001"], elsewhere)
+    assert "has no link to other.org" in problem.message
+
+
+def test_a_policy_entry_for_no_entry_or_one_with_a_doi_is_reported():
+    stale = {k: {"key": k, "link": "x", "reason": "r"} for k in ("abel2000", "z1999")}
+    found = sorted(p.message.split(";")[0] for p in check._policy_problems(REFERENCES, stale))
+    assert found == [
+        "references.toml lists 'z1999', which is no entry here",
+        "the entry abel2000 has a DOI or arXiv link now",
+    ]
+
+
+def test_the_reference_policy_needs_a_key_a_link_and_a_reason(tmp_path):
+    policy = tmp_path / "references.toml"
+    policy.write_text('[[no-doi]]\nkey = "baker2001"\nlink = "example.org"\n')
+    with pytest.raises(ValueError, match=r"references.toml: \[\[no-doi\]\] entry 1 needs reason"):
+        check.load_no_doi(policy)
+    assert "jozefowicz2015" in check.load_no_doi()
+
+
+def test_a_chapter_citing_an_entry_without_doi_fails_test_chapter(tmp_path, capsys):
+    page = "# A\n\nAs Baker (2001) showed, and Abel (2000).\n"
+    config = site_with(tmp_path, {"chapters/a.md": page, "references.md": REFERENCES}, ["chapters/a.md"])
+    write_notebooks(config)
+    assert main(["check", "a", "--config", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert "docs/references.md:6: reference-links: the entry baker2001 links to no DOI" in err
+    assert "(cited by docs/chapters/a.md)" in err and "src/rnnmem/site/policy/references.toml" in err
+
+
+# -- notebook prose -----------------------------------------------------------------------------------------
+def test_a_first_paragraph_with_a_chapter_reference_is_found_in_the_notebook(tmp_path):
+    """The notebook writes @ch:one as "Chapter 1": the paragraph is compared as the notebook writes it."""
+    one = "# One\n\nThe first chapter.\n\n## Part\n\nText.\n"
+    two = "# Two\n\nAs @ch:one showed, a factor below one shrinks.\n\n## Next\n\nMore.\n"
+    config = site_with(
+        tmp_path, {"chapters/one.md": one, "chapters/two.md": two}, ["chapters/one.md", "chapters/two.md"]
+    )
+    write_notebooks(config)
+    book = Book(tmp_path / "docs", repo_url=REPO_URL, site_url=SITE_URL)
+    book.add_docs_dir()
+    notebook = json.loads((tmp_path / "docs" / "downloads" / "two.ipynb").read_text())
+    prose = "\n".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "As @ch:one showed" not in prose and "As Chapter 1 showed" in prose  # what the old test compared
+    assert check.notebook_prose_problems(book, "chapters/two.md") == []
+
+
+def test_a_notebook_missing_a_heading_or_the_first_paragraph_is_named_by_line(tmp_path):
+    two = "# Two\n\nAs @ch:one showed, it shrinks.\n\n## Next\n\nMore.\n"
+    config = site_with(
+        tmp_path,
+        {"chapters/one.md": "# One\n\nText.\n", "chapters/two.md": two},
+        ["chapters/one.md", "chapters/two.md"],
+    )
+    write_notebooks(config)
+    path = tmp_path / "docs" / "downloads" / "two.ipynb"
+    notebook = json.loads(path.read_text())
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = cell["source"].replace("As Chapter 1 showed", "As shown").replace("## Next", "## Later")
+    path.write_text(json.dumps(notebook))
+    book = Book(tmp_path / "docs", repo_url=REPO_URL, site_url=SITE_URL)
+    book.add_docs_dir()
+    found = [(p.line, p.message.split(",")[0]) for p in check.notebook_prose_problems(book, "chapters/two.md")]
+    assert found == [
+        (3, "the first paragraph is not in docs/downloads/two.ipynb"),
+        (5, "the heading is not in docs/downloads/two.ipynb"),
+    ]
+
+
+# -- links and anchors -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("slug", CHAPTERS)
 def test_every_chapters_links_and_anchors_resolve(slug):
     src_uri = f"chapters/{slug}.md"
-    report = check.ChapterReport(slug)
-    check._check_links(src_uri, (DOCS / src_uri).read_text(), DOCS, report)
-    assert report.links > 0 and not report.problems, report.problems
+    problems, count = check.link_problems(src_uri, (DOCS / src_uri).read_text(), check._site_pages(DOCS))
+    assert count > 0 and not problems, problems
 
 
 def test_a_broken_link_or_anchor_is_named_with_page_and_line():
@@ -36,24 +254,17 @@ def test_a_broken_link_or_anchor_is_named_with_page_and_line():
         "[bad](#nowhere)\n[bad](../references.md#gers1999)\n[bad](nosuch.md)\n"
         "```\n[in code](nosuch.md)\n```\n"
     )
-    report = check.ChapterReport("t")
-    check._check_links("chapters/t.md", text, DOCS, report)
-    assert report.links == 6
-    assert [p.split(": ")[0] for p in report.problems] == [
-        "docs/chapters/t.md:6",
-        "docs/chapters/t.md:7",
-        "docs/chapters/t.md:8",
+    problems, count = check.link_problems("chapters/t.md", text, check._site_pages(DOCS))
+    assert count == 6
+    assert [(p.page, p.line, p.rule) for p in problems] == [
+        ("docs/chapters/t.md", 6, "links"),
+        ("docs/chapters/t.md", 7, "links"),
+        ("docs/chapters/t.md", 8, "links"),
     ]
-    assert "has no heading or id 'gers1999'" in report.problems[1]
-    assert "docs/chapters/nosuch.md does not exist" in report.problems[2]
+    assert "has no heading or id 'gers1999'" in problems[1].message
+    assert "docs/chapters/nosuch.md does not exist" in problems[2].message
 
 
 def test_anchors_follow_the_toc_rules():
     text = "# `forget_gate` and $f^n$\n\n## The GRU's two choices\n\n## Notes\n\n## Notes {: #own }\n"
     assert check.page_anchors(text) == {"forget_gate-and-fn", "the-grus-two-choices", "notes", "own"}
-
-
-def test_the_command_exits_2_on_an_unknown_chapter(capsys):
-    assert main(["check", "api"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("usage: python -m rnnmem.site") and "CH must name a chapter" in err

@@ -1,4 +1,4 @@
-"""`make chapter` in a temporary copy of the repository: the new chapter passes `make test-chapter` at once.
+"""`make chapter` in a temporary copy of the repository: the new chapter fails only on its placeholders, then passes.
 
 The copy holds the repository's files (tracked and new, as `git ls-files` lists
 them); its own ``src`` comes first on ``PYTHONPATH`` so the new builder module is
@@ -10,6 +10,7 @@ and the copy links to the repository's ``node_modules``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import pytest
 
 from rnnmem.site.book import load_mkdocs_settings
 from rnnmem.site.check import home_chapters, nav_chapters
-from rnnmem.site.scaffold import Scaffold, add_to_home, add_to_nav, check_arguments
+from rnnmem.site.scaffold import HOME_ENTRY, MOTIVATION, Scaffold, add_to_home, add_to_nav, check_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUG, TITLE = "long-memory", "Long memory: a first look"
@@ -102,11 +103,65 @@ def test_nav_and_home_list_the_chapter_last_and_agree(repo):
     assert home_chapters((repo / "docs" / "index.md").read_text()) == nav
 
 
-def test_the_new_chapter_passes_test_chapter_at_once(repo):
+MOTIVATION_TEXT = (
+    "A value carried through a recurrent network is multiplied, step after step, by a factor.\n"
+    "This chapter asks how much of it is left after a given number of steps."
+)
+HOME_TEXT = "How much of a value a constant factor leaves after a given number of steps."
+
+
+def replace_sentence(text: str, sentence: str, new: str) -> str:
+    """``text`` with ``sentence`` (which may wrap across lines) replaced once by ``new``."""
+    pattern = r"\s+".join(re.escape(word) for word in sentence.split())
+    replaced, count = re.subn(pattern, lambda _: new, text, count=1)
+    assert count == 1, f"{sentence!r} is not in the text"
+    return replaced
+
+
+def write_chapter_notebook(repo: Path, chapters: list[str] | None = None) -> None:
+    """The chapter's notebook written again from its page, as `make notebooks` does for a stale one."""
+    settings = load_mkdocs_settings(repo / "mkdocs.yml")
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"))
+    script = (
+        "from pathlib import Path; from rnnmem.site.book import Book; "
+        f"b = Book(Path('docs'), repo_url={settings['repo_url']!r}, site_url={settings['site_url']!r}, "
+        f"chapters={chapters!r}); "
+        f"b.add_page('chapters/{SLUG}.md', Path('docs/chapters/{SLUG}.md').read_text()); b.write_notebooks()"
+    )
+    subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, check=True, timeout=300)
+
+
+def test_the_new_chapter_fails_test_chapter_on_its_placeholders_alone(repo):
     done = make(repo, "test-chapter", f"CH={SLUG}")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert " passed" in done.stdout and " failed" not in done.stdout
-    assert f"docs/chapters/{SLUG}.md: ok: 1 directives" in done.stdout
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert " passed" in done.stdout and " failed" not in done.stdout  # its snippets and builder test pass
+    assert f"docs/chapters/{SLUG}.md: FAILED (placeholders): " in done.stdout
+    home_line = next(
+        n for n, line in enumerate((repo / "docs" / "index.md").read_text().splitlines(), 1) if SLUG in line
+    )
+    assert f'docs/chapters/{SLUG}.md:3: placeholders: "{MOTIVATION}" is a placeholder' in done.stderr
+    assert f'docs/index.md:{home_line}: placeholders: "{HOME_ENTRY}" is a placeholder' in done.stderr
+    assert "how to fix (placeholders): replace the sentence" in done.stderr
+
+
+def test_the_chapter_passes_test_chapter_once_its_placeholders_are_replaced(repo):
+    page, index = repo / "docs" / "chapters" / f"{SLUG}.md", repo / "docs" / "index.md"
+    page_text, index_text = page.read_text(), index.read_text()
+    notebook = repo / "docs" / "downloads" / f"{SLUG}.ipynb"
+    committed = notebook.read_text()
+    try:
+        page.write_text(replace_sentence(page_text, MOTIVATION, MOTIVATION_TEXT))
+        index.write_text(replace_sentence(index_text, HOME_ENTRY, HOME_TEXT))
+        stale = make(repo, "test-chapter", f"CH={SLUG}")
+        assert stale.returncode != 0 and f"docs/chapters/{SLUG}.md: FAILED (notebook, notebook-prose)" in stale.stdout
+        write_chapter_notebook(repo)
+        done = make(repo, "test-chapter", f"CH={SLUG}")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"docs/chapters/{SLUG}.md: ok: " in done.stdout
+    finally:
+        page.write_text(page_text)
+        index.write_text(index_text)
+        notebook.write_text(committed)
 
 
 STRICT_CONFIG = """\
@@ -140,7 +195,7 @@ validation:
 """
 
 
-def test_the_new_chapter_passes_the_strict_build(repo):
+def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
     """The strict build of the chapter with the pages it links to (the whole site's build is `make build`)."""
     config = repo / "mkdocs-one-chapter.yml"
     settings = load_mkdocs_settings(repo / "mkdocs.yml")  # the notebook embeds both URLs
@@ -153,20 +208,9 @@ def test_the_new_chapter_passes_the_strict_build(repo):
         )
     )
     env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"), NO_MKDOCS_2_WARNING="1")
-    # The committed notebook numbers the chapter as the whole book does (the last chapter); this build
-    # has it alone, as chapter 1, so its notebook is written for this book first (the strict build
-    # checks that it matches).
-    regenerate = (
-        "from pathlib import Path; from rnnmem.site.book import Book; "
-        f"b = Book(Path('docs'), repo_url={settings['repo_url']!r}, site_url={settings['site_url']!r}, "
-        f"chapters=['chapters/{SLUG}.md']); "
-        f"b.add_page('chapters/{SLUG}.md', Path('docs/chapters/{SLUG}.md').read_text()); b.write_notebooks()"
-    )
-    notebook = repo / "docs" / "downloads" / f"{SLUG}.ipynb"
-    committed = notebook.read_text()
-    try:
-        subprocess.run([sys.executable, "-c", regenerate], cwd=repo, env=env, check=True, timeout=300)
-        done = subprocess.run(
+
+    def build() -> subprocess.CompletedProcess:
+        return subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(repo / "site-one")],
             cwd=repo,
             capture_output=True,
@@ -174,6 +218,22 @@ def test_the_new_chapter_passes_the_strict_build(repo):
             env=env,
             timeout=300,
         )
+
+    page = repo / "docs" / "chapters" / f"{SLUG}.md"
+    original = page.read_text()
+    notebook = repo / "docs" / "downloads" / f"{SLUG}.ipynb"
+    committed = notebook.read_text()
+    try:
+        # The committed notebook numbers the chapter as the whole book does (the last chapter); this build
+        # has it alone, as chapter 1, so its notebook is written for this book first (the strict build
+        # checks that it matches).
+        write_chapter_notebook(repo, [f"chapters/{SLUG}.md"])
+        refused = build()
+        assert refused.returncode != 0
+        assert f'docs/chapters/{SLUG}.md:3: placeholders: "{MOTIVATION}" is a placeholder' in refused.stderr
+        page.write_text(replace_sentence(original, MOTIVATION, MOTIVATION_TEXT))
+        write_chapter_notebook(repo, [f"chapters/{SLUG}.md"])
+        done = build()
         assert done.returncode == 0, done.stderr
         html = (repo / "site-one" / "chapters" / SLUG / "index.html").read_text()
         assert f'<figure class="rnnmem-figure" id="fig-{SLUG}-decay">' in html and "long_memory_decay-" in html
@@ -183,6 +243,7 @@ def test_the_new_chapter_passes_the_strict_build(repo):
         assert '<details class="success">' in html
     finally:
         config.unlink()
+        page.write_text(original)
         notebook.write_text(committed)
         shutil.rmtree(repo / "site-one", ignore_errors=True)
 

@@ -399,7 +399,7 @@ def test_chapter_code_fits_the_column_on_a_desktop(palette, request):
     ]
     assert not scrolling, (
         f"{len(scrolling)} chapter code blocks scroll sideways at 1280 px "
-        "(tests/repo/test_code_width.py lists their long lines):\n" + "\n".join(scrolling)
+        "(the rule code-width, make test-chapter, lists their long lines):\n" + "\n".join(scrolling)
     )
 
 

@@ -1,22 +1,60 @@
-"""Check one chapter end to end, in seconds, without building the site.
+"""Every rule a page must pass, each with one implementation, and the check of one chapter.
 
-``make test-chapter CH=<slug>`` runs the chapter's snippets with Sybil (through
-pytest), then ``python -m rnnmem.site check <slug>``, which calls
-:func:`check_chapter`:
+``make test-chapter CH=<slug>`` runs the chapter's snippets and its builder test
+with pytest, then ``python -m rnnmem.site check <slug>``, which calls
+:func:`check_chapter`: every rule of :data:`RULES`, in that order, on
+``docs/chapters/<slug>.md``. A problem is a :class:`Problem`: the rule's name,
+the page, the line and what is wrong; the command prints each rule's fix
+after its problems and exits 1. The rules:
 
-* every figure and table directive on the page renders (through the render
-  cache, so an unchanged figure costs nothing);
-* the committed notebook ``docs/downloads/<slug>.ipynb`` matches the page;
-* every internal link resolves to a page of the site (including the generated
-  API pages), and every ``#anchor`` to a heading or an ``id`` on that page;
-* every reference (``@fig:decay``, :mod:`rnnmem.site.numbering`) names a target
-  of the book, and the chapter's ids are unique in it.
-* every author-year citation matches an entry of ``docs/references.md``
-  (:func:`citation_problems`, the check the build makes).
+``placeholders``
+    no sentence ``make chapter`` wrote for the author to replace
+    (:data:`rnnmem.site.scaffold.PLACEHOLDERS`) is left on the page, nor in
+    the chapter's entry of the home page; the build refuses them too.
+``fences``
+    every block of Python the page shows is one the tests run: fenced exactly
+    ```` ```python ````, no ``>>>`` prompt outside a fence, no fence or
+    comment left open, no numpy scalar repr in an output, a reason for each
+    skipped snippet. The fences are those of the site's one lexer
+    (:func:`rnnmem.site.markdown.lex`).
+``code-width``
+    no line of a ```` ```python ```` block is wider than :data:`MAX_CODE_WIDTH`
+    characters.
+``directives``
+    every figure and table directive renders (through the render cache).
+``captions``
+    a caption is one or two short sentences; a figure has an ``alt`` text of
+    its own.
+``numbers``
+    every number the prose, a caption or an alt text states is produced on
+    the page (:mod:`rnnmem.site.numbers`, policy ``policy/numbers.toml``).
+``cross-references``
+    every ``@fig:``, ``@tab:``, ``@eq:``, ``@ch:`` reference names a target and
+    ids are unique (:mod:`rnnmem.site.numbering`).
+``citations``
+    every author-year citation matches an entry of ``docs/references.md``
+    (:mod:`rnnmem.site.citations`, the build's own linking).
+``reference-links``
+    every entry the page cites links to the work by DOI or arXiv, unless
+    ``policy/references.toml`` names it with its other link and a reason
+    (on ``references.md`` itself: every entry, and every policy entry).
+``links``
+    every internal link resolves to a page of the site (the generated API
+    pages included) and every ``#anchor`` to a heading or an id on it.
+``notebook``
+    the committed notebook ``docs/downloads/<slug>.ipynb`` matches the chapter.
+``notebook-prose``
+    that notebook carries the chapter's prose: every ``##`` heading and the
+    first paragraph, as the notebook writes them (references as plain text).
 
-Only ``docs/chapters/`` is searched: a slug names a chapter, never an API page
-or a notebook of the same name. :func:`chapter_path` raises ``ValueError``
-listing the chapters when the slug is unknown.
+The repository's tests run the same functions over every page
+(``tests/repo/test_page_rules.py``), so what ``make test-chapter`` passes the
+full suite passes. The policies (the lists a rule reads) are data files in
+``src/rnnmem/site/policy/``, reviewed like code.
+
+Only ``docs/chapters/`` is searched for a chapter: a slug names a chapter,
+never an API page or a notebook of the same name. :func:`chapter_path` raises
+``ValueError`` listing the chapters when the slug is unknown.
 
 :func:`home_chapters` and :func:`nav_chapters` read the home page's chapter
 list and the navigation's ``Chapters`` section, so a test can hold them equal.
@@ -24,55 +62,202 @@ list and the navigation's ``Chapters`` section, so a test can hold them equal.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import apipages
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
-from .directives import DirectiveError
+from .directives import DirectiveError, find_directives
+from .markdown import lex, prose_spans
 
 __all__ = [
+    "HOME_SECTION",
+    "MAX_CODE_WIDTH",
+    "REFERENCES_POLICY",
+    "RULES",
     "ChapterReport",
-    "chapters",
+    "Problem",
+    "Rule",
+    "Site",
+    "caption_problems",
     "chapter_path",
+    "chapters",
     "check_chapter",
     "citation_problems",
+    "fence_problems",
+    "home_chapters",
+    "link_problems",
+    "load_no_doi",
+    "long_lines",
+    "nav_chapters",
+    "notebook_prose_problems",
+    "number_problems",
     "page_anchors",
     "page_links",
-    "nav_chapters",
-    "home_chapters",
-    "HOME_SECTION",
+    "page_problems",
+    "placeholder_problems",
+    "reference_link_problems",
     "run_check",
 ]
 
 #: The heading of the home page's chapter list.
 HOME_SECTION = "The chapters, in reading order"
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+#: The widest line of a ```python block: the code column at 1280 px holds about 80 characters of the
+#: site's monospace font, fewer inside an admonition (an exercise's answer); 72 leaves room for the copy button.
+MAX_CODE_WIDTH = 72
+
+#: The works cited without a DOI or an arXiv id, each with its other link and a reason.
+REFERENCES_POLICY = Path(__file__).resolve().parent / "policy" / "references.toml"
+
 _LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 _HTML_ID = re.compile(r"""\bid=["']([^"']+)["']""")
+_PYTHONISH = re.compile(r"^\{?\s*\.?(py|python|python3|pycon|ipython|py3)\b", re.IGNORECASE)
+_NUMPY_SCALAR_REPR = re.compile(r"\bnp\.(float|int|bool|complex)\w*\(")
+_WORK_LINK = re.compile(r"\]\(https://(doi\.org/10\.\d{4,}/|arxiv\.org/abs/\d{4}\.\d{4,5})")
+_ENTRY_ANCHOR = re.compile(r'^<a id="([a-z0-9-]+)"></a>', re.M)
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bal)(?<!\bcf)[.!?](?=\s+[A-Z(*$])")
+_ERROR_WHERE = re.compile(r"^(docs/\S+?\.md):(\d+): ", re.S)
 
 
-@dataclass
-class ChapterReport:
-    """What :func:`check_chapter` found: problems (each naming page and line) and what it checked."""
+@dataclass(frozen=True)
+class Rule:
+    """A rule every page must pass: its name, what it asks, why, and how to fix a page that fails it."""
 
-    slug: str
-    problems: list[str] = field(default_factory=list)
-    directives: int = 0
-    rendered: int = 0
-    links: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
+    name: str
+    asks: str
+    reason: str
+    fix: str
+    chapters_only: bool = False
 
 
+#: Every page rule, in the order ``make test-chapter`` reports them (CONTRIBUTING.md lists them so).
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "placeholders",
+        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry",
+        "a placeholder would be published as the chapter's text (and its meta description)",
+        "replace the sentence with the chapter's own words",
+    ),
+    Rule(
+        "fences",
+        "every block of Python is fenced ```python, with no >>> outside a fence, no fence or comment left "
+        "open, no numpy scalar repr in an output, and a reason for each skip",
+        "the tests run only ```python fences: any other Python is shown but never checked",
+        "write the fence as ```python with nothing after the word, close what is open, print Python "
+        "floats (round, float) instead of numpy scalars, and give a skip its reason",
+    ),
+    Rule(
+        "code-width",
+        f"no line of a ```python block is wider than {MAX_CODE_WIDTH} characters",
+        "a wider line scrolls sideways in the page's code column (narrower still inside an exercise's answer)",
+        f"wrap the line (parentheses, one argument a line) so it fits in {MAX_CODE_WIDTH} characters",
+    ),
+    Rule(
+        "directives",
+        "every figure and table directive renders",
+        "the build stops on a directive that does not",
+        "correct the directive's name or arguments, or the builder it names (the message says which)",
+    ),
+    Rule(
+        "captions",
+        "a caption is one or two short sentences, and a figure has an alt text different from its caption",
+        "readers who cannot see the figure get its full description from alt=",
+        "shorten the caption and put the full description into alt=",
+    ),
+    Rule(
+        "numbers",
+        "every number the prose, a heading, a caption or an alt text states is produced on the page",
+        "a typed number goes stale when the code changes; a computed one cannot",
+        "print it in a snippet, show it in a live table, or fill it in with a placeholder {{id.value}}; a "
+        "number quoted from a paper goes, with its reason, into src/rnnmem/site/policy/numbers.toml",
+    ),
+    Rule(
+        "cross-references",
+        "every @fig:, @tab:, @eq: and @ch: reference names a target, and every id is unique",
+        "the build numbers the targets and links the references; a missing one stops it",
+        "correct the id, or give the figure, table or equation that id",
+    ),
+    Rule(
+        "citations",
+        "every author-year citation matches an entry of docs/references.md",
+        "the build links each citation to its entry and stops on one that has none",
+        "add the entry to docs/references.md (anchor: first author's surname and year), or correct the citation",
+    ),
+    Rule(
+        "reference-links",
+        "every entry the page cites links to the work by DOI (https://doi.org/10....) or arXiv "
+        "(https://arxiv.org/abs/...)",
+        "a DOI or an arXiv id outlives the publisher's pages",
+        "add the DOI or arXiv link to the entry; a work that has neither goes, with its link and a reason, "
+        "into src/rnnmem/site/policy/references.toml",
+    ),
+    Rule(
+        "links",
+        "every internal link resolves to a page of the site, and every #anchor to a heading or an id on it",
+        "the strict build refuses a broken link",
+        "correct the path (relative to the page, ending in .md) or the anchor",
+    ),
+    Rule(
+        "notebook",
+        "the committed notebook docs/downloads/<chapter>.ipynb matches the chapter",
+        "the download and the Colab link serve that file",
+        "run `make notebooks` and commit the notebook",
+        chapters_only=True,
+    ),
+    Rule(
+        "notebook-prose",
+        "the notebook carries the chapter's prose: every ## heading and the first paragraph",
+        "the notebook is the chapter to read, not only its code",
+        "run `make notebooks` and commit the notebook; if it still fails, the notebook writer "
+        "(rnnmem.site.notebook) drops that text",
+        chapters_only=True,
+    ),
+)
+_RULES = {r.name: r for r in RULES}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failure of a rule: the rule, the page (``docs/...``), the line (None: the page as a whole), what."""
+
+    rule: str
+    page: str
+    line: int | None
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.rule not in _RULES:
+            raise ValueError(f"rule must be one of {', '.join(_RULES)}, got {self.rule!r}")
+
+    def __str__(self) -> str:
+        where = self.page if self.line is None else f"{self.page}:{self.line}"
+        return f"{where}: {self.rule}: {self.message}"
+
+
+def _from_error(rule: str, error: Exception, page: str) -> list[Problem]:
+    """A build error (``docs/page.md:12: message``, one a line) as problems of ``rule``."""
+    problems = []
+    for text in str(error).split("\n"):
+        m = _ERROR_WHERE.match(text)
+        if m:
+            problems.append(Problem(rule, m.group(1), int(m.group(2)), text[m.end() :]))
+        elif problems:  # a message's continuation line
+            last = problems.pop()
+            problems.append(Problem(rule, last.page, last.line, last.message + "\n" + text))
+        else:
+            problems.append(Problem(rule, page, None, text))
+    return problems
+
+
+# -- chapters ------------------------------------------------------------------------------------
 def chapters(docs_dir: Path) -> list[str]:
     """The chapter slugs: the names of ``docs/chapters/*.md`` without ``.md``, sorted.
 
@@ -97,18 +282,291 @@ def chapter_path(docs_dir: Path, slug: str) -> Path:
     return path
 
 
+# -- placeholders -------------------------------------------------------------------------------
+def placeholder_problems(page: str, markdown: str) -> list[Problem]:
+    """Each sentence ``make chapter`` wrote for the author to replace that is still in the page's prose.
+
+    The sentences are :data:`rnnmem.site.scaffold.PLACEHOLDERS`; one may wrap
+    across lines. In code or in an HTML comment it is not shown, and not a problem.
+
+    >>> [str(p) for p in placeholder_problems("docs/index.md", "1. [A](a.md). What the chapter computes,\\n"
+    ...                                       "in a sentence.\\n")]
+    ['docs/index.md:1: placeholders: "What the chapter computes, in a sentence." is a placeholder']
+    """
+    from .scaffold import PLACEHOLDERS
+
+    spans = prose_spans(markdown)
+    doc = lex(markdown)
+    problems = []
+    for sentence in PLACEHOLDERS:
+        pattern = re.compile(r"\s+".join(re.escape(word) for word in sentence.split()))
+        for m in pattern.finditer(markdown):
+            if any(a <= m.start() < b for a, b in spans):
+                problems.append(Problem("placeholders", page, doc.line_of(m.start()), f'"{sentence}" is a placeholder'))
+    return sorted(problems, key=lambda p: p.line or 0)
+
+
+# -- fences ------------------------------------------------------------------------------------
+def fence_problems(page: str, markdown: str) -> list[Problem]:
+    """The page's Python that the tests would not run, and the fences and comments it leaves open.
+
+    Fences are those of :func:`rnnmem.site.markdown.lex`.
+
+    >>> text = '```py\\n>>> 1\\n1\\n```\\n\\n```python title="x"\\nprint(1)\\n```\\n\\n    >>> 2\\n'
+    >>> [p.line for p in fence_problems("docs/p.md", text)]
+    [1, 6, 10]
+    """
+    doc = lex(markdown)
+    problems = [Problem("fences", page, line, message) for line, message in doc.problems]
+    for fence in doc.fences:
+        if fence.info != "python" and (
+            _PYTHONISH.match(fence.info) or any(b.lstrip().startswith(">>>") for b in fence.body)
+        ):
+            problems.append(
+                Problem(
+                    "fences",
+                    page,
+                    fence.line,
+                    f"the fence ```{fence.info} is not run by the tests; write it as ```python (nothing after the word)",
+                )
+            )
+    for line in doc.loose_prompts():
+        problems.append(Problem("fences", page, line, "a >>> prompt outside a ```python fence is shown but never run"))
+    for n, line in enumerate(markdown.splitlines(), 1):
+        if _NUMPY_SCALAR_REPR.search(line) and not line.lstrip().startswith((">>>", "...")):
+            problems.append(
+                Problem(
+                    "fences",
+                    page,
+                    n,
+                    "an expected output shows a numpy scalar repr; print a Python float (float(x), round(x, k))",
+                )
+            )
+        if re.match(r"\s*<!--\s*skip\s*:", line) and "reason" not in line:
+            problems.append(Problem("fences", page, n, "a skipped snippet must state its reason (reason=...)"))
+    return sorted(problems, key=lambda p: p.line or 0)
+
+
+def long_lines(markdown: str, limit: int = MAX_CODE_WIDTH) -> list[tuple[int, int]]:
+    """(line number, width) of each line of a ```python block wider than ``limit`` characters.
+
+    The width is the line as shown: without the indentation that nests the block
+    in a list or an admonition, tabs counted as the four spaces Markdown makes
+    them. Output lines count too: the reader sees them in the same block.
+
+    >>> long_lines("```python\\n>>> x = '" + "a" * 70 + "'\\n```\\n")
+    [(2, 80)]
+    """
+    found = []
+    for fence in lex(markdown).fences:
+        if fence.info != "python":
+            continue
+        for offset, line in enumerate(fence.body, start=1):
+            width = len(line.rstrip().expandtabs(4))
+            if width > limit:
+                found.append((fence.line + offset, width))
+    return found
+
+
+def _width_problems(page: str, markdown: str) -> list[Problem]:
+    return [
+        Problem("code-width", page, line, f"{width} characters, at most {MAX_CODE_WIDTH}")
+        for line, width in long_lines(markdown)
+    ]
+
+
+# -- captions and numbers ------------------------------------------------------------------------
+def caption_problems(page: str, markdown: str) -> list[Problem]:
+    """Captions longer than two sentences (45 words for a figure, 60 for a table), figures without an alt text.
+
+    >>> [p.message for p in caption_problems("docs/p.md", '<!-- figure: f caption="Short." -->\\n')]
+    ['a figure needs alt=, its full description, different from its caption']
+    """
+    problems = []
+    for d in find_directives(markdown, page):
+        caption = d.args.get("caption")
+        if caption is None:
+            continue
+        sentences = len(_SENTENCE_END.findall(" ".join(caption.split()))) + 1
+        # A figure's caption is a statement (its description is the alt text); a table's also names its columns.
+        words = 45 if d.kind == "figure" else 60
+        if sentences > 2 or len(caption.split()) > words:
+            problems.append(
+                Problem(
+                    "captions",
+                    page,
+                    d.line,
+                    f"a caption is one or two short sentences ({sentences} sentences, {len(caption.split())} "
+                    f"words, at most {words}); the full description of a figure goes to alt=",
+                )
+            )
+        if d.kind == "figure":
+            alt = d.args.get("alt")
+            if not (isinstance(alt, str) and alt.strip() and alt.strip() != caption.strip()):
+                problems.append(
+                    Problem(
+                        "captions",
+                        page,
+                        d.line,
+                        "a figure needs alt=, its full description, different from its caption",
+                    )
+                )
+    return problems
+
+
+def number_problems(page: str, markdown: str, tables: list[str], allow: list[dict]) -> list[Problem]:
+    """Every number ``page`` states that nothing on it produces (:func:`rnnmem.site.numbers.check_page`).
+
+    ``tables`` are the page's rendered tables, ``allow`` the entries of the numbers policy.
+    """
+    from .numbers import check_page
+
+    return [
+        Problem("numbers", f.page, f.line, f"{f.number} is not produced on this page: \u2026{f.context}\u2026")
+        for f in check_page(markdown, page, tables=tables, allow=allow)
+    ]
+
+
+# -- citations and reference links ---------------------------------------------------------------
+def _cite(src_uri: str, markdown: str, entries: dict) -> tuple[list[str], list]:
+    """(errors, citations) of a page's author-year citations, linked as the build links them."""
+    import markdown as md
+
+    from .citations import CitationError, link_citations
+
+    html = md.markdown(
+        markdown,
+        extensions=["fenced_code", "attr_list", "md_in_html", "admonition", "pymdownx.arithmatex"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
+    try:
+        _, found = link_citations(
+            html, entries, references_url="../references/", page=f"docs/{src_uri}", source=markdown
+        )
+    except CitationError as exc:
+        return str(exc).splitlines(), []
+    return [], found
+
+
+def citation_problems(src_uri: str, markdown: str, docs_dir: Path) -> list[str]:
+    """The citations of a page that match no entry of ``references.md``, with page and line.
+
+    >>> citation_problems("chapters/x.md", "As Elman (1990) showed, and Nobody (1901).", Path("docs"))
+    ['docs/chapters/x.md:1: "Nobody (1901)" matches no entry of docs/references.md (expected a key nobody1901)']
+    """
+    from .citations import parse_references
+
+    references = Path(docs_dir) / "references.md"
+    if not references.is_file():
+        return []
+    errors, _ = _cite(src_uri, markdown, parse_references(references.read_text(encoding="utf-8")))
+    return errors
+
+
+def load_no_doi(path: Path = REFERENCES_POLICY) -> dict[str, dict]:
+    """The reference policy's ``[[no-doi]]`` entries by key: each names its ``link`` host and a ``reason``.
+
+    >>> load_no_doi()["hochreiter1991"]["link"]
+    'people.idsia.ch'
+    """
+    import tomllib
+
+    path = Path(path)
+    try:
+        entries = tomllib.loads(path.read_text(encoding="utf-8")).get("no-doi", [])
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"the reference policy {path} cannot be read: {exc}") from None
+    out: dict[str, dict] = {}
+    for i, entry in enumerate(entries, 1):
+        missing = [k for k in ("key", "link", "reason") if not str(entry.get(k, "")).strip()]
+        if missing:
+            raise ValueError(
+                f"{path}: [[no-doi]] entry {i} needs {', '.join(missing)} (each names the entry's key, "
+                "the site its link goes to, and why the work has no DOI or arXiv id)"
+            )
+        if entry["key"] in out:
+            raise ValueError(f"{path}: [[no-doi]] entry {i} repeats the key {entry['key']!r}")
+        out[entry["key"]] = entry
+    return out
+
+
+def _entry_blocks(references_markdown: str) -> dict[str, tuple[int, str]]:
+    """key -> (line, text up to the next blank line) of each entry of ``references.md``."""
+    blocks = {}
+    for m in _ENTRY_ANCHOR.finditer(references_markdown):
+        end = references_markdown.find("\n\n", m.start())
+        block = references_markdown[m.start() : end if end != -1 else len(references_markdown)]
+        blocks[m.group(1)] = (references_markdown.count("\n", 0, m.start()) + 1, block)
+    return blocks
+
+
+def reference_link_problems(
+    references_markdown: str, keys: list[str], no_doi: dict[str, dict], *, cited_by: str = ""
+) -> list[Problem]:
+    """The entries among ``keys`` that link to the work by neither a DOI nor an arXiv id (nor as the policy allows).
+
+    Reported on ``docs/references.md`` at the entry's line; ``cited_by`` names the citing page.
+
+    >>> refs = '<a id="a2000"></a>\\n**A (2000).** T. [x](https://example.org/a).\\n'
+    >>> [str(p) for p in reference_link_problems(refs, ["a2000"], {})]  # doctest: +ELLIPSIS
+    ['docs/references.md:1: reference-links: the entry a2000 links to no DOI ... nor arXiv abstract ...']
+    """
+    blocks = _entry_blocks(references_markdown)
+    problems = []
+    for key in dict.fromkeys(keys):
+        if key not in blocks:
+            continue  # no such entry: the rule "citations" reports it
+        line, block = blocks[key]
+        if _WORK_LINK.search(block):
+            continue
+        exempt = no_doi.get(key)
+        if exempt and any(f"](https://{w}{exempt['link']}" in block for w in ("", "www.")):
+            continue
+        if exempt:
+            message = f"the entry {key} has no link to {exempt['link']}, the one the reference policy allows it"
+        else:
+            message = (
+                f"the entry {key} links to no DOI (https://doi.org/10.…) nor arXiv abstract (https://arxiv.org/abs/…)"
+            )
+        if cited_by:
+            message += f" (cited by {cited_by})"
+        problems.append(Problem("reference-links", "docs/references.md", line, message))
+    return problems
+
+
+def _policy_problems(references_markdown: str, no_doi: dict[str, dict]) -> list[Problem]:
+    """Policy entries that name no entry, or an entry that now has a DOI or arXiv link."""
+    blocks = _entry_blocks(references_markdown)
+    problems = []
+    for key in no_doi:
+        if key not in blocks:
+            problems.append(
+                Problem(
+                    "reference-links",
+                    "docs/references.md",
+                    None,
+                    f"{REFERENCES_POLICY.name} lists {key!r}, which is no entry here; remove it from the policy",
+                )
+            )
+        elif _WORK_LINK.search(blocks[key][1]):
+            problems.append(
+                Problem(
+                    "reference-links",
+                    "docs/references.md",
+                    blocks[key][0],
+                    f"the entry {key} has a DOI or arXiv link now; remove it from {REFERENCES_POLICY.name}",
+                )
+            )
+    return problems
+
+
+# -- links and anchors -----------------------------------------------------------------------------
 def _outside_fences(markdown: str):
-    """(line number, line) of every line outside fenced code blocks (CommonMark's closing rule)."""
-    fence = None
+    """(line number, line) of every line outside fenced code: the fences of :func:`rnnmem.site.markdown.lex`."""
+    doc = lex(markdown)
     for number, line in enumerate(markdown.split("\n"), 1):
-        m = _FENCE.match(line)
-        if fence is None:
-            if m:
-                fence = m.group(1)
-                continue
+        if not doc.in_fence(number):
             yield number, line
-        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)) :]:
-            fence = None
 
 
 def _slugify(title: str) -> str:
@@ -173,83 +631,314 @@ def _site_pages(docs_dir: Path) -> dict[str, str | None]:
     return pages
 
 
-def _check_links(src_uri: str, markdown: str, docs_dir: Path, report: ChapterReport) -> None:
-    pages = _site_pages(docs_dir)
+def link_problems(src_uri: str, markdown: str, pages: dict[str, str | None]) -> tuple[list[Problem], int]:
+    """(problems, internal links checked) of a page's links; ``pages`` as :func:`_site_pages` gives them."""
     where = f"docs/{src_uri}"
+    problems, count = [], 0
     for line, target in page_links(markdown):
         if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("//"):
             continue  # another site (the build's own validation covers absolute links)
-        report.links += 1
+        count += 1
         path, _, anchor = target.partition("#")
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path)) if path else src_uri
         if path and resolved not in pages:
-            report.problems.append(f"{where}:{line}: link to {target!r}: docs/{resolved} does not exist")
+            problems.append(Problem("links", where, line, f"link to {target!r}: docs/{resolved} does not exist"))
             continue
         text = markdown if resolved == src_uri else pages.get(resolved)
         if anchor and text is not None and anchor not in page_anchors(text):
-            report.problems.append(
-                f"{where}:{line}: link to {target!r}: docs/{resolved} has no heading or id {anchor!r}"
+            problems.append(
+                Problem("links", where, line, f"link to {target!r}: docs/{resolved} has no heading or id {anchor!r}")
             )
+    return problems, count
+
+
+# -- notebooks ---------------------------------------------------------------------------------------
+_NOT_PROSE = ("<", "```", "~~~", "$$", "|", "#", "!!!", "???", "===", "*", "-", "+", ">")
+
+
+def _first_paragraph(markdown: str) -> tuple[int, str] | None:
+    """(line, text) of the page's first paragraph of plain prose after its title, or None.
+
+    Plain: outside code and comments, not a heading, list, table, quote, admonition, math
+    block or HTML, and without a placeholder (whose value is the arithmetic's).
+    """
+    doc = lex(markdown)
+    titles = [h.line for h in doc.headings if h.level == 1]
+    commented = [(doc.line_of(c.start), doc.line_of(max(c.start, c.end - 1))) for c in doc.comments]
+    lines = markdown.split("\n")
+    n = titles[0] if titles else 0
+    while n < len(lines):
+        if not lines[n].strip():
+            n += 1
+            continue
+        start = n
+        while n < len(lines) and lines[n].strip():
+            n += 1
+        paragraph = "\n".join(lines[start:n])
+        first = start + 1
+        if (
+            doc.in_code(first)
+            or any(a <= first <= b for a, b in commented)
+            or paragraph.lstrip().startswith(_NOT_PROSE)
+            or re.match(r"\s*\d+[.)]\s", paragraph)
+            or "{{" in paragraph
+        ):
+            continue
+        return first, paragraph
+    return None
+
+
+def notebook_prose_problems(book: Book, src_uri: str) -> list[Problem]:
+    """Whether the committed notebook of a chapter carries its ``##`` headings and its first paragraph.
+
+    Each is compared as the notebook writes it: references as plain text
+    ("Chapter 3", :meth:`rnnmem.site.numbering.Numbering.block_references`),
+    links made absolute (:func:`rnnmem.site.notebook.prose_markdown`), white
+    space as it falls.
+    """
+    from .notebook import prose_markdown
+
+    page = book.pages[src_uri]
+    where = f"docs/{src_uri}"
+    path = book.docs_dir / book.notebook_path(page)
+    if not path.is_file():
+        return [Problem("notebook-prose", where, None, f"there is no notebook docs/{book.notebook_path(page)}")]
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    sources = [c.get("source", "") for c in cells if c.get("cell_type") == "markdown"]
+    prose = " ".join(" ".join(("".join(s) if isinstance(s, list) else s).split()) for s in sources)
+    url = posixpath.splitext(src_uri)[0] + "/"
+    page_url = (book.site_url.rstrip("/") + "/" + url) if book.site_url else url
+    site_url = book.site_url.rstrip("/") + "/" if book.site_url else ""
+
+    def as_written(text: str, line: int) -> str:
+        text = book.numbering().block_references(src_uri, text, line, plain=True)
+        return " ".join(prose_markdown(text, page_url=page_url, site_url=site_url).split())
+
+    wanted = [(h.line, "the heading", f"## {h.text}") for h in lex(page.markdown).headings if h.level == 2]
+    first = _first_paragraph(page.markdown)
+    if first is not None:
+        wanted.append((first[0], "the first paragraph", first[1]))
+    problems = []
+    for line, what, text in sorted(wanted):
+        try:
+            expected = as_written(text, line)
+        except DirectiveError:
+            continue  # a broken reference: the rule "cross-references" reports it
+        if expected not in prose:
+            shown = expected if len(expected) <= 70 else expected[:67] + "..."
+            problems.append(
+                Problem(
+                    "notebook-prose",
+                    where,
+                    line,
+                    f"{what} is not in docs/{book.notebook_path(page)}, which should read: {shown!r}",
+                )
+            )
+    return problems
+
+
+# -- one page, every rule ----------------------------------------------------------------------------
+class Site:
+    """The book's pages and policies, read once, for the page rules.
+
+    Every page of ``docs/`` is read (the references and the numbering read the
+    whole book); a page whose directives cannot be parsed is left out of the
+    book, and the rule ``directives`` reports it when that page is checked.
+    """
+
+    def __init__(self, config_file: Path = Path("mkdocs.yml"), *, cache_dir: Path | None = None) -> None:
+        from .citations import parse_references
+        from .numbers import load_allowlist
+
+        settings = load_mkdocs_settings(Path(config_file))
+        self.docs_dir = Path(settings["docs_dir"])
+        self.book = Book(
+            self.docs_dir, repo_url=settings["repo_url"], site_url=settings["site_url"], cache_dir=cache_dir
+        )
+        self.broken: dict[str, DirectiveError] = {}
+        self.sources: dict[str, str] = {}
+        for path in sorted(self.docs_dir.rglob("*.md")):
+            rel = path.relative_to(self.docs_dir).as_posix()
+            self.sources[rel] = path.read_text(encoding="utf-8")
+            try:
+                self.book.add_page(rel, self.sources[rel])
+            except DirectiveError as exc:
+                self.broken[rel] = exc
+        self.references = self.sources.get("references.md", "")
+        self.entries = parse_references(self.references)
+        self.allow = load_allowlist()
+        self.no_doi = load_no_doi()
+        self._pages: dict[str, str | None] | None = None
+
+    @property
+    def pages(self) -> dict[str, str | None]:
+        if self._pages is None:
+            self._pages = _site_pages(self.docs_dir)
+        return self._pages
+
+    def render(self, src_uri: str) -> list[Problem]:
+        """Render the page's directives (through the cache); the ones that fail, as problems of ``directives``."""
+        if src_uri in self.broken:
+            return _from_error("directives", self.broken[src_uri], f"docs/{src_uri}")
+        page = self.book.pages[src_uri]
+        if len(page.items) != len(page.directives):
+            page.items = self.book.renderer.render_all(page.directives, keep_going=True)
+        problems = []
+        for item in page.items:
+            if isinstance(item, DirectiveError):
+                problems += _from_error("directives", item, f"docs/{src_uri}")
+        return problems
+
+
+def _rule_placeholders(site: Site, src_uri: str) -> list[Problem]:
+    problems = placeholder_problems(f"docs/{src_uri}", site.sources[src_uri])
+    if site.book.pages.get(src_uri) is not None and site.book.pages[src_uri].is_chapter:
+        # The chapter's entry on the home page is written by `make chapter` too.
+        index = site.sources.get("index.md", "")
+        entry = re.compile(rf"\]\({re.escape(src_uri)}\)")
+        problems += [
+            p
+            for p in placeholder_problems("docs/index.md", index)
+            if entry.search(index.split("\n")[(p.line or 1) - 1])
+        ]
+    return problems
+
+
+def _rule_numbers(site: Site, src_uri: str) -> list[Problem]:
+    from .numbers import NOT_CHECKED
+
+    if src_uri in NOT_CHECKED or src_uri in site.broken:
+        return []
+    page = site.book.pages[src_uri]
+    site.render(src_uri)
+    tables = [
+        item.content.decode()
+        for directive, item in zip(page.directives, page.items)
+        if directive.kind == "table" and not isinstance(item, DirectiveError)
+    ]
+    return number_problems(f"docs/{src_uri}", site.sources[src_uri], tables, site.allow)
+
+
+def _rule_cross_references(site: Site, src_uri: str) -> list[Problem]:
+    if src_uri in site.broken:
+        return []
+    try:
+        site.book.numbering().edits(src_uri, site.sources[src_uri])
+    except DirectiveError as exc:
+        return _from_error("cross-references", exc, f"docs/{src_uri}")
+    return []
+
+
+def _skips_citations(src_uri: str) -> bool:
+    return src_uri == "references.md" or src_uri.startswith("api/")  # as the build (rnnmem.site.reader)
+
+
+def _rule_citations(site: Site, src_uri: str) -> list[Problem]:
+    if _skips_citations(src_uri) or not site.entries:
+        return []
+    errors, _ = _cite(src_uri, site.sources[src_uri], site.entries)
+    return [p for e in errors for p in _from_error("citations", ValueError(e), f"docs/{src_uri}")]
+
+
+def _rule_reference_links(site: Site, src_uri: str) -> list[Problem]:
+    if src_uri == "references.md":
+        return reference_link_problems(site.references, list(_entry_blocks(site.references)), site.no_doi) + (
+            _policy_problems(site.references, site.no_doi)
+        )
+    if _skips_citations(src_uri) or not site.entries:
+        return []
+    _, found = _cite(src_uri, site.sources[src_uri], site.entries)
+    return reference_link_problems(site.references, [c.key for c in found], site.no_doi, cited_by=f"docs/{src_uri}")
+
+
+def _rule_links(site: Site, src_uri: str) -> list[Problem]:
+    problems, _ = link_problems(src_uri, site.sources[src_uri], site.pages)
+    return problems
+
+
+def _rule_notebook(site: Site, src_uri: str) -> list[Problem]:
+    if site.render(src_uri):
+        return []  # the notebook holds the rendered items: the rule "directives" reports why there are none
+    try:
+        stale = site.book.stale_notebooks(only=src_uri)
+    except DirectiveError:
+        return []  # a broken reference: the rule "cross-references" reports it
+    return [Problem("notebook", f"docs/{src_uri}", None, f"{s} is out of date") for s in stale]
+
+
+def _rule_notebook_prose(site: Site, src_uri: str) -> list[Problem]:
+    if src_uri in site.broken:
+        return []
+    return notebook_prose_problems(site.book, src_uri)
+
+
+_CHECKS: dict[str, Callable[[Site, str], list[Problem]]] = {
+    "placeholders": _rule_placeholders,
+    "fences": lambda site, src: fence_problems(f"docs/{src}", site.sources[src]),
+    "code-width": lambda site, src: _width_problems(f"docs/{src}", site.sources[src]),
+    "directives": lambda site, src: site.render(src),
+    "captions": lambda site, src: [] if src in site.broken else caption_problems(f"docs/{src}", site.sources[src]),
+    "numbers": _rule_numbers,
+    "cross-references": _rule_cross_references,
+    "citations": _rule_citations,
+    "reference-links": _rule_reference_links,
+    "links": _rule_links,
+    "notebook": _rule_notebook,
+    "notebook-prose": _rule_notebook_prose,
+}
+assert list(_CHECKS) == [r.name for r in RULES]
+
+
+def page_problems(site: Site, src_uri: str, rules: list[str] | None = None) -> list[Problem]:
+    """Every problem of the page ``docs/<src_uri>`` under ``rules`` (default: all of :data:`RULES`), rule by rule.
+
+    A rule for chapters only (the notebook's) is skipped on other pages. ValueError names an unknown rule.
+    """
+    names = list(_CHECKS) if rules is None else list(rules)
+    unknown = [n for n in names if n not in _CHECKS]
+    if unknown:
+        raise ValueError(f"rules must be names of RULES ({', '.join(_CHECKS)}), got {unknown!r}")
+    if src_uri not in site.sources:
+        raise ValueError(f"src_uri must name a page of {site.docs_dir}, got {src_uri!r}")
+    page = site.book.pages.get(src_uri)
+    chapter = page.is_chapter if page is not None else src_uri.startswith(f"{CHAPTER_DIR}/")
+    problems = []
+    for name in names:
+        if _RULES[name].chapters_only and not chapter:
+            continue
+        problems += _CHECKS[name](site, src_uri)
+    return problems
+
+
+# -- the check of one chapter ------------------------------------------------------------------------
+@dataclass
+class ChapterReport:
+    """What :func:`check_chapter` found: problems (each naming rule, page and line) and what it checked."""
+
+    slug: str
+    problems: list[Problem] = field(default_factory=list)
+    directives: int = 0
+    rendered: int = 0
+    links: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
 
 
 def check_chapter(slug: str, config_file: Path = Path("mkdocs.yml")) -> ChapterReport:
-    """Check ``docs/chapters/<slug>.md``: directives render, notebook fresh, links and anchors resolve.
-
-    The snippets are Sybil's job (``make test-chapter`` runs both).
-    """
+    """Every rule of :data:`RULES` on ``docs/chapters/<slug>.md``. The snippets are Sybil's (``make test-chapter``)."""
     settings = load_mkdocs_settings(Path(config_file))
-    docs_dir = Path(settings["docs_dir"])
-    path = chapter_path(docs_dir, slug)
-    src_uri = path.relative_to(docs_dir).as_posix()
-    markdown = path.read_text(encoding="utf-8")
+    path = chapter_path(Path(settings["docs_dir"]), slug)
+    site = Site(config_file)
+    src_uri = path.relative_to(site.docs_dir).as_posix()
     report = ChapterReport(slug)
-    book = Book(docs_dir, repo_url=settings["repo_url"], site_url=settings["site_url"])
-    try:
-        page = book.add_page(src_uri, markdown)
-        report.directives = len(page.directives)
-        book.render()
-        report.rendered = len(book.renderer.rendered)
-    except DirectiveError as exc:
-        report.problems.append(str(exc))
-    for other in sorted(docs_dir.rglob("*.md")):  # the numbers and the references read the whole book
-        rel = other.relative_to(docs_dir).as_posix()
-        if rel != src_uri:
-            book.add_page(rel, other.read_text(encoding="utf-8"))
-    try:
-        book.numbering().edits(src_uri, markdown)
-        for stale in book.stale_notebooks(only=src_uri):
-            report.problems.append(f"notebook out of date: {stale}; run `make notebooks` and commit it")
-    except DirectiveError as exc:
-        report.problems.append(str(exc))
-    _check_links(src_uri, markdown, docs_dir, report)
-    report.problems.extend(citation_problems(src_uri, markdown, docs_dir))
+    report.problems = page_problems(site, src_uri)
+    page = site.book.pages.get(src_uri)
+    report.directives = len(page.directives) if page is not None else 0
+    report.rendered = len(site.book.renderer.rendered)
+    report.links = link_problems(src_uri, site.sources[src_uri], site.pages)[1]
     return report
-
-
-def citation_problems(src_uri: str, markdown: str, docs_dir: Path) -> list[str]:
-    """The citations of a page that match no entry of ``references.md``, with page and line.
-
-    >>> citation_problems("chapters/x.md", "As Elman (1990) showed, and Nobody (1901).", Path("docs"))
-    ['docs/chapters/x.md:1: "Nobody (1901)" matches no entry of docs/references.md (expected a key nobody1901)']
-    """
-    import markdown as md
-
-    from .citations import CitationError, link_citations, parse_references
-
-    references = Path(docs_dir) / "references.md"
-    if not references.is_file():
-        return []
-    entries = parse_references(references.read_text(encoding="utf-8"))
-    html = md.markdown(
-        markdown,
-        extensions=["fenced_code", "attr_list", "md_in_html", "admonition", "pymdownx.arithmatex"],
-        extension_configs={"pymdownx.arithmatex": {"generic": True}},
-    )
-    try:
-        link_citations(html, entries, references_url="../references/", page=f"docs/{src_uri}", source=markdown)
-    except CitationError as exc:
-        return str(exc).splitlines()
-    return []
 
 
 def nav_chapters(config_file: Path = Path("mkdocs.yml")) -> list[tuple[str, str]]:
@@ -280,6 +969,17 @@ def home_chapters(index_markdown: str) -> list[tuple[str, str]]:
     return re.findall(r"^\d+\.\s+\[([^\]]+)\]\(([^)]+)\)", m.group(1), re.M)
 
 
+def report_text(report: ChapterReport) -> str:
+    """The problems rule by rule, in the order of :data:`RULES`, each rule's with its fix after them."""
+    out = []
+    for rule in RULES:
+        mine = [p for p in report.problems if p.rule == rule.name]
+        if mine:
+            out += [str(p) for p in mine]
+            out.append(f"  how to fix ({rule.name}): {rule.fix}")
+    return "\n".join(out)
+
+
 def run_check(args, parser) -> int:
     """``python -m rnnmem.site check CHAPTER``: 0 when the chapter passes, 1 on problems, 2 on a bad name."""
     import sys
@@ -292,12 +992,13 @@ def run_check(args, parser) -> int:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog} check: error: {exc}", file=sys.stderr)
         return 2
-    for problem in report.problems:
-        print(problem, file=sys.stderr)
-    status = "FAILED" if report.problems else "ok"
+    if report.problems:
+        print(report_text(report), file=sys.stderr)
+    failed = sorted({p.rule for p in report.problems}, key=list(_RULES).index)
+    status = f"FAILED ({', '.join(failed)})" if failed else "ok"
     print(
-        f"docs/chapters/{report.slug}.md: {status}: {report.directives} directives "
-        f"({report.rendered} rendered, the rest from the cache), notebook compared, "
-        f"{report.links} internal links and anchors; {time.perf_counter() - start:.1f} s"
+        f"docs/chapters/{report.slug}.md: {status}: {len(RULES)} rules; {report.directives} directives "
+        f"({report.rendered} rendered, the rest from the cache), {report.links} internal links and anchors; "
+        f"{time.perf_counter() - start:.1f} s"
     )
     return 1 if report.problems else 0

@@ -16,11 +16,14 @@ are not claims and are allowed without a source: whole numbers 0 to 9 (the
 "1" of $1 - f$, "two layers"), years in a citation ("(1997)", "Hochreiter
 1991", "et al. 2018"), section, chapter, figure, table and equation numbers
 ("§10.2.2", "Figure 4.2"), list markers. Anything else is listed, unless the
-reviewed allow-list (``tests/repo/numbers_allowlist.toml``) names it for that
-page with a reason (a figure quoted from a paper, say).
+reviewed allow-list (:data:`ALLOWLIST`, ``src/rnnmem/site/policy/numbers.toml``)
+names it for that page with a reason (a figure quoted from a paper, say). The
+same file lists the pages not checked at all (:data:`NOT_CHECKED`: the
+references, whose numbers are volumes and pages).
 
-Run ``python -m rnnmem.site numbers [PAGE ...]``; the test suite runs it on
-every page.
+This is the rule ``numbers`` of :mod:`rnnmem.site.check`, which ``make
+test-chapter`` runs on a chapter and the test suite on every page; ``python -m
+rnnmem.site numbers [PAGE ...]`` runs it alone.
 """
 
 from __future__ import annotations
@@ -35,7 +38,21 @@ from .directives import Directive, find_directives
 from .markdown import lex, prose_spans
 from .placeholders import PLACEHOLDER
 
-__all__ = ["Finding", "Number", "check_page", "parse_numbers", "produced_numbers", "stated_numbers"]
+__all__ = [
+    "ALLOWLIST",
+    "NOT_CHECKED",
+    "Finding",
+    "Number",
+    "check_page",
+    "load_allowlist",
+    "load_not_checked",
+    "parse_numbers",
+    "produced_numbers",
+    "stated_numbers",
+]
+
+#: The reviewed policy of the rule: the numbers allowed without a source, and the pages not checked.
+ALLOWLIST = Path(__file__).resolve().parent / "policy" / "numbers.toml"
 
 _SUPER = {c: d for c, d in zip("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")}
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -228,7 +245,7 @@ def stated_numbers(markdown: str, directives: list[Directive]) -> list[tuple[int
         for key in ("caption", "alt"):
             value = d.args.get(key)
             if isinstance(value, str):
-                scan(value, 0, lambda _: d.line)
+                scan(value, 0, lambda _, line=d.line: line)
     return found
 
 
@@ -242,13 +259,33 @@ def _allowed(allow: list[dict], page: str, number: Number) -> bool:
     return False
 
 
-def load_allowlist(path: Path) -> list[dict]:
-    """The reviewed allow-list: ``[[allow]]`` entries with page, number and a reason each."""
-    if not path.is_file():
-        return []
+def _policy(path: Path) -> dict:
     import tomllib
 
-    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("allow", [])
+    path = Path(path)
+    if not path.is_file():
+        return {}  # no policy: no number allowed without a source, every page checked
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path} is not valid TOML: {exc}") from None
+
+
+def load_not_checked(path: Path = ALLOWLIST) -> tuple[str, ...]:
+    """The pages (``docs/...``) whose numbers are not checked: the policy's ``not_checked`` list.
+
+    >>> load_not_checked()
+    ('docs/references.md',)
+    """
+    pages = _policy(path).get("not_checked", [])
+    if not isinstance(pages, list) or not all(isinstance(p, str) and p.startswith("docs/") for p in pages):
+        raise ValueError(f"{path}: not_checked must be a list of pages written docs/..., got {pages!r}")
+    return tuple(pages)
+
+
+def load_allowlist(path: Path = ALLOWLIST) -> list[dict]:
+    """The reviewed allow-list: ``[[allow]]`` entries with page, number and a reason each."""
+    entries = _policy(path).get("allow", [])
     for i, entry in enumerate(entries):
         missing = [k for k in ("page", "number", "reason") if not str(entry.get(k, "")).strip()]
         if missing:
@@ -257,6 +294,10 @@ def load_allowlist(path: Path) -> list[dict]:
                 "names its page and says why it is not computed)"
             )
     return entries
+
+
+#: The pages the rule leaves alone, as site paths (``references.md``).
+NOT_CHECKED = tuple(p.removeprefix("docs/") for p in load_not_checked())
 
 
 def check_page(markdown: str, page: str, *, tables: Iterable[str] = (), allow: list[dict] = ()) -> list[Finding]:

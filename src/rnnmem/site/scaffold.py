@@ -1,4 +1,4 @@
-"""``make chapter NAME=slug TITLE="..."``: a new chapter that builds and passes its checks at once.
+"""``make chapter NAME=slug TITLE="..."``: a new chapter that passes every check but one, its placeholders.
 
 :func:`scaffold` writes, into a repository:
 
@@ -13,6 +13,12 @@
   and of the home page's chapter list;
 * ``docs/downloads/<slug>.ipynb``, through the chapter notebook writer.
 
+Two sentences are the author's to write, and are written as placeholders
+(:data:`PLACEHOLDERS`): the chapter's motivation under its title and its
+entry's sentence on the home page. Until both are replaced, the build and
+``make test-chapter`` fail with the rule ``placeholders`` naming page and line;
+every other rule passes at once.
+
 Nothing is written when an argument is wrong: :func:`check_arguments` raises
 ``ValueError`` naming ``NAME`` or ``TITLE``, and the command line exits with
 status 2 and its usage.
@@ -25,9 +31,20 @@ import json
 import keyword
 import re
 import sys
+import textwrap
 from pathlib import Path
 
-__all__ = ["Scaffold", "check_arguments", "scaffold", "main"]
+__all__ = ["HOME_ENTRY", "MOTIVATION", "PLACEHOLDERS", "Scaffold", "check_arguments", "scaffold", "main"]
+
+#: The sentences ``make chapter`` writes for the author to replace: the chapter's motivation, and its
+#: entry on the home page. While one is left in a page's prose, the build fails (the MkDocs hook) and so
+#: does ``make test-chapter`` (the rule ``placeholders`` of :mod:`rnnmem.site.check`), naming page and line.
+MOTIVATION = (
+    "Replace this paragraph: what question does this chapter answer, and why does a reader of the "
+    "earlier chapters need it? Two or three short paragraphs."
+)
+HOME_ENTRY = "What the chapter computes, in a sentence."
+PLACEHOLDERS = (MOTIVATION, HOME_ENTRY)
 
 SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 USAGE = 'make chapter NAME=<slug> TITLE="<title>"'
@@ -35,12 +52,7 @@ USAGE = 'make chapter NAME=<slug> TITLE="<title>"'
 CHAPTER = """\
 # {title}
 
-<!-- Motivation: what question does this chapter answer, and why does a reader
-     of the earlier chapters need it? Two or three short paragraphs. -->
-
-A recurrent network keeps what it has seen by multiplying it, step after step,
-by a factor. This chapter asks what that factor does to a memory after a
-given number of steps.
+{motivation}
 
 ## Derivation
 
@@ -71,7 +83,8 @@ Every number on the page is computed by `rnnmem` on the page:
 @fig:{slug}-decay draws the fraction @eq:{slug}-decay for two factors:
 
 <!-- figure: {builder} factors=[0.5, 0.9] steps=20 id="{slug}-decay"
-     caption="The fraction of a value left after n steps, for a factor of 0.5 and of 0.9: both fall geometrically, the smaller factor far faster." -->
+     caption="The fraction of a value left after n steps, for a factor of 0.5 and of 0.9: both fall geometrically, the smaller factor far faster."
+     alt="Two straight lines falling from one on a logarithmic axis against the steps: the line of the factor 0.5 falls far more steeply than the line of 0.9." -->
 
 ## Summary
 
@@ -277,7 +290,7 @@ def add_to_home(index_text: str, title: str, path: str) -> str:
         number = len(numbered) + 1
     else:
         last, number = start + 1, 1
-    entry = f"{number}. [{title}]({path}). What the chapter computes, in a sentence."
+    entry = f"{number}. [{title}]({path}). {HOME_ENTRY}"
     lines[last + 1 : last + 1] = [entry]
     return "\n".join(lines)
 
@@ -291,7 +304,8 @@ def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     nav = add_to_nav(config_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
     home = add_to_home(index_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
     fields = {"title": s.title, "slug": s.slug, "builder": s.builder}
-    s.page_path.write_text(CHAPTER.format(**fields), encoding="utf-8")
+    motivation = textwrap.fill(MOTIVATION, width=78)
+    s.page_path.write_text(CHAPTER.format(motivation=motivation, **fields), encoding="utf-8")
     s.builder_path.write_text(BUILDER.format(**fields), encoding="utf-8")
     s.test_path.write_text(TEST.format(**fields), encoding="utf-8")
     config_path.write_text(nav, encoding="utf-8")
@@ -322,9 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(f"wrote {path.relative_to(args.root) if path.is_relative_to(args.root) else path}")
     print(
-        f"next: write docs/chapters/{args.name}.md and its builders, replace the placeholder sentence of its "
-        f"entry in docs/index.md, run `make notebooks` after changing its code, and check it with "
-        f"`make test-chapter CH={args.name}`"
+        f"next: write docs/chapters/{args.name}.md and its builders, replacing the placeholder paragraph "
+        f"under its title and the placeholder sentence of its entry in docs/index.md (the build and "
+        f"`make test-chapter` fail until both are replaced), run `make notebooks` after changing it, and "
+        f"check it with `make test-chapter CH={args.name}`"
     )
     return 0
 
