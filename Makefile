@@ -86,7 +86,7 @@ test-fast: setup ## The pre-push check: unit tests and chapter snippets (no buil
 	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser"
 
 # One chapter end to end, in seconds: its snippets (Sybil), its fence check and builder test, then its
-# directives rendered through the cache, its notebook fresh, its links and anchors (rnnmem.site check).
+# directives rendered through the cache, its notebook made, its links and anchors (rnnmem.site check).
 # Only docs/chapters/ is searched: an API page or notebook of the same name is never taken for it.
 test-chapter: setup ## Check one chapter end to end: make test-chapter CH=horizon
 	@if ! printf '%s' "$${CH:-}" | grep -Eqx '[a-z0-9][a-z0-9-]*' || [ ! -f "docs/chapters/$${CH}.md" ]; then \
@@ -98,12 +98,13 @@ test-chapter: setup ## Check one chapter end to end: make test-chapter CH=horizo
 	  -k "$(CH).md or test_builders_$(subst -,_,$(CH))"
 	$(PY) -m rnnmem.site check "$(CH)"
 
-# A new chapter: page, builder module, builder test, nav and home entries, notebook (rnnmem.site.scaffold).
+# A new chapter: page, builder module, builder test, nav and home entries (rnnmem.site.scaffold).
 chapter: setup ## Start a chapter: make chapter NAME=long-memory TITLE="Long memory"
 	@$(PY) -m rnnmem.site.scaffold --name "$${NAME:-}" --title "$${TITLE:-}"
 
-notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit the result)
-	$(PY) -m rnnmem.site notebooks
+# The build adds every notebook to the site (site/downloads/); this writes them alone, to open one.
+notebooks: setup ## Write the chapters' notebooks into build/notebooks/ (never committed; the build makes them)
+	$(PY) -m rnnmem.site notebooks --out build/notebooks
 
 # For the benchmarks only, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset, so numpy's OpenBLAS uses
 # the kernel it picks for this CPU (the one a user's numpy would use); tests and CI never change them.

@@ -10,8 +10,10 @@
 * ``tests/builders/test_builders_<slug_with_underscores>.py``: the builder test (it
   renders, and a bad argument fails by name);
 * the chapter's entry at the end of the ``Chapters`` section of ``mkdocs.yml``
-  and of the home page's chapter list;
-* ``docs/downloads/<slug>.ipynb``, through the chapter notebook writer.
+  and of the home page's chapter list.
+
+Its notebook is not written: the build makes it with the site
+(:meth:`rnnmem.site.book.Book.make_notebooks`).
 
 Nothing is written when an argument is wrong: :func:`check_arguments` raises
 ``ValueError`` naming ``NAME`` or ``TITLE``, and the command line exits with
@@ -189,10 +191,6 @@ class Scaffold:
     def test_path(self) -> Path:
         return self.root / "tests" / "builders" / f"test_builders_{self.module}.py"
 
-    @property
-    def notebook_path(self) -> Path:
-        return self.root / "docs" / "downloads" / f"{self.slug}.ipynb"
-
 
 def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold:
     """The scaffold for ``name`` and ``title``, or ValueError naming the argument, its value and what is allowed.
@@ -284,8 +282,6 @@ def add_to_home(index_text: str, title: str, path: str) -> str:
 
 def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     """Write the chapter's files into the repository at ``root``; return the paths written or changed."""
-    from .book import Book, load_mkdocs_settings
-
     s = check_arguments(root, name, title)
     config_path, index_path = s.root / "mkdocs.yml", s.root / "docs" / "index.md"
     nav = add_to_nav(config_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
@@ -296,18 +292,14 @@ def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     s.test_path.write_text(TEST.format(**fields), encoding="utf-8")
     config_path.write_text(nav, encoding="utf-8")
     index_path.write_text(home, encoding="utf-8")
-    settings = load_mkdocs_settings(config_path)
-    book = Book(settings["docs_dir"], repo_url=settings["repo_url"], site_url=settings["site_url"])
-    book.add_page(f"chapters/{s.slug}.md", s.page_path.read_text(encoding="utf-8"))
-    book.write_notebooks()
-    return [s.page_path, s.builder_path, s.test_path, config_path, index_path, s.notebook_path]
+    return [s.page_path, s.builder_path, s.test_path, config_path, index_path]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="make chapter",
         usage=USAGE,
-        description="Write a new chapter (page, builder, builder test, nav and home entries, notebook).",
+        description="Write a new chapter (page, builder, builder test, nav and home entries).",
     )
     parser.add_argument("--name", metavar="NAME", help="the chapter's slug: its file name without .md")
     parser.add_argument("--title", metavar="TITLE", help="the chapter's title, as the nav and the page show it")
@@ -323,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path.relative_to(args.root) if path.is_relative_to(args.root) else path}")
     print(
         f"next: write docs/chapters/{args.name}.md and its builders, replace the placeholder sentence of its "
-        f"entry in docs/index.md, run `make notebooks` after changing its code, and check it with "
+        f"entry in docs/index.md, and check it with "
         f"`make test-chapter CH={args.name}`"
     )
     return 0
