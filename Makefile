@@ -110,12 +110,13 @@ test-chapter: setup ## Check one chapter end to end, every page rule: make test-
 	$(PY) -m rnnmem.site check "$(CH)" || status=1; \
 	exit $$status
 
-# A new chapter: page, builder module, builder test, nav and home entries, notebook (rnnmem.site.scaffold).
+# A new chapter: page, builder module, builder test, nav and home entries (rnnmem.site.scaffold).
 chapter: setup ## Start a chapter: make chapter NAME=long-memory TITLE="Long memory"
 	@$(PY) -m rnnmem.site.scaffold --name "$${NAME:-}" --title "$${TITLE:-}"
 
-notebooks: setup ## Regenerate docs/downloads/*.ipynb from the chapters (commit the result)
-	$(PY) -m rnnmem.site notebooks
+# The build adds every notebook to the site (site/downloads/); this writes them alone, to open one.
+notebooks: setup ## Write the chapters' notebooks into build/notebooks/ (never committed; the build makes them)
+	$(PY) -m rnnmem.site notebooks --out build/notebooks
 
 # For the benchmarks only, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset, so numpy's OpenBLAS uses
 # the kernel it picks for this CPU (the one a user's numpy would use); tests and CI never change them.

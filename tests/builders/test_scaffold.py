@@ -9,6 +9,7 @@ and the copy links to the repository's ``node_modules``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -78,7 +79,6 @@ def repo(tmp_path_factory) -> Path:
     assert changed == sorted(
         [
             "docs/chapters/long-memory.md",
-            "docs/downloads/long-memory.ipynb",
             "docs/index.md",
             "mkdocs.yml",
             "src/rnnmem/site/builders/long_memory.py",
@@ -118,19 +118,6 @@ def replace_sentence(text: str, sentence: str, new: str) -> str:
     return replaced
 
 
-def write_chapter_notebook(repo: Path, chapters: list[str] | None = None) -> None:
-    """The chapter's notebook written again from its page, as `make notebooks` does for a stale one."""
-    settings = load_mkdocs_settings(repo / "mkdocs.yml")
-    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"))
-    script = (
-        "from pathlib import Path; from rnnmem.site.book import Book; "
-        f"b = Book(Path('docs'), repo_url={settings['repo_url']!r}, site_url={settings['site_url']!r}, "
-        f"chapters={chapters!r}); "
-        f"b.add_page('chapters/{SLUG}.md', Path('docs/chapters/{SLUG}.md').read_text()); b.write_notebooks()"
-    )
-    subprocess.run([sys.executable, "-c", script], cwd=repo, env=env, check=True, timeout=300)
-
-
 def test_the_new_chapter_fails_test_chapter_on_its_placeholders_alone(repo):
     done = make(repo, "test-chapter", f"CH={SLUG}")
     assert done.returncode != 0, done.stdout + done.stderr
@@ -147,21 +134,15 @@ def test_the_new_chapter_fails_test_chapter_on_its_placeholders_alone(repo):
 def test_the_chapter_passes_test_chapter_once_its_placeholders_are_replaced(repo):
     page, index = repo / "docs" / "chapters" / f"{SLUG}.md", repo / "docs" / "index.md"
     page_text, index_text = page.read_text(), index.read_text()
-    notebook = repo / "docs" / "downloads" / f"{SLUG}.ipynb"
-    committed = notebook.read_text()
     try:
         page.write_text(replace_sentence(page_text, MOTIVATION, MOTIVATION_TEXT))
         index.write_text(replace_sentence(index_text, HOME_ENTRY, HOME_TEXT))
-        stale = make(repo, "test-chapter", f"CH={SLUG}")
-        assert stale.returncode != 0 and f"docs/chapters/{SLUG}.md: FAILED (notebook, notebook-prose)" in stale.stdout
-        write_chapter_notebook(repo)
         done = make(repo, "test-chapter", f"CH={SLUG}")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"docs/chapters/{SLUG}.md: ok: " in done.stdout
     finally:
         page.write_text(page_text)
         index.write_text(index_text)
-        notebook.write_text(committed)
 
 
 STRICT_CONFIG = """\
@@ -221,18 +202,11 @@ def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
 
     page = repo / "docs" / "chapters" / f"{SLUG}.md"
     original = page.read_text()
-    notebook = repo / "docs" / "downloads" / f"{SLUG}.ipynb"
-    committed = notebook.read_text()
     try:
-        # The committed notebook numbers the chapter as the whole book does (the last chapter); this build
-        # has it alone, as chapter 1, so its notebook is written for this book first (the strict build
-        # checks that it matches).
-        write_chapter_notebook(repo, [f"chapters/{SLUG}.md"])
         refused = build()
         assert refused.returncode != 0
         assert f'docs/chapters/{SLUG}.md:3: placeholders: "{MOTIVATION}" is a placeholder' in refused.stderr
         page.write_text(replace_sentence(original, MOTIVATION, MOTIVATION_TEXT))
-        write_chapter_notebook(repo, [f"chapters/{SLUG}.md"])
         done = build()
         assert done.returncode == 0, done.stderr
         html = (repo / "site-one" / "chapters" / SLUG / "index.html").read_text()
@@ -241,10 +215,13 @@ def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
         assert '<span class="rnnmem-chapter-number">Chapter 1</span>' in html
         assert f'<a href="#fig-{SLUG}-decay">Figure 1.1</a>' in html and f'<a href="#eq-{SLUG}-decay">(1.1)</a>' in html
         assert '<details class="success">' in html
+        # Its notebook is built with the site, numbered as this build numbers the chapter.
+        notebook = json.loads((repo / "site-one" / "downloads" / f"{SLUG}.ipynb").read_text())
+        assert notebook["cells"][0]["source"].startswith(f"# {TITLE}")
+        assert "Figure 1.1" in "".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
     finally:
         config.unlink()
         page.write_text(original)
-        notebook.write_text(committed)
         shutil.rmtree(repo / "site-one", ignore_errors=True)
 
 

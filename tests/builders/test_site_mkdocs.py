@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -39,14 +40,6 @@ def build(path: Path) -> subprocess.CompletedProcess:
     )
 
 
-def write_notebook(path: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "rnnmem.site", "notebooks", "--config", str(path / "mkdocs.yml")],
-        check=False,
-        capture_output=True,
-    )
-
-
 GOOD = (
     "# C\n\nText.\n\n"
     '<!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
@@ -57,7 +50,6 @@ GOOD = (
 
 def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
     p = project(tmp_path, GOOD)
-    write_notebook(p)
     before = sorted(x.relative_to(p) for x in (p / "docs").rglob("*"))
     first = build(p)
     assert first.returncode == 0, first.stderr
@@ -67,7 +59,12 @@ def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
     assert "<table>" in html and ">0.5</td>" in html
     assert "language-pycon" in html, "doctest blocks are shown with the console lexer"
     assert 'href="../../downloads/c.ipynb"' in html
-    assert "colab.research.google.com/github/o/r/blob/main/docs/downloads/c.ipynb" in html
+    # Colab opens the notebook where the publishing workflow puts it: the root of the `notebooks` branch.
+    assert 'href="https://colab.research.google.com/github/o/r/blob/notebooks/c.ipynb"' in html
+    # The notebook is built with the site, at the address the link names.
+    nb = json.loads((p / "site" / "downloads" / "c.ipynb").read_text())
+    code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code[1:] == ["1 + 1"] and "https://github.com/o/r.git" in code[0]
     svgs = list((p / "site" / "assets" / "figures").glob("decay_curves-*.svg"))
     assert len(svgs) == 1
     assert "2 figures/tables rendered, 0 from the cache" in first.stderr
@@ -88,7 +85,6 @@ def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
 )
 def test_a_bad_directive_fails_the_build_naming_page_and_line(tmp_path, directive, expected):
     p = project(tmp_path, "# C\n\nSome text.\n\n" + directive + "\n")
-    write_notebook(p)
     proc = build(p)
     assert proc.returncode != 0
     assert f"docs/chapters/c.md:5: {directive}" in proc.stderr, proc.stderr
@@ -96,13 +92,37 @@ def test_a_bad_directive_fails_the_build_naming_page_and_line(tmp_path, directiv
     assert not (p / "site" / "chapters" / "c" / "index.html").exists()
 
 
-def test_a_stale_chapter_notebook_fails_the_strict_build(tmp_path):
+def test_the_notebook_follows_its_chapter_at_every_build(tmp_path):
     p = project(tmp_path, GOOD)
-    write_notebook(p)
+    assert build(p).returncode == 0
+    first = (p / "site" / "downloads" / "c.ipynb").read_bytes()
     (p / "docs" / "chapters" / "c.md").write_text(GOOD + "\n```python\n>>> 2 + 2\n4\n```\n")
     proc = build(p)
+    assert proc.returncode == 0, proc.stderr
+    assert "out of date" not in proc.stderr
+    nb = json.loads((p / "site" / "downloads" / "c.ipynb").read_text())
+    assert [c["source"] for c in nb["cells"] if c["cell_type"] == "code"][-1] == "2 + 2"
+    (p / "docs" / "chapters" / "c.md").write_text(GOOD)
+    assert build(p).returncode == 0
+    assert (p / "site" / "downloads" / "c.ipynb").read_bytes() == first, "same chapter, same notebook bytes"
+    assert not (p / "docs" / "downloads").exists(), "nothing is written into docs/"
+
+
+def test_a_notebook_left_in_docs_fails_the_strict_build(tmp_path):
+    p = project(tmp_path, GOOD)
+    (p / "docs" / "downloads").mkdir()
+    (p / "docs" / "downloads" / "c.ipynb").write_text("{}")
+    proc = build(p)
     assert proc.returncode != 0
-    assert "chapter notebooks out of date" in proc.stderr and "docs/downloads/c.ipynb" in proc.stderr
+    assert "docs/downloads/c.ipynb (the build makes it: delete this file)" in proc.stderr, proc.stderr
+
+
+def test_a_notebook_that_cannot_be_made_fails_the_build_naming_page_and_line(tmp_path):
+    p = project(tmp_path, "# C\n\nThe value is {{nothing.here}}.\n")
+    proc = build(p)
+    assert proc.returncode != 0
+    assert "docs/chapters/c.md:3: " in proc.stderr and "{{nothing.here}}" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 ANSWER = (
@@ -119,7 +139,6 @@ ANSWER = (
 
 def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
     p = project(tmp_path, ANSWER)
-    write_notebook(p)
     proc = build(p)
     assert proc.returncode == 0, proc.stderr
     html = (p / "site" / "chapters" / "c" / "index.html").read_text()
@@ -137,7 +156,6 @@ def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
 
 def test_a_builder_error_names_the_builders_file_and_line(tmp_path):
     p = project(tmp_path, '# C\n\n<!-- figure: decay_curves factors=[0.5, 7] caption="x" -->\n')
-    write_notebook(p)
     proc = build(p)
     assert proc.returncode != 0
     assert "docs/chapters/c.md:3: " in proc.stderr

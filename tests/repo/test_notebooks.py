@@ -1,8 +1,11 @@
-"""Chapter notebooks: generated from the chapters, committed up to date, and runnable top to bottom."""
+"""Chapter notebooks: built from the chapters with the site, never committed, and runnable top to bottom."""
 
 from __future__ import annotations
 
+import functools
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -24,6 +27,19 @@ def book() -> Book:
     return b
 
 
+@functools.cache
+def built() -> Book:
+    """The book with every page rendered and its notebooks made, as the site build makes them."""
+    b = book()
+    b.render()
+    return b
+
+
+def notebook_of(src_uri: str) -> dict:
+    b = built()
+    return json.loads(b.notebooks[b.notebook_path(b.pages[src_uri])])
+
+
 CHAPTERS = sorted(p.src_uri for p in book().pages.values() if p.is_chapter)
 
 
@@ -31,16 +47,33 @@ def test_there_are_chapters():
     assert CHAPTERS
 
 
-def test_committed_notebooks_match_their_chapters():
-    stale = book().stale_notebooks()
-    assert not stale, "run `make notebooks` and commit: " + "; ".join(stale)
+def test_the_site_offers_one_notebook_per_chapter_and_notebook_page():
+    b = built()
+    pages = sorted(p.stem for p in (SETTINGS["docs_dir"] / "notebooks").glob("*.py"))
+    names = sorted(b.pages[c].slug for c in CHAPTERS) + pages
+    assert sorted(b.notebooks) == sorted(f"downloads/{n}.ipynb" for n in names)
+    generated = b.generated_files()
+    assert all(generated[path] == text.encode() for path, text in b.notebooks.items())
+
+
+def test_no_notebook_is_committed_and_the_folder_is_ignored():
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the tracked files cannot be listed")
+    tracked = subprocess.run(
+        ["git", "ls-files", "--", "*.ipynb"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert tracked == [], f"notebooks are built with the site, never committed: {tracked}"
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", "docs/downloads/horizon.ipynb"], cwd=ROOT, capture_output=True
+    )
+    assert ignored.returncode == 0, "docs/downloads/ must be ignored (.gitignore)"
+    assert built().stale_notebooks() == [], "notebook files left in docs/downloads/: delete them"
 
 
 @pytest.mark.parametrize("src_uri", CHAPTERS)
 def test_notebook_holds_the_chapter_code_without_prompts(src_uri):
-    b = book()
-    page = b.pages[src_uri]
-    nb = json.loads((SETTINGS["docs_dir"] / b.notebook_path(page)).read_text())
+    page = built().pages[src_uri]
+    nb = notebook_of(src_uri)
     code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
     assert SETTINGS["repo_url"].rstrip("/") + ".git" in code[0], "the first cell installs rnnmem from the repository"
     blocks = python_blocks(page.markdown)
@@ -50,9 +83,7 @@ def test_notebook_holds_the_chapter_code_without_prompts(src_uri):
 
 @pytest.mark.parametrize("src_uri", CHAPTERS)
 def test_notebook_runs_top_to_bottom(src_uri, tmp_path):
-    b = book()
-    path = SETTINGS["docs_dir"] / b.notebook_path(b.pages[src_uri])
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.reads(json.dumps(notebook_of(src_uri)), as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
@@ -60,13 +91,13 @@ def test_notebook_runs_top_to_bottom(src_uri, tmp_path):
 
 @pytest.mark.parametrize("src_uri", CHAPTERS)
 def test_notebook_carries_the_chapters_prose_and_printed_output(src_uri):
-    b = book()
+    b = built()
+    page = b.pages[src_uri]
+    nb = notebook_of(src_uri)
     # Every ## heading of the chapter, and its first paragraph, are in the notebook's text: the rule
     # "notebook-prose" of rnnmem.site.check, the one `make test-chapter` runs.
-    problems = check.notebook_prose_problems(b, src_uri)
+    problems = check.notebook_prose_problems(b, src_uri, b.notebooks[b.notebook_path(page)])
     assert not problems, "\n".join(map(str, problems))
-    page = b.pages[src_uri]
-    nb = json.loads((SETTINGS["docs_dir"] / b.notebook_path(page)).read_text())
     prose = "\n".join(c["source"] for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "<!--" not in prose and "](../" not in prose and ".md)" not in prose, (
         f"{b.notebook_path(page)}: the notebook's text keeps a comment or a relative link, which only the site resolves"

@@ -2,7 +2,7 @@
 
     python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
     python -m rnnmem.site list
-    python -m rnnmem.site notebooks [--check] [--config mkdocs.yml]
+    python -m rnnmem.site notebooks [--config mkdocs.yml] [--out DIR]
     python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
     python -m rnnmem.site numbers [PAGE ...] [--config mkdocs.yml] [--allow FILE] [--count]
     python -m rnnmem.site port-free HOST PORT
@@ -52,9 +52,16 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="list the registered figure and table builders")
 
-    n = sub.add_parser("notebooks", help="write each chapter's notebook into docs/downloads/")
-    n.add_argument("--config", type=Path, default=Path("mkdocs.yml"))
-    n.add_argument("--check", action="store_true", help="only report stale notebooks (exit 1 if any)")
+    n = sub.add_parser(
+        "notebooks",
+        help="write the notebooks the site offers (each chapter's, each notebook page's) into a folder",
+        description="The build adds these notebooks to the site itself (downloads/NAME.ipynb); this writes "
+        "the same files without building the site, to open or run one. Nothing is written into docs/.",
+    )
+    n.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the MkDocs config (default mkdocs.yml)")
+    n.add_argument(
+        "--out", type=Path, default=Path("build/notebooks"), help="where to write them (default build/notebooks)"
+    )
 
     c = sub.add_parser("check", help="check one chapter against every page rule (rnnmem.site.check.RULES)")
     c.add_argument("chapter", metavar="CHAPTER", help="the chapter's file name in docs/chapters/, without .md")
@@ -192,13 +199,18 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(errors))
             return 1 if errors else 0
         if args.command == "notebooks":
+            if not args.config.is_file():
+                parser.error(f"argument --config: {args.config} not found (run from the repository root)")
+            out = args.out.resolve()
+            docs = Path(load_mkdocs_settings(args.config)["docs_dir"]).resolve()
+            if out == docs or docs in out.parents:
+                parser.error(f"argument --out: {args.out} is inside {docs}; notebooks are built, never kept in docs/")
             book = _book(args.config)
-            if args.check:
-                stale = book.stale_notebooks()
-                for s in stale:
-                    print(f"stale: {s}")
-                return 1 if stale else 0
-            for path in book.write_notebooks():
+            book.render()
+            for name, text in book.notebooks.items():
+                path = args.out / Path(name).name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
                 print(f"wrote {path}")
             return 0
         # build

@@ -5,9 +5,13 @@ arguments: numpy dispatches its element-wise loops (``exp``, ``tanh``, ...) to
 the widest vector instructions the processor has, and these round differently
 in the last bit; the BLAS picks a kernel for the processor, and each sums a
 matrix product in its own order. Training carries such a difference forward
-until a seed may learn on one machine and not on another. The chapter
-notebooks record this line (:mod:`rnnmem.site.notebook`), and the lab chapter
-states it beside the counts it trains.
+until a seed may learn on one machine and not on another. The lab chapter
+states this line beside the counts it trains
+(:mod:`rnnmem.site.builders.memory_measured`), so a reader whose counts
+differ can see whether the arithmetic does.
+
+The chapter notebooks record nothing of it: they are built with the site, so
+their values are those of the page they come from (:mod:`rnnmem.site.notebook`).
 """
 
 from __future__ import annotations

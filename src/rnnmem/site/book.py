@@ -9,7 +9,6 @@ line (``python -m rnnmem.site``) drives the same class without MkDocs.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import posixpath
 import re
@@ -17,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notebook, numbering, placeholders
-from .arithmetic import arithmetic
 from .directives import Directive, DirectiveError, find_directives
 from .markdown import lex, prose_spans
 from .numbering import Numbering, NumberingError
@@ -96,6 +94,8 @@ class Book:
         self.keep_going = keep_going
         self.pages: dict[str, Page] = {}
         self.errors: list[DirectiveError] = []
+        #: Site path (``downloads/<name>.ipynb``) -> notebook text, made by :meth:`render`.
+        self.notebooks: dict[str, str] = {}
 
     # -- reading and rendering -------------------------------------------------
     def add_page(self, src_uri: str, markdown: str) -> Page:
@@ -123,13 +123,17 @@ class Book:
         for path in sorted(self.docs_dir.rglob("*.md")):
             self.add_page(path.relative_to(self.docs_dir).as_posix(), path.read_text(encoding="utf-8"))
 
-    def render(self) -> None:
+    def render(self, *, notebooks: bool = True) -> None:
+        """Render every page's figures and tables (through the cache); then, with ``notebooks``, make the
+        notebooks the site offers (:meth:`make_notebooks`, which needs every page: the references)."""
         directives = [d for p in self.pages.values() for d in p.directives]
         items = self.renderer.render_all(directives, fresh_process=self.fresh_process, keep_going=self.keep_going)
         self.errors.extend(i for i in items if isinstance(i, DirectiveError))
         it = iter(items)
         for page in self.pages.values():
             page.items = [next(it) for _ in page.directives]
+        if notebooks:
+            self.notebooks = self.make_notebooks()
 
     def keys(self, src_uri: str) -> tuple[str, ...]:
         """What a page's rendering depends on: its items' keys, and the numbers its references show
@@ -143,12 +147,19 @@ class Book:
         return tuple(out + [i.key if isinstance(i, Item) else str(i) for i in page.items] + refs)
 
     def generated_files(self) -> dict[str, bytes]:
-        """Site path -> content of every rendered figure."""
+        """Site path -> content of every rendered figure, and of every notebook :meth:`render` made.
+
+        The notebooks are ``downloads/<name>.ipynb``: one per chapter, and one
+        per notebook page (``docs/notebooks/<name>.py``), at the addresses the
+        pages' download links name.
+        """
         out: dict[str, bytes] = {}
         for page in self.pages.values():
             for item in page.items:
                 if isinstance(item, Item) and item.kind == "figure":
                     out[f"{FIGURE_DIR}/{item.filename}"] = item.content
+        for path, text in self.notebooks.items():
+            out[path] = text.encode("utf-8")
         return out
 
     # -- rewriting pages ---------------------------------------------------------
@@ -332,41 +343,26 @@ class Book:
     def notebook_path(self, page: Page) -> str:
         return f"{NOTEBOOK_DIR}/{page.slug}.ipynb"
 
-    def notebook_text(self, page: Page, *, recipe_only: bool = False) -> str:
-        """The chapter's notebook: its prose with figures, tables and placeholders in place, and its code.
-
-        Its metadata carries the arithmetic it was computed with and its recipe
-        (see :mod:`rnnmem.site.notebook`). With ``recipe_only``, the notebook of
-        which the recipe is the digest: every computed value left as the
-        directive or placeholder that computes it, with the item's cache key.
-        """
+    def notebook_text(self, page: Page) -> str:
+        """The chapter's notebook: its prose with figures, tables and placeholders in place, and its code
+        (:func:`rnnmem.site.notebook.chapter_notebook`)."""
         url = posixpath.splitext(page.src_uri)[0] + "/"
         page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
         site_url = self.site_url.rstrip("/") + "/" if self.site_url else ""
-        stamp = (
-            None
-            if recipe_only
-            else {
-                "arithmetic": arithmetic(),
-                "recipe": hashlib.sha256(self.notebook_text(page, recipe_only=True).encode()).hexdigest()[:32],
-            }
-        )
         return notebook.chapter_notebook(
-            self.notebook_markdown(page, site_url, recipe_only=recipe_only),
+            self.notebook_markdown(page, site_url),
             slug=page.slug,
             title=page.title,
             page_url=page_url,
             repo_url=self.repo_url,
             site_url=site_url,
-            stamp=stamp,
         )
 
-    def notebook_markdown(self, page: Page, site_url: str, *, recipe_only: bool = False) -> str:
-        """The page's Markdown with each figure as an image on the published site and each table in place
-        (``recipe_only``: each directive and placeholder left as written, a directive followed by its key)."""
+    def notebook_markdown(self, page: Page, site_url: str) -> str:
+        """The page's Markdown with each figure as an image on the published site and each table in place."""
         if len(page.items) != len(page.directives):
             page.items = self.renderer.render_all(page.directives)
-        edits = [] if recipe_only else [e for e in self.prose_placeholders(page)]
+        edits = list(self.prose_placeholders(page))
         try:  # references as text: "Figure 4.2"
             edits += self.numbering().reference_edits(page.src_uri, page.markdown, plain=True)
         except NumberingError:
@@ -375,10 +371,6 @@ class Book:
         for directive, item in zip(page.directives, page.items):
             if isinstance(item, DirectiveError):
                 raise item
-            if recipe_only:
-                written = directive.text.strip().removeprefix("<!--").removesuffix("-->").strip()
-                edits.append((directive.start, directive.end, f"[{item.key}: {written}]"))
-                continue
             block = self._block(page, directive, item)
             if item.kind == "figure":
                 caption = self.fill_directive_text(page, directive, item, directive.args["caption"], "the caption")
@@ -405,43 +397,47 @@ class Book:
             pos = end
         return "".join(out) + page.markdown[pos:]
 
-    def notebook_sources(self) -> dict[Path, str]:
-        """docs/downloads/*.ipynb -> its text: one per chapter, and one per notebook page (docs/notebooks/*.py)."""
-        out: dict[Path, str] = {}
+    def make_notebooks(self) -> dict[str, str]:
+        """Site path (``downloads/<name>.ipynb``) -> text of every notebook the site offers.
+
+        One per chapter (:meth:`notebook_text`) and one per notebook page
+        (``docs/notebooks/<name>.py``, :func:`rnnmem.site.notebook.jupytext_notebook`).
+        A chapter's notebook fails as its page would, with a
+        :class:`~rnnmem.site.directives.DirectiveError` naming page and line;
+        while serving (``keep_going``) a chapter whose page shows an error gets
+        no notebook until it is fixed, and an error of the notebook's own is
+        added to :attr:`errors`.
+        """
+        out: dict[str, str] = {}
         for page in self.pages.values():
-            # While serving, a page whose figure failed shows the error; its notebook is checked once it renders.
-            if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
+            if not page.is_chapter:
                 continue
-            if page.is_chapter:
-                out[self.docs_dir / self.notebook_path(page)] = self.notebook_text(page)
+            if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
+                continue  # serving only: the page shows the error (a strict build has stopped already)
+            try:
+                out[self.notebook_path(page)] = self.notebook_text(page)
+            except DirectiveError as exc:
+                if not self.keep_going:
+                    raise
+                self.errors.append(exc)
         for source in sorted((self.docs_dir / "notebooks").glob("*.py")):
-            out[self.docs_dir / NOTEBOOK_DIR / f"{source.stem}.ipynb"] = notebook.jupytext_notebook(source)
-        return out
+            out[f"{NOTEBOOK_DIR}/{source.stem}.ipynb"] = notebook.jupytext_notebook(source)
+        return dict(sorted(out.items()))
 
-    def stale_notebooks(self, only: str | None = None) -> list[str]:
-        """Notebooks in docs/downloads/ that differ from the chapter or notebook page they come from
-        (``only``: the notebook of that one chapter)."""
-        stale = []
-        sources = (
-            self.notebook_sources()
-            if only is None
-            else {self.docs_dir / self.notebook_path(self.pages[only]): self.notebook_text(self.pages[only])}
-        )
-        for path, text in sources.items():
-            if not path.is_file() or not notebook.current(path.read_text(encoding="utf-8"), text):
-                stale.append(f"docs/{path.relative_to(self.docs_dir).as_posix()}")
-        return stale
+    def stale_notebooks(self) -> list[str]:
+        """Notebook files in ``docs/downloads/``: none belongs there any more.
 
-    def write_notebooks(self) -> list[Path]:
-        """Write the notebooks that are stale (:meth:`stale_notebooks`); one made with other arithmetic and
-        this machine's recipe is kept as it is."""
-        written = []
-        for path, text in self.notebook_sources().items():
-            if not path.is_file() or not notebook.current(path.read_text(encoding="utf-8"), text):
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                written.append(path)
-        return written
+        The build makes every notebook (:meth:`make_notebooks`) and adds it to
+        the site in place of such a file, which can only be one left from when
+        notebooks were committed, or one copied in by hand; each is named (as
+        ``docs/downloads/<name>.ipynb``) so that it is deleted rather than
+        mistaken for the one the site serves.
+        """
+        folder = self.docs_dir / NOTEBOOK_DIR
+        return [
+            f"docs/{NOTEBOOK_DIR}/{p.name} (the build makes it: delete this file)"
+            for p in sorted(folder.glob("*.ipynb"))
+        ]
 
     def notebook_page_links(self, src_uri: str) -> str:
         """The download and Colab links of a notebook page (docs/notebooks/NAME.py), as HTML."""
@@ -449,7 +445,7 @@ class Book:
         target = f"{NOTEBOOK_DIR}/{stem}.ipynb"
         # The page is served at notebooks/NAME/, two levels below the site's root.
         rel = posixpath.relpath(target, posixpath.splitext(src_uri)[0])
-        colab = notebook.colab_url(self.repo_url, f"docs/{target}")
+        colab = notebook.colab_url(self.repo_url, f"{stem}.ipynb")
         return (
             f'<p class="rnnmem-notebook"><a href="{rel}" download="{stem}.ipynb">Download this notebook</a>'
             f' · <a href="{colab}">Open in Colab</a></p>'
@@ -457,7 +453,7 @@ class Book:
 
     def _notebook_links(self, page: Page, text: str) -> str:
         rel = posixpath.relpath(self.notebook_path(page), posixpath.dirname(page.src_uri))
-        colab = notebook.colab_url(self.repo_url, f"docs/{self.notebook_path(page)}")
+        colab = notebook.colab_url(self.repo_url, f"{page.slug}.ipynb")
         links = (
             f'\n<p class="rnnmem-notebook" markdown="span">'
             f'[:material-download: This chapter as a notebook]({rel}){{ download="{page.slug}.ipynb" }}'

@@ -42,7 +42,8 @@ after its problems and exits 1. The rules:
     every internal link resolves to a page of the site (the generated API
     pages included) and every ``#anchor`` to a heading or an id on it.
 ``notebook``
-    the committed notebook ``docs/downloads/<slug>.ipynb`` matches the chapter.
+    the chapter's notebook, which the build makes and the site offers as
+    ``downloads/<slug>.ipynb``, can be made.
 ``notebook-prose``
     that notebook carries the chapter's prose: every ``##`` heading and the
     first paragraph, as the notebook writes them (references as plain text).
@@ -74,6 +75,7 @@ from . import apipages
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .directives import DirectiveError, find_directives
 from .markdown import lex, prose_spans
+from .numbering import NumberingError
 
 __all__ = [
     "HOME_SECTION",
@@ -207,17 +209,17 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "notebook",
-        "the committed notebook docs/downloads/<chapter>.ipynb matches the chapter",
-        "the download and the Colab link serve that file",
-        "run `make notebooks` and commit the notebook",
+        "the chapter's notebook (built with the site as downloads/<chapter>.ipynb) can be made",
+        "the download and the Colab link serve that notebook",
+        "fix what the message names (a placeholder or reference the notebook cannot write)",
         chapters_only=True,
     ),
     Rule(
         "notebook-prose",
         "the notebook carries the chapter's prose: every ## heading and the first paragraph",
         "the notebook is the chapter to read, not only its code",
-        "run `make notebooks` and commit the notebook; if it still fails, the notebook writer "
-        "(rnnmem.site.notebook) drops that text",
+        "the notebook writer (rnnmem.site.notebook) drops that text: keep the heading or paragraph "
+        "plain Markdown, or fix the writer",
         chapters_only=True,
     ),
 )
@@ -688,8 +690,11 @@ def _first_paragraph(markdown: str) -> tuple[int, str] | None:
     return None
 
 
-def notebook_prose_problems(book: Book, src_uri: str) -> list[Problem]:
-    """Whether the committed notebook of a chapter carries its ``##`` headings and its first paragraph.
+def notebook_prose_problems(book: Book, src_uri: str, notebook_text: str | None = None) -> list[Problem]:
+    """Whether the notebook of a chapter carries its ``##`` headings and its first paragraph.
+
+    ``notebook_text`` is the notebook as the build makes it (made here when
+    not given; a notebook that cannot be made is the rule ``notebook``'s).
 
     Each is compared as the notebook writes it: references as plain text
     ("Chapter 3", :meth:`rnnmem.site.numbering.Numbering.block_references`),
@@ -700,10 +705,12 @@ def notebook_prose_problems(book: Book, src_uri: str) -> list[Problem]:
 
     page = book.pages[src_uri]
     where = f"docs/{src_uri}"
-    path = book.docs_dir / book.notebook_path(page)
-    if not path.is_file():
-        return [Problem("notebook-prose", where, None, f"there is no notebook docs/{book.notebook_path(page)}")]
-    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    if notebook_text is None:
+        try:
+            notebook_text = book.notebook_text(page)
+        except DirectiveError:
+            return []  # the rule "notebook" reports it
+    cells = json.loads(notebook_text).get("cells", [])
     sources = [c.get("source", "") for c in cells if c.get("cell_type") == "markdown"]
     prose = " ".join(" ".join(("".join(s) if isinstance(s, list) else s).split()) for s in sources)
     url = posixpath.splitext(src_uri)[0] + "/"
@@ -731,7 +738,7 @@ def notebook_prose_problems(book: Book, src_uri: str) -> list[Problem]:
                     "notebook-prose",
                     where,
                     line,
-                    f"{what} is not in docs/{book.notebook_path(page)}, which should read: {shown!r}",
+                    f"{what} is not in the notebook {book.notebook_path(page)}, which should read: {shown!r}",
                 )
             )
     return problems
@@ -769,6 +776,13 @@ class Site:
         self.allow = load_allowlist()
         self.no_doi = load_no_doi()
         self._pages: dict[str, str | None] | None = None
+        self._notebooks: dict[str, str] = {}
+
+    def notebook(self, src_uri: str) -> str:
+        """The chapter's notebook as the build makes it (made once); raises the build's DirectiveError."""
+        if src_uri not in self._notebooks:
+            self._notebooks[src_uri] = self.book.notebook_text(self.book.pages[src_uri])
+        return self._notebooks[src_uri]
 
     @property
     def pages(self) -> dict[str, str | None]:
@@ -857,19 +871,25 @@ def _rule_links(site: Site, src_uri: str) -> list[Problem]:
 
 
 def _rule_notebook(site: Site, src_uri: str) -> list[Problem]:
-    if site.render(src_uri):
+    if site.render(src_uri) or src_uri in site.broken:
         return []  # the notebook holds the rendered items: the rule "directives" reports why there are none
     try:
-        stale = site.book.stale_notebooks(only=src_uri)
-    except DirectiveError:
+        site.notebook(src_uri)
+    except NumberingError:
         return []  # a broken reference: the rule "cross-references" reports it
-    return [Problem("notebook", f"docs/{src_uri}", None, f"{s} is out of date") for s in stale]
+    except DirectiveError as exc:
+        return _from_error("notebook", exc, f"docs/{src_uri}")
+    return []
 
 
 def _rule_notebook_prose(site: Site, src_uri: str) -> list[Problem]:
-    if src_uri in site.broken:
+    if src_uri in site.broken or site.render(src_uri):
         return []
-    return notebook_prose_problems(site.book, src_uri)
+    try:
+        text = site.notebook(src_uri)
+    except DirectiveError:
+        return []  # the rule "notebook" (or "cross-references") reports it
+    return notebook_prose_problems(site.book, src_uri, text)
 
 
 _CHECKS: dict[str, Callable[[Site, str], list[Problem]]] = {

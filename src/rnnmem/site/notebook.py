@@ -9,23 +9,13 @@ chapter prints and the tests check. Its first code cell installs ``rnnmem``
 from the book's repository when it is not already importable, so the notebook
 also runs on a hosted service.
 
-The notebooks live in ``docs/downloads/``; ``python -m rnnmem.site notebooks``
-writes them, and the build fails (strict) when one no longer matches its
-chapter, so the download and the Colab link never serve stale code.
-
-Some of a chapter's values depend on the floating-point arithmetic of the
-machine that computes them, not only on the code: a network trained for a few
-hundred updates, or a finite difference, changes in its last digits when numpy
-or its BLAS picks other vector instructions, and training amplifies such a
-difference until a seed may learn on one processor and not on another. Each
-chapter notebook therefore records, in its metadata under ``rnnmem``, the
-*arithmetic* it was computed with (:mod:`rnnmem.site.arithmetic`) and its *recipe*: a
-digest of the notebook with every figure, table and filled placeholder replaced
-by what computes it (the directive and its cache key, which covers the
-builder's code and arguments). A notebook is up to date when it is the notebook
-this machine makes, or, when it was made with other arithmetic, when its recipe
-is this machine's (:func:`current`): then only computed values differ, and they
-are that machine's.
+The notebooks are built with the site, from the values of the same build:
+:meth:`rnnmem.site.book.Book.generated_files` adds ``downloads/<slug>.ipynb``
+to the site (the address of the page's download link), and none is committed. So a
+notebook can never lag behind its chapter, and its computed values are the
+ones its page shows, whatever processor built both. The site's publishing
+workflow copies them to the repository's ``notebooks`` branch
+(:data:`NOTEBOOK_BRANCH`), where "Open in Colab" (:func:`colab_url`) finds them.
 """
 
 from __future__ import annotations
@@ -150,15 +140,13 @@ def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
     return _LINK.sub(lambda m: m.group(1) + _absolute(m.group("target"), page_url, site_url) + m.group(3), text)
 
 
-def chapter_notebook(
-    markdown: str, *, slug: str, title: str, page_url: str, repo_url: str, site_url: str = "", stamp: dict | None = None
-) -> str:
+def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, repo_url: str, site_url: str = "") -> str:
     """The notebook (nbformat 4.5 JSON text, deterministic) for one chapter.
 
     ``markdown`` is the chapter with its figures and tables already in place
-    (see :meth:`rnnmem.site.book.Book.notebook_text`); ``stamp``, when given,
-    is kept in the metadata under ``rnnmem`` (``arithmetic`` and ``recipe``, see
-    :func:`current`).
+    (see :meth:`rnnmem.site.book.Book.notebook_text`). The same Markdown gives
+    the same bytes: cell ids come from the slug and the cell's index, keys are
+    sorted, and nothing of the machine that built it is recorded.
     """
     cells = []
 
@@ -201,47 +189,30 @@ def chapter_notebook(
         "nbformat": 4,
         "nbformat_minor": 5,
     }
-    if stamp is not None:
-        nb["metadata"]["rnnmem"] = stamp
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def stamp_of(text: str) -> dict | None:
-    """The ``rnnmem`` stamp (``arithmetic``, ``recipe``) of a notebook's JSON text, or None."""
-    try:
-        stamp = json.loads(text).get("metadata", {}).get("rnnmem")
-    except (ValueError, AttributeError):
-        return None
-    return stamp if isinstance(stamp, dict) else None
+#: The generated branch the publishing workflow (.github/workflows/pages.yml) writes the built
+#: notebooks to, each at its root as ``<name>.ipynb``; never edited by hand.
+NOTEBOOK_BRANCH = "notebooks"
 
 
-def current(committed: str, fresh: str) -> bool:
-    """Whether the committed notebook text is up to date, ``fresh`` being the one this machine makes.
+def colab_url(repo_url: str, name: str, branch: str = NOTEBOOK_BRANCH) -> str:
+    """Open-in-Colab address of the notebook ``name`` published on ``branch`` of a GitHub repository.
 
-    It is when the two are the same text; or when the committed one was made
-    with other arithmetic than this machine's and has this machine's recipe,
-    so that only the values its arithmetic computes can differ.
+    Colab opens ``https://colab.research.google.com/github/OWNER/REPO/blob/BRANCH/PATH``;
+    the notebooks are built with the site and published at the root of
+    :data:`NOTEBOOK_BRANCH`, so ``PATH`` is the notebook's file name.
 
-    >>> stamp = lambda a, r: json.dumps({"metadata": {"rnnmem": {"arithmetic": a, "recipe": r}}})
-    >>> current(stamp("here", "r1"), stamp("here", "r1")), current(stamp("elsewhere", "r1"), stamp("here", "r1"))
-    (True, True)
-    >>> current(stamp("elsewhere", "r0"), stamp("here", "r1")), current('{"cells": [1]}', stamp("here", "r1"))
-    (False, False)
+    >>> colab_url("https://github.com/o/r", "horizon.ipynb")
+    'https://colab.research.google.com/github/o/r/blob/notebooks/horizon.ipynb'
     """
-    if committed == fresh:
-        return True
-    theirs, ours = stamp_of(committed), stamp_of(fresh)
-    if theirs is None or ours is None:
-        return False
-    return theirs.get("arithmetic") != ours.get("arithmetic") and theirs.get("recipe") == ours.get("recipe")
-
-
-def colab_url(repo_url: str, path: str, branch: str = "main") -> str:
-    """Open-in-Colab address of a notebook committed at ``path`` in a GitHub repository."""
     m = re.match(r"https?://github\.com/([^/]+)/([^/]+?)(?:\.git)?/?$", repo_url)
     if not m:
         raise ValueError(f"repo_url must be a https://github.com/OWNER/REPO address, got {repo_url!r}")
-    return f"https://colab.research.google.com/github/{m.group(1)}/{m.group(2)}/blob/{branch}/{path}"
+    if not re.fullmatch(r"[\w.-]+\.ipynb", name):
+        raise ValueError(f"name must be a notebook's file name such as 'horizon.ipynb', got {name!r}")
+    return f"https://colab.research.google.com/github/{m.group(1)}/{m.group(2)}/blob/{branch}/{name}"
 
 
 def jupytext_notebook(source) -> str:

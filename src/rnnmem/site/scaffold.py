@@ -10,8 +10,10 @@
 * ``tests/builders/test_builders_<slug_with_underscores>.py``: the builder test (it
   renders, and a bad argument fails by name);
 * the chapter's entry at the end of the ``Chapters`` section of ``mkdocs.yml``
-  and of the home page's chapter list;
-* ``docs/downloads/<slug>.ipynb``, through the chapter notebook writer.
+  and of the home page's chapter list.
+
+Its notebook is not written: the build makes it with the site
+(:meth:`rnnmem.site.book.Book.make_notebooks`).
 
 Two sentences are the author's to write, and are written as placeholders
 (:data:`PLACEHOLDERS`): the chapter's motivation under its title and its
@@ -202,10 +204,6 @@ class Scaffold:
     def test_path(self) -> Path:
         return self.root / "tests" / "builders" / f"test_builders_{self.module}.py"
 
-    @property
-    def notebook_path(self) -> Path:
-        return self.root / "docs" / "downloads" / f"{self.slug}.ipynb"
-
 
 def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold:
     """The scaffold for ``name`` and ``title``, or ValueError naming the argument, its value and what is allowed.
@@ -297,8 +295,6 @@ def add_to_home(index_text: str, title: str, path: str) -> str:
 
 def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     """Write the chapter's files into the repository at ``root``; return the paths written or changed."""
-    from .book import Book, load_mkdocs_settings
-
     s = check_arguments(root, name, title)
     config_path, index_path = s.root / "mkdocs.yml", s.root / "docs" / "index.md"
     nav = add_to_nav(config_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
@@ -310,18 +306,14 @@ def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     s.test_path.write_text(TEST.format(**fields), encoding="utf-8")
     config_path.write_text(nav, encoding="utf-8")
     index_path.write_text(home, encoding="utf-8")
-    settings = load_mkdocs_settings(config_path)
-    book = Book(settings["docs_dir"], repo_url=settings["repo_url"], site_url=settings["site_url"])
-    book.add_page(f"chapters/{s.slug}.md", s.page_path.read_text(encoding="utf-8"))
-    book.write_notebooks()
-    return [s.page_path, s.builder_path, s.test_path, config_path, index_path, s.notebook_path]
+    return [s.page_path, s.builder_path, s.test_path, config_path, index_path]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="make chapter",
         usage=USAGE,
-        description="Write a new chapter (page, builder, builder test, nav and home entries, notebook).",
+        description="Write a new chapter (page, builder, builder test, nav and home entries).",
     )
     parser.add_argument("--name", metavar="NAME", help="the chapter's slug: its file name without .md")
     parser.add_argument("--title", metavar="TITLE", help="the chapter's title, as the nav and the page show it")
@@ -338,8 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"next: write docs/chapters/{args.name}.md and its builders, replacing the placeholder paragraph "
         f"under its title and the placeholder sentence of its entry in docs/index.md (the build and "
-        f"`make test-chapter` fail until both are replaced), run `make notebooks` after changing it, and "
-        f"check it with `make test-chapter CH={args.name}`"
+        f"`make test-chapter` fail until both are replaced), and check it with "
+        f"`make test-chapter CH={args.name}`"
     )
     return 0
 
