@@ -13,19 +13,21 @@ logistic function of the gate's bias; fed data, it is
 :func:`rnnmem.gru.step`) over a batch of sequences and returns every factor;
 :func:`efold_of_factors` turns them into one e-fold horizon through the mean
 of :math:`\ln f`, since a product of factors decays as :math:`e^{n\,
-\overline{\ln f}}`.
+\overline{\ln f}}`. :func:`default_forget_gates` sets the gates of
+PyTorch's default LSTMs fed noise beside their zero-input values.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import gru, lstm
-from .checks import check_open_unit
+from . import cells, gru, lstm, memory
+from .checks import check_list, check_nonnegative_int, check_open_unit, check_positive_int
 
-__all__ = ["carry_factors", "efold_of_factors"]
+__all__ = ["carry_factors", "efold_of_factors", "ForgetGates", "default_forget_gates"]
 
 
 def carry_factors(model: Any, x: Any) -> np.ndarray:
@@ -89,3 +91,64 @@ def efold_of_factors(factors: Any) -> float:
         raise ValueError("factors must hold at least one value, got an empty array")
     check_open_unit("factors", ff)
     return float(-1.0 / np.mean(np.log(ff)))
+
+
+@dataclass(frozen=True)
+class ForgetGates:
+    """Forget gates of LSTMs fed data (``on_data``) and the same units' gates at zero input (``zero_input``).
+
+    Both are flat arrays, one entry per seed, unit and (for ``on_data``)
+    sequence. :meth:`summary` gives the numbers the forget-bias chapter reads.
+    """
+
+    on_data: np.ndarray
+    zero_input: np.ndarray
+
+    def summary(self) -> dict[str, float]:
+        """``min``, ``max``, ``sd`` and ``median`` of the gates on data; ``zero_min`` and ``zero_max`` of
+        the zero-input gates; ``tau_data`` and ``tau_zero``, their :func:`efold_of_factors`."""
+        d, z = self.on_data, self.zero_input
+        return {
+            "min": float(d.min()),
+            "max": float(d.max()),
+            "sd": float(d.std()),
+            "median": float(np.median(d)),
+            "zero_min": float(z.min()),
+            "zero_max": float(z.max()),
+            "tau_data": efold_of_factors(d),
+            "tau_zero": efold_of_factors(z),
+        }
+
+
+def default_forget_gates(
+    hidden: int = 256, steps: int = 50, batch: int = 16, seeds: Any = (0, 1, 2), data_seed: int = 1
+) -> ForgetGates:
+    r"""The forget gates of PyTorch's default LSTMs at step ``steps`` of unit-variance noise, and at zero input.
+
+    One :class:`rnnmem.LSTM` of ``hidden`` units with ``hidden`` inputs per
+    seed of ``seeds`` (PyTorch's default draw), fed ``batch`` sequences of
+    standard normal inputs from ``data_seed``; ``on_data`` holds
+    :func:`carry_factors` at the last step, ``zero_input`` the gates
+    :math:`\sigma(b_{if} + b_{hf})` that the bias alone sets.
+
+    Fed data, the gates spread far beyond the narrow band their biases give:
+
+    >>> g = default_forget_gates(hidden=16, steps=5, batch=4, seeds=[0])
+    >>> g.on_data.shape, g.zero_input.shape
+    ((64,), (16,))
+    >>> s = g.summary()
+    >>> bool(s["max"] - s["min"] > 2 * (s["zero_max"] - s["zero_min"]))
+    True
+    """
+    H = check_positive_int("hidden", hidden)
+    T = check_positive_int("steps", steps)
+    B = check_positive_int("batch", batch)
+    seeds = check_list("seeds", seeds, check_nonnegative_int, "seeds (whole numbers >= 0)")
+    noise = np.random.default_rng(check_nonnegative_int("data_seed", data_seed)).standard_normal((T, B, H))
+    forget = cells.gate_slice("lstm", "f", H)
+    on_data, zero_input = [], []
+    for seed in seeds:
+        model = lstm.LSTM(H, H, seed=seed)
+        on_data.append(carry_factors(model, noise)[-1].ravel())
+        zero_input.append(memory.sigmoid(model.b_ih[forget] + model.b_hh[forget]))
+    return ForgetGates(np.concatenate(on_data), np.concatenate(zero_input))

@@ -16,6 +16,10 @@ so :math:`\partial h_T/\partial h_s` holds exactly one weight-free path,
 :math:`\operatorname{diag}(k_{s+1} \odot \cdots \odot k_T)`, the product of
 the kept shares; :func:`gru_state_paths` splits it off the same way.
 
+:func:`random_lstm_paths` and :func:`keep_bias_paths` run these on random
+cells, the LSTM in the two :data:`REGIMES` of the chapter on what gating does
+not fix, and the LSTM against the GRU with the same bias on the gate that keeps.
+
 Conventions as :mod:`rnnmem.jacobians`: one unbatched sequence ``xs`` of
 shape ``(T, D)``, states ``(H,)``, weights in torch layout.
 """
@@ -27,15 +31,19 @@ from typing import Any
 
 import numpy as np
 
+from . import cells
 from .checks import check_finite, check_positive, check_positive_int, check_seed
 from .init import pytorch_weights
-from .jacobians import gru_trajectory, lstm_trajectory, random_lstm  # noqa: F401  (random_lstm: the examples use it)
+from .jacobians import gru_trajectory, lstm_trajectory, random_lstm
 
 __all__ = [
     "CellPaths",
     "lstm_cell_paths",
     "gru_state_paths",
     "random_gru",
+    "REGIMES",
+    "random_lstm_paths",
+    "keep_bias_paths",
 ]
 
 
@@ -122,8 +130,8 @@ def random_gru(
     H = check_positive_int("hidden", hidden)
     s = float(check_positive("scale", scale))
     offset = float(check_finite("update_bias", update_bias))
-    W = pytorch_weights(D, H, gates=3, seed=check_seed("seed", seed), scale=s)
-    W["b_ih"][H : 2 * H] += offset
+    W = pytorch_weights(D, H, gates=cells.GATES["gru"], seed=check_seed("seed", seed), scale=s)
+    W["b_ih"][cells.gate_slice("gru", "z", H)] += offset
     return W
 
 
@@ -166,3 +174,72 @@ def gru_state_paths(
         carry_line=np.diag(carry),
         other=other,
     )
+
+
+REGIMES = {
+    "saturated": {"forget_bias": 6.0, "input_bias": -6.0, "candidate_bias": 4.0},
+    "strong": {"scale": 5.0, "forget_bias": 5.0},
+}
+"""The two regimes of the chapter on what gating does not fix, as settings of :func:`rnnmem.jacobians.random_lstm`.
+
+``"saturated"``: :math:`f \\approx 1`, :math:`i \\approx 0`, the candidate near
+:math:`\\pm 1` (the carry line carries almost everything); ``"strong"``:
+recurrent weights at five times PyTorch's range and open forget gates (the
+other paths outgrow it).
+"""
+
+
+def _inputs(steps: Any, input_size: Any, input_seed: Any) -> np.ndarray:
+    T = check_positive_int("steps", steps)
+    D = check_positive_int("input_size", input_size)
+    return check_seed("input_seed", input_seed).standard_normal((T, D))
+
+
+def random_lstm_paths(
+    steps: int = 30, hidden: int = 8, input_size: int = 2, seed: Any = 0, input_seed: Any = 1, **settings: float
+) -> CellPaths:
+    """:func:`lstm_cell_paths` of a random LSTM from the zero state, on standard normal inputs.
+
+    The weights are :func:`rnnmem.jacobians.random_lstm` with ``seed`` and
+    ``settings`` (``scale``, ``forget_bias``, ``input_bias``,
+    ``candidate_bias``: one of :data:`REGIMES`, say); the ``steps`` inputs of
+    width ``input_size`` are drawn from ``input_seed``.
+
+    >>> sat = random_lstm_paths(12, **REGIMES["saturated"])
+    >>> strong = random_lstm_paths(12, **REGIMES["strong"])
+    >>> bool(sat.other_norm[12] < sat.carry_norm[12]), bool(strong.other_norm[12] > strong.carry_norm[12])
+    (True, True)
+    """
+    xs = _inputs(steps, input_size, input_seed)
+    zero = np.zeros(check_positive_int("hidden", hidden))
+    return lstm_cell_paths(xs, zero, zero, **random_lstm(xs.shape[1], zero.size, seed, **settings))
+
+
+def keep_bias_paths(
+    bias: float,
+    steps: int = 30,
+    hidden: int = 8,
+    input_size: int = 2,
+    scale: float = 5.0,
+    seed: Any = 0,
+    input_seed: Any = 1,
+) -> tuple[CellPaths, CellPaths]:
+    """The LSTM's cell paths with forget bias ``bias`` and the GRU's state paths with update bias ``bias``.
+
+    Both cells are drawn at ``scale`` times PyTorch's range from ``seed``
+    (:func:`rnnmem.jacobians.random_lstm`, :func:`random_gru`) and read the
+    same standard normal inputs (``input_seed``) from the zero state. A large
+    bias holds the LSTM's forget gates and the GRU's update gates near one;
+    only the GRU's other paths vanish with it (its gate multiplies every path
+    through the candidate).
+
+    >>> lstm_held, gru_held = keep_bias_paths(30.0, steps=12)
+    >>> bool(gru_held.other_norm[12] < 1e-3 < lstm_held.other_norm[12])
+    True
+    """
+    xs = _inputs(steps, input_size, input_seed)
+    zero = np.zeros(check_positive_int("hidden", hidden))
+    D, H = xs.shape[1], zero.size
+    lstm_w = random_lstm(D, H, seed, scale=scale, forget_bias=bias)
+    gru_w = random_gru(D, H, seed, scale=scale, update_bias=bias)
+    return lstm_cell_paths(xs, zero, zero, **lstm_w), gru_state_paths(xs, zero, **gru_w)

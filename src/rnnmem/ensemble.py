@@ -55,17 +55,16 @@ from typing import Any
 
 import numpy as np
 
+from . import cells
 from . import init as _init
 from ._recurrent import Recurrent
 from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
-from .gru import GRU
-from .lstm import LSTM
-from .rnn import RNN
+from .gru import GRU  # noqa: F401  (the examples use it)
 
 __all__ = ["MODELS", "INITS", "KINDS", "Ensemble"]
 
-MODELS = ("rnn", "gru", "lstm")
-"""The recurrent layers an :class:`Ensemble` stacks: the tanh RNN, the GRU, the LSTM."""
+MODELS = cells.NAMES
+"""The recurrent layers an :class:`Ensemble` stacks: the tanh RNN, the GRU, the LSTM (:data:`rnnmem.cells.NAMES`)."""
 
 INITS = ("default", "chrono")
 """Initializations: PyTorch's uniform draw, or chrono (LSTM only)."""
@@ -73,8 +72,6 @@ INITS = ("default", "chrono")
 KINDS = ("classification", "regression")
 """Readouts: softmax cross-entropy over classes, or squared error of one number."""
 
-_GATES = {"rnn": 1, "gru": 3, "lstm": 4}
-_CLASSES: dict[str, type[Recurrent]] = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
 RECURRENT_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 READOUT_NAMES = ("readout_weight", "readout_bias")
 
@@ -159,7 +156,7 @@ class Ensemble:
             raise ValueError(f"t_max is used only with init='chrono', got t_max={t_max!r} with init={init!r}")
         self.forget_bias = None if biases is None else tuple(biases)
         self.t_max = t_max
-        G = _GATES[self.model]
+        G = cells.GATES[self.model]
         shapes = {
             "weight_ih_l0": (G * H, D),
             "weight_hh_l0": (G * H, H),
@@ -234,7 +231,7 @@ class Ensemble:
         """
         e = self._check_member(e)
         sd = {name: self.params[name][e].copy() for name in RECURRENT_NAMES}
-        return _CLASSES[self.model].from_torch_state_dict(sd, dtype=self.dtype)
+        return cells.MODELS[self.model].from_torch_state_dict(sd, dtype=self.dtype)
 
     def _check_member(self, e: Any) -> int:
         k = check_nonnegative_int("e", e)

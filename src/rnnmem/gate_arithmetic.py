@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import gru, lstm, memory
+from . import cells, gru, lstm, memory
 from .checks import check_choice, check_finite
 
 __all__ = [
@@ -69,6 +69,9 @@ __all__ = [
     "two_unit_gru",
     "WeightRow",
     "two_unit_rows",
+    "GRU_USED_BY",
+    "ConventionRow",
+    "gru_conventions",
 ]
 
 ACTIVATIONS = ("sigmoid", "tanh")
@@ -331,9 +334,9 @@ def solved_lstm(
         ]
     )
     W_ih, W_hh = _split(rows, d)
-    b_ih = np.zeros(4 * H)
-    b_ih[H : 2 * H] = forget_bias
-    return LSTMCase(x, h_prev, c_prev, W_ih, W_hh, b_ih, np.zeros(4 * H))
+    b_ih = np.zeros(cells.GATES["lstm"] * H)
+    b_ih[cells.gate_slice("lstm", "f", H)] = forget_bias
+    return LSTMCase(x, h_prev, c_prev, W_ih, W_hh, b_ih, np.zeros_like(b_ih))
 
 
 def solved_gru(x: Any, h_prev: Any, *, r: Any, z: Any, W_in: Any, W_hn: Any) -> GRUCase:
@@ -365,7 +368,7 @@ def solved_gru(x: Any, h_prev: Any, *, r: Any, z: Any, W_in: Any, W_hn: Any) -> 
     W_ih_rz, W_hh_rz = _split(rows, d)
     W_ih = np.vstack([W_ih_rz, W_in])
     W_hh = np.vstack([W_hh_rz, W_hn])
-    return GRUCase(x, h_prev, W_ih, W_hh, np.zeros(3 * H), np.zeros(3 * H))
+    return GRUCase(x, h_prev, W_ih, W_hh, np.zeros(cells.GATES["gru"] * H), np.zeros(cells.GATES["gru"] * H))
 
 
 def two_unit_lstm() -> LSTMCase:
@@ -435,14 +438,15 @@ def two_unit_rows(cell: str = "lstm") -> list[WeightRow]:
     [None, None]
     """
     cell = check_choice("cell", cell, ("lstm", "gru"))
+    names = cells.gate_names(cell)
     if cell == "lstm":
         case = two_unit_lstm()
         s = lstm.step(*case)
-        names, values = ("i", "f", "g", "o"), (s.i, s.f, s.g, s.o)
+        values = tuple(getattr(s, name) for name in names)
     else:
         case = two_unit_gru()
         s = gru.step(*case)
-        names, values = ("r", "z", "n"), (s.r, s.z, None)
+        values = tuple(None if name == "n" else getattr(s, name) for name in names)
     H = case.h_prev.size
     bias = case.b_ih + case.b_hh
     return [
@@ -455,4 +459,57 @@ def two_unit_rows(cell: str = "lstm") -> list[WeightRow]:
         )
         for k, name in enumerate(names)
         for j in range(H)
+    ]
+
+
+# --------------------------------------------------------------------------- the four GRUs
+
+GRU_USED_BY = {
+    ("z_keeps", "after"): "PyTorch, cuDNN, Keras (default)",
+    ("z_keeps", "before"): "Cho et al. (2014); Keras with `reset_after=False`",
+    ("z_writes", "before"): "Chung et al. (2014), Olah (2015), textbooks",
+    ("z_writes", "after"): "none of these",
+}
+"""The four GRUs, ``(update, reset)`` as :func:`rnnmem.gru.step` names them, and who uses each.
+
+In the order the book lists them; code (an option's name) between backticks.
+"""
+
+
+class ConventionRow(NamedTuple):
+    """One GRU convention: its options, who uses it, the one-unit update and the two-unit step."""
+
+    update: str
+    reset: str
+    used_by: str
+    one: GRUUpdate
+    """:func:`gru_update` of the one-unit example."""
+    two: Any
+    """:func:`rnnmem.gru.step` of :func:`two_unit_gru` (a :class:`rnnmem.gru.GRUStep`)."""
+
+
+def gru_conventions(h_prev: Any = 0.8, z: Any = 0.9, r: Any = 0.25) -> list[ConventionRow]:
+    """Each of the four GRUs of :data:`GRU_USED_BY` on the one-unit example and on the two-unit cell.
+
+    The one-unit example is :func:`gru_update` of ``h_prev``, ``z`` and ``r``
+    (no input, recurrent weight 1); the two-unit cell is :func:`two_unit_gru`.
+    Both update conventions see the same candidate; the reset placement moves
+    the two-unit candidate, where the units mix.
+
+    >>> rows = gru_conventions()
+    >>> [(row.update, row.reset, round(row.one.h, 6)) for row in rows[:3]]
+    [('z_keeps', 'after', 0.739738), ('z_keeps', 'before', 0.739738), ('z_writes', 'before', 0.257638)]
+    >>> rows[0].used_by
+    'PyTorch, cuDNN, Keras (default)'
+    """
+    case = two_unit_gru()
+    return [
+        ConventionRow(
+            update,
+            reset,
+            used_by,
+            gru_update(h_prev, z=z, r=r, update=update, reset=reset),
+            gru.step(*case, update=update, reset=reset),
+        )
+        for (update, reset), used_by in GRU_USED_BY.items()
     ]

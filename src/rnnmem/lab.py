@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from . import cells
 from .checks import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .ensemble import INITS, MODELS, Ensemble
 from .tasks import Task
@@ -220,7 +221,7 @@ def evaluate(
     """
     T, N = inputs.shape[:2]
     if chunk is None:
-        gates = {"rnn": 1, "gru": 3, "lstm": 4}[ensemble.model]
+        gates = cells.GATES[ensemble.model]
         chunk = max(1, min(N, 2**21 // (T * ensemble.size * gates * ensemble.hidden_size)))
     chunk = check_positive_int("chunk", chunk)
     total = np.zeros(ensemble.size)

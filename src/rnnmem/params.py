@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import cells
 from .checks import check_choice, check_positive_int
 
 __all__ = [
@@ -54,14 +55,14 @@ __all__ = [
     "cell_comparison",
 ]
 
-CELLS = ("rnn", "gru", "lstm")
-"""The recurrent cells counted here."""
+CELLS = cells.NAMES
+"""The recurrent cells counted here (:data:`rnnmem.cells.NAMES`)."""
 
 CONVENTIONS = ("textbook", "pytorch", "keras")
 """The bias conventions: one vector, PyTorch's two, Keras' per-layer choice."""
 
-GATES = {"rnn": 1, "gru": 3, "lstm": 4}
-"""Blocks per cell: the number of :math:`d_h`-wide linear maps of the input and the state."""
+GATES = cells.GATES
+"""Blocks per cell: the number of :math:`d_h`-wide linear maps of the input and the state (:data:`rnnmem.cells.GATES`)."""
 
 
 @dataclass(frozen=True)

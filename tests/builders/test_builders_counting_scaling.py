@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 WHERE = "docs/chapters/counting-scaling.md"
@@ -50,41 +48,6 @@ def test_convention_table_numbers(tmp_path):
         "| GRU / LSTM | 0.7500 | 0.7500 | 0.7512 |",
     ]
     assert "its GRU holds 901,500" in lines[-1]
-
-
-@pytest.mark.parametrize(
-    "comment, expected",
-    [
-        ("<!-- table: model_tally_table vocab=0 -->", "vocab must be a whole number >= 1"),
-        ("<!-- table: model_tally_table d_emb=-3 -->", "d_emb must be a whole number >= 1"),
-        ("<!-- table: model_tally_table d_h=1.5 -->", "d_h must be a whole number >= 1"),
-        ("<!-- table: model_tally_table layers=0 -->", "layers must be a whole number >= 1"),
-        ('<!-- table: model_tally_table cell="transformer" -->', "cell must be one of 'rnn', 'gru', 'lstm'"),
-        ('<!-- table: model_tally_table convention="jax" -->', "convention must be one of"),
-        ('<!-- table: model_tally_table tied="yes" -->', "tied must be one of True, False"),
-        ("<!-- table: model_tally_table tied=True d_h=1000 -->", "d_h must equal d_emb (1500) for a tied readout"),
-        ("<!-- table: model_tally_table output_bias=None -->", "output_bias must be one of True, False"),
-        ("<!-- table: cell_convention_table d_in=0 -->", "d_in must be a whole number >= 1"),
-        ("<!-- table: cell_convention_table d_h=[500] -->", "d_h must be a whole number >= 1"),
-        ('<!-- figure: error_vs_data improvements=[] caption="c" -->', "improvements must be a non-empty list"),
-        (
-            '<!-- figure: error_vs_data improvements=[0.3, 1.2] caption="c" -->',
-            "improvements[1] must be a gate value strictly between 0 and 1",
-        ),
-        ('<!-- figure: error_vs_data improvements=["0.4"] caption="c" -->', "improvements[0] must be a number"),
-        ('<!-- figure: error_vs_data data0=0 caption="c" -->', "data0 must be a positive finite number"),
-        ('<!-- figure: error_vs_data error0=-0.1 caption="c" -->', "error0 must be a positive finite number"),
-        ('<!-- figure: error_vs_data target=2 caption="c" -->', "target must be a gate value strictly between 0 and 1"),
-        (
-            '<!-- figure: error_vs_data decades=1.5 caption="c" -->',
-            "decades must reach every marked point: an improvement of 0.3 needs 1.94 decades",
-        ),
-    ],
-)
-def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):
-    with pytest.raises(DirectiveError) as info:
-        Renderer(tmp_path).render(one(comment))
-    assert expected in str(info.value)
 
 
 def test_error_figure_returns_the_laws_it_draws(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 
@@ -30,34 +30,6 @@ def test_survival_table_numbers(tmp_path):
 def test_variance_table_numbers(tmp_path):
     text = Renderer(tmp_path).render(one("<!-- table: mask_variance_table keeps=[0.9] masks=[1, 100] -->"))
     assert text.content.decode().splitlines()[2] == "| 0.9 | 0.1111 | 37,648 |"
-
-
-@pytest.mark.parametrize(
-    "comment, expected",
-    [
-        ('<!-- figure: dropout_spread keep=0 caption="c" -->', "keep must be a keep probability in (0, 1]"),
-        ('<!-- figure: dropout_spread keep=1.5 caption="c" -->', "keep must be a keep probability in (0, 1]"),
-        ('<!-- figure: dropout_spread steps=0 caption="c" -->', "steps must be a whole number >= 1"),
-        ('<!-- figure: dropout_spread depth=2.5 caption="c" -->', "depth must be a whole number >= 1"),
-        ('<!-- figure: dropout_spread runs=10 min_runs=100 caption="c" -->', "min_runs must be at most runs (10)"),
-        ('<!-- figure: dropout_spread seed=-1 caption="c" -->', "seed must be a whole number >= 0"),
-        ("<!-- table: dropout_survival_table steps=[10, -1] -->", "steps[1] must be a whole number >= 0"),
-        ("<!-- table: dropout_survival_table steps=[] -->", "steps must be a non-empty list"),
-        (
-            '<!-- table: dropout_survival_table keep="0.9" -->',
-            "keep must be a keep probability in (0, 1], a number, got '0.9'",
-        ),
-        ("<!-- table: dropout_survival_table depth=0 -->", "depth must be a whole number >= 1"),
-        ("<!-- table: mask_variance_table keeps=[0.9, 2] -->", "keeps[1] must be a keep probability in (0, 1]"),
-        ("<!-- table: mask_variance_table keeps=[None] -->", "keeps[0] must be a real number, got None"),
-        ("<!-- table: mask_variance_table keeps=0.9 -->", "keeps must be a non-empty list"),
-        ("<!-- table: mask_variance_table masks=[1, 2.5] -->", "masks[1] must be a whole number >= 0"),
-    ],
-)
-def test_bad_arguments_fail_the_build_by_name(tmp_path, comment, expected):
-    with pytest.raises(DirectiveError) as info:
-        Renderer(tmp_path).render(one(comment))
-    assert expected in str(info.value)
 
 
 def test_spread_figure_returns_the_formulas_and_the_last_simulated_step(tmp_path):

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from rnnmem import bptt
 from rnnmem.site.builders import error_backward
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 PAGE = "docs/chapters/error-backward.md"
@@ -73,32 +71,3 @@ def test_the_truncation_grid_returns_the_counts_of_its_plans():
             "boundaries": list(plan.boundaries),
         }
     assert values["length"] == 9
-
-
-@pytest.mark.parametrize(
-    "comment, expected",
-    [
-        ("<!-- table: bptt_table inputs=[] -->", "inputs must be a non-empty list"),
-        ('<!-- table: bptt_table w="a" -->', "w must be a real number"),
-        ("<!-- table: bptt_table target=[1, 2] -->", "target must be one number or a sequence of 3 entries"),
-        ("<!-- table: distance_table factors=[] -->", "factors must be a non-empty list"),
-        ("<!-- table: distance_table distances=[1, -2] -->", "distances[1] must be a whole number >= 0"),
-        ('<!-- figure: distance_curves factors=[0.5, -1] caption="c" -->', "factors[1] must be a positive"),
-        ('<!-- figure: distance_curves distances=[0] caption="c" -->', "distances must reach at least one edge"),
-        ('<!-- figure: distance_curves distances=[0, 2.5] caption="c" -->', "distances[1] must be a whole number"),
-        ("<!-- table: clipping_table grads=[1, 2] -->", "grads must be a non-empty dict"),
-        ('<!-- table: clipping_table grads={"b": [1, "x"]} -->', "grads['b'] must be a real number"),
-        ("<!-- table: clipping_table max_norm=0 -->", "max_norm must be a positive"),
-        ("<!-- table: clipping_table clip_value=-1 -->", "clip_value must be a positive"),
-        ('<!-- figure: truncation_grid length=0 caption="c" -->', "length must be a whole number >= 1"),
-        ('<!-- figure: truncation_grid settings=[[4]] caption="c" -->', "settings[0] must be a pair [k1, k2]"),
-        ('<!-- figure: truncation_grid settings=[[4, 0]] caption="c" -->', "settings[0][1] (k2) must be a whole"),
-        ('<!-- figure: truncation_grid loss_steps="some" caption="c" -->', "loss_steps must be None, 'all'"),
-        ("<!-- table: truncation_table k1=0 -->", "k1 must be a whole number >= 1"),
-        ("<!-- table: truncation_table inputs=5 -->", "inputs must be a non-empty list"),
-    ],
-)
-def test_a_bad_argument_is_named(tmp_path, comment, expected):
-    with pytest.raises(DirectiveError) as info:
-        Renderer(tmp_path).render(one(comment))
-    assert expected in str(info.value)

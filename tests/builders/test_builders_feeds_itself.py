@@ -7,7 +7,7 @@ import pytest
 
 from rnnmem import jacobians
 from rnnmem.site.builders import feeds_itself
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 
@@ -78,35 +78,3 @@ def test_the_nonnormal_figure_returns_its_peak():
     W, v, curve = jacobians.nonnormal_growth()
     assert (values["peak"], values["peak_step"]) == (float(curve.max()), int(curve.argmax()))
     assert values["back_below"] == int(np.argmax(curve < 1))
-
-
-@pytest.mark.parametrize(
-    "comment, expected",
-    [
-        ('<!-- figure: jacobian_norms radii=[0.8, -1.0] caption="c" -->', "radii[1] must be a positive"),
-        ('<!-- figure: jacobian_norms radii=[] caption="c" -->', "radii must be a non-empty list"),
-        ('<!-- figure: jacobian_norms input_scales=[0] caption="c" -->', "input_scales[0] must be a positive"),
-        ('<!-- figure: jacobian_norms steps=0 caption="c" -->', "steps must be a whole number >= 1"),
-        ('<!-- figure: jacobian_norms hidden=2.5 caption="c" -->', "hidden must be a whole number >= 1"),
-        ('<!-- figure: jacobian_norms seed=-1 caption="c" -->', "seed must be a whole number >= 0"),
-        ("<!-- table: jacobian_norm_table distance=50 steps=40 -->", "distance must be at most steps (40)"),
-        ("<!-- table: jacobian_norm_table level=1.5 -->", "level must be a gate value strictly between 0 and 1"),
-        ("<!-- table: jacobian_norm_table radii=0.8 -->", "radii must be a non-empty list"),
-        ('<!-- figure: nonnormal_growth_curve radius=0 caption="c" -->', "radius must be a positive"),
-        ('<!-- figure: nonnormal_growth_curve size=0 caption="c" -->', "size must be a whole number >= 1"),
-        ('<!-- figure: nonnormal_growth_curve coupling="x" caption="c" -->', "coupling must be a real number"),
-        ('<!-- figure: nonnormal_growth_curve steps=0 caption="c" -->', "steps must be a whole number >= 1"),
-        ('<!-- figure: edge_of_chaos radii=[] caption="c" -->', "radii must be a non-empty list"),
-        ('<!-- figure: edge_of_chaos grid=[1.0, -2.0] caption="c" -->', "grid[1] must be a positive"),
-        ('<!-- figure: edge_of_chaos steps=50 burn_in=50 caption="c" -->', "burn_in must be below steps (50)"),
-        ('<!-- figure: edge_of_chaos seeds=0 caption="c" -->', "seeds must be a whole number >= 1"),
-        ('<!-- figure: edge_of_chaos start=0 caption="c" -->', "start must be a positive"),
-        ("<!-- table: init_norm_table distance=50 steps=40 -->", "distance must be at most steps (40)"),
-        ("<!-- table: init_norm_table input_scale=-1 -->", "input_scale must be a positive"),
-        ("<!-- table: init_norm_table seeds=1.5 -->", "seeds must be a whole number >= 1"),
-    ],
-)
-def test_a_bad_argument_is_named(tmp_path, comment, expected):
-    with pytest.raises(DirectiveError) as info:
-        Renderer(tmp_path).render(one(comment))
-    assert expected in str(info.value)

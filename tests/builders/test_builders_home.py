@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rnnmem.site.builders.home import hero_values, signal_left
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 
@@ -41,10 +41,3 @@ def test_the_figure_renders_with_the_values_its_prose_states(tmp_path):
     assert item.values["rnn_crossing"] == int(np.nonzero(curves["rnn"] < 0.01)[0][0])
     assert item.values["carry_left"] == pytest.approx(curves["carry"][-1])
     assert item.values["lstm_left"] == pytest.approx(curves["lstm"][-1])
-
-
-@pytest.mark.parametrize("args, name", [("steps=0", "steps"), ("hidden=-1", "hidden"), ('seed="x"', "seed")])
-def test_bad_arguments_are_named(tmp_path, args, name):
-    (d,) = find_directives(f'<!-- figure: hero {args} caption="c" -->', "docs/index.md")
-    with pytest.raises(DirectiveError, match=name):
-        Renderer(tmp_path).render(d)

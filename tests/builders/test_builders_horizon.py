@@ -9,7 +9,7 @@ import pytest
 
 from rnnmem import leaky, memory
 from rnnmem.site.builders.horizon import readable
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 
@@ -72,25 +72,3 @@ def test_leaky_pulse_values_follow_the_two_leaks(tmp_path):
 def test_bias_table_shows_the_inverted_logistic(tmp_path):
     text = Renderer(tmp_path).render(one("<!-- table: bias_table gates=[0.95] -->")).content.decode()
     assert f"{memory.bias_for_gate(0.95):.2f}" in text and f"{memory.horizon(0.95):.1f}" in text
-
-
-@pytest.mark.parametrize(
-    "text, name",
-    [
-        ('<!-- figure: decay_curves factors=[1.5] caption="c" -->', "factors[0]"),
-        ('<!-- figure: decay_curves steps=0 caption="c" -->', "steps"),
-        ('<!-- figure: decay_curves level=2 caption="c" -->', "level"),
-        ('<!-- figure: horizon_vs_gate low=0.9 high=0.5 caption="c" -->', "low"),
-        ('<!-- figure: horizon_vs_gate level=0 caption="c" -->', "level"),
-        ("<!-- table: horizon_table steps=0 -->", "steps"),
-        ("<!-- table: bias_table gates=[0] -->", "gates[0]"),
-        ('<!-- figure: leaky_pulse taus=[] caption="c" -->', "taus"),
-        ('<!-- figure: leaky_pulse taus=[1] caption="c" -->', "taus[0]"),
-        ('<!-- figure: leaky_pulse taus=[2, 2.5] caption="c" -->', "taus[1]"),
-        ('<!-- figure: leaky_pulse steps=-1 caption="c" -->', "steps"),
-    ],
-)
-def test_a_bad_argument_fails_naming_it(tmp_path, text, name):
-    with pytest.raises(DirectiveError) as info:
-        Renderer(tmp_path).render(one(text))
-    assert f"{name} must" in str(info.value)

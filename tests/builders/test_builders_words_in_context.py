@@ -8,7 +8,7 @@ import pytest
 
 from rnnmem import corpus, probe
 from rnnmem.site.builders.words_in_context import NAMES, _comparison
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
 PAGE_NAME = "docs/chapters/words-in-context.md"
@@ -75,23 +75,6 @@ def test_the_builders_use_the_recipe_declared_in_the_core():
     assert "bilm.Recipe()" in source
     for field in ("lr=", "steps=", "batch_size=", "dim="):  # no second copy of the recipe
         assert field not in source, field
-
-
-@pytest.mark.parametrize(
-    "comment, expected",
-    [
-        ("<!-- table: probe_table seeds=1 -->", "seeds must be at least 2 (a spread needs two runs), got 1"),
-        ("<!-- table: probe_table seeds=0 -->", "seeds must be a whole number >= 1, got 0"),
-        ('<!-- figure: cue_distance_curves seeds="ten" caption="c" -->', "seeds must be a whole number >= 1"),
-        ("<!-- table: layer_table seeds=2.5 -->", "seeds must be a whole number >= 1, got 2.5"),
-        ('<!-- figure: bilm_loss window=0 caption="c" -->', "window must be a whole number >= 1, got 0"),
-        ('<!-- figure: bilm_loss seed=-1 caption="c" -->', "seed must be a whole number >= 0, got -1"),
-    ],
-)
-def test_a_bad_argument_is_named(tmp_path, comment, expected):
-    with pytest.raises(DirectiveError) as info:
-        Renderer(tmp_path).render(one(comment))
-    assert expected in str(info.value)
 
 
 def test_the_values_the_page_reads_are_those_of_the_tables():

@@ -144,9 +144,10 @@ def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):
         ('<!-- figure: decay_curves stepz=10 caption="c" -->', "unknown argument stepz for figure 'decay_curves'"),
         (
             '<!-- figure: decay_curves factors=[1.5] caption="c" -->',
-            "raised ValueError: factors[0] must be a gate value strictly between 0 and 1, got 1.5",
+            "figure 'decay_curves': factors[0] must be a gate value strictly between 0 and 1, got 1.5",
         ),
-        ("<!-- table: horizon_table level=2 -->", "raised ValueError: level must be a gate value"),
+        ("<!-- table: horizon_table level=2 -->", "table 'horizon_table': level must be a gate value"),
+        ("<!-- table: bptt_table target=[1, 2] -->", "raised ValueError: target must be one number or a sequence"),
     ],
 )
 def test_failures_name_page_line_directive_and_error(tmp_path, comment, expected):
@@ -161,16 +162,16 @@ def test_failures_name_page_line_directive_and_error(tmp_path, comment, expected
 
 
 def test_a_builder_that_raises_is_reported_with_its_file_line_and_the_package_frames(tmp_path):
-    md = '# T\n\n<!-- figure: decay_curves factors=[1.5] caption="c" -->\n'
+    md = "# T\n\n<!-- table: bptt_table target=[1, 2] -->\n"
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(md, "docs/chapters/c.md"))
     message = str(info.value)
-    builder = registry.get("figure", "decay_curves").func
+    builder = registry.get("table", "bptt_table").func
     lines, first = inspect.getsourcelines(builder)
     assert message.startswith("docs/chapters/c.md:3: ")
-    shown = [int(m) for m in re.findall(r"src/rnnmem/site/builders/horizon.py:(\d+) in decay_curves", message)]
+    shown = [int(m) for m in re.findall(r"src/rnnmem/site/builders/error_backward.py:(\d+) in bptt_table", message)]
     assert shown and first <= shown[0] < first + len(lines), "the builder's own file and line"
-    assert "src/rnnmem/checks.py:" in message, "the innermost package frame, where it failed"
+    assert "src/rnnmem/bptt.py:" in message, "the innermost package frame, where it failed"
     assert "render.py" not in message and "registry.py" not in message, "machinery frames are trimmed"
     # The exception chain is kept for a debugger or a traceback (no `from None`).
     assert isinstance(info.value.__cause__, ValueError)
@@ -224,7 +225,7 @@ def test_command_line_lists_builders():
 
 def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "index.md").write_text('# Hi\n\n<!-- figure: decay_curves factors=[3] caption="c" -->\n')
+    (tmp_path / "docs" / "index.md").write_text("# Hi\n\n<!-- table: bptt_table target=[1, 2] -->\n")
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
     proc = subprocess.run(
         [
@@ -243,8 +244,8 @@ def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
         text=True,
     )
     assert proc.returncode == 1
-    assert "index.md:3:" in proc.stderr and "factors[0] must be a gate value" in proc.stderr
-    assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
+    assert "index.md:3:" in proc.stderr and "target must be one number or a sequence" in proc.stderr
+    assert re.search(r"src/rnnmem/site/builders/error_backward\.py:\d+ in bptt_table", proc.stderr), proc.stderr
 
 
 def test_command_line_timings_list_each_directive_slowest_first(tmp_path):

@@ -102,3 +102,18 @@ def test_two_unit_gru_reset_placement_changes_the_candidate():
     after = gru.step(*case, reset="after")
     assert before.r.tolist() == pytest.approx([0.25, 0.75]) and before.z.tolist() == pytest.approx([0.9, 0.6])
     assert not np.allclose(before.n, after.n)
+
+
+def test_the_four_grus_are_each_conventions_step():
+    rows = gate_arithmetic.gru_conventions(0.8, z=0.9, r=0.25)
+    assert [(row.update, row.reset) for row in rows] == list(gate_arithmetic.GRU_USED_BY)
+    assert {(row.update, row.reset) for row in rows} == {
+        (u, r) for u in gru.UPDATE_CONVENTIONS for r in gru.RESET_CONVENTIONS
+    }
+    case = gate_arithmetic.two_unit_gru()
+    for row in rows:
+        assert row.used_by == gate_arithmetic.GRU_USED_BY[row.update, row.reset]
+        np.testing.assert_array_equal(row.two.h, gru.step(*case, update=row.update, reset=row.reset).h)
+        # One unit, no input: the update convention decides which share of the old state is kept.
+        keep = 0.9 if row.update == "z_keeps" else 0.1
+        assert row.one.h == pytest.approx(keep * 0.8 + (1 - keep) * math.tanh(0.25 * 0.8), rel=1e-14)

@@ -93,3 +93,25 @@ def test_random_gru_is_pytorchs_draw_with_the_update_offset():
 def test_random_gru_names_a_bad_argument(kwargs, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         cell_paths.random_gru(**kwargs)
+
+
+def test_the_two_regimes_split_the_lstm_paths_the_other_way_round():
+    sat = cell_paths.random_lstm_paths(30, **cell_paths.REGIMES["saturated"])
+    strong = cell_paths.random_lstm_paths(30, **cell_paths.REGIMES["strong"])
+    assert sat.other_norm[30] < 0.05 * sat.carry_norm[30]
+    assert strong.other_norm[30] > 5 * strong.carry_norm[30]
+    # The same draw as lstm_cell_paths on random_lstm's weights, from the zero state.
+    xs = np.random.default_rng(1).standard_normal((30, 2))
+    again = cell_paths.lstm_cell_paths(
+        xs, np.zeros(8), np.zeros(8), **jac.random_lstm(2, 8, 0, scale=5.0, forget_bias=5.0)
+    )
+    np.testing.assert_array_equal(strong.total_norm, again.total_norm)
+
+
+def test_a_bias_that_keeps_silences_only_the_grus_other_paths():
+    for bias in (0.0, 30.0):
+        lp, gp = cell_paths.keep_bias_paths(bias, steps=12)
+        assert lp.carry_norm.shape == gp.carry_norm.shape == (13,)
+    lp, gp = cell_paths.keep_bias_paths(30.0, steps=12)
+    assert gp.other_norm[12] < 1e-3 < lp.other_norm[12]
+    assert gp.carry_norm[12] == pytest.approx(1.0, abs=1e-9)  # z held at one keeps all of the state

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from rnnmem import gate_arithmetic, gru, init, lstm, memory, params
+from rnnmem import gate_arithmetic, init, lstm, memory, params
 
 from . import _args
 from ._text import text_table
@@ -179,14 +179,6 @@ def _weights(cell: str) -> str:
     return text_table(title, ["row", "x1", "x2", "h1", "h2", "bias", "value"], rows)
 
 
-_USED_BY = {
-    ("z_keeps", "after"): "PyTorch, cuDNN, Keras (default)",
-    ("z_keeps", "before"): "Cho et al. (2014); Keras with reset_after=False",
-    ("z_writes", "before"): "Chung et al. (2014), Olah (2015), textbooks",
-    ("z_writes", "after"): "none of these",
-}
-
-
 def step() -> str:
     """The worked cells (gate_arithmetic.lstm_update, gate_arithmetic.gru_update, lstm.step, gru.step), as the gates chapter shows them.
 
@@ -210,12 +202,10 @@ def step() -> str:
         f"After the step: c = {_pair(s.c)}, h = {_pair(s.h)}; kept f*c_prev = {_pair(s.f * case.c_prev)}, "
         f"written i*g = {_pair(s.i * s.g)}"
     )
-    gcase = gate_arithmetic.two_unit_gru()
-    rows = []
-    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"), ("z_writes", "after")):
-        one = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25, update=update, reset=reset)
-        two = gru.step(*gcase, update=update, reset=reset)
-        rows.append([update, reset, _USED_BY[update, reset], f"{one.h:.6f}", _pair(two.n), _pair(two.h)])
+    rows = [
+        [c.update, c.reset, c.used_by.replace("`", ""), f"{c.one.h:.6f}", _pair(c.two.n), _pair(c.two.h)]
+        for c in gate_arithmetic.gru_conventions(0.8, z=0.9, r=0.25)
+    ]
     conventions = text_table(
         "The GRU's conventions: one unit (h_prev 0.8, z 0.9, r 0.25) and the two-unit cell",
         ["update=", "reset=", "used by", "one unit: h", "two units: n", "two units: h"],

@@ -293,6 +293,12 @@ def build_content(directive: Directive) -> tuple[bytes, dict[str, Any]]:
     builder = registry.get(directive.kind, directive.name)
     args, _ = split_caption(directive)
     _check_arguments(directive, args)
+    from rnnmem.checks import check_arguments
+
+    try:  # each argument against the rule its parameter's annotation states
+        args = check_arguments(builder.func, args)
+    except ValueError as exc:
+        raise directive.error(f"{directive.kind} {directive.name!r}: {exc}") from None
     try:
         with threadpool_limits(limits=1, user_api="blas"):
             result = builder.func(**args)

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
-from rnnmem import params, scaling
-from rnnmem.checks import check_choice, check_open_unit, check_positive, check_positive_int
+from rnnmem import cells, params, scaling
+from rnnmem.checks import Bool, OpenUnit, Positive, PositiveInt
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-
-CELL_NAMES = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
-
-
-def _real(name: str, value) -> float:
-    """A plain number from a directive: numpy would read the string "0.4" as one; a directive should not."""
-    if isinstance(value, str):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    return value
 
 
 def _n(value: int) -> str:
@@ -27,25 +20,27 @@ def _n(value: int) -> str:
 
 
 def _layer_formula(cell: str, d_in: int, d_h: int, convention: str, reset_after: bool) -> str:
-    g, nb = params.GATES[cell], params.bias_vectors(cell, convention, reset_after)
+    g, nb = cells.GATES[cell], params.bias_vectors(cell, convention, reset_after)
     return f"{g} × {_n(d_h)} × ({_n(d_in)} + {_n(d_h)} + {nb})"
 
 
 @table()
 def model_tally_table(
-    vocab=10_000,
-    d_emb=1500,
-    d_h=1500,
-    layers=2,
-    cell="lstm",
-    convention="textbook",
-    reset_after=True,
-    tied=False,
-    output_bias=True,
+    vocab: PositiveInt = 10_000,
+    d_emb: PositiveInt = 1500,
+    d_h: PositiveInt = 1500,
+    layers: PositiveInt = 2,
+    cell: Literal["rnn", "gru", "lstm"] = "lstm",
+    convention: Literal["textbook", "pytorch", "keras"] = "textbook",
+    reset_after: Bool = True,
+    tied: Bool = False,
+    output_bias: Bool = True,
 ):
-    """A recurrent language model's parameters, part by part, with the formula and share of each."""
-    cell = check_choice("cell", cell, params.CELLS)
-    convention = check_choice("convention", convention, params.CONVENTIONS)
+    """A recurrent language model's parameters, part by part, with the formula and share of each.
+
+    The cells are those of :data:`rnnmem.cells.NAMES`, the conventions those of
+    :data:`rnnmem.params.CONVENTIONS` (a test holds the two lists to them).
+    """
     tally = params.model_parameters(
         vocab,
         d_emb,
@@ -75,15 +70,13 @@ def model_tally_table(
 
 
 @table()
-def cell_convention_table(d_in=100, d_h=500):
+def cell_convention_table(d_in: PositiveInt = 100, d_h: PositiveInt = 500):
     """One layer of each cell under the three bias conventions, with the GRU's saving and ratio."""
-    d_in = check_positive_int("d_in", d_in)
-    d_h = check_positive_int("d_h", d_h)
     conventions = [("textbook", True), ("pytorch", True), ("keras", True)]
-    counts = {c: {conv: params.layer_count(c, d_in, d_h, conv, ra) for conv, ra in conventions} for c in params.CELLS}
+    counts = {c: {conv: params.layer_count(c, d_in, d_h, conv, ra) for conv, ra in conventions} for c in cells.NAMES}
     rows = [
-        [f"{CELL_NAMES[c]} (\\(G = {params.GATES[c]}\\))", *(f"{counts[c][conv]:,}" for conv, _ in conventions)]
-        for c in params.CELLS
+        [f"{cells.LABELS[c]} (\\(G = {cells.GATES[c]}\\))", *(f"{counts[c][conv]:,}" for conv, _ in conventions)]
+        for c in cells.NAMES
     ]
     rows.append(["LSTM − GRU", *(f"{counts['lstm'][conv] - counts['gru'][conv]:,}" for conv, _ in conventions)])
     rows.append(["GRU / LSTM", *(f"{counts['gru'][conv] / counts['lstm'][conv]:.4f}" for conv, _ in conventions)])
@@ -99,18 +92,14 @@ def cell_convention_table(d_in=100, d_h=500):
 
 
 @figure()
-def error_vs_data(improvements=(0.3, 0.4), data0=12_000, error0=0.10, decades=2.5, target=0.5):
+def error_vs_data(
+    improvements: list[OpenUnit] = (0.3, 0.4),
+    data0: Positive = 12_000,
+    error0: Positive = 0.10,
+    decades: Positive = 2.5,
+    target: OpenUnit = 0.5,
+):
     """Error against data on log-log axes, one power law per improvement, with the target points marked."""
-    if not isinstance(improvements, (list, tuple)) or not improvements:
-        raise ValueError(f"improvements must be a non-empty list of relative improvements, got {improvements!r}")
-    improvements = [
-        check_open_unit(f"improvements[{i}]", _real(f"improvements[{i}]", gamma))
-        for i, gamma in enumerate(improvements)
-    ]
-    data0 = check_positive("data0", _real("data0", data0))
-    error0 = check_positive("error0", _real("error0", error0))
-    decades = check_positive("decades", _real("decades", decades))
-    target = check_open_unit("target", _real("target", target))
     for gamma in improvements:
         needed = scaling.decades_for(target, scaling.exponent_per_tenfold(gamma))
         if needed > decades:

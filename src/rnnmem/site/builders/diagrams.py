@@ -11,8 +11,10 @@ and :func:`rnnmem.gru.step`; the truncation window is read from
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from rnnmem import bptt
-from rnnmem.checks import check_choice, check_positive_int
+from rnnmem.checks import Check, PositiveInt, check_choice, check_positive_int
 from rnnmem.gru import RESET_CONVENTIONS, UPDATE_CONVENTIONS
 
 from ..diagrams import FONT, Diagram, draw, new_diagram_figure
@@ -26,6 +28,19 @@ from ..style import (
 
 #: The LSTM's gates in the book's words, in PyTorch's order i, f, g, o, as rnnmem.lstm names them.
 LSTM_GATES = {"f": "forget gate", "i": "input gate", "g": "candidate", "o": "output gate"}
+
+
+def _pair(name: str, conv) -> tuple[str, str]:
+    if not isinstance(conv, (list, tuple)) or len(conv) != 2:
+        raise ValueError(f"{name} must be a pair (update, reset), such as ('z_keeps', 'after'), got {conv!r}")
+    return (
+        check_choice(f"{name}[0]", conv[0], UPDATE_CONVENTIONS),
+        check_choice(f"{name}[1]", conv[1], RESET_CONVENTIONS),
+    )
+
+
+#: A GRU's two conventions, ``(update, reset)``, as :func:`rnnmem.gru.step` names them.
+Conventions = Annotated[tuple, Check(_pair, "(update, reset) pairs")]
 
 
 # ------------------------------------------------------------------ descriptions
@@ -254,9 +269,8 @@ def _height(diagram: Diagram, width_units: float, width: float = WIDTH, extra: f
 
 
 @figure()
-def rnn_unrolled(direction="forward"):
+def rnn_unrolled(direction: Literal["forward", "both"] = "forward"):
     """The RNN unrolled over three steps: forward edges, and with direction="both" the gradient delta_t back."""
-    direction = check_choice("direction", direction, ("forward", "both"))
     d = unrolled_rnn(backward=direction == "both")
     x0, x1, y0, y1 = d.bounds()
     y0 = min(y0, -0.3)
@@ -321,9 +335,8 @@ def _symbol(n) -> str:
 
 
 @figure()
-def lstm_cell_diagram(gates=("f", "i", "g", "o")):
+def lstm_cell_diagram(gates: list[Literal["f", "i", "g", "o"]] = ("f", "i", "g", "o")):
     """The LSTM cell, carry line highlighted, and under it one panel per gate: what it reads and multiplies."""
-    gates = [check_choice(f"gates[{k}]", g, tuple(LSTM_GATES)) for k, g in enumerate(gates)]
     d = lstm_cell()
     x0, x1, y0, y1 = d.bounds()
     unit = WIDTH / (x1 - x0 + 0.2)
@@ -345,11 +358,11 @@ def lstm_cell_diagram(gates=("f", "i", "g", "o")):
 
 
 @figure()
-def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "after")):
+def gru_conventions_diagram(left: Conventions = ("z_writes", "before"), right: Conventions = ("z_keeps", "after")):
     """Two GRU cells side by side, each in one pair of conventions (update=, reset= as in rnnmem.gru), with
     their parts in the same places, so that what differs lines up; the nodes and edges where the two
     descriptions differ are highlighted. Each cell is titled by its two conventions, in symbols."""
-    cells = [gru_cell(*_pair(name, conv)) for name, conv in (("left", left), ("right", right))]
+    cells = [gru_cell(*left), gru_cell(*right)]
     nodes, edges = differences(*cells)
     box = [c.bounds() for c in cells]
     x0, x1 = min(b[0] for b in box), max(b[1] for b in box)
@@ -374,17 +387,8 @@ def gru_conventions_diagram(left=("z_writes", "before"), right=("z_keeps", "afte
     }
 
 
-def _pair(name: str, conv) -> tuple[str, str]:
-    if not isinstance(conv, (list, tuple)) or len(conv) != 2:
-        raise ValueError(f"{name} must be a pair (update, reset), such as ('z_keeps', 'after'), got {conv!r}")
-    return (
-        check_choice(f"{name}[0]", conv[0], UPDATE_CONVENTIONS),
-        check_choice(f"{name}[1]", conv[1], RESET_CONVENTIONS),
-    )
-
-
 @figure()
-def truncated_bptt_window(length=8, k1=2, k2=4):
+def truncated_bptt_window(length: PositiveInt = 8, k1: PositiveInt = 2, k2: PositiveInt = 4):
     """BPTT(k1, k2): the chain of states and, one row per update, how far back its gradient reaches."""
     d = truncation_window(length, k1, k2)
     x0, x1, y0, y1 = d.bounds()
@@ -406,7 +410,7 @@ def truncated_bptt_window(length=8, k1=2, k2=4):
 
 
 @figure()
-def elmo_stack_diagram(layers=2):
+def elmo_stack_diagram(layers: PositiveInt = 2):
     """ELMo's stack over three words: rows of E, biLSTM layers per direction, the scalar mix of word t."""
     d = elmo_stack(layers)
     x0, x1, y0, y1 = d.bounds()

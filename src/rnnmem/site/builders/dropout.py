@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
 
 from rnnmem import dropout
-from rnnmem.checks import check_list, check_nonnegative_int, check_positive_int
+from rnnmem.checks import Check, NonNegativeInt, PositiveInt
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -22,19 +23,14 @@ LABELS = {
 SHORT = {"recurrent": "per step", "vertical": "between layers", "variational": "per sequence"}
 
 
-def _whole_numbers(name: str, values, *, positive: bool = False) -> list[int]:
-    check = check_positive_int if positive else check_nonnegative_int
-    return check_list(name, values, check, "whole numbers")
-
-
 def _keep(name: str, value) -> float:
     if isinstance(value, str):  # numpy would read "0.9" as a number; a directive should not
         raise ValueError(f"{name} must be a keep probability in (0, 1], a number, got {value!r}")
     return dropout.check_keep(name, value)
 
 
-def _keeps(name: str, values) -> list[float]:
-    return check_list(name, values, _keep, "keep probabilities")
+#: A keep probability, :func:`rnnmem.dropout.check_keep`: a number in (0, 1].
+Keep = Annotated[float, Check(_keep, "keep probabilities in (0, 1]")]
 
 
 def _big(value: float) -> str:
@@ -50,13 +46,15 @@ def _big(value: float) -> str:
 
 
 @figure()
-def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, seed=0):
+def dropout_spread(
+    keep: Keep = 0.9,
+    steps: PositiveInt = 100,
+    depth: PositiveInt = 2,
+    runs: PositiveInt = 100_000,
+    min_runs: PositiveInt = 100,
+    seed: NonNegativeInt = 0,
+):
     """Variance and untouched chance of a carried value against steps, simulated and analytic, per scheme."""
-    keep = _keep("keep", keep)
-    steps = check_positive_int("steps", steps)
-    depth = check_positive_int("depth", depth)
-    runs = check_positive_int("runs", runs)
-    min_runs = check_positive_int("min_runs", min_runs)
     if min_runs > runs:
         raise ValueError(f"min_runs must be at most runs ({runs}), got {min_runs}")
     fig, (left, right) = new_figure(ncols=2, height=4.6)
@@ -99,11 +97,10 @@ def dropout_spread(keep=0.9, steps=100, depth=2, runs=100_000, min_runs=100, see
 
 
 @table()
-def dropout_survival_table(keep=0.9, steps=(1, 10, 50, 100, 1000), depth=2):
+def dropout_survival_table(
+    keep: Keep = 0.9, steps: list[NonNegativeInt] = (1, 10, 50, 100, 1000), depth: PositiveInt = 2
+):
     """For each length: the masks a carried value meets and its chance to arrive untouched, per scheme."""
-    keep = _keep("keep", keep)
-    steps = _whole_numbers("steps", steps)
-    depth = check_positive_int("depth", depth)
     rows = []
     for scheme in dropout.SCHEMES:
         counts = [dropout.perturbation_count(scheme, t, depth) for t in steps]
@@ -118,9 +115,9 @@ def dropout_survival_table(keep=0.9, steps=(1, 10, 50, 100, 1000), depth=2):
 
 
 @table()
-def mask_variance_table(keeps=(0.5, 0.8, 0.9, 0.95, 0.99), masks=(1, 2, 3, 10, 100)):
+def mask_variance_table(
+    keeps: list[Keep] = (0.5, 0.8, 0.9, 0.95, 0.99), masks: list[NonNegativeInt] = (1, 2, 3, 10, 100)
+):
     """The variance (1/p)^n - 1 of a product of n inverted masks, for each keep probability p."""
-    keeps = _keeps("keeps", keeps)
-    masks = _whole_numbers("masks", masks)
     rows = [[f"{p:g}", *(_big(dropout.mask_product_variance(p, n)) for n in masks)] for p in keeps]
     return Table(columns=["keep \\(p\\)", *(f"\\(n\\) = {n:,}" for n in masks)], rows=rows)

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import numpy as np
 
 from rnnmem import bptt, clipping
-from rnnmem.checks import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
+from rnnmem.checks import (
+    Check,
+    Finite,
+    NonNegativeInt,
+    Positive,
+    PositiveInt,
+    Real,
+    check_finite,
+    check_list,
+    check_positive_int,
+)
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
@@ -18,14 +30,42 @@ def _num(value: float) -> str:
     return "0" if text in ("-0", "0") else text
 
 
-def _list(name: str, values, what: str) -> list:
-    return check_list(name, values, lambda _, value: value, what)
+def _grads(name: str, value) -> dict[str, np.ndarray]:
+    if not isinstance(value, dict) or not value:
+        raise ValueError(f"{name} must be a non-empty dict of parameter name to nested lists, got {value!r}")
+    return {k: np.asarray(check_finite(f"{name}[{k!r}]", v), dtype=np.float64) for k, v in value.items()}
+
+
+def _k_pair(name: str, pair) -> tuple[int, int]:
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise ValueError(f"{name} must be a pair [k1, k2], got {pair!r}")
+    return check_positive_int(f"{name}[0] (k1)", pair[0]), check_positive_int(f"{name}[1] (k2)", pair[1])
+
+
+def _loss_steps(name: str, value) -> Any:
+    if value is None or value == "all":
+        return value
+    if isinstance(value, str):
+        raise ValueError(f"{name} must be None, 'all' or a list of steps, got {value!r}")
+    return check_list(name, value, check_positive_int, "steps (whole numbers >= 1)")
+
+
+#: Gradients to clip: parameter name -> nested lists of finite numbers.
+Gradients = Annotated[dict, Check(_grads, "dicts of parameter name to nested lists")]
+#: The two lengths of BPTT(k1, k2), each a whole number >= 1.
+KPair = Annotated[tuple, Check(_k_pair, "[k1, k2] pairs")]
+#: The steps whose loss counts, as :func:`rnnmem.bptt.truncation_plan` takes them: None, "all" or a list of steps.
+LossSteps = Annotated[Any, Check(_loss_steps, "None, 'all' or lists of steps")]
 
 
 @table()
-def bptt_table(inputs=(1, 0, 0), target=1.0, w=0.5, h0=0.0, u=1.0):
-    """The scalar example read by read: previous and new state, loss rate, and the credit of each use of w."""
-    inputs = _list("inputs", inputs, "real numbers")
+def bptt_table(
+    inputs: list[Real] = (1, 0, 0), target: Finite = 1.0, w: Finite = 0.5, h0: Finite = 0.0, u: Finite = 1.0
+):
+    """The scalar example read by read: previous and new state, loss rate, and the credit of each use of w.
+
+    ``target`` is one number or one per input (:func:`rnnmem.bptt.scalar_bptt`).
+    """
     r = bptt.scalar_bptt(inputs, target, w, h0=h0, u=u)
     rows = []
     for t, prev, new, rate, contribution in r.rows:
@@ -46,10 +86,8 @@ def bptt_table(inputs=(1, 0, 0), target=1.0, w=0.5, h0=0.0, u=1.0):
 
 
 @table()
-def distance_table(factors=(0.5, 1.5), distances=(0, 1, 2, 4, 8, 16)):
+def distance_table(factors: list[Real] = (0.5, 1.5), distances: list[NonNegativeInt] = (0, 1, 2, 4, 8, 16)):
     """The multiplier a^n after n edges of local rate a, one column per factor."""
-    factors = _list("factors", factors, "local rates")
-    distances = _list("distances", distances, "whole numbers of edges")
     rows = bptt.distance_multipliers(factors, distances)
     return Table(
         columns=["edges crossed \\(n\\)"] + [f"factor {_num(a)} per edge" for a in factors],
@@ -58,15 +96,11 @@ def distance_table(factors=(0.5, 1.5), distances=(0, 1, 2, 4, 8, 16)):
 
 
 @figure()
-def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16)):
+def distance_curves(
+    factors: list[Positive] = (0.5, 0.9, 1.1, 1.5), distances: list[NonNegativeInt] = (0, 1, 2, 4, 8, 16)
+):
     """a^n against the number of edges n, on a logarithmic axis, with markers at the table's distances."""
-    factors = [
-        float(check_positive(f"factors[{i}]", a)) for i, a in enumerate(_list("factors", factors, "local rates"))
-    ]
-    marked = [
-        check_nonnegative_int(f"distances[{i}]", n)
-        for i, n in enumerate(_list("distances", distances, "whole numbers of edges"))
-    ]
+    factors, marked = [float(a) for a in factors], list(distances)
     top = max(marked)
     if top < 1:
         raise ValueError(f"distances must reach at least one edge, got {distances!r}")
@@ -101,13 +135,9 @@ def distance_curves(factors=(0.5, 0.9, 1.1, 1.5), distances=(0, 1, 2, 4, 8, 16))
 
 
 @table()
-def clipping_table(grads=None, max_norm=1.0, clip_value=1.0):
+def clipping_table(grads: Gradients | None = None, max_norm: Positive = 1.0, clip_value: Positive = 1.0):
     """Both clipping rules on one gradient: the norm before and after, and the cosine with the original."""
-    if grads is None:
-        grads = {"W_hh": [[8.0, 0.5], [0.2, -6.0]], "b": [0.1, 0.3]}
-    if not isinstance(grads, dict) or not grads:
-        raise ValueError(f"grads must be a non-empty dict of parameter name to nested lists, got {grads!r}")
-    arrays = {k: np.asarray(check_finite(f"grads[{k!r}]", v), dtype=np.float64) for k, v in grads.items()}
+    arrays = _grads("grads", {"W_hh": [[8.0, 0.5], [0.2, -6.0]], "b": [0.1, 0.3]}) if grads is None else grads
     by_norm = clipping.clip_by_global_norm(arrays, max_norm)
     by_value = clipping.clip_by_value(arrays, clip_value)
     rows = []
@@ -139,28 +169,13 @@ def clipping_table(grads=None, max_norm=1.0, clip_value=1.0):
     )
 
 
-def _settings(settings) -> list[tuple[int, int]]:
-    out = []
-    for i, pair in enumerate(_list("settings", settings, "[k1, k2] pairs")):
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ValueError(f"settings[{i}] must be a pair [k1, k2], got {pair!r}")
-        out.append(
-            (
-                check_positive_int(f"settings[{i}][0] (k1)", pair[0]),
-                check_positive_int(f"settings[{i}][1] (k2)", pair[1]),
-            )
-        )
-    return out
-
-
 @figure()
-def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
+def truncation_grid(length: PositiveInt = 12, settings: list[KPair] = ((4, 4), (2, 6)), loss_steps: LossSteps = "all"):
     """For each BPTT(k1, k2): a grid of use step against loss step, each pair coloured kept or cut."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    length = check_positive_int("length", length)
-    pairs = _settings(settings)
+    pairs = list(settings)
     fig, axes = new_figure(ncols=len(pairs), height=4.0 if len(pairs) > 1 else 4.6)
     axes = np.atleast_1d(axes)
     counts = {}
@@ -208,9 +223,14 @@ def truncation_grid(length=12, settings=((4, 4), (2, 6)), loss_steps="all"):
 
 
 @table()
-def truncation_table(inputs=(1, 0, 0, 0, 0, 0), target=1.0, w=0.5, k1=3, k2=3):
+def truncation_table(
+    inputs: list[Real] = (1, 0, 0, 0, 0, 0),
+    target: Finite = 1.0,
+    w: Finite = 0.5,
+    k1: PositiveInt = 3,
+    k2: PositiveInt = 3,
+):
     """Every term of the scalar gradient, (use, loss, value), marked kept or cut by BPTT(k1, k2)."""
-    inputs = _list("inputs", inputs, "real numbers")
     g = bptt.truncated_gradient(inputs, target, w, k1, k2)
     terms = sorted([(c, "kept") for c in g.kept] + [(c, "cut") for c in g.cut], key=lambda p: (p[0].loss, p[0].use))
     rows = [

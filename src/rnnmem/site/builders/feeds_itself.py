@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import jacobians
-from rnnmem.checks import check_list, check_nonnegative_int, check_open_unit, check_positive, check_positive_int
+from rnnmem.checks import Finite, NonNegativeInt, OpenUnit, Positive, PositiveInt
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
@@ -16,10 +16,6 @@ def _key(x: float) -> str:
     """A value's key in the values a builder returns: never all digits, so a placeholder reads it as a string."""
     text = f"{x:g}"
     return text if any(c in text for c in ".e") else text + ".0"
-
-
-def _positives(name: str, values) -> list[float]:
-    return [float(v) for v in check_list(name, values, check_positive, "positive numbers")]
 
 
 def _run(radius: float, hidden: int, steps: int, input_scale: float, seed: int):
@@ -38,13 +34,15 @@ def _run(radius: float, hidden: int, steps: int, input_scale: float, seed: int):
 
 
 @figure()
-def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hidden=32, seed=0):
+def jacobian_norms(
+    radii: list[Positive] = (0.8, 1.0, 1.2),
+    input_scales: list[Positive] = (0.1, 1.0),
+    steps: PositiveInt = 40,
+    hidden: PositiveInt = 32,
+    seed: NonNegativeInt = 0,
+):
     """||dh_T/dh_{T-k}|| against k on a random tanh RNN, one line per spectral radius, one panel per input scale."""
-    radii = _positives("radii", radii)
-    scales = _positives("input_scales", input_scales)
-    steps = check_positive_int("steps", steps)
-    hidden = check_positive_int("hidden", hidden)
-    seed = check_nonnegative_int("seed", seed)
+    radii, scales = [float(r) for r in radii], [float(a) for a in input_scales]
     fig, axes = new_figure(ncols=len(scales), sharey=True, height=4.0)
     axes = np.atleast_1d(axes)
     k = np.arange(steps + 1)
@@ -83,18 +81,18 @@ def jacobian_norms(radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hid
 
 @table()
 def jacobian_norm_table(
-    radii=(0.8, 1.0, 1.2), input_scales=(0.1, 1.0), steps=40, hidden=32, seed=0, distance=12, level=0.01
+    radii: list[Positive] = (0.8, 1.0, 1.2),
+    input_scales: list[Positive] = (0.1, 1.0),
+    steps: PositiveInt = 40,
+    hidden: PositiveInt = 32,
+    seed: NonNegativeInt = 0,
+    distance: PositiveInt = 12,
+    level: OpenUnit = 0.01,
 ):
     """Per radius and input scale: ||W_hh||, mean tanh', the product's norm at two distances, the mean factor."""
-    radii = _positives("radii", radii)
-    scales = _positives("input_scales", input_scales)
-    steps = check_positive_int("steps", steps)
-    hidden = check_positive_int("hidden", hidden)
-    seed = check_nonnegative_int("seed", seed)
-    distance = check_positive_int("distance", distance)
+    radii, scales = [float(r) for r in radii], [float(a) for a in input_scales]
     if distance > steps:
         raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
-    level = check_open_unit("level", level)
     rows, runs = [], []
     for scale in scales:
         for rho in radii:
@@ -135,11 +133,11 @@ def jacobian_norm_table(
 
 
 @figure()
-def nonnormal_growth_curve(radius=0.5, size=4, coupling=1.0, steps=20):
+def nonnormal_growth_curve(
+    radius: Positive = 0.5, size: PositiveInt = 4, coupling: Finite = 1.0, steps: PositiveInt = 20
+):
     """||W^k v|| for the shifted-diagonal W of spectral radius `radius`, against rho^k and ||W||^k."""
-    radius = float(check_positive("radius", radius))
-    size = check_positive_int("size", size)
-    steps = check_positive_int("steps", steps)
+    radius = float(radius)
     W, v, curve = jacobians.nonnormal_growth(radius=radius, size=size, coupling=coupling, steps=steps)
     sigma = float(np.linalg.norm(W, 2))
     k = np.arange(steps + 1)
@@ -181,30 +179,20 @@ def nonnormal_growth_curve(radius=0.5, size=4, coupling=1.0, steps=20):
     return fig, values
 
 
-def _radii_list(name: str, values) -> list[float]:
-    return _positives(name, values)
-
-
 @figure()
 def edge_of_chaos(
-    radii=(0.8, 1.0, 1.2, 2.0),
-    grid=(0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0),
-    hidden=64,
-    steps=200,
-    burn_in=100,
-    seeds=3,
-    start=1e-3,
+    radii: list[Positive] = (0.8, 1.0, 1.2, 2.0),
+    grid: list[Positive] = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0),
+    hidden: PositiveInt = 64,
+    steps: PositiveInt = 200,
+    burn_in: NonNegativeInt = 100,
+    seeds: PositiveInt = 3,
+    start: Positive = 1e-3,
 ):
     """A free-running tanh RNN: its state size over time per radius (left), its long-run growth rate against rho (right)."""
-    radii = _radii_list("radii", radii)
-    grid = sorted(_radii_list("grid", grid))
-    hidden = check_positive_int("hidden", hidden)
-    steps = check_positive_int("steps", steps)
-    burn_in = check_nonnegative_int("burn_in", burn_in)
+    radii, grid, start = [float(r) for r in radii], sorted(float(r) for r in grid), float(start)
     if burn_in >= steps:
         raise ValueError(f"burn_in must be below steps ({steps}), got {burn_in}")
-    seeds = check_positive_int("seeds", seeds)
-    start = float(check_positive("start", start))
     fig, (left, right) = new_figure(ncols=2, height=3.6)
     k = np.arange(steps + 1)
     sizes = {}
@@ -281,15 +269,17 @@ def _init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, inp
 
 
 @table()
-def init_norm_table(hidden=32, steps=40, input_scale=1.0, distance=12, seeds=5):
+def init_norm_table(
+    hidden: PositiveInt = 32,
+    steps: PositiveInt = 40,
+    input_scale: Positive = 1.0,
+    distance: PositiveInt = 12,
+    seeds: PositiveInt = 5,
+):
     """Per starting W_hh: ||dh_T/dh_{T-k}|| at k = distance and k = steps, median [min, max] over seeds."""
-    hidden = check_positive_int("hidden", hidden)
-    steps = check_positive_int("steps", steps)
-    scale = float(check_positive("input_scale", input_scale))
-    distance = check_positive_int("distance", distance)
+    scale = float(input_scale)
     if distance > steps:
         raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
-    seeds = check_positive_int("seeds", seeds)
     rows, values = [], {}
     for label, init_name, nonlinearity, zero_biases, radius in _INIT_ROWS:
         runs = np.array(

@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import Annotated, Literal
 
 import numpy as np
 
 from rnnmem import carry, init, memory
-from rnnmem.checks import (
-    check_choice,
-    check_finite,
-    check_nonnegative_int,
-    check_open_unit,
-    check_positive,
-    check_positive_int,
-)
-from rnnmem.lstm import LSTM
+from rnnmem.checks import Check, Finite, NonNegativeInt, OpenUnit, PositiveInt, check_positive
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -41,21 +34,15 @@ _MEASURE_LABELS = {
 }
 
 
-def _biases(values) -> list[float]:
-    if values is None:
-        return [r.bias for r in init.forget_bias_table()]
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError(
-            f"biases must be a non-empty list of forget biases (or None for 0, 1, 2, ln 19), got {values!r}"
-        )
-    return [float(check_finite(f"biases[{k}]", v)) for k, v in enumerate(values)]
-
-
-def _t_max(value) -> float:
-    t = float(check_positive("t_max", value))
+def _t_max(name: str, value) -> float:
+    t = float(check_positive(name, value))
     if t <= 2.0:
-        raise ValueError(f"t_max must be greater than 2 (chrono draws u from [1, t_max - 1]), got {value!r}")
+        raise ValueError(f"{name} must be greater than 2 (chrono draws u from [1, t_max - 1]), got {value!r}")
     return t
+
+
+#: Chrono's longest lifetime: a number greater than 2.
+TMax = Annotated[float, Check(_t_max, "numbers greater than 2")]
 
 
 def _bias_label(b: float) -> str:
@@ -65,11 +52,11 @@ def _bias_label(b: float) -> str:
 
 
 @table()
-def forget_bias_rows(biases=None, steps=47, level=0.01):
-    """For each forget bias: the starting gate, its three horizons and what the carry line keeps after ``steps``."""
-    biases = _biases(biases)
-    steps = check_nonnegative_int("steps", steps)
-    level = check_open_unit("level", level)
+def forget_bias_rows(biases: list[Finite] | None = None, steps: NonNegativeInt = 47, level: OpenUnit = 0.01):
+    """For each forget bias (by default 0, 1, 2 and ln 19): the starting gate, its three horizons and what the
+    carry line keeps after ``steps``."""
+    if biases is None:
+        biases = [r.bias for r in init.forget_bias_table()]
     rows = []
     for r in init.forget_bias_table(biases, level):
         rows.append(
@@ -98,12 +85,11 @@ def forget_bias_rows(biases=None, steps=47, level=0.01):
 
 
 @figure()
-def pytorch_bias_density(hidden=256, size=200_000, seed=0, bins=60):
+def pytorch_bias_density(
+    hidden: PositiveInt = 256, size: PositiveInt = 200_000, seed: NonNegativeInt = 0, bins: PositiveInt = 60
+):
     """Histogram of PyTorch's effective forget bias b_ih,f + b_hh,f, with the triangular density."""
-    hidden = check_positive_int("hidden", hidden)
-    size = check_positive_int("size", size)
-    bins = check_positive_int("bins", bins)
-    samples = init.pytorch_forget_bias_samples(hidden, size, seed=check_nonnegative_int("seed", seed))
+    samples = init.pytorch_forget_bias_samples(hidden, size, seed=seed)
     a = 1.0 / math.sqrt(hidden)
     fig, ax = new_figure(height=4.0)
     ax.hist(
@@ -151,12 +137,13 @@ def _ecdf(values: np.ndarray, left: float, right: float) -> tuple[np.ndarray, np
 
 
 @figure()
-def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
+def initial_horizon_cdf(
+    hidden: PositiveInt = 256,
+    t_max: TMax = 1000,
+    seed: NonNegativeInt = 0,
+    measure: Literal["efold", "level", "mean_lifetime"] = "efold",
+):
     """The distribution (CDF, log axis) of the starting horizons of ``hidden`` units under each scheme."""
-    hidden = check_positive_int("hidden", hidden)
-    t_max = _t_max(t_max)
-    seed = check_nonnegative_int("seed", seed)
-    measure = check_choice("measure", measure, tuple(_MEASURE_LABELS))
     hs = init.sample_initial_horizons(hidden, t_max, seed, measure)
     left, right = 1.0, 1.6 * t_max
     fig, ax = new_figure(height=3.8)
@@ -203,11 +190,8 @@ def initial_horizon_cdf(hidden=256, t_max=1000, seed=0, measure="efold"):
 
 
 @table()
-def init_scheme_table(hidden=256, t_max=1000, seed=0):
+def init_scheme_table(hidden: PositiveInt = 256, t_max: TMax = 1000, seed: NonNegativeInt = 0):
     """Per scheme: the range of the starting forget bias, gate and e-fold horizon over ``hidden`` units."""
-    hidden = check_positive_int("hidden", hidden)
-    t_max = _t_max(t_max)
-    seed = check_nonnegative_int("seed", seed)
     efold = init.sample_initial_horizons(hidden, t_max, seed, "efold")
     lifetime = init.sample_initial_horizons(hidden, t_max, seed, "mean_lifetime")
 
@@ -248,32 +232,24 @@ def init_scheme_table(hidden=256, t_max=1000, seed=0):
 
 
 @figure()
-def forget_gates_on_data(hidden=256, steps=50, batch=16, seeds=(0, 1, 2), data_seed=1):
+def forget_gates_on_data(
+    hidden: PositiveInt = 256,
+    steps: PositiveInt = 50,
+    batch: PositiveInt = 16,
+    seeds: list[NonNegativeInt] = (0, 1, 2),
+    data_seed: NonNegativeInt = 1,
+):
     """Forget gates of default PyTorch LSTMs fed unit-variance noise, at step ``steps``, against their zero-input gates.
 
-    One LSTM of ``hidden`` units with ``hidden`` inputs per seed (weights as
-    :class:`rnnmem.LSTM` draws them, PyTorch's default), fed ``batch``
-    sequences of standard normal inputs from ``data_seed``; the gates are
-    read with :func:`rnnmem.carry.carry_factors`. Values: ``min``, ``max``,
-    ``sd`` and ``median`` of the gates on data over every seed, unit and
-    sequence; ``zero_min``, ``zero_max`` of the zero-input gates
-    :math:`\\sigma(b_f)`; ``tau_data`` and ``tau_zero``, the e-fold horizons
-    of the mean log gate; ``seeds``, ``hidden``, ``steps``.
+    The gates are :func:`rnnmem.carry.default_forget_gates` (one default
+    LSTM of ``hidden`` units per seed, fed ``batch`` sequences of noise from
+    ``data_seed``). Values: its :meth:`~rnnmem.carry.ForgetGates.summary`
+    (``min``, ``max``, ``sd``, ``median`` of the gates on data, ``zero_min``,
+    ``zero_max`` of the zero-input gates :math:`\\sigma(b_f)`, ``tau_data``
+    and ``tau_zero``), and ``seeds``, ``hidden``, ``steps``.
     """
-    hidden = check_positive_int("hidden", hidden)
-    steps = check_positive_int("steps", steps)
-    batch = check_positive_int("batch", batch)
-    if not isinstance(seeds, (list, tuple)) or not seeds:
-        raise ValueError(f"seeds must be a non-empty list of seeds (whole numbers >= 0), got {seeds!r}")
-    seeds = [check_nonnegative_int(f"seeds[{k}]", v) for k, v in enumerate(seeds)]
-    data_seed = check_nonnegative_int("data_seed", data_seed)
-    noise = np.random.default_rng(data_seed).standard_normal((steps, batch, hidden))
-    on_data, zero_input = [], []
-    for seed in seeds:
-        model = LSTM(hidden, hidden, seed=seed)
-        on_data.append(carry.carry_factors(model, noise)[-1].ravel())
-        zero_input.append(memory.sigmoid(model.b_ih[hidden : 2 * hidden] + model.b_hh[hidden : 2 * hidden]))
-    data, zero = np.concatenate(on_data), np.concatenate(zero_input)
+    gates = carry.default_forget_gates(hidden, steps, batch, seeds, data_seed)
+    data, zero = gates.on_data, gates.zero_input
     fig, ax = new_figure()
     bins = np.linspace(0.0, 1.0, 101)
     ax.hist(data, bins=bins, density=True, color=PALETTE[0], alpha=0.6, label=f"fed data, step {steps}")
@@ -283,17 +259,4 @@ def forget_gates_on_data(hidden=256, steps=50, batch=16, seeds=(0, 1, 2), data_s
     ax.set_xlabel("forget gate $f$")
     ax.set_ylabel("density (log scale)")
     ax.legend(loc="upper left", fontsize=9)
-    values = {
-        "hidden": hidden,
-        "steps": steps,
-        "seeds": len(seeds),
-        "min": float(data.min()),
-        "max": float(data.max()),
-        "sd": float(data.std()),
-        "median": float(np.median(data)),
-        "zero_min": float(zero.min()),
-        "zero_max": float(zero.max()),
-        "tau_data": carry.efold_of_factors(data),
-        "tau_zero": carry.efold_of_factors(zero),
-    }
-    return fig, values
+    return fig, {"hidden": hidden, "steps": steps, "seeds": len(seeds), **gates.summary()}

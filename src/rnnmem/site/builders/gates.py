@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
-from rnnmem import gate_arithmetic, gru, memory, params
-from rnnmem.checks import check_finite, check_list, check_open_unit, check_positive_int
+from rnnmem import cells, gate_arithmetic, memory, params
+from rnnmem.checks import Finite, OpenUnit, PositiveInt
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-
-
-def _gates(name: str, values) -> list[float]:
-    return check_list(name, values, check_open_unit, "gate values")
 
 
 def _pair(v) -> str:
@@ -21,19 +19,20 @@ def _pair(v) -> str:
 
 
 @figure()
-def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e-18):
+def gradient_highway(
+    gates: list[OpenUnit] = (0.99, 0.5),
+    steps: PositiveInt = 500,
+    level: OpenUnit = 0.01,
+    mark: PositiveInt = 50,
+    floor: OpenUnit = 1e-18,
+):
     """f^n along the cell for each forget value, log axis, with the level line.
 
     Each line is marked at the last step, or at ``mark`` if it has fallen below
     ``floor`` (the bottom of the plot) by then.
     """
-    gates = _gates("gates", gates)
-    steps = check_positive_int("steps", steps)
-    level = check_open_unit("level", level)
-    mark = check_positive_int("mark", mark)
     if mark > steps:
         raise ValueError(f"mark must be a step within the plot (at most steps={steps}), got {mark}")
-    floor = check_open_unit("floor", floor)
     n = np.arange(steps + 1)
     fig, ax = new_figure(height=3.6)
     values = {"left": {}, "at": {}, "horizon": {}, "level": level}
@@ -89,11 +88,8 @@ def gradient_highway(gates=(0.99, 0.5), steps=500, level=0.01, mark=50, floor=1e
 
 
 @figure()
-def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
+def gru_update_conventions(h_prev: Finite = 0.8, r: OpenUnit = 0.25, mark: OpenUnit = 0.9):
     """The new GRU state against the update gate z, under both update conventions (one unit, no input)."""
-    h_prev = check_finite("h_prev", h_prev)
-    r = check_open_unit("r", r)
-    mark = check_open_unit("mark", mark)
     z = np.linspace(0.0, 1.0, 201)
     fig, ax = new_figure(height=3.8)
     labels = {
@@ -143,25 +139,16 @@ def gru_update_conventions(h_prev=0.8, r=0.25, mark=0.9):
     return fig, values
 
 
-_USED_BY = {
-    ("z_keeps", "after"): "PyTorch, cuDNN, Keras (default)",
-    ("z_keeps", "before"): "Cho et al. (2014); Keras with `reset_after=False`",
-    ("z_writes", "before"): "Chung et al. (2014), Olah (2015), textbooks",
-    ("z_writes", "after"): "none of these",
-}
-
-
 @table()
-def gru_conventions(h_prev=0.8, z=0.9, r=0.25):
-    """Both update conventions and both reset placements: who uses each, and one scalar and one two-unit step."""
-    h_prev = check_finite("h_prev", h_prev)
-    z, r = check_open_unit("z", z), check_open_unit("r", r)
-    case = gate_arithmetic.two_unit_gru()
-    rows = []
-    for update, reset in (("z_keeps", "after"), ("z_keeps", "before"), ("z_writes", "before"), ("z_writes", "after")):
-        one = gate_arithmetic.gru_update(h_prev, z=z, r=r, update=update, reset=reset)
-        two = gru.step(*case, update=update, reset=reset)
-        rows.append([f"`{update}`", f"`{reset}`", _USED_BY[update, reset], f"{one.h:.6f}", _pair(two.n), _pair(two.h)])
+def gru_conventions(h_prev: Finite = 0.8, z: OpenUnit = 0.9, r: OpenUnit = 0.25):
+    """Both update conventions and both reset placements: who uses each, and one scalar and one two-unit step.
+
+    The rows are :func:`rnnmem.gate_arithmetic.gru_conventions`.
+    """
+    rows = [
+        [f"`{c.update}`", f"`{c.reset}`", c.used_by, f"{c.one.h:.6f}", _pair(c.two.n), _pair(c.two.h)]
+        for c in gate_arithmetic.gru_conventions(h_prev, z=z, r=r)
+    ]
     values = {"candidate": gate_arithmetic.gru_update(h_prev, z=z, r=r).n}
     return Table(
         columns=[
@@ -178,10 +165,9 @@ def gru_conventions(h_prev=0.8, z=0.9, r=0.25):
 
 
 @table()
-def mechanisms(d=100, H=500):
+def mechanisms(d: PositiveInt = 100, H: PositiveInt = 500):
     """The tanh RNN, the LSTM and the GRU side by side, with their parameter counts for widths d and H."""
-    d, H = check_positive_int("d", d), check_positive_int("H", H)
-    count = {cell: params.layer_count(cell, d, H) for cell in params.CELLS}
+    count = {cell: params.layer_count(cell, d, H) for cell in cells.NAMES}
     rows = [
         [
             "tanh RNN, no gates",
@@ -223,18 +209,16 @@ def mechanisms(d=100, H=500):
 
 
 @table()
-def gate_costs(d=100, H=500):
+def gate_costs(d: PositiveInt = 100, H: PositiveInt = 500):
     """Parameters of one layer of each cell under the three bias conventions, and the share of the LSTM."""
-    d, H = check_positive_int("d", d), check_positive_int("H", H)
-    names = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
     lstm_count = params.layer_count("lstm", d, H)
     rows = []
-    for cell in params.CELLS:
-        G = params.GATES[cell]
+    for cell in cells.NAMES:
+        G = cells.GATES[cell]
         one = params.layer_count(cell, d, H)
         rows.append(
             [
-                names[cell],
+                cells.LABELS[cell],
                 str(G),
                 f"{one:,}",
                 f"{params.layer_count(cell, d, H, 'pytorch'):,}",
@@ -257,7 +241,7 @@ def gate_costs(d=100, H=500):
 
 
 @table()
-def cell_weights(cell="lstm"):
+def cell_weights(cell: Literal["lstm", "gru"] = "lstm"):
     """Every weight row of the chapter's two-unit cell (columns x1, x2, h1, h2), its bias and its activation."""
     two = gate_arithmetic.two_unit_rows(cell)
     rows = [

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
-from rnnmem import cell_bound, gradcheck, jacobians, lab, tasks
-from rnnmem.cell_paths import CellPaths, gru_state_paths, lstm_cell_paths, random_gru
-from rnnmem.checks import check_finite, check_list, check_nonnegative_int, check_positive, check_positive_int
-from rnnmem.experiments import ModelSpec
+from rnnmem import cell_bound, cells, gradcheck, lab, tasks
+from rnnmem.cell_paths import REGIMES, keep_bias_paths, random_lstm_paths
+from rnnmem.checks import Check, Finite, NonNegativeInt, Positive, PositiveInt, check_finite, check_positive
+from rnnmem.experiments import Model, ModelSpec
 from rnnmem.lstm import LSTM
 
 from ..registry import figure, table
 from ..style import GRID, PALETTE, new_figure
 from ..tables import Table
 
-#: The two regimes of the chapter, as offsets and scale of :func:`rnnmem.jacobians.random_lstm`.
-SATURATED = {"forget_bias": 6.0, "input_bias": -6.0, "candidate_bias": 4.0}
-STRONG = {"scale": 5.0, "forget_bias": 5.0}
 _REGIME_KEYS = ("scale", "forget_bias", "input_bias", "candidate_bias")
 
 
@@ -36,43 +35,28 @@ def _regime(name: str, value) -> dict:
     return out
 
 
-def cell_paths(
-    regime: dict, steps: int = 30, hidden: int = 8, input_size: int = 2, seed: int = 0, input_seed: int = 1
-) -> CellPaths:
-    """The carry line and the other paths of a random LSTM in ``regime``, from the zero state.
-
-    Inputs are standard normal from ``input_seed``; weights from
-    :func:`rnnmem.jacobians.random_lstm` with ``seed`` and the regime's settings.
-    """
-    xs = np.random.default_rng(input_seed).standard_normal((steps, input_size))
-    zero = np.zeros(hidden)
-    return lstm_cell_paths(xs, zero, zero, **jacobians.random_lstm(input_size, hidden, seed, **regime))
-
-
-def _path_args(steps, hidden, input_size, seed, input_seed, saturated, strong):
-    return (
-        check_positive_int("steps", steps),
-        check_positive_int("hidden", hidden),
-        check_positive_int("input_size", input_size),
-        check_nonnegative_int("seed", seed),
-        check_nonnegative_int("input_seed", input_seed),
-        _regime("saturated", saturated),
-        _regime("strong", strong),
-    )
+#: Settings of :func:`rnnmem.jacobians.random_lstm` (a dict with some of ``scale``, ``forget_bias``, ``input_bias``,
+#: ``candidate_bias``), such as one of :data:`rnnmem.cell_paths.REGIMES`.
+Regime = Annotated[dict, Check(_regime, "dicts of random_lstm settings")]
 
 
 @figure()
-def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1, saturated=None, strong=None):
-    """Norms of dc_k/dc_0, of its carry line and of the other paths against k, one panel per regime."""
-    steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
-        steps,
-        hidden,
-        input_size,
-        seed,
-        input_seed,
-        SATURATED if saturated is None else saturated,
-        STRONG if strong is None else strong,
-    )
+def carry_vs_other_paths(
+    steps: PositiveInt = 30,
+    hidden: PositiveInt = 8,
+    input_size: PositiveInt = 2,
+    seed: NonNegativeInt = 0,
+    input_seed: NonNegativeInt = 1,
+    saturated: Regime | None = None,
+    strong: Regime | None = None,
+):
+    """Norms of dc_k/dc_0, of its carry line and of the other paths against k, one panel per regime.
+
+    The regimes default to :data:`rnnmem.cell_paths.REGIMES`; the paths are
+    :func:`rnnmem.cell_paths.random_lstm_paths`.
+    """
+    sat = REGIMES["saturated"] if saturated is None else saturated
+    strg = REGIMES["strong"] if strong is None else strong
     fig, axes = new_figure(ncols=2, sharey=True, height=4.2)
     k = np.arange(steps + 1)
     values = {"steps": steps}
@@ -80,7 +64,7 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
         (axes[0], sat, "saturated\ngates", "saturated"),
         (axes[1], strg, "strong recurrent\nweights", "strong"),
     ):
-        p = cell_paths(regime, steps, hidden, input_size, seed, input_seed)
+        p = random_lstm_paths(steps, hidden, input_size, seed, input_seed, **regime)
         values[key] = {
             "total": p.total_norm[steps],
             "carry": p.carry_norm[steps],
@@ -108,25 +92,22 @@ def carry_vs_other_paths(steps=30, hidden=8, input_size=2, seed=0, input_seed=1,
 
 @table()
 def cell_paths_table(
-    distances=(1, 5, 10, 20, 30), hidden=8, input_size=2, seed=0, input_seed=1, saturated=None, strong=None
+    distances: list[PositiveInt] = (1, 5, 10, 20, 30),
+    hidden: PositiveInt = 8,
+    input_size: PositiveInt = 2,
+    seed: NonNegativeInt = 0,
+    input_seed: NonNegativeInt = 1,
+    saturated: Regime | None = None,
+    strong: Regime | None = None,
 ):
     """At each distance k: the carry line, the other paths and their ratio in both regimes."""
-    if not isinstance(distances, (list, tuple)) or not distances:
-        raise ValueError(f"distances must be a non-empty list of step counts, got {distances!r}")
-    ks = [check_positive_int(f"distances[{j}]", d) for j, d in enumerate(distances)]
-    steps, hidden, input_size, seed, input_seed, sat, strg = _path_args(
-        max(ks),
-        hidden,
-        input_size,
-        seed,
-        input_seed,
-        SATURATED if saturated is None else saturated,
-        STRONG if strong is None else strong,
-    )
-    a = cell_paths(sat, steps, hidden, input_size, seed, input_seed)
-    b = cell_paths(strg, steps, hidden, input_size, seed, input_seed)
+    sat = REGIMES["saturated"] if saturated is None else saturated
+    strg = REGIMES["strong"] if strong is None else strong
+    steps = max(distances)
+    a = random_lstm_paths(steps, hidden, input_size, seed, input_seed, **sat)
+    b = random_lstm_paths(steps, hidden, input_size, seed, input_seed, **strg)
     rows = []
-    for k in ks:
+    for k in distances:
         rows.append(
             [
                 str(k),
@@ -153,21 +134,20 @@ def cell_paths_table(
 
 
 @figure()
-def cell_bound_check(hidden=16, steps=200, seed=0, forget_bias=3.0, scale=1.0, c0_scale=5.0, show=3):
+def cell_bound_check(
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = 200,
+    seed: NonNegativeInt = 0,
+    forget_bias: Finite = 3.0,
+    scale: Positive = 1.0,
+    c0_scale: Positive = 5.0,
+    show: PositiveInt = 3,
+):
     """Simulated |c_t| of a few coordinates against their bound; and |c_t|/bound for every coordinate."""
-    hidden = check_positive_int("hidden", hidden)
-    steps = check_positive_int("steps", steps)
-    seed = check_nonnegative_int("seed", seed)
-    show = check_positive_int("show", show)
     if show > hidden:
         raise ValueError(f"show must be at most hidden = {hidden} coordinates, got {show}")
     chk = cell_bound.simulate_cell_bound(
-        hidden,
-        steps,
-        seed,
-        scale=float(check_positive("scale", scale)),
-        forget_bias=float(check_finite("forget_bias", forget_bias)),
-        c0_scale=float(check_positive("c0_scale", c0_scale)),
+        hidden, steps, seed, scale=float(scale), forget_bias=float(forget_bias), c0_scale=float(c0_scale)
     )
     t = np.arange(steps + 1)
     ratio = chk.cells[1:] / chk.bounds[1:]
@@ -239,14 +219,15 @@ def run_gradcheck(
 
 
 @table()
-def lstm_gradcheck_table(hidden=2, input_size=2, steps=5, batch=1, seed=0, eps=1e-6):
+def lstm_gradcheck_table(
+    hidden: PositiveInt = 2,
+    input_size: PositiveInt = 2,
+    steps: PositiveInt = 5,
+    batch: PositiveInt = 1,
+    seed: NonNegativeInt = 0,
+    eps: Positive = 1e-6,
+):
     """Worst relative error of backpropagation against central differences, per parameter block and initial state."""
-    hidden = check_positive_int("hidden", hidden)
-    input_size = check_positive_int("input_size", input_size)
-    steps = check_positive_int("steps", steps)
-    batch = check_positive_int("batch", batch)
-    seed = check_nonnegative_int("seed", seed)
-    eps = float(check_positive("eps", eps))
     result = run_gradcheck(hidden, input_size, steps, batch, seed, eps)
     rows = []
     for name, err in result.rows:
@@ -266,41 +247,23 @@ def lstm_gradcheck_table(hidden=2, input_size=2, steps=5, batch=1, seed=0, eps=1
 # --------------------------------------------------------------------------- the GRU's counterpart
 
 
-def bias_paths(
-    bias: float,
-    steps: int = 30,
-    hidden: int = 8,
-    input_size: int = 2,
-    scale: float = 5.0,
-    seed: int = 0,
-    input_seed: int = 1,
-) -> tuple[CellPaths, CellPaths]:
-    """The LSTM's cell paths with forget bias ``bias`` and the GRU's state paths with update bias ``bias``.
-
-    Both cells are drawn at ``scale`` times PyTorch's range from ``seed`` and
-    read the same standard normal inputs (``input_seed``) from the zero state.
-    """
-    xs = np.random.default_rng(input_seed).standard_normal((steps, input_size))
-    zero = np.zeros(hidden)
-    lstm_w = jacobians.random_lstm(input_size, hidden, seed, scale=scale, forget_bias=bias)
-    gru_w = random_gru(input_size, hidden, seed, scale=scale, update_bias=bias)
-    return lstm_cell_paths(xs, zero, zero, **lstm_w), gru_state_paths(xs, zero, **gru_w)
-
-
 @table()
-def keep_bias_paths_table(biases=(0, 2, 4, 6, 8), distance=30, hidden=8, input_size=2, scale=5.0, seed=0, input_seed=1):
-    """Carry line and other paths at one distance, LSTM by forget bias against GRU by update bias."""
-    bs = check_list("biases", biases, check_finite, "numbers")
-    k = check_positive_int("distance", distance)
-    hidden = check_positive_int("hidden", hidden)
-    input_size = check_positive_int("input_size", input_size)
-    scale = float(check_positive("scale", scale))
-    seed = check_nonnegative_int("seed", seed)
-    input_seed = check_nonnegative_int("input_seed", input_seed)
+def keep_bias_paths_table(
+    biases: list[Finite] = (0, 2, 4, 6, 8),
+    distance: PositiveInt = 30,
+    hidden: PositiveInt = 8,
+    input_size: PositiveInt = 2,
+    scale: Positive = 5.0,
+    seed: NonNegativeInt = 0,
+    input_seed: NonNegativeInt = 1,
+):
+    """Carry line and other paths at one distance, LSTM by forget bias against GRU by update bias
+    (:func:`rnnmem.cell_paths.keep_bias_paths`)."""
+    bs, k, scale = biases, distance, float(scale)
     rows = []
     values = {"biases": [], "lstm_carry": [], "lstm_other": [], "gru_carry": [], "gru_other": []}
     for b in bs:
-        lp, gp = bias_paths(float(b), k, hidden, input_size, scale, seed, input_seed)
+        lp, gp = keep_bias_paths(float(b), k, hidden, input_size, scale, seed, input_seed)
         rows.append(
             [
                 f"{float(b):g}",
@@ -350,31 +313,26 @@ def start_rates(
     return (norms[:, 0] / norms[:, -1]) ** (1.0 / (norms.shape[1] - 1))
 
 
-_MODEL_NAMES = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
-
-
 @table()
 def default_start_table(
-    models=("rnn", "gru", "lstm", "lstm:1", "lstm:2"), lag=20, alphabet=8, hidden=32, seeds=8, sequences=256
+    models: list[Model] = ("rnn", "gru", "lstm", "lstm:1", "lstm:2"),
+    lag: PositiveInt = 20,
+    alphabet: PositiveInt = 8,
+    hidden: PositiveInt = 32,
+    seeds: PositiveInt = 8,
+    sequences: PositiveInt = 256,
 ):
     """Per model at initialization: the per-step factor of the gradient, median and range over seeds.
 
     ``models`` are model specs (:meth:`rnnmem.experiments.ModelSpec.parse`): ``"rnn"``, ``"gru"``,
     ``"lstm"`` (PyTorch's draw), ``"lstm:B"`` (forget bias ``B``) or ``"lstm:chrono"``.
     """
-    if not isinstance(models, (list, tuple)) or not models:
-        raise ValueError(f"models must be a non-empty list of model names, got {models!r}")
     parsed = [ModelSpec.parse(m, f"models[{j}]") for j, m in enumerate(models)]
-    lag = check_positive_int("lag", lag)
-    alphabet = check_positive_int("alphabet", alphabet)
-    hidden = check_positive_int("hidden", hidden)
-    seeds = check_positive_int("seeds", seeds)
-    sequences = check_positive_int("sequences", sequences)
     rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
     for name, spec in zip(models, parsed):
         kind, bias = spec.cell, spec.forget_bias
         rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences, init=spec.init)
-        label = _MODEL_NAMES[kind] + (
+        label = cells.LABELS[kind] + (
             ""
             if kind != "lstm"
             else ", chrono"

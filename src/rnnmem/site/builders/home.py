@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnnmem import jacobians
-from rnnmem.checks import check_positive_int, check_seed
+from rnnmem.checks import Finite, NonNegativeInt, OpenUnit, Positive, PositiveInt, check_positive_int, check_seed
 
 from ..registry import figure
 from ..style import INK, PALETTE, new_figure
@@ -44,7 +44,14 @@ def _crossing(curve: np.ndarray, level: float) -> int | None:
 
 
 @figure()
-def hero(steps=100, hidden=32, radius=0.9, forget_bias=3.0, level=0.01, seed=0):
+def hero(
+    steps: PositiveInt = 100,
+    hidden: PositiveInt = 32,
+    radius: Positive = 0.9,
+    forget_bias: Finite = 3.0,
+    level: OpenUnit = 0.01,
+    seed: NonNegativeInt = 0,
+):
     """The signal left after n steps: tanh RNN, LSTM (full Jacobian), LSTM carry line; log axis."""
     curves = signal_left(steps, hidden, radius, forget_bias, seed)
     n = np.arange(len(curves["rnn"]))

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import numpy as np
 
 from rnnmem import leaky, memory
-from rnnmem.checks import check_list, check_open_unit, check_positive, check_positive_int
+from rnnmem.checks import Check, OpenUnit, PositiveInt, check_positive
 
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
 
 
-def _gates(name: str, values) -> list[float]:
-    return check_list(name, values, check_open_unit, "gate values")
+def _time_constant(name: str, value) -> float:
+    t = float(check_positive(name, value))
+    if t <= 1 or t != int(t):
+        raise ValueError(f"{name} must be a whole number of steps greater than 1, got {value!r}")
+    return t
+
+
+#: A leaky unit's time constant as :func:`leaky_pulse` draws it: a whole number of steps above 1.
+TimeConstant = Annotated[float, Check(_time_constant, "time constants (whole numbers of steps greater than 1)")]
 
 
 def _key(f: float) -> str:
@@ -22,7 +31,9 @@ def _key(f: float) -> str:
 
 
 @figure()
-def decay_curves(factors=(0.9, 0.99, 0.999), steps=1000, level=None):
+def decay_curves(
+    factors: list[OpenUnit] = (0.9, 0.99, 0.999), steps: PositiveInt = 1000, level: OpenUnit | None = None
+):
     """f^n against n on a logarithmic axis, one line per factor; optional level line.
 
     Values: ``steps``; ``left[f]``, what is left after ``steps``; with a
@@ -30,10 +41,6 @@ def decay_curves(factors=(0.9, 0.99, 0.999), steps=1000, level=None):
     when beyond ``steps``), and ``crossed`` / ``above``, the factors that do
     and do not cross it within ``steps``.
     """
-    factors = _gates("factors", factors)
-    steps = check_positive_int("steps", steps)
-    if level is not None:
-        level = check_open_unit("level", level)
     n = np.arange(steps + 1)
     fig, ax = new_figure()
     for f in factors:
@@ -68,15 +75,13 @@ def decay_curves(factors=(0.9, 0.99, 0.999), steps=1000, level=None):
 
 
 @figure()
-def horizon_vs_gate(level=0.01, low=0.5, high=0.999):
+def horizon_vs_gate(level: OpenUnit = 0.01, low: OpenUnit = 0.5, high: OpenUnit = 0.999):
     """Level and e-fold horizons, with the e-fold bounds, against the gate value (log axes).
 
     Values: ``factor``, the level horizon over the e-fold one (-ln level, the
     same at every gate, checked on the curve drawn); ``inside``, whether the
     e-fold horizon lies between its bounds at every point drawn.
     """
-    level = check_open_unit("level", level)
-    low, high = check_open_unit("low", low), check_open_unit("high", high)
     if not low < high:
         raise ValueError(f"low must be below high, got low={low}, high={high}")
     one_minus = np.geomspace(1 - low, 1 - high, 400)
@@ -119,11 +124,10 @@ def readable(x: float, digits: int = 2) -> str:
 
 
 @table()
-def horizon_table(factors=(0.5, 0.9, 0.95, 0.99, 0.999), level=0.01, steps=100):
+def horizon_table(
+    factors: list[OpenUnit] = (0.5, 0.9, 0.95, 0.99, 0.999), level: OpenUnit = 0.01, steps: PositiveInt = 100
+):
     """For each factor: f^steps, the level horizon, the e-fold horizon and its bounds."""
-    factors = _gates("factors", factors)
-    level = check_open_unit("level", level)
-    steps = check_positive_int("steps", steps)
     rows = []
     for f in factors:
         lo, hi = memory.efold_bounds(f)
@@ -152,10 +156,8 @@ def horizon_table(factors=(0.5, 0.9, 0.95, 0.99, 0.999), level=0.01, steps=100):
 
 
 @table()
-def bias_table(gates=(0.5, 0.731059, 0.8808, 0.95, 0.9848), level=0.01):
+def bias_table(gates: list[OpenUnit] = (0.5, 0.731059, 0.8808, 0.95, 0.9848), level: OpenUnit = 0.01):
     """For each target gate value: the bias that starts the gate there, and its horizons."""
-    gates = _gates("gates", gates)
-    level = check_open_unit("level", level)
     rows = []
     for f in gates:
         rows.append(
@@ -181,19 +183,12 @@ def bias_table(gates=(0.5, 0.731059, 0.8808, 0.95, 0.9848), level=0.01):
 
 
 @figure()
-def leaky_pulse(taus=(2, 10, 50), steps=150):
+def leaky_pulse(taus: list[TimeConstant] = (2, 10, 50), steps: PositiveInt = 150):
     """What leaky units keep of a pulse, exact leak e^(-1/tau) (solid) against Euler's 1 - 1/tau (dashed).
 
     Values: ``exact[tau]`` and ``euler[tau]``, the share of the pulse left
     ``tau`` steps after it (whole ``tau`` only); ``e``, the share 1/e.
     """
-    if not isinstance(taus, (list, tuple)) or not taus:
-        raise ValueError(f"taus must be a non-empty list of time constants greater than 1, got {taus!r}")
-    taus = [float(check_positive(f"taus[{k}]", t)) for k, t in enumerate(taus)]
-    for k, t in enumerate(taus):
-        if t <= 1 or t != int(t):
-            raise ValueError(f"taus[{k}] must be a whole number of steps greater than 1, got {t!r}")
-    steps = check_positive_int("steps", steps)
     pulse = np.zeros(steps + 1)
     pulse[0] = 1.0
     n = np.arange(steps + 1)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from rnnmem import memory
-from rnnmem.checks import check_positive, check_real
+from rnnmem.checks import OpenUnit, Positive, PositiveInt, Real
 
 from ..registry import widget
 from ..widgets import Curve, State, Widget, polyline
@@ -51,13 +51,13 @@ def _axes(max_steps: int) -> str:
 
 @widget()
 def forget_bias_explorer(
-    low: float = -2.0,
-    high: float = 6.0,
-    step: float = 0.25,
-    start: float = 1.0,
-    max_steps: int = 10_000,
-    level: float = 0.01,
-    points: int = 121,
+    low: Real = -2.0,
+    high: Real = 6.0,
+    step: Positive = 0.25,
+    start: Real = 1.0,
+    max_steps: PositiveInt = 10_000,
+    level: OpenUnit = 0.01,
+    points: PositiveInt = 121,
 ):
     """A slider for the forget bias b_f: the gate σ(b_f), its e-fold and level horizons, and f^n.
 
@@ -69,8 +69,6 @@ def forget_bias_explorer(
     (:func:`rnnmem.memory.decay`) over 1 to ``max_steps`` steps on a
     logarithmic axis, with the two horizons marked.
     """
-    low, high = check_real("low", low), check_real("high", high)
-    step = check_positive("step", step)
     if high <= low:
         raise ValueError(f"high must be above low, got low={low}, high={high}")
     count = round((high - low) / step)
@@ -79,11 +77,9 @@ def forget_bias_explorer(
     biases = [round(low + i * step, 10) for i in range(count + 1)]
     if not any(math.isclose(b, start, abs_tol=1e-9) for b in biases):
         raise ValueError(f"start must be one of the slider's positions ({low} to {high} by {step}), got {start}")
-    if not (isinstance(max_steps, int) and max_steps >= 10):
+    if max_steps < 10:
         raise ValueError(f"max_steps must be a whole number of at least 10, got {max_steps!r}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be between 0 and 1 (exclusive), got {level}")
-    if not (isinstance(points, int) and 2 <= points <= 1000):
+    if not 2 <= points <= 1000:
         raise ValueError(f"points must be a whole number from 2 to 1000, got {points!r}")
 
     # Whole steps, spread evenly on the logarithmic axis (f^n is defined step by step).

@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 
 from rnnmem import bilm, corpus, probe
-from rnnmem.checks import check_positive_int
+from rnnmem.checks import NonNegativeInt, PositiveInt
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
@@ -51,8 +51,7 @@ def _comparison(seed: int) -> probe.Comparison:
     return probe.compare(seed, bilm.Recipe())
 
 
-def _comparisons(seeds) -> list[probe.Comparison]:
-    seeds = check_positive_int("seeds", seeds)
+def _comparisons(seeds: int) -> list[probe.Comparison]:
     if seeds < 2:
         raise ValueError(f"seeds must be at least 2 (a spread needs two runs), got {seeds}")
     return [_comparison(s) for s in range(seeds)]
@@ -86,7 +85,7 @@ def _spread(values) -> str:
 
 
 @table()
-def probe_table(seeds=10):
+def probe_table(seeds: PositiveInt = 10):
     """Held-out sense accuracy of a probe on each representation: mean ± standard deviation over seeds."""
     runs = _comparisons(seeds)
     rows = []
@@ -137,7 +136,7 @@ def _distances(runs) -> list[int]:
 
 
 @table()
-def cue_distance_table(seeds=10):
+def cue_distance_table(seeds: PositiveInt = 10):
     """Held-out accuracy by the cue's side and distance, for each curve: mean ± sd over seeds."""
     runs = _comparisons(seeds)
     rows = []
@@ -187,7 +186,7 @@ def _distance_values(runs) -> dict:
 
 
 @figure()
-def cue_distance_curves(seeds=10):
+def cue_distance_curves(seeds: PositiveInt = 10):
     """Held-out accuracy against the cue's distance, one panel per side of the cue, with chance marked."""
     runs = _comparisons(seeds)
     ks = _distances(runs)
@@ -235,7 +234,7 @@ def cue_distance_curves(seeds=10):
 
 
 @table()
-def mixture_table(seeds=10):
+def mixture_table(seeds: PositiveInt = 10):
     """ELMo's mixture trained through the probe: layer weights and scale per word, and each layer alone."""
     runs = _comparisons(seeds)
     rows = []
@@ -263,7 +262,7 @@ def mixture_table(seeds=10):
 
 
 @table()
-def layer_table(seeds=10):
+def layer_table(seeds: PositiveInt = 10):
     """The lower layer against the upper layer, seed by seed: accuracies and how often each wins."""
     runs = _comparisons(seeds)
     lower = np.array([r.accuracy("layer 1") for r in runs])
@@ -293,7 +292,7 @@ def layer_table(seeds=10):
 
 
 @table()
-def slot_table(seeds=10):
+def slot_table(seeds: PositiveInt = 10):
     """The language models' loss on the noun, by model direction and side of the cue, against the two floors."""
     runs = _comparisons(seeds)
     rows = []
@@ -336,11 +335,8 @@ def slot_table(seeds=10):
 
 
 @figure()
-def bilm_loss(seed=0, window=20):
+def bilm_loss(seed: NonNegativeInt = 0, window: PositiveInt = 20):
     """One seed's minibatch loss at every step, its running mean, and the uniform guess ln V."""
-    window = check_positive_int("window", window)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
     losses = np.array(_comparison(seed).losses)
     V = len(corpus.vocabulary())
     k = np.arange(1, losses.size + 1)
