@@ -81,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("render-json", help=argparse.SUPPRESS)
     r.add_argument("--cache", type=Path, required=True)
+    r.add_argument("--package", action="append", default=None, help="a package of builder modules (repeatable)")
     return p
 
 
@@ -180,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "render-json":
             # Used by a long-running `mkdocs serve` to render with the code now on disk; prints the
             # errors as JSON ([{page, line, error}]) and exits 1 if there are any.
-            renderer = Renderer(args.cache)
+            builders = registry.Registry(args.package) if args.package else registry.default
+            renderer = Renderer(args.cache, builders=builders)
             errors = []
             for spec in json.load(sys.stdin):
                 try:

@@ -21,7 +21,9 @@ from .arithmetic import arithmetic
 from .directives import Directive, DirectiveError, find_directives
 from .markdown import lex, prose_spans
 from .numbering import Numbering, NumberingError
-from .render import Item, Renderer, package_digest
+from .registry import Registry
+from .render import Item, Renderer
+from .sources import package_digest
 
 FIGURE_DIR = "assets/figures"
 NOTEBOOK_DIR = "downloads"
@@ -79,6 +81,7 @@ class Book:
         fresh_process: bool = False,
         keep_going: bool = False,
         chapters: list[str] | None = None,
+        builders: Registry | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir)
         #: The chapter pages in reading order (numbered 1..N): the nav's Chapters section.
@@ -90,7 +93,7 @@ class Book:
         self._numbering: Numbering | None = None
         self.repo_url = repo_url
         self.site_url = site_url
-        self.renderer = Renderer(cache_dir)
+        self.renderer = Renderer(cache_dir, builders=builders)
         self.fresh_process = fresh_process
         #: Serving: a failing directive (or page) is shown as an error on its page instead of stopping the build.
         self.keep_going = keep_going

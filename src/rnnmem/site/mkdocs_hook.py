@@ -58,7 +58,8 @@ from rnnmem.site.book import (
 from rnnmem.site.citations import CitationError
 from rnnmem.site.directives import DirectiveError
 from rnnmem.site.reader import REFERENCES, ReaderSteps
-from rnnmem.site.render import default_cache_dir, environment_key
+from rnnmem.site.render import default_cache_dir
+from rnnmem.site.sources import environment_key
 
 log = logging.getLogger("mkdocs.hooks.rnnmem")
 
