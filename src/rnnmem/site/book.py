@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook, numbering, placeholders
+from . import config, notebook, numbering, placeholders
 from .arithmetic import arithmetic
 from .directives import Directive, DirectiveError, find_directives
 from .markdown import lex, prose_spans
@@ -84,11 +84,9 @@ class Book:
         builders: Registry | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir)
-        #: The chapter pages in reading order (numbered 1..N): the nav's Chapters section.
+        #: The chapter pages in reading order (numbered 1..N): the nav's chapters section (rnnmem.site.config).
         self.chapters = (
-            list(chapters)
-            if chapters is not None
-            else numbering.chapters_from_config(self.docs_dir.parent / "mkdocs.yml")
+            list(chapters) if chapters is not None else config.chapters(self.docs_dir.parent / config.CONFIG_FILE)
         )
         self._numbering: Numbering | None = None
         self.repo_url = repo_url
@@ -499,21 +497,8 @@ def unwrap_nested_blocks(html_text: str) -> str:
 
 
 def load_mkdocs_settings(config_file: Path) -> dict:
-    """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs."""
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
-    root = config_file.parent
-    return {
-        "docs_dir": root / data.get("docs_dir", "docs"),
-        "repo_url": data.get("repo_url", ""),
-        "site_url": data.get("site_url", "") or "",
-    }
+    """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs (:func:`rnnmem.site.config.settings`)."""
+    return config.settings(config_file)
 
 
 def plain_text(markdown: str) -> str:

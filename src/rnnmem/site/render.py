@@ -23,7 +23,6 @@ import hashlib
 import inspect
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from typing import Any
 
 from . import registry
 from .directives import Directive, DirectiveError
+from .numbering import id_problem
 from .placeholders import jsonable
 from .registry import Builder, Registry
 from .sources import dependencies, sources_digest, version
@@ -42,7 +42,6 @@ from .traces import describe
 CACHE_VERSION = "3"
 #: Directive arguments that belong to the page, not to the builder: never passed to it, not in the key.
 RESERVED = ("caption", "alt", "id")
-_ID = re.compile(r"[a-z][a-z0-9-]*\Z")
 
 
 def default_cache_dir() -> Path:
@@ -102,10 +101,9 @@ def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
             "alt= repeats the caption: the caption is the short statement, "
             "alt= the full description of what the figure shows"
         )
-    if ident is not None and (not isinstance(ident, str) or not _ID.match(ident)):
-        raise directive.error(
-            f"id must be lower-case letters, digits and hyphens, starting with a letter, got {ident!r}"
-        )
+    problem = id_problem(ident)  # the numbering's rule (rnnmem.site.numbering.ID_PATTERN)
+    if problem is not None:
+        raise directive.error(problem)
     return args, caption
 
 
