@@ -123,7 +123,7 @@ exclude_docs: |
   /notebooks/
   /chapters/*
   !/chapters/{slug}.md
-hooks: [{hook}]
+plugins: [search, rnnmem]
 markdown_extensions:
   - admonition
   - attr_list
@@ -147,7 +147,6 @@ def test_the_new_chapter_passes_the_strict_build(repo):
     config.write_text(
         STRICT_CONFIG.format(
             slug=SLUG,
-            hook=repo / "src" / "rnnmem" / "site" / "mkdocs_hook.py",
             site_url=settings["site_url"],
             repo_url=settings["repo_url"],
         )

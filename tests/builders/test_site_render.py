@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -227,6 +228,36 @@ def test_command_line_usage_errors_exit_2():
         proc = subprocess.run([sys.executable, "-m", "rnnmem.site", *args], capture_output=True, text=True)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "usage:" in proc.stderr
+
+
+def test_command_line_help_lists_only_the_commands_a_reader_types():
+    proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "--help"], capture_output=True, text=True, check=True)
+    assert "build" in proc.stdout and "check" in proc.stdout
+    assert "SUPPRESS" not in proc.stdout and "render-json" not in proc.stdout
+    # The internal command still parses its own arguments, with a usage error of its own.
+    bad = subprocess.run([sys.executable, "-m", "rnnmem.site", "render-json"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage: python -m rnnmem.site render-json" in bad.stderr
+    assert "--cache" in bad.stderr
+
+
+def test_command_line_check_reports_a_builder_error_once(tmp_path):
+    (tmp_path / "docs" / "chapters").mkdir(parents=True)
+    (tmp_path / "docs" / "chapters" / "c.md").write_text(
+        '# C\n\n<!-- figure: decay_curves factors=[3] caption="c" -->\n'
+    )
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nrepo_url: https://github.com/o/r\nnav: [{Chapters: [chapters/c.md]}]\n"
+    )
+    env = dict(os.environ, RNNMEM_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "rnnmem.site", "check", "c", "--config", str(tmp_path / "mkdocs.yml")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("factors[0] must be a gate value") == 1, proc.stderr
+    assert proc.stderr.count("docs/chapters/c.md:3:") == 1, proc.stderr
 
 
 def test_command_line_lists_builders():

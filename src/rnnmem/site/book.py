@@ -2,8 +2,8 @@
 
 :class:`Book` reads the chapters' Markdown, renders every figure and table
 directive (through the cache of :mod:`rnnmem.site.render`), and rewrites each
-page's Markdown so the directives become figures and tables. The MkDocs hook
-(``mkdocs_hook.py``) only passes pages in and generated files out; the command
+page's Markdown so the directives become figures and tables. The MkDocs plugin
+(:mod:`rnnmem.site.plugin`) only passes pages in and generated files out; the command
 line (``python -m rnnmem.site``) drives the same class without MkDocs.
 """
 
@@ -97,6 +97,8 @@ class Book:
         self.keep_going = keep_going
         self.pages: dict[str, Page] = {}
         self.errors: list[DirectiveError] = []
+        #: The error that stopped :meth:`render` (not keep_going): reported once, by whoever called it.
+        self.stopped: DirectiveError | None = None
 
     # -- reading and rendering -------------------------------------------------
     def add_page(self, src_uri: str, markdown: str) -> Page:
@@ -126,7 +128,11 @@ class Book:
 
     def render(self) -> None:
         directives = [d for p in self.pages.values() for d in p.directives]
-        items = self.renderer.render_all(directives, fresh_process=self.fresh_process, keep_going=self.keep_going)
+        try:
+            items = self.renderer.render_all(directives, fresh_process=self.fresh_process, keep_going=self.keep_going)
+        except DirectiveError as exc:
+            self.stopped = exc
+            raise
         self.errors.extend(i for i in items if isinstance(i, DirectiveError))
         it = iter(items)
         for page in self.pages.values():
@@ -410,8 +416,7 @@ class Book:
         """docs/downloads/*.ipynb -> its text: one per chapter, and one per notebook page (docs/notebooks/*.py)."""
         out: dict[Path, str] = {}
         for page in self.pages.values():
-            # While serving, a page whose figure failed shows the error; its notebook is checked once it renders.
-            if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
+            if self._unfinished(page):
                 continue
             if page.is_chapter:
                 out[self.docs_dir / self.notebook_path(page)] = self.notebook_text(page)
@@ -419,10 +424,23 @@ class Book:
             out[self.docs_dir / NOTEBOOK_DIR / f"{source.stem}.ipynb"] = notebook.jupytext_notebook(source)
         return out
 
+    def _unfinished(self, page: Page) -> bool:
+        """A page whose items did not all render: its notebook is compared once they do.
+
+        While serving, a page whose figure failed shows the error; after a render
+        stopped by an error, the pages it did not reach have no items. Either way
+        the error has been reported once already, and is not raised again here.
+        """
+        if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
+            return True
+        return self.stopped is not None and len(page.items) != len(page.directives)
+
     def stale_notebooks(self, only: str | None = None) -> list[str]:
         """Notebooks in docs/downloads/ that differ from the chapter or notebook page they come from
         (``only``: the notebook of that one chapter)."""
         stale = []
+        if only is not None and self._unfinished(self.pages[only]):
+            return stale
         sources = (
             self.notebook_sources()
             if only is None
