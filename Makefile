@@ -126,7 +126,7 @@ bench: setup $(TORCH_STAMP) ## Benchmark LSTM, GRU, RNN against torch.nn and ens
 	@echo
 	$(BENCH_ENV) $(PY) tests/benchmarks/bench_ensemble.py
 
-bench-build: setup ## Benchmark the site build: cold, warm, and without the hook
+bench-build: setup ## Benchmark the site build: cold, warm, and without the plugin
 	$(PY) tests/benchmarks/bench_build.py
 
 bench-lighthouse: build ## Lighthouse (mobile) on Home and every chapter, served as Pages does (HTTP/2, TLS, gzip); medians of 3 runs

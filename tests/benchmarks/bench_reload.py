@@ -109,17 +109,17 @@ def main(argv: list[str] | None = None) -> int:
             marker = f"Reload marker {time.time_ns()}."
             paragraph_end = chapter_text.index("\n\n", chapter_text.index("\n## ")) if "\n## " in chapter_text else 0
             written = edit(chapter, chapter_text[:paragraph_end] + " " + marker + chapter_text[paragraph_end:])
-            server.until(page, lambda html: marker in html)
+            server.until(page, lambda html, marker=marker: marker in html)
             prose.append(time.monotonic() - written)
             edit(chapter, chapter_text)
-            server.until(page, lambda html: marker not in html)
+            server.until(page, lambda html, marker=marker: marker not in html)
 
             before = set(FIGURE.findall(server.page(page)))
             written = edit(builder, builder_text + f"\n# reload marker {i} {time.time_ns()}\n")
-            server.until(page, lambda html: (found := set(FIGURE.findall(html))) and found != before)
+            server.until(page, lambda html, before=before: (found := set(FIGURE.findall(html))) and found != before)
             code.append(time.monotonic() - written)
             edit(builder, builder_text)
-            server.until(page, lambda html: set(FIGURE.findall(html)) == before)
+            server.until(page, lambda html, before=before: set(FIGURE.findall(html)) == before)
             print(f"round {i + 1}: prose {prose[-1]:.2f} s, builder {code[-1]:.2f} s")
     finally:
         chapter.write_text(chapter_text, encoding="utf-8")

@@ -30,10 +30,12 @@ def site_with(tmp_path: Path, pages: dict[str, str], chapters: list[str]) -> Pat
     return config
 
 
-def write_notebooks(config: Path) -> None:
+def built_book(config: Path) -> Book:
+    """The book of a small site with its figures rendered and its notebooks made, as the build makes them."""
     book = Book(config.parent / "docs", repo_url=REPO_URL, site_url=SITE_URL)
     book.add_docs_dir()
-    book.write_notebooks()
+    book.render()
+    return book
 
 
 # -- chapters and the command ------------------------------------------------------------------------
@@ -54,7 +56,6 @@ def test_the_command_exits_2_on_an_unknown_chapter(capsys):
 def test_a_failing_chapter_prints_rule_page_line_and_fix_and_exits_1(tmp_path, capsys):
     page = "# A\n\nThe factor is 0.8125, typed.\n\n[gone](nowhere.md)\n\n```python\n>>> x = '" + "y" * 80 + "'\n```\n"
     config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
-    write_notebooks(config)
     assert main(["check", "a", "--config", str(config)]) == 1
     out = capsys.readouterr()
     lines = out.err.splitlines()
@@ -71,7 +72,6 @@ def test_a_failing_chapter_prints_rule_page_line_and_fix_and_exits_1(tmp_path, c
 def test_a_chapter_that_passes_every_rule_exits_0(tmp_path, capsys):
     page = "# A\n\nIt keeps 0.9 of itself.\n\n```python\n>>> 0.9\n0.9\n```\n"
     config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
-    write_notebooks(config)
     assert main(["check", "a", "--config", str(config)]) == 0
     assert f"docs/chapters/a.md: ok: {len(check.RULES)} rules" in capsys.readouterr().out
 
@@ -193,7 +193,6 @@ def test_the_reference_policy_needs_a_key_a_link_and_a_reason(tmp_path):
 def test_a_chapter_citing_an_entry_without_doi_fails_test_chapter(tmp_path, capsys):
     page = "# A\n\nAs Baker (2001) showed, and Abel (2000).\n"
     config = site_with(tmp_path, {"chapters/a.md": page, "references.md": REFERENCES}, ["chapters/a.md"])
-    write_notebooks(config)
     assert main(["check", "a", "--config", str(config)]) == 1
     err = capsys.readouterr().err
     assert "docs/references.md:6: reference-links: the entry baker2001 links to no DOI" in err
@@ -208,10 +207,8 @@ def test_a_first_paragraph_with_a_chapter_reference_is_found_in_the_notebook(tmp
     config = site_with(
         tmp_path, {"chapters/one.md": one, "chapters/two.md": two}, ["chapters/one.md", "chapters/two.md"]
     )
-    write_notebooks(config)
-    book = Book(tmp_path / "docs", repo_url=REPO_URL, site_url=SITE_URL)
-    book.add_docs_dir()
-    notebook = json.loads((tmp_path / "docs" / "downloads" / "two.ipynb").read_text())
+    book = built_book(config)
+    notebook = json.loads(book.notebooks["downloads/two.ipynb"])
     prose = "\n".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
     assert "As @ch:one showed" not in prose and "As Chapter 1 showed" in prose  # what the old test compared
     assert check.notebook_prose_problems(book, "chapters/two.md") == []
@@ -224,19 +221,17 @@ def test_a_notebook_missing_a_heading_or_the_first_paragraph_is_named_by_line(tm
         {"chapters/one.md": "# One\n\nText.\n", "chapters/two.md": two},
         ["chapters/one.md", "chapters/two.md"],
     )
-    write_notebooks(config)
-    path = tmp_path / "docs" / "downloads" / "two.ipynb"
-    notebook = json.loads(path.read_text())
+    book = built_book(config)
+    notebook = json.loads(book.notebooks["downloads/two.ipynb"])
+    assert check.notebook_prose_problems(book, "chapters/two.md", json.dumps(notebook)) == []
     for cell in notebook["cells"]:
-        if cell["cell_type"] == "markdown":
+        if cell["cell_type"] == "markdown":  # a notebook writer that dropped or changed this text
             cell["source"] = cell["source"].replace("As Chapter 1 showed", "As shown").replace("## Next", "## Later")
-    path.write_text(json.dumps(notebook))
-    book = Book(tmp_path / "docs", repo_url=REPO_URL, site_url=SITE_URL)
-    book.add_docs_dir()
-    found = [(p.line, p.message.split(",")[0]) for p in check.notebook_prose_problems(book, "chapters/two.md")]
+    problems = check.notebook_prose_problems(book, "chapters/two.md", json.dumps(notebook))
+    found = [(p.line, p.message.split(",")[0]) for p in problems]
     assert found == [
-        (3, "the first paragraph is not in docs/downloads/two.ipynb"),
-        (5, "the heading is not in docs/downloads/two.ipynb"),
+        (3, "the first paragraph is not in the notebook downloads/two.ipynb"),
+        (5, "the heading is not in the notebook downloads/two.ipynb"),
     ]
 
 

@@ -159,7 +159,7 @@ exclude_docs: |
   /notebooks/
   /chapters/*
   !/chapters/{slug}.md
-hooks: [{hook}]
+plugins: [search, rnnmem]
 markdown_extensions:
   - admonition
   - attr_list
@@ -183,7 +183,6 @@ def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
     config.write_text(
         STRICT_CONFIG.format(
             slug=SLUG,
-            hook=repo / "src" / "rnnmem" / "site" / "mkdocs_hook.py",
             site_url=settings["site_url"],
             repo_url=settings["repo_url"],
         )

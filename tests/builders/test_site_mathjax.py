@@ -83,3 +83,27 @@ def test_bad_tex_fails_naming_the_page_and_formula(typesetter):
 def test_missing_node_package_is_a_clear_error(tmp_path):
     with pytest.raises(mathjax.MathError, match="mathjax-full not found.*make setup"):
         mathjax.Typesetter(tmp_path).typeset([("x", False)])
+
+
+def test_a_process_that_does_not_answer_is_stopped_and_named(tmp_path):
+    modules = tmp_path / "node_modules"
+    (modules / "mathjax-full" / "js").mkdir(parents=True)
+    (modules / "mathjax-full" / "js" / "mathjax.js").write_text("")
+    server = tmp_path / "hang.js"
+    server.write_text("process.stdin.resume();\n")  # reads every request, answers none
+    t = mathjax.Typesetter(modules, timeout=0.3, server=server)
+    page = '<span class="arithmatex">\\(x\\)</span>'
+    with pytest.raises(mathjax.MathError, match=r"^docs/slow\.md: .*did not answer within 0\.3 s") as info:
+        mathjax.typeset_page(page, t, where="docs/slow.md")
+    assert "math_timeout" in str(info.value), "the message says which option sets the limit"
+    assert t._process is None, "the hung process was stopped"
+    # The next page starts a new process (which hangs as well, and is stopped as well).
+    with pytest.raises(mathjax.MathError, match="did not answer"):
+        mathjax.typeset_page(page, t, where="docs/next.md")
+    t.close()
+
+
+@pytest.mark.parametrize("timeout", [0, -1, True, "5"])
+def test_the_timeout_must_be_a_positive_number(tmp_path, timeout):
+    with pytest.raises(ValueError, match=f"timeout must be a positive number of seconds, got {timeout!r}"):
+        mathjax.Typesetter(tmp_path, timeout=timeout)

@@ -1,4 +1,4 @@
-"""The MkDocs hook, end to end on a small project: good pages build, bad directives stop the build."""
+"""The MkDocs plugin, end to end on a small project: good pages build, bad directives stop the build."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HOOK = ROOT / "src" / "rnnmem" / "site" / "mkdocs_hook.py"
 
 
 def project(tmp_path: Path, page: str, chapter: bool = False) -> Path:
@@ -23,7 +22,7 @@ def project(tmp_path: Path, page: str, chapter: bool = False) -> Path:
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: t\nrepo_url: https://github.com/o/r\nsite_url: https://o.github.io/r/\n"
         "markdown_extensions: [md_in_html, attr_list, tables, admonition, pymdownx.details]\n"
-        f"hooks: [{HOOK}]\n"
+        "plugins: [search, rnnmem]\n"
         "nav: [{Home: index.md}, {C: chapters/c.md}]\n"
     )
     return tmp_path

@@ -53,12 +53,11 @@ TEST_BUILDERS = (
 @pytest.fixture(autouse=True, scope="module")
 def test_builders():
     """This module's builders, registered for its tests only (the book's own tests see only the book's)."""
-    registry.load_builders()
     for kind, name, func in TEST_BUILDERS:
-        getattr(registry, kind)(name)(func)
+        registry.default.add(kind, name, func)
     yield
     for kind, name, _ in TEST_BUILDERS:
-        registry._BUILDERS.pop((kind, name), None)
+        registry.default.remove(kind, name)
 
 
 def page(tmp_path, markdown: str) -> str:

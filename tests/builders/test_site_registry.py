@@ -34,9 +34,6 @@ def package(tmp_path, monkeypatch):
     importlib.invalidate_caches()
     yield root / "tb"
     for name in [m for m in sys.modules if m == "tb" or m.startswith("tb.")]:
-        registry._drop(name)
-        registry._IMPORTED.pop(name, None)
-        registry._IMPORT_ERRORS.pop(name, None)
         del sys.modules[name]
 
 
@@ -50,63 +47,73 @@ def write(path, name, func, value, mtime=None):
 def test_a_second_builder_of_the_same_name_fails_naming_both_modules(package):
     write(package / "one.py", "tb_curve", "tb_curve", 1)
     write(package / "two.py", "tb_curve", "tb_curve", 2)  # equal __qualname__, another module
+    builders = registry.Registry(["tb"])
     with pytest.raises(registry.BuilderImportError) as info:
-        registry.refresh(importlib.import_module("tb"))
+        builders.refresh()
     message = str(info.value)
     assert "two table builders are named 'tb_curve'" in message
     assert "tb.one.tb_curve" in message and "tb.two.tb_curve" in message
     assert f"{package / 'one.py'}:6" in message, "the first builder's file and line"
     # The first one stays registered, unchanged.
-    assert registry.get("table", "tb_curve").module == "tb.one"
+    assert builders.get("table", "tb_curve").module == "tb.one"
+    # The book's registry never saw either.
+    assert "tb_curve" not in {b.name for b in registry.all_builders()}
 
 
 def test_new_and_edited_builder_modules_are_picked_up_without_a_restart(package, tmp_path):
-    tb = importlib.import_module("tb")
+    builders = registry.Registry(["tb"])
     write(package / "one.py", "tb_first", "tb_first", 1)
-    assert registry.refresh(tb) == ["tb.one"]
-    assert registry.refresh(tb) == [], "nothing changed, nothing imported again"
+    assert builders.refresh() == ["tb.one"]
+    assert builders.refresh() == [], "nothing changed, nothing imported again"
     # A builder added while serving: known at the next refresh.
     write(package / "two.py", "tb_second", "tb_second", 2)
     with pytest.raises(KeyError, match="unknown table 'tb_second'"):
-        registry.get("table", "tb_second")
-    assert registry.refresh(tb) == ["tb.two"]
+        builders.get("table", "tb_second")
+    assert builders.refresh() == ["tb.two"]
     (d,) = find_directives("<!-- table: tb_second -->", "p.md")
-    assert b"| 2 |" in Renderer(tmp_path / "c").render(d).content
+    assert b"| 2 |" in Renderer(tmp_path / "c", builders=builders).render(d).content
     # An edited builder module is imported again: not a duplicate of itself, and its new code runs.
     write(package / "two.py", "tb_second", "tb_second", 3, mtime=5)
-    assert registry.refresh(tb) == ["tb.two"]
-    assert b"| 3 |" in Renderer(tmp_path / "c").render(d).content
+    assert builders.refresh() == ["tb.two"]
+    assert b"| 3 |" in Renderer(tmp_path / "c", builders=builders).render(d).content
     # A renamed builder: the old name is gone.
     write(package / "two.py", "tb_renamed", "tb_renamed", 3, mtime=10)
-    registry.refresh(tb)
+    builders.refresh()
     with pytest.raises(KeyError):
-        registry.get("table", "tb_second")
-    assert registry.get("table", "tb_renamed").module == "tb.two"
+        builders.get("table", "tb_second")
+    assert builders.get("table", "tb_renamed").module == "tb.two"
+    # A deleted module is forgotten.
+    (package / "two.py").unlink()
+    importlib.invalidate_caches()
+    assert builders.refresh() == []
+    with pytest.raises(KeyError):
+        builders.get("table", "tb_renamed")
 
 
 def test_a_builder_module_that_fails_to_import_is_named_with_file_and_line(package):
     (package / "bad.py").write_text("x = 1\nfrom rnnmem.site.registry import table\n\nraise KeyError('truncated')\n")
     importlib.invalidate_caches()
+    builders = registry.Registry(["tb"])
     with pytest.raises(registry.BuilderImportError) as info:
-        registry.refresh(importlib.import_module("tb"))
+        builders.refresh()
     message = str(info.value)
     assert "tb.bad failed to import: KeyError: 'truncated'" in message
     with pytest.raises(KeyError, match="tb.bad failed to import"):
-        registry.get("table", "whatever")
+        builders.get("table", "whatever")
 
 
 def test_editing_one_builder_module_re_renders_only_its_items(package, tmp_path):
-    tb = importlib.import_module("tb")
+    builders = registry.Registry([registry.BUILDER_PACKAGE, "tb"])  # the book's builders and these
     write(package / "one.py", "tb_one", "tb_one", 1)
     write(package / "two.py", "tb_two", "tb_two", 2)
-    registry.refresh(tb)
+    builders.refresh()
     page = "<!-- table: tb_one -->\n\n<!-- table: tb_two -->\n\n<!-- table: horizon_table factors=[0.5] -->\n"
-    first = Renderer(tmp_path / "c")
+    first = Renderer(tmp_path / "c", builders=builders)
     first.render_all(find_directives(page, "p.md"))
     assert len(first.rendered) == 3
     write(package / "two.py", "tb_two", "tb_two", 22, mtime=5)
-    registry.refresh(tb)
-    again = Renderer(tmp_path / "c")
+    assert builders.refresh() == ["tb.two"]
+    again = Renderer(tmp_path / "c", builders=builders)
     items = again.render_all(find_directives(page, "p.md"))
     assert [i.from_cache for i in items] == [True, False, True]
     assert b"| 22 |" in items[1].content
@@ -116,7 +123,7 @@ def test_editing_one_builder_module_re_renders_only_its_items(package, tmp_path)
     )
 
 
-def test_the_decorator_refuses_a_name_taken_by_a_function_of_equal_qualname_in_another_module():
+def test_a_registry_refuses_a_name_taken_by_a_function_of_equal_qualname_in_another_module():
     def make(module):
         def decay_curves():
             return None
@@ -124,11 +131,30 @@ def test_the_decorator_refuses_a_name_taken_by_a_function_of_equal_qualname_in_a
         decay_curves.__module__ = module
         return decay_curves
 
-    registry.table("tb_dup")(make("tb.a"))
-    try:
-        registry.table("tb_dup")(make("tb.a"))  # the same module again (a reload): fine
-        with pytest.raises(ValueError, match=r"two table builders are named 'tb_dup': tb\.a\..* and tb\.b\."):
-            registry.table("tb_dup")(make("tb.b"))
-        assert registry.get("table", "tb_dup").module == "tb.a"
-    finally:
-        registry._drop("tb.a")
+    builders = registry.Registry([])
+    builders.add("table", "tb_dup", make("tb.a"))
+    builders.add("table", "tb_dup", make("tb.a"))  # the same module again (a reload): fine
+    with pytest.raises(ValueError, match=r"two table builders are named 'tb_dup': tb\.a\..* and tb\.b\."):
+        builders.add("table", "tb_dup", make("tb.b"))
+    assert builders.get("table", "tb_dup").module == "tb.a"
+    with pytest.raises(ValueError, match="kind must be one of figure, table, widget, got 'tabel'"):
+        builders.add("tabel", "tb_dup", make("tb.a"))
+
+
+def test_the_decorators_only_mark_so_importing_a_builder_module_changes_no_registry():
+    @registry.figure("tb_marked")
+    @registry.table()
+    def tb_both():
+        return None
+
+    assert tb_both.__rnnmem_builders__ == (("table", "tb_both"), ("figure", "tb_marked"))
+    assert "tb_marked" not in {b.name for b in registry.all_builders()}
+    module = type(sys)("tb_marks")
+    tb_both.__module__ = module.__name__
+    module.tb_both = tb_both
+    module.imported = registry.get("figure", "decay_curves").func  # imported from another module: not its own
+    builders = registry.Registry([])
+    assert sorted((b.kind, b.name) for b in builders.add_module(module)) == [
+        ("figure", "tb_marked"),
+        ("table", "tb_both"),
+    ]

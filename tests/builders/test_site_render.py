@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import textwrap
 
 import pytest
 
-from rnnmem.site import registry, render
+from rnnmem.site import registry, sources
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
@@ -67,11 +68,11 @@ def test_a_change_of_the_builders_code_renders_again(tmp_path, monkeypatch):
 
 
 def test_keys_follow_each_builders_own_imports_not_the_whole_package():
-    horizon = render.dependencies("rnnmem.site.builders.horizon")
+    horizon = sources.dependencies("rnnmem.site.builders.horizon")
     assert {"rnnmem.site.builders.horizon", "rnnmem.memory", "rnnmem.site.style", "rnnmem.site.tables"} <= set(horizon)
     assert "rnnmem.train" not in horizon and "rnnmem.site.builders.gates" not in horizon
-    assert not set(horizon) & render.MACHINERY
-    words = render.dependencies("rnnmem.site.builders.words_in_context")
+    assert not set(horizon) & sources.MACHINERY
+    words = sources.dependencies("rnnmem.site.builders.words_in_context")
     assert "rnnmem.train" in words
 
 
@@ -97,15 +98,15 @@ def test_an_edit_changes_the_digest_of_the_modules_that_import_it_only(tmp_path)
             "sub/d.py": "thing = 1\n",
         },
     )
-    assert render.dependencies("pkg.a", pkg) == ["pkg.a", "pkg.b", "pkg.c", "pkg.sub.d"]
-    a, e = render.sources_digest(["pkg.a"], pkg), render.sources_digest(["pkg.e"], pkg)
-    deps_a = render.dependencies("pkg.a", pkg)
-    before = render.sources_digest(deps_a, pkg)
+    assert sources.dependencies("pkg.a", pkg) == ["pkg.a", "pkg.b", "pkg.c", "pkg.sub.d"]
+    a, e = sources.sources_digest(["pkg.a"], pkg), sources.sources_digest(["pkg.e"], pkg)
+    deps_a = sources.dependencies("pkg.a", pkg)
+    before = sources.sources_digest(deps_a, pkg)
     (pkg / "e.py").write_text("x = 2\n")
-    assert render.sources_digest(deps_a, pkg) == before, "an unrelated module must not change the key"
+    assert sources.sources_digest(deps_a, pkg) == before, "an unrelated module must not change the key"
     (pkg / "c.py").write_text("def helper(): return 1\n")
-    assert render.sources_digest(deps_a, pkg) != before, "a module imported through b must change it"
-    assert render.sources_digest(["pkg.a"], pkg) == a and render.sources_digest(["pkg.e"], pkg) != e
+    assert sources.sources_digest(deps_a, pkg) != before, "a module imported through b must change it"
+    assert sources.sources_digest(["pkg.a"], pkg) == a and sources.sources_digest(["pkg.e"], pkg) != e
 
 
 def test_unused_cache_entries_are_pruned(tmp_path):
@@ -177,24 +178,36 @@ def test_a_builder_that_raises_is_reported_with_its_file_line_and_the_package_fr
     assert isinstance(info.value.__cause__, ValueError)
 
 
-def test_fresh_process_renders_items_whose_code_changed_since_import(tmp_path, monkeypatch):
-    monkeypatch.setattr(registry, "stale_modules", lambda: {"rnnmem.memory"})
-    r = Renderer(tmp_path)
+class Stale(registry.Registry):
+    """The book's builders, in a process whose copy of some modules is older than the source on disk."""
+
+    def __init__(self, stale: set[str]):
+        super().__init__()
+        self.stale = stale
+
+    def stale_modules(self) -> set[str]:
+        return self.stale
+
+
+def test_fresh_process_renders_items_whose_code_changed_since_import(tmp_path):
+    r = Renderer(tmp_path, builders=Stale({"rnnmem.memory"}))
     items = r.render_all([one(FIG), one(TAB)], fresh_process=True)
     # The subprocess rendered both (they import rnnmem.memory); this process only read them back.
     assert [i.from_cache for i in items] == [True, True]
     # Nothing stale: rendered here.
-    monkeypatch.setattr(registry, "stale_modules", lambda: {"rnnmem.train"})
-    assert not Renderer(tmp_path / "b").render_all([one(TAB)], fresh_process=True)[0].from_cache
+    fresh = Renderer(tmp_path / "b", builders=Stale({"rnnmem.train"}))
+    assert not fresh.render_all([one(TAB)], fresh_process=True)[0].from_cache
 
 
-def test_fresh_process_failure_is_reported(tmp_path, monkeypatch):
-    monkeypatch.setattr(registry, "stale_modules", lambda: {"rnnmem.memory"})
+def test_fresh_process_failure_is_reported(tmp_path):
+    stale = Stale({"rnnmem.memory"})
     bad = one('<!-- figure: decay_curves factors=[2] caption="c" -->')
     with pytest.raises(DirectiveError, match="factors\\[0\\] must be a gate value"):
-        Renderer(tmp_path).render_all([bad], fresh_process=True)
+        Renderer(tmp_path, builders=stale).render_all([bad], fresh_process=True)
     # Serving: the error takes the item's place and the other items render.
-    items = Renderer(tmp_path).render_all([bad, one(TAB, "docs/q.md")], fresh_process=True, keep_going=True)
+    items = Renderer(tmp_path, builders=stale).render_all(
+        [bad, one(TAB, "docs/q.md")], fresh_process=True, keep_going=True
+    )
     assert isinstance(items[0], DirectiveError) and "p.md:1" in str(items[0])
     assert items[1].from_cache
 
@@ -216,6 +229,36 @@ def test_command_line_usage_errors_exit_2():
         proc = subprocess.run([sys.executable, "-m", "rnnmem.site", *args], capture_output=True, text=True)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "usage:" in proc.stderr
+
+
+def test_command_line_help_lists_only_the_commands_a_reader_types():
+    proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "--help"], capture_output=True, text=True, check=True)
+    assert "build" in proc.stdout and "check" in proc.stdout
+    assert "SUPPRESS" not in proc.stdout and "render-json" not in proc.stdout
+    # The internal command still parses its own arguments, with a usage error of its own.
+    bad = subprocess.run([sys.executable, "-m", "rnnmem.site", "render-json"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage: python -m rnnmem.site render-json" in bad.stderr
+    assert "--cache" in bad.stderr
+
+
+def test_command_line_check_reports_a_builder_error_once(tmp_path):
+    (tmp_path / "docs" / "chapters").mkdir(parents=True)
+    (tmp_path / "docs" / "chapters" / "c.md").write_text(
+        '# C\n\n<!-- figure: decay_curves factors=[3] caption="c" -->\n'
+    )
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nrepo_url: https://github.com/o/r\nnav: [{Chapters: [chapters/c.md]}]\n"
+    )
+    env = dict(os.environ, RNNMEM_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "rnnmem.site", "check", "c", "--config", str(tmp_path / "mkdocs.yml")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("factors[0] must be a gate value") == 1, proc.stderr
+    assert proc.stderr.count("docs/chapters/c.md:3:") == 1, proc.stderr
 
 
 def test_command_line_lists_builders():

@@ -1,7 +1,7 @@
 """The book's site builder: live figures, tables and chapter notebooks.
 
 This subpackage is the only part of :mod:`rnnmem` that imports matplotlib (to
-draw figures) or reads MkDocs configuration. The MkDocs hook is a thin adapter
+draw figures) or reads MkDocs configuration. The MkDocs plugin is a thin adapter
 over :class:`~rnnmem.site.book.Book`; ``python -m rnnmem.site build`` renders
 every figure and table without MkDocs.
 

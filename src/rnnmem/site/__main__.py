@@ -85,10 +85,38 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
     f.add_argument("host")
     f.add_argument("port", type=int)
-
-    r = sub.add_parser("render-json", help=argparse.SUPPRESS)
-    r.add_argument("--cache", type=Path, required=True)
     return p
+
+
+#: The internal command a long-running ``mkdocs serve`` renders with in a fresh interpreter
+#: (:mod:`rnnmem.site.render`). Parsed apart, so the help lists only the commands a reader types.
+RENDER_JSON = "render-json"
+
+
+def _render_json_parser() -> argparse.ArgumentParser:
+    r = argparse.ArgumentParser(
+        prog=f"python -m rnnmem.site {RENDER_JSON}",
+        description="Internal: render the directives given as JSON on stdin; print the errors as JSON.",
+    )
+    r.add_argument("--cache", type=Path, required=True)
+    r.add_argument("--package", action="append", default=None, help="a package of builder modules (repeatable)")
+    return r
+
+
+def _render_json(args) -> int:
+    """Render with the code now on disk; print the errors as JSON ([{page, line, error}]), exit 1 if any."""
+    builders = registry.Registry(args.package) if args.package else registry.default
+    renderer = Renderer(args.cache, builders=builders)
+    errors = []
+    for spec in json.load(sys.stdin):
+        try:
+            for d in find_directives(spec["text"], spec["page"]):
+                d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
+                renderer.render(d)
+        except DirectiveError as exc:
+            errors.append({"page": spec["page"], "line": spec["line"], "error": str(exc)})
+    print(json.dumps(errors))
+    return 1 if errors else 0
 
 
 def _book(config: Path, cache: Path | None = None) -> Book:
@@ -168,6 +196,13 @@ def _numbers(args, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == [RENDER_JSON]:
+        try:
+            return _render_json(_render_json_parser().parse_args(argv[1:]))
+        except registry.BuilderImportError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "check":
@@ -184,20 +219,6 @@ def main(argv: list[str] | None = None) -> int:
             return _numbers(args, parser)
         if args.command == "port-free":
             return _port_free(args.host, args.port)
-        if args.command == "render-json":
-            # Used by a long-running `mkdocs serve` to render with the code now on disk; prints the
-            # errors as JSON ([{page, line, error}]) and exits 1 if there are any.
-            renderer = Renderer(args.cache)
-            errors = []
-            for spec in json.load(sys.stdin):
-                try:
-                    for d in find_directives(spec["text"], spec["page"]):
-                        d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
-                        renderer.render(d)
-                except DirectiveError as exc:
-                    errors.append({"page": spec["page"], "line": spec["line"], "error": str(exc)})
-            print(json.dumps(errors))
-            return 1 if errors else 0
         if args.command == "notebooks":
             if not args.config.is_file():
                 parser.error(f"argument --config: {args.config} not found (run from the repository root)")

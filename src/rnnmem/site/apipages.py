@@ -11,7 +11,7 @@ renamed or removed appears, moves or disappears at the next build.
 Modules are read with :mod:`ast`, never imported, so a module that fails to
 import still gets its page (and mkdocstrings reports the failure).
 
-The MkDocs hook calls :func:`set_nav` from ``on_config`` and :func:`add_files`
+The MkDocs plugin calls :func:`set_nav` from ``on_config`` and :func:`add_files`
 from ``on_files``; nothing is written into ``docs/``.
 """
 
@@ -31,7 +31,6 @@ NAV_TITLE = "API reference"
 #: Submodules of ``rnnmem.site`` left off its page, each with the reason.
 SITE_LEFT_OUT = {
     "builders": "the chapters' figures and tables, shown on the chapters themselves",
-    "mkdocs_hook": "loaded by MkDocs from its path; an adapter with no API of its own",
 }
 
 INTRO = """\
@@ -87,7 +86,7 @@ def _modules(package_dir: Path) -> list[tuple[str, Path]]:
 def _site_page(module: str, init: Path) -> str:
     body = [f"# `{module}`", "", _docstring(init).strip().split("\n\n")[0].replace("``", "`"), ""]
     left_out = []
-    for name, path in _modules(init.parent):
+    for name, _path in _modules(init.parent):
         if name in SITE_LEFT_OUT:
             left_out.append(f"`{module}.{name}` ({SITE_LEFT_OUT[name]})")
             continue

@@ -2,8 +2,8 @@
 
 :class:`Book` reads the chapters' Markdown, renders every figure and table
 directive (through the cache of :mod:`rnnmem.site.render`), and rewrites each
-page's Markdown so the directives become figures and tables. The MkDocs hook
-(``mkdocs_hook.py``) only passes pages in and generated files out; the command
+page's Markdown so the directives become figures and tables. The MkDocs plugin
+(:mod:`rnnmem.site.plugin`) only passes pages in and generated files out; the command
 line (``python -m rnnmem.site``) drives the same class without MkDocs.
 """
 
@@ -15,11 +15,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import notebook, numbering, placeholders
+from . import config, notebook, numbering, placeholders
 from .directives import Directive, DirectiveError, find_directives
 from .markdown import lex, prose_spans
 from .numbering import Numbering, NumberingError
-from .render import Item, Renderer, package_digest
+from .registry import Registry
+from .render import Item, Renderer
+from .sources import package_digest
 
 FIGURE_DIR = "assets/figures"
 NOTEBOOK_DIR = "downloads"
@@ -77,18 +79,17 @@ class Book:
         fresh_process: bool = False,
         keep_going: bool = False,
         chapters: list[str] | None = None,
+        builders: Registry | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir)
-        #: The chapter pages in reading order (numbered 1..N): the nav's Chapters section.
+        #: The chapter pages in reading order (numbered 1..N): the nav's chapters section (rnnmem.site.config).
         self.chapters = (
-            list(chapters)
-            if chapters is not None
-            else numbering.chapters_from_config(self.docs_dir.parent / "mkdocs.yml")
+            list(chapters) if chapters is not None else config.chapters(self.docs_dir.parent / config.CONFIG_FILE)
         )
         self._numbering: Numbering | None = None
         self.repo_url = repo_url
         self.site_url = site_url
-        self.renderer = Renderer(cache_dir)
+        self.renderer = Renderer(cache_dir, builders=builders)
         self.fresh_process = fresh_process
         #: Serving: a failing directive (or page) is shown as an error on its page instead of stopping the build.
         self.keep_going = keep_going
@@ -96,6 +97,8 @@ class Book:
         self.errors: list[DirectiveError] = []
         #: Site path (``downloads/<name>.ipynb``) -> notebook text, made by :meth:`render`.
         self.notebooks: dict[str, str] = {}
+        #: The error that stopped :meth:`render` (not keep_going): reported once, by whoever called it.
+        self.stopped: DirectiveError | None = None
 
     # -- reading and rendering -------------------------------------------------
     def add_page(self, src_uri: str, markdown: str) -> Page:
@@ -127,7 +130,11 @@ class Book:
         """Render every page's figures and tables (through the cache); then, with ``notebooks``, make the
         notebooks the site offers (:meth:`make_notebooks`, which needs every page: the references)."""
         directives = [d for p in self.pages.values() for d in p.directives]
-        items = self.renderer.render_all(directives, fresh_process=self.fresh_process, keep_going=self.keep_going)
+        try:
+            items = self.renderer.render_all(directives, fresh_process=self.fresh_process, keep_going=self.keep_going)
+        except DirectiveError as exc:
+            self.stopped = exc
+            raise
         self.errors.extend(i for i in items if isinstance(i, DirectiveError))
         it = iter(items)
         for page in self.pages.values():
@@ -410,10 +417,8 @@ class Book:
         """
         out: dict[str, str] = {}
         for page in self.pages.values():
-            if not page.is_chapter:
-                continue
-            if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
-                continue  # serving only: the page shows the error (a strict build has stopped already)
+            if not page.is_chapter or self._unfinished(page):
+                continue  # the page's error was reported (serving: it shows it; a strict build stopped)
             try:
                 out[self.notebook_path(page)] = self.notebook_text(page)
             except DirectiveError as exc:
@@ -423,6 +428,17 @@ class Book:
         for source in sorted((self.docs_dir / "notebooks").glob("*.py")):
             out[f"{NOTEBOOK_DIR}/{source.stem}.ipynb"] = notebook.jupytext_notebook(source)
         return dict(sorted(out.items()))
+
+    def _unfinished(self, page: Page) -> bool:
+        """A page whose items did not all render: its notebook is made once they do.
+
+        While serving, a page whose figure failed shows the error; after a render
+        stopped by an error, the pages it did not reach have no items. Either way
+        the error has been reported once already, and is not raised again here.
+        """
+        if page.page_error is not None or any(isinstance(i, DirectiveError) for i in page.items):
+            return True
+        return self.stopped is not None and len(page.items) != len(page.directives)
 
     def stale_notebooks(self) -> list[str]:
         """Notebook files in ``docs/downloads/``: none belongs there any more.
@@ -492,21 +508,8 @@ def unwrap_nested_blocks(html_text: str) -> str:
 
 
 def load_mkdocs_settings(config_file: Path) -> dict:
-    """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs."""
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
-    root = config_file.parent
-    return {
-        "docs_dir": root / data.get("docs_dir", "docs"),
-        "repo_url": data.get("repo_url", ""),
-        "site_url": data.get("site_url", "") or "",
-    }
+    """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs (:func:`rnnmem.site.config.settings`)."""
+    return config.settings(config_file)
 
 
 def plain_text(markdown: str) -> str:

@@ -66,16 +66,15 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import apipages
+from . import apipages, config
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .directives import DirectiveError, find_directives
 from .markdown import lex, prose_spans
-from .numbering import NumberingError
+from .numbering import NumberingError, heading_anchor
 
 __all__ = [
     "HOME_SECTION",
@@ -571,17 +570,6 @@ def _outside_fences(markdown: str):
             yield number, line
 
 
-def _slugify(title: str) -> str:
-    """The anchor Python-Markdown's ``toc`` extension gives a heading (its default slugify)."""
-    title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title)  # links: their text
-    title = re.sub(r"\{[^}]*\}\s*$", "", title)  # attribute lists
-    title = title.replace("`", "").replace("*", "")
-    title = re.sub(r"<[^>]+>", "", title)
-    value = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
-    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
-    return re.sub(r"[-\s]+", "-", value)
-
-
 def page_anchors(markdown: str) -> set[str]:
     """Every anchor a page defines: its headings' (made unique as ``toc`` does) and explicit ids.
 
@@ -596,7 +584,7 @@ def page_anchors(markdown: str) -> set[str]:
             if explicit:
                 anchors.add(explicit.group(1))
                 continue
-            slug, base, k = _slugify(m.group(2)), _slugify(m.group(2)), 0
+            slug, base, k = heading_anchor(m.group(2)), heading_anchor(m.group(2)), 0
             while slug in anchors:
                 k += 1
                 slug = f"{base}_{k}"
@@ -962,19 +950,8 @@ def check_chapter(slug: str, config_file: Path = Path("mkdocs.yml")) -> ChapterR
 
 
 def nav_chapters(config_file: Path = Path("mkdocs.yml")) -> list[tuple[str, str]]:
-    """(title, path) of each entry of the navigation's ``Chapters`` section, in order."""
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    data = yaml.load(Path(config_file).read_text(encoding="utf-8"), Loader=_Loader) or {}
-    for entry in data.get("nav") or []:
-        if isinstance(entry, dict) and "Chapters" in entry:
-            return [next(iter(item.items())) for item in entry["Chapters"]]
-    return []
+    """(title, path) of each entry of the navigation's chapters section, in order (:mod:`rnnmem.site.config`)."""
+    return config.chapter_entries(config.read(config_file).get("nav"))
 
 
 def home_chapters(index_markdown: str) -> list[tuple[str, str]]:

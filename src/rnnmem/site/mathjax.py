@@ -11,10 +11,12 @@ is downloaded, and a formula is laid out as one box, not as dozens of CSS boxes.
 One small stylesheet for the whole site, ``assets/mathjax/svg.css``, holds
 MathJax's rules for its containers.
 
-The MkDocs hook calls :func:`typeset_page` from ``on_page_content`` (before the
-search plugin reads the page, so the index holds the formulas' text, not TeX)
-and :func:`write_assets` from ``on_post_build``. A TeX error fails the build
-naming the page and the formula.
+The MkDocs plugin (:mod:`rnnmem.site.plugin`) owns one :class:`Typesetter`, calls
+:func:`typeset_page` from ``on_page_content`` (before the search plugin reads the
+page, so the index holds the formulas' text, not TeX) and :func:`write_assets`
+from ``on_post_build``. A TeX error fails the build naming the page and the
+formula; so does a MathJax process that does not answer within the
+typesetter's ``timeout`` (it is stopped, and started again for the next page).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from __future__ import annotations
 import atexit
 import html
 import json
-import logging
 import os
+import queue
 import re
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -34,8 +37,6 @@ __all__ = [
     "MathError",
     "Typesetter",
     "find_math",
-    "on_page_content",
-    "on_post_build",
     "typeset_page",
     "write_assets",
 ]
@@ -45,8 +46,6 @@ SERVER = HERE / "mathjax_server.js"
 STYLESHEET = "assets/mathjax/svg.css"
 #: The id of a page's glyph cache (MathJax's ``SVG.FONTCACHEID``).
 GLYPH_CACHE_ID = "MJX-SVG-global-cache"
-
-log = logging.getLogger("mkdocs.hooks.rnnmem")
 
 # pymdownx.arithmatex (generic mode) wraps inline math in a span and display math in a div.
 _ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -122,37 +121,74 @@ def _notebook_math(page_html: str, start: int, end: int) -> list[tuple[int, int,
 
 
 class Typesetter:
-    """One Node process running MathJax, started on first use and kept for the whole build."""
+    """One Node process running MathJax, started on first use and kept for the whole build.
 
-    def __init__(self, node_modules: Path):
+    ``timeout``: the seconds one request (one page's formulas) may take; a
+    process that does not answer in time is stopped and :class:`MathError`
+    raised, so a hung Node never hangs the build. ``server``: the script Node
+    runs (``mathjax_server.js``; the tests give another).
+    """
+
+    def __init__(self, node_modules: Path, *, timeout: float = 120.0, server: Path = SERVER):
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self.node_modules = Path(node_modules)
+        self.timeout = float(timeout)
+        self.server = Path(server)
         self._process: subprocess.Popen | None = None
+        self._lines: queue.Queue[str] = queue.Queue()
         self.formulas = 0  # typeset since the last reset, and the seconds it took
         self.seconds = 0.0
 
+    def _start(self) -> subprocess.Popen:
+        if not (self.node_modules / "mathjax-full" / "js" / "mathjax.js").is_file():
+            raise MathError(
+                f"mathjax-full not found in {self.node_modules}: run `make setup` "
+                "(npm ci installs it from package-lock.json)"
+            )
+        env = dict(os.environ, NODE_PATH=str(self.node_modules))
+        process = subprocess.Popen(
+            ["node", str(self.server)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+            encoding="utf-8",
+        )
+        lines: queue.Queue[str] = queue.Queue()
+
+        def read() -> None:  # answers arrive on this thread; a request waits for one at most `timeout` seconds
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.put(line)
+            lines.put("")  # the process ended
+
+        threading.Thread(target=read, name="mathjax-reader", daemon=True).start()
+        self._lines = lines
+        atexit.register(self.close)
+        return process
+
     def _request(self, request: dict) -> dict:
         if self._process is None or self._process.poll() is not None:
-            if not (self.node_modules / "mathjax-full" / "js" / "mathjax.js").is_file():
-                raise MathError(
-                    f"mathjax-full not found in {self.node_modules}: run `make setup` "
-                    "(npm ci installs it from package-lock.json)"
-                )
-            env = dict(os.environ, NODE_PATH=str(self.node_modules))
-            self._process = subprocess.Popen(
-                ["node", str(SERVER)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                env=env,
-                text=True,
-                encoding="utf-8",
-            )
-            atexit.register(self.close)
-        assert self._process.stdin is not None and self._process.stdout is not None
-        self._process.stdin.write(json.dumps(request) + "\n")
-        self._process.stdin.flush()
-        line = self._process.stdout.readline()
+            self._process = self._start()
+        process = self._process
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            raise MathError(f"the MathJax process ({self.server.name}) stopped with status {process.wait()}") from None
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            self.close(kill=True)
+            raise MathError(
+                f"the MathJax process ({self.server.name}) did not answer within {self.timeout:g} s; it was "
+                "stopped (a formula that never finishes, or a hung Node: the math_timeout option of the "
+                "rnnmem plugin sets the limit)"
+            ) from None
         if not line:
-            raise MathError(f"the MathJax process ({SERVER.name}) stopped with status {self._process.wait()}")
+            raise MathError(f"the MathJax process ({self.server.name}) stopped with status {process.wait()}")
         return json.loads(line)
 
     def typeset(self, formulas: list[tuple[str, bool]]) -> tuple[list[str], str]:
@@ -178,15 +214,24 @@ class Typesetter:
         return self._request({"stylesheet": True})["css"]
 
     def reset(self) -> None:
+        """Start counting again (one build's formulas and seconds)."""
         self.formulas, self.seconds = 0, 0.0
 
-    def close(self) -> None:
-        if self._process is not None:
-            if self._process.poll() is None:
-                assert self._process.stdin is not None
-                self._process.stdin.close()
-                self._process.wait(timeout=10)
-            self._process = None
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the process: close its input and wait (``kill``: at once, as for one that stopped answering)."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        if not kill:
+            assert process.stdin is not None
+            try:
+                process.stdin.close()
+                process.wait(timeout=10)
+                return
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        process.kill()
+        process.wait()
 
 
 def typeset_page(page_html: str, typesetter: Typesetter, *, where: str = "page") -> str:
@@ -212,33 +257,3 @@ def write_assets(site_dir: Path, typesetter: Typesetter) -> None:
     path = Path(site_dir) / STYLESHEET
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(typesetter.stylesheet(), encoding="utf-8")
-
-
-_typesetters: dict[Path, Typesetter] = {}
-
-
-def _typesetter(config) -> Typesetter:
-    root = Path(config["config_file_path"]).parent
-    return _typesetters.setdefault(root, Typesetter(root / "node_modules"))
-
-
-def on_page_content(page_html: str, page, config) -> str:
-    """The MkDocs hook's ``on_page_content``: the page with its math typeset."""
-    return typeset_page(page_html, _typesetter(config), where=f"docs/{page.file.src_uri}")
-
-
-def on_post_build(config, *, keep: bool = False) -> None:
-    """The MkDocs hook's ``on_post_build``: MathJax's stylesheet into the site.
-
-    A site without math needs none. While serving with ``--dirty`` (``keep``), a
-    rebuild may typeset no page, yet the pages built before still need the
-    stylesheet: it is written whenever any formula has been typeset since the
-    server started.
-    """
-    typesetter = _typesetter(config)
-    if typesetter.formulas == 0:  # a site without math needs neither MathJax nor its stylesheet
-        return
-    write_assets(Path(config["site_dir"]), typesetter)
-    log.info(f"rnnmem: {typesetter.formulas} formulas typeset by MathJax in {typesetter.seconds:.1f} s")
-    if not keep:
-        typesetter.reset()

@@ -77,3 +77,5 @@ lines.on("line", (line) => {
   }
   process.stdout.write(JSON.stringify(reply) + "\n");
 });
+// The build closed the pipe (it finished, or gave up waiting: rnnmem.site.mathjax's timeout): stop.
+lines.on("close", () => process.exit(0));

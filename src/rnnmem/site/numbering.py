@@ -51,11 +51,13 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from markdown.extensions.toc import slugify as toc_slugify
+
+from .config import chapter_order
+from .config import chapters as chapters_from_config
 from .directives import Directive, DirectiveError
 from .markdown import Document, lex
 
@@ -64,8 +66,11 @@ __all__ = [
     "Numbering",
     "NumberingError",
     "Target",
+    "ID_PATTERN",
     "chapter_order",
     "chapters_from_config",
+    "heading_anchor",
+    "id_problem",
     "apply_edits",
     "display_equations",
     "equation_html",
@@ -78,7 +83,13 @@ KIND_NAMES = {"fig": "Figure", "tab": "Table", "eq": "Equation", "ch": "Chapter"
 _DIRECTIVE_KIND = {"figure": "fig", "table": "tab"}
 _NOUN = {"fig": "figure", "tab": "table", "eq": "equation", "ch": "chapter"}
 
+#: An item's id (a directive's ``id=``, an equation's ``\\label``): lower-case words of letters and digits,
+#: joined by single hyphens, the first starting with a letter. The one rule, for the numbering and the cache.
 ID_PATTERN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+ID_RULE = (
+    "lower-case letters, digits and single hyphens, starting with a letter and not ending with a hyphen "
+    '(like "decay" or "gru-2")'
+)
 _REFERENCE = re.compile(r"(?<![\w@\\])(\\?)@(fig|tab|eq|ch):([A-Za-z0-9_-]*[A-Za-z0-9])")
 _LABEL = re.compile(r"\\label\{([^}]*)\}")
 _NOTAG = re.compile(r"\\(?:notag|nonumber)\b")
@@ -127,44 +138,19 @@ class Equation:
     numbered: bool
 
 
-def chapter_order(nav: Iterable | None) -> list[str]:
-    """The pages of the navigation's ``Chapters`` section, in order (MkDocs' raw ``nav`` setting).
+def id_problem(ident: object) -> str | None:
+    """Why ``ident`` cannot be an item's id (:data:`ID_PATTERN`), or None when it can (or is None: no id).
 
-    >>> chapter_order([{"Home": "index.md"}, {"Chapters": [{"One": "chapters/one.md"}, "chapters/two.md"]}])
-    ['chapters/one.md', 'chapters/two.md']
+    >>> [id_problem(i) is None for i in ("decay", "gru-2", "a1-b2-c3", "decay-", "-decay", "de--cay", "Decay", "2d")]
+    [True, True, True, False, False, False, False, False]
     """
-
-    def pages(entries) -> list[str]:
-        found: list[str] = []
-        for entry in entries or []:
-            if isinstance(entry, str):
-                found.append(entry)
-            elif isinstance(entry, dict):
-                for value in entry.values():
-                    found += [value] if isinstance(value, str) else pages(value)
-        return [p for p in found if p.endswith(".md") and "://" not in p]
-
-    for entry in nav or []:
-        if isinstance(entry, dict) and "Chapters" in entry:
-            return pages(entry["Chapters"])
-    return []
-
-
-def chapters_from_config(config_file: Path) -> list[str]:
-    """:func:`chapter_order` of the ``nav`` in a ``mkdocs.yml`` (read without MkDocs); [] without a file."""
-    import yaml
-
-    config_file = Path(config_file)
-    if not config_file.is_file():
-        return []
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
-    _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Loader) or {}
-    return chapter_order(data.get("nav"))
+    if ident is None:
+        return None
+    if not isinstance(ident, str):
+        return f"id must be a string, got {ident!r}"
+    if not ID_PATTERN.fullmatch(ident):
+        return f"id must be {ID_RULE}, got {ident!r}"
+    return None
 
 
 def _comment_spans(doc: Document) -> list[tuple[int, int]]:
@@ -222,13 +208,21 @@ def display_equations(markdown: str, page: str = "page") -> list[Equation]:
     return found
 
 
-def _slugify(title: str) -> str:
-    """The anchor Python-Markdown's ``toc`` gives a heading (its default slugify)."""
+def heading_anchor(title: str) -> str:
+    """The anchor Python-Markdown's ``toc`` gives a heading of this Markdown text (the slugify Material uses).
+
+    The text is reduced to what the heading shows (a link's text, no attribute
+    list, code and emphasis marks, or HTML tags), then given to
+    :func:`markdown.extensions.toc.slugify` with "-" between words.
+
+    >>> heading_anchor("The [GRU](gru.md)'s `two` *choices* { #x }")
+    'the-grus-two-choices'
+    """
+    title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title)  # links: their text
+    title = _ATTRS_END.sub("", title)  # an attribute list
     title = title.replace("`", "").replace("*", "")
     title = re.sub(r"<[^>]+>", "", title)
-    value = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
-    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
-    return re.sub(r"[-\s]+", "-", value)
+    return toc_slugify(html.unescape(title), "-")
 
 
 def _excluded(doc: Document, markdown: str) -> list[tuple[int, int]]:
@@ -295,17 +289,9 @@ class Numbering:
             else:
                 ident, line = thing.args.get("id"), thing.line
                 error = thing.error
-                if ident is not None and not isinstance(ident, str):
-                    raise NumberingError(str(error(f"id must be a string, got {ident!r}")))
-            if ident is not None and not ID_PATTERN.fullmatch(ident):
-                raise NumberingError(
-                    str(
-                        error(
-                            f"id must be lower-case letters, digits and hyphens, starting with a letter "
-                            f'(like "decay" or "gru-2"), got {ident!r}'
-                        )
-                    )
-                )
+            problem = id_problem(ident)
+            if problem is not None:
+                raise NumberingError(str(error(problem)))
             counts[kind] += 1
             number = f"{chapter}.{counts[kind]}" if chapter else ""
             anchor = f"{kind}-{ident}" if ident else f"{kind}-{number.replace('.', '-')}" if number else ""
@@ -435,7 +421,7 @@ class Numbering:
                     )
                     if not _ATTRS_END.search(m.group("text")):  # the title's anchor stays what it was
                         out.append(
-                            (start + m.end("text"), start + m.end("text"), f" {{ #{_slugify(m.group('text'))} }}")
+                            (start + m.end("text"), start + m.end("text"), f" {{ #{heading_anchor(m.group('text'))} }}")
                         )
         for eq, target in self.equations.get(src_uri, []):
             block = markdown[eq.start : eq.end]

@@ -1,6 +1,6 @@
 """The build steps around a page's content that a reader meets: citations, search, copying.
 
-One :class:`ReaderSteps` per build, driven by the MkDocs hook:
+One :class:`ReaderSteps` per build, driven by the MkDocs plugin:
 
 * :meth:`ReaderSteps.start` reads the entries of ``references.md``;
 * :meth:`ReaderSteps.page_content` links the page's author-year citations to

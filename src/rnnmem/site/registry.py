@@ -9,25 +9,50 @@ A builder is a plain function decorated with :func:`figure` or :func:`table`:
 * a widget builder returns a :class:`~rnnmem.site.widgets.Widget` (a slider
   whose every state is computed at build time).
 
+The decorators only mark the function with its kind and name; a
+:class:`Registry` collects the marked functions of the modules it imports.
 Builders live in the modules of :mod:`rnnmem.site.builders`, one module per
-chapter; every module there is imported when the registry is first used, and
-:func:`refresh` imports new and edited ones again (``mkdocs serve``). A name
-belongs to one builder: a second builder of the same kind and name, in
-another module, fails at registration naming both.
+chapter; :data:`default` imports every module there when it is first used,
+and :meth:`Registry.refresh` imports new and edited ones again
+(``mkdocs serve``). A name belongs to one builder: a second builder of the
+same kind and name, in another module, fails naming both. A test makes a
+registry of its own (``Registry(["tb"])``) instead of changing the default one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import inspect
 import pkgutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from .directives import KINDS
+from .sources import Snapshot, file_digest
+
+__all__ = [
+    "BUILDER_PACKAGE",
+    "Builder",
+    "BuilderImportError",
+    "Registry",
+    "all_builders",
+    "default",
+    "figure",
+    "get",
+    "load_builders",
+    "refresh",
+    "stale_modules",
+    "table",
+    "widget",
+]
+
+#: The package whose modules hold the book's builders.
+BUILDER_PACKAGE = "rnnmem.site.builders"
+#: The attribute a decorator sets on a builder: the (kind, name) pairs it is registered under.
+MARK = "__rnnmem_builders__"
 
 
 @dataclass(frozen=True)
@@ -47,16 +72,6 @@ class Builder:
         return dict(inspect.signature(self.func).parameters)
 
 
-_BUILDERS: dict[tuple[str, str], Builder] = {}
-_LOADED = False
-#: Builder module -> sha256 of the source it was imported from.
-_IMPORTED: dict[str, str] = {}
-#: Builder module -> the error its last import raised (shown when one of its builders is asked for).
-_IMPORT_ERRORS: dict[str, str] = {}
-#: Other rnnmem module -> sha256 of its source when this process first saw it loaded.
-_SNAPSHOT: dict[str, str] = {}
-
-
 class BuilderImportError(ImportError):
     """A builder module that cannot be imported (the message names its file and line)."""
 
@@ -66,49 +81,29 @@ def _where(func: Callable) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}" if code else func.__module__
 
 
-def _register(kind: str, name: str | None) -> Callable[[Callable], Callable]:
+def _mark(kind: str, name: str | None) -> Callable[[Callable], Callable]:
     def decorate(func: Callable) -> Callable:
-        key = (kind, name or func.__name__)
-        old = _BUILDERS.get(key)
-        # The same function of the same module again is a re-import (mkdocs serve reloading
-        # an edited module): it replaces the old one. Anything else is a clash.
-        if old is not None and (old.module != func.__module__ or old.func.__qualname__ != func.__qualname__):
-            raise ValueError(
-                f"two {kind} builders are named {key[1]!r}: {old.module}.{old.func.__qualname__} "
-                f"({_where(old.func)}) and {func.__module__}.{func.__qualname__} ({_where(func)}); "
-                "rename one (the name is what a directive asks for)"
-            )
-        _BUILDERS[key] = Builder(kind, key[1], func, func.__module__)
+        marks = list(getattr(func, MARK, ()))
+        marks.append((kind, name or func.__name__))
+        setattr(func, MARK, tuple(marks))
         return func
 
     return decorate
 
 
 def figure(name: str | None = None) -> Callable[[Callable], Callable]:
-    """Register a figure builder under ``name`` (default: the function's name)."""
-    return _register("figure", name)
+    """Mark a figure builder, registered under ``name`` (default: the function's name) when its module is read."""
+    return _mark("figure", name)
 
 
 def table(name: str | None = None) -> Callable[[Callable], Callable]:
-    """Register a table builder under ``name`` (default: the function's name)."""
-    return _register("table", name)
+    """Mark a table builder, registered under ``name`` (default: the function's name) when its module is read."""
+    return _mark("table", name)
 
 
 def widget(name: str | None = None) -> Callable[[Callable], Callable]:
-    """Register a widget builder (an interactive figure, :mod:`rnnmem.site.widgets`) under ``name``."""
-    return _register("widget", name)
-
-
-def _digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
-
-
-def _drop(module: str) -> None:
-    for key in [k for k, b in _BUILDERS.items() if b.module == module]:
-        del _BUILDERS[key]
+    """Mark a widget builder (an interactive figure, :mod:`rnnmem.site.widgets`), registered under ``name``."""
+    return _mark("widget", name)
 
 
 def _format_import_error(module: str, exc: BaseException) -> str:
@@ -117,104 +112,179 @@ def _format_import_error(module: str, exc: BaseException) -> str:
     return f"the builder module {module} failed to import: {describe(exc)}"
 
 
-def refresh(package=None) -> list[str]:
-    """Bring the registry up to date with the builder modules on disk; returns the modules (re)imported.
+class Registry:
+    """The builders of some packages of builder modules, kept up to date with the modules on disk.
 
-    A module not imported yet (a new chapter's builders) is imported; one whose
-    source changed since it was imported is imported again, its old builders
-    dropped first; one deleted is forgotten. A long-running ``mkdocs serve``
-    calls this before each rebuild, so new and edited builders are used
-    without a restart. Raises :class:`BuilderImportError` naming every module
-    that failed; the others are loaded all the same.
+    ``packages`` names the packages whose every module holds builders
+    (default: :data:`BUILDER_PACKAGE`). They are imported on first use
+    (:meth:`load_builders`); :meth:`refresh` looks again.
     """
-    global _LOADED
-    if package is None:
-        from . import builders as package
 
-        _LOADED = True
+    def __init__(self, packages: Iterable[str] = (BUILDER_PACKAGE,)) -> None:
+        self.packages = tuple(packages)
+        self.loaded = False
+        self._builders: dict[tuple[str, str], Builder] = {}
+        #: Builder module -> sha256 of the source it was imported from.
+        self.imported: dict[str, str] = {}
+        #: Builder module -> the error its last import raised (shown when one of its builders is asked for).
+        self.import_errors: dict[str, str] = {}
+        #: The other rnnmem modules' sources when this process loaded them (builder modules are tracked apart).
+        self.snapshot = Snapshot()
 
-    prefix = package.__name__ + "."
-    folder = Path(package.__path__[0])
-    on_disk = sorted(prefix + info.name for info in pkgutil.iter_modules([str(folder)]))
-    done: list[str] = []
-    failed: list[str] = []
-    for module in on_disk:
-        digest = _digest(folder / (module[len(prefix) :] + ".py"))
-        if module in sys.modules and _IMPORTED.get(module) == digest:
-            continue
-        _drop(module)
-        try:
-            if module in sys.modules:
-                importlib.reload(sys.modules[module])
-            else:
-                importlib.import_module(module)
-        except Exception as exc:
-            _drop(module)
+    # -- registering -----------------------------------------------------------------
+    def add(self, kind: str, name: str, func: Callable) -> Builder:
+        """Register ``func`` as the builder of that kind and name; ValueError naming both if the name is taken.
+
+        The same function of the same module again is a re-import (``mkdocs serve``
+        reloading an edited module): it replaces the old one. Anything else is a clash.
+        """
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        key = (kind, name)
+        old = self._builders.get(key)
+        if old is not None and (old.module != func.__module__ or old.func.__qualname__ != func.__qualname__):
+            raise ValueError(
+                f"two {kind} builders are named {name!r}: {old.module}.{old.func.__qualname__} "
+                f"({_where(old.func)}) and {func.__module__}.{func.__qualname__} ({_where(func)}); "
+                "rename one (the name is what a directive asks for)"
+            )
+        builder = Builder(kind, name, func, func.__module__)
+        self._builders[key] = builder
+        return builder
+
+    def remove(self, kind: str, name: str) -> None:
+        """Forget the builder of that kind and name (nothing if there is none)."""
+        self._builders.pop((kind, name), None)
+
+    def add_module(self, module: ModuleType) -> list[Builder]:
+        """Register every builder the decorators marked in ``module`` (defined there, not imported into it)."""
+        added = []
+        for value in list(vars(module).values()):
+            if callable(value) and getattr(value, "__module__", None) == module.__name__:
+                for kind, name in getattr(value, MARK, ()):
+                    added.append(self.add(kind, name, value))
+        return added
+
+    def forget(self, module: str) -> None:
+        """Drop a module's builders and what is known of its import."""
+        for key in [k for k, b in self._builders.items() if b.module == module]:
+            del self._builders[key]
+        self.imported.pop(module, None)
+        self.import_errors.pop(module, None)
+
+    # -- reading the modules on disk -----------------------------------------------------
+    def refresh(self, package: ModuleType | str | None = None) -> list[str]:
+        """Bring the registry up to date with the builder modules on disk; returns the modules (re)imported.
+
+        A module not imported yet (a new chapter's builders) is imported; one whose
+        source changed since it was imported is imported again, its old builders
+        dropped first; one deleted is forgotten. A long-running ``mkdocs serve``
+        calls this before each rebuild, so new and edited builders are used
+        without a restart. Raises :class:`BuilderImportError` naming every module
+        that failed; the others are loaded all the same. ``package``: only that
+        package (default: every package of the registry).
+        """
+        if package is None:
+            self.loaded = True
+            packages = [importlib.import_module(p) for p in self.packages]
+        else:
+            packages = [importlib.import_module(package) if isinstance(package, str) else package]
+        done: list[str] = []
+        failed: list[str] = []
+        for pkg in packages:
+            self._refresh_package(pkg, done, failed)
+        self.snapshot.take(exclude=self.imported)
+        if failed:
+            raise BuilderImportError("\n".join(failed))
+        return done
+
+    def _refresh_package(self, package: ModuleType, done: list[str], failed: list[str]) -> None:
+        prefix = package.__name__ + "."
+        folder = Path(package.__path__[0])
+        on_disk = sorted(prefix + info.name for info in pkgutil.iter_modules([str(folder)]))
+        for module in on_disk:
+            digest = file_digest(folder / (module[len(prefix) :] + ".py"))
+            if module in sys.modules and self.imported.get(module) == digest:
+                continue
+            self.forget(module)
+            # Imported anew, not reloaded: a reload keeps the old module's names, a builder renamed
+            # or deleted in the source among them.
             sys.modules.pop(module, None)
-            _IMPORTED.pop(module, None)
-            _IMPORT_ERRORS[module] = _format_import_error(module, exc)
-            failed.append(_IMPORT_ERRORS[module])
-            continue
-        _IMPORT_ERRORS.pop(module, None)
-        _IMPORTED[module] = digest
-        done.append(module)
-    for module in sorted(m for m in set(_IMPORTED) - set(on_disk) if m.startswith(prefix)):
-        _drop(module)
-        _IMPORTED.pop(module)
-        sys.modules.pop(module, None)
-    _snapshot()
-    if failed:
-        raise BuilderImportError("\n".join(failed))
-    return done
+            try:
+                loaded = importlib.import_module(module)
+            except Exception as exc:
+                sys.modules.pop(module, None)
+                self.import_errors[module] = _format_import_error(module, exc)
+                failed.append(self.import_errors[module])
+                continue
+            try:
+                self.add_module(loaded)
+            except ValueError as exc:
+                self.forget(module)
+                self.import_errors[module] = f"the builder module {module} failed to register its builders: {exc}"
+                failed.append(self.import_errors[module])
+                continue
+            self.imported[module] = digest
+            done.append(module)
+        for module in sorted(m for m in set(self.imported) - set(on_disk) if m.startswith(prefix)):
+            self.forget(module)
+            sys.modules.pop(module, None)
+
+    def stale_modules(self) -> set[str]:
+        """rnnmem modules (not builder modules) whose source changed since this process loaded them.
+
+        Their code in this process is not the code on disk: an item that depends
+        on one is rendered in a fresh interpreter (see :mod:`rnnmem.site.render`).
+        """
+        return self.snapshot.stale(exclude=self.imported)
+
+    def load_builders(self) -> None:
+        """Import every module of the registry's packages (once; :meth:`refresh` to look again)."""
+        if not self.loaded:
+            self.refresh()
+
+    # -- asking --------------------------------------------------------------------------
+    def get(self, kind: str, name: str) -> Builder:
+        """The builder of that kind and name; KeyError listing the known ones if there is none."""
+        self.load_builders()
+        if kind not in KINDS:
+            raise KeyError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}")
+        try:
+            return self._builders[(kind, name)]
+        except KeyError:
+            known = ", ".join(sorted(n for k, n in self._builders if k == kind)) or "(none)"
+            extra = "".join(f"\n  ({e})" for e in self.import_errors.values())
+            raise KeyError(f"unknown {kind} {name!r}; the known {kind}s are: {known}{extra}") from None
+
+    def all_builders(self) -> list[Builder]:
+        self.load_builders()
+        return [self._builders[k] for k in sorted(self._builders)]
 
 
-def _snapshot() -> None:
-    """Remember the source of every rnnmem module loaded here (builder modules are tracked apart)."""
-    from .render import module_path
-
-    for name in list(sys.modules):
-        if (name == "rnnmem" or name.startswith("rnnmem.")) and name not in _SNAPSHOT and name not in _IMPORTED:
-            path = module_path(name)
-            if path is not None:
-                _SNAPSHOT[name] = _digest(path)
+#: The book's builders (every module of :data:`BUILDER_PACKAGE`).
+default = Registry()
 
 
-def stale_modules() -> set[str]:
-    """rnnmem modules (not builder modules) whose source changed since this process loaded them.
-
-    Their code in this process is not the code on disk: an item that depends
-    on one is rendered in a fresh interpreter (see :mod:`rnnmem.site.render`).
-    """
-    from .render import module_path
-
-    _snapshot()
-    stale = set()
-    for name, digest in _SNAPSHOT.items():
-        path = module_path(name)
-        if path is not None and _digest(path) != digest:
-            stale.add(name)
-    return stale
+def refresh() -> list[str]:
+    """:meth:`Registry.refresh` of the :data:`default` registry."""
+    return default.refresh()
 
 
 def load_builders() -> None:
-    """Import every module of :mod:`rnnmem.site.builders` (once; :func:`refresh` to look again)."""
-    if not _LOADED:
-        refresh()
+    """:meth:`Registry.load_builders` of the :data:`default` registry."""
+    default.load_builders()
 
 
 def get(kind: str, name: str) -> Builder:
-    """The builder of that kind and name; KeyError listing the known ones if there is none."""
-    load_builders()
-    if kind not in KINDS:
-        raise KeyError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}")
-    try:
-        return _BUILDERS[(kind, name)]
-    except KeyError:
-        known = ", ".join(sorted(n for k, n in _BUILDERS if k == kind)) or "(none)"
-        extra = "".join(f"\n  ({e})" for e in _IMPORT_ERRORS.values())
-        raise KeyError(f"unknown {kind} {name!r}; the known {kind}s are: {known}{extra}") from None
+    """:meth:`Registry.get` of the :data:`default` registry."""
+    return default.get(kind, name)
 
 
 def all_builders() -> list[Builder]:
-    load_builders()
-    return [_BUILDERS[k] for k in sorted(_BUILDERS)]
+    """:meth:`Registry.all_builders` of the :data:`default` registry."""
+    return default.all_builders()
+
+
+def stale_modules() -> set[str]:
+    """:meth:`Registry.stale_modules` of the :data:`default` registry."""
+    return default.stale_modules()

@@ -6,7 +6,8 @@ Each rendered item is stored under ``.cache/rnnmem-site/`` and keyed by
   text or id, which only place the item),
 * the source of the builder's module and of every ``rnnmem`` module it
   imports, transitively (core modules such as ``rnnmem.memory``, and site
-  modules such as ``style`` and ``tables``; see :func:`dependencies`), so an
+  modules such as ``style`` and ``tables``; see
+  :func:`rnnmem.site.sources.dependencies`), so an
   edit re-renders only the items that depend on the edited code,
 * the numpy and matplotlib versions.
 
@@ -18,169 +19,34 @@ recipe and never serves a stale one.
 
 from __future__ import annotations
 
-import ast
-import functools
 import hashlib
 import inspect
 import json
 import os
-import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from . import registry
 from .directives import Directive, DirectiveError
+from .numbering import id_problem
 from .placeholders import jsonable
+from .registry import Builder, Registry
+from .sources import dependencies, sources_digest, version
 from .traces import describe
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
 CACHE_VERSION = "3"
 #: Directive arguments that belong to the page, not to the builder: never passed to it, not in the key.
 RESERVED = ("caption", "alt", "id")
-_ID = re.compile(r"[a-z][a-z0-9-]*\Z")
-#: Site modules that read pages and run builders but compute no content: not part of any key.
-MACHINERY = frozenset(
-    f"rnnmem.site.{m}"
-    for m in (
-        "registry",
-        "directives",
-        "markdown",
-        "render",
-        "book",
-        "mkdocs_hook",
-        "notebook",
-        "griffe_doctests",
-        "placeholders",
-        "numbers",
-        "__main__",
-    )
-)
 
 
 def default_cache_dir() -> Path:
+    """``$RNNMEM_CACHE_DIR/rnnmem-site``, or ``.cache/rnnmem-site`` without that variable."""
     return Path(os.environ.get("RNNMEM_CACHE_DIR", ".cache")) / "rnnmem-site"
-
-
-def package_digest(package_dir: Path = PACKAGE_DIR) -> str:
-    """sha256 over every .py file of the rnnmem package (path and contents)."""
-    h = hashlib.sha256()
-    for path in sorted(package_dir.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        h.update(path.relative_to(package_dir).as_posix().encode())
-        h.update(b"\0")
-        h.update(path.read_bytes())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def module_path(name: str, package_dir: Path = PACKAGE_DIR) -> Path | None:
-    """The source file of ``rnnmem.x.y`` (a module, or a package's ``__init__.py``), or None."""
-    parts = name.split(".")
-    if parts[0] != package_dir.name:
-        return None
-    base = package_dir.joinpath(*parts[1:])
-    if base.with_suffix(".py").is_file() and len(parts) > 1:
-        return base.with_suffix(".py")
-    if (base / "__init__.py").is_file():
-        return base / "__init__.py"
-    return None
-
-
-_IMPORTS: dict[tuple[Path, int, int], tuple[str, ...]] = {}
-
-
-def imports_of(name: str, package_dir: Path = PACKAGE_DIR) -> tuple[str, ...]:
-    """The ``rnnmem`` modules that module ``name`` imports (anywhere in its source), read from disk.
-
-    ``from rnnmem import memory`` and ``from .. import tables`` name the
-    submodule; ``from rnnmem.memory import horizon`` names ``rnnmem.memory``.
-    Parsed once per file version.
-    """
-    path = module_path(name, package_dir)
-    if path is None:
-        return ()
-    st = path.stat()
-    memo = (path, st.st_mtime_ns, st.st_size)
-    if memo in _IMPORTS:
-        return _IMPORTS[memo]
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except SyntaxError:
-        return ()
-    is_package = path.name == "__init__.py"
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = name.split(".")
-                base = base[: len(base) - node.level + (1 if is_package else 0)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            for alias in node.names:
-                if module_path(f"{mod}.{alias.name}", package_dir) is not None:
-                    found.add(f"{mod}.{alias.name}")  # a submodule, not the package's __init__
-                else:
-                    found.add(mod)
-    result = tuple(sorted(m for m in found if m and module_path(m, package_dir) is not None and m != name))
-    _IMPORTS[memo] = result
-    return result
-
-
-def dependencies(name: str, package_dir: Path = PACKAGE_DIR) -> list[str]:
-    """Module ``name`` and the ``rnnmem`` modules it imports, transitively (site machinery excluded).
-
-    A package imported by name (``from rnnmem import memory``) counts as its
-    submodule, not as the package's ``__init__`` with everything it imports.
-    """
-    seen: set[str] = set()
-    todo = [name]
-    while todo:
-        mod = todo.pop()
-        if mod in seen or mod in MACHINERY:
-            continue
-        seen.add(mod)
-        todo.extend(imports_of(mod, package_dir))
-    return sorted(seen)
-
-
-def sources_digest(modules: Iterable[str], package_dir: Path = PACKAGE_DIR) -> str:
-    """sha256 over the source of each module (a package: every file in its folder, data included)."""
-    h = hashlib.sha256()
-    for mod in sorted(modules):
-        path = module_path(mod, package_dir)
-        if path is None:  # a builder module outside the package (tests): its own file
-            path = Path(getattr(sys.modules.get(mod), "__file__", None) or os.devnull)
-        files = [path]
-        if path.name == "__init__.py" and mod != package_dir.name and ".site" not in mod:
-            files = sorted(p for p in path.parent.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-        for f in files:
-            name = f.relative_to(package_dir).as_posix() if f.is_relative_to(package_dir) else mod
-            h.update(name.encode() + b"\0" + (f.read_bytes() if f.is_file() else b"") + b"\0")
-    return h.hexdigest()
-
-
-def environment_key() -> str:
-    """sha256 of what any computed output depends on: the package source and the numeric libraries."""
-    parts = [package_digest(), _version("numpy"), _version("matplotlib")]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
-
-
-@functools.cache
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "absent"
 
 
 def _canonical(value: Any) -> Any:
@@ -235,16 +101,18 @@ def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
             "alt= repeats the caption: the caption is the short statement, "
             "alt= the full description of what the figure shows"
         )
-    if ident is not None and (not isinstance(ident, str) or not _ID.match(ident)):
-        raise directive.error(
-            f"id must be lower-case letters, digits and hyphens, starting with a letter, got {ident!r}"
-        )
+    problem = id_problem(ident)  # the numbering's rule (rnnmem.site.numbering.ID_PATTERN)
+    if problem is not None:
+        raise directive.error(problem)
     return args, caption
 
 
-def cache_key(directive: Directive, digest: str | None = None) -> str:
-    """The item's key: its recipe (see the module's docstring). ``digest`` overrides the modules' digest."""
-    builder = registry.get(directive.kind, directive.name)
+def cache_key(directive: Directive, digest: str | None = None, *, builders: Registry | None = None) -> str:
+    """The item's key: its recipe (see the module's docstring). ``digest`` overrides the modules' digest.
+
+    ``builders``: the registry the directive's builder is in (default :data:`rnnmem.site.registry.default`).
+    """
+    builder = (builders or registry.default).get(directive.kind, directive.name)
     args, _ = split_caption(directive)
     recipe = {
         "cache": CACHE_VERSION,
@@ -252,14 +120,13 @@ def cache_key(directive: Directive, digest: str | None = None) -> str:
         "name": directive.name,
         "args": _canonical(args),
         "modules": digest if digest is not None else sources_digest(dependencies(builder.module)),
-        "numpy": _version("numpy"),
-        "matplotlib": _version("matplotlib"),
+        "numpy": version("numpy"),
+        "matplotlib": version("matplotlib"),
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
 
 
-def _check_arguments(directive: Directive, args: dict[str, Any]) -> None:
-    builder = registry.get(directive.kind, directive.name)
+def _check_arguments(directive: Directive, builder: Builder, args: dict[str, Any]) -> None:
     params = builder.parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
@@ -279,7 +146,7 @@ def _check_arguments(directive: Directive, args: dict[str, Any]) -> None:
         raise directive.error(f"{directive.kind} {directive.name!r} needs argument(s): {', '.join(missing)}")
 
 
-def build_content(directive: Directive) -> tuple[bytes, dict[str, Any]]:
+def build_content(directive: Directive, *, builders: Registry | None = None) -> tuple[bytes, dict[str, Any]]:
     """Run the builder now (no cache); return the rendered bytes and the values it computed.
 
     A builder returns its figure or table, or ``(figure_or_table, values)``
@@ -290,9 +157,9 @@ def build_content(directive: Directive) -> tuple[bytes, dict[str, Any]]:
     """
     from threadpoolctl import threadpool_limits
 
-    builder = registry.get(directive.kind, directive.name)
+    builder = (builders or registry.default).get(directive.kind, directive.name)
     args, _ = split_caption(directive)
-    _check_arguments(directive, args)
+    _check_arguments(directive, builder, args)
     from rnnmem.checks import check_arguments
 
     try:  # each argument against the rule its parameter's annotation states
@@ -357,8 +224,10 @@ def _content(directive: Directive, result: Any) -> bytes:
 class Renderer:
     """Renders directives through the cache, counting what it really rendered and how long it took."""
 
-    def __init__(self, cache_dir: Path | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, *, builders: Registry | None = None) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        #: Where the builders are looked up (:data:`rnnmem.site.registry.default` unless a test brings its own).
+        self.builders = builders if builders is not None else registry.default
         self.rendered: list[str] = []
         self.cached: list[str] = []
         #: (directive, seconds, "hit" or "miss") for every item this renderer produced.
@@ -373,14 +242,14 @@ class Renderer:
 
     def _lookup(self, directive: Directive) -> tuple[str, Path]:
         try:
-            builder = registry.get(directive.kind, directive.name)
+            builder = self.builders.get(directive.kind, directive.name)
         except KeyError as exc:
             raise directive.error(str(exc.args[0])) from exc
-        key = cache_key(directive, self.modules_digest(builder.module))
+        key = cache_key(directive, self.modules_digest(builder.module), builders=self.builders)
         return key, self.cache_dir / directive.kind / f"{directive.name}-{key}"
 
     def render(self, directive: Directive) -> Item:
-        registry.load_builders()  # once per process; not part of any item's time
+        self.builders.load_builders()  # once per process; not part of any item's time
         start = time.perf_counter()
         key, path = self._lookup(directive)
         values_path = path.with_name(path.name + ".values.json")
@@ -390,7 +259,7 @@ class Renderer:
             self.timings.append((directive, time.perf_counter() - start, "hit"))
             values = json.loads(values_path.read_text(encoding="utf-8"))
             return Item(directive.kind, directive.name, key, path.read_bytes(), True, values)
-        content, values = build_content(directive)
+        content, values = build_content(directive, builders=self.builders)
         path.parent.mkdir(parents=True, exist_ok=True)
         for target, data in ((values_path, json.dumps(values, sort_keys=True).encode()), (path, content)):
             # A name of this process's own: two processes rendering the same item (the test
@@ -404,7 +273,7 @@ class Renderer:
 
     def needs_fresh_process(self, directive: Directive, stale: set[str]) -> bool:
         """True when the item depends on a module whose code in this process is older than on disk."""
-        builder = registry.get(directive.kind, directive.name)
+        builder = self.builders.get(directive.kind, directive.name)
         return bool(stale.intersection(dependencies(builder.module)))
 
     def render_all(
@@ -417,7 +286,7 @@ class Renderer:
         it is rendered by ``python -m rnnmem.site render-json`` in a new
         interpreter, so the code that runs is the code the key names. (Edited
         builder modules themselves are imported again by
-        :func:`rnnmem.site.registry.refresh` and render here.)
+        :meth:`rnnmem.site.registry.Registry.refresh` and render here.)
 
         ``keep_going``: a failing directive gives its :class:`DirectiveError` in
         the list instead of stopping the others (what ``mkdocs serve`` shows).
@@ -425,7 +294,7 @@ class Renderer:
         directives = list(directives)
         errors: dict[tuple[str, int], DirectiveError] = {}
         if fresh_process:
-            stale = registry.stale_modules()
+            stale = self.builders.stale_modules()
             missing = []
             for d in directives:
                 try:
@@ -434,7 +303,7 @@ class Renderer:
                 except DirectiveError:
                     pass  # reported again below, in order
             if missing:
-                errors = _render_in_subprocess(self.cache_dir, missing)
+                errors = _render_in_subprocess(self.cache_dir, missing, self.builders.packages)
                 if errors and not keep_going:
                     raise next(iter(errors.values()))
         out: list[Item | DirectiveError] = []
@@ -472,11 +341,14 @@ class Renderer:
         return "\n".join(lines)
 
 
-def _render_in_subprocess(cache_dir: Path, directives: list[Directive]) -> dict[tuple[str, int], DirectiveError]:
-    """Render in a new interpreter; returns the errors by (page, line)."""
+def _render_in_subprocess(
+    cache_dir: Path, directives: list[Directive], packages: Iterable[str] = (registry.BUILDER_PACKAGE,)
+) -> dict[tuple[str, int], DirectiveError]:
+    """Render in a new interpreter (its builders from ``packages``); returns the errors by (page, line)."""
     payload = json.dumps([{"page": d.page, "line": d.line, "text": d.text} for d in directives])
+    where = [arg for package in packages for arg in ("--package", package)]
     proc = subprocess.run(
-        [sys.executable, "-m", "rnnmem.site", "render-json", "--cache", str(cache_dir)],
+        [sys.executable, "-m", "rnnmem.site", "render-json", "--cache", str(cache_dir), *where],
         input=payload,
         text=True,
         capture_output=True,

@@ -36,10 +36,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+from . import config
+
 __all__ = ["HOME_ENTRY", "MOTIVATION", "PLACEHOLDERS", "Scaffold", "check_arguments", "scaffold", "main"]
 
 #: The sentences ``make chapter`` writes for the author to replace: the chapter's motivation, and its
-#: entry on the home page. While one is left in a page's prose, the build fails (the MkDocs hook) and so
+#: entry on the home page. While one is left in a page's prose, the build fails (the MkDocs plugin) and so
 #: does ``make test-chapter`` (the rule ``placeholders`` of :mod:`rnnmem.site.check`), naming page and line.
 MOTIVATION = (
     "Replace this paragraph: what question does this chapter answer, and why does a reader of the "
@@ -216,8 +218,7 @@ def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold
     for path in (s.page_path, s.builder_path, s.test_path):
         if path.exists():
             raise ValueError(f"NAME {name!r} is taken: {path.relative_to(root)} exists")
-    nav = (Path(root) / "mkdocs.yml").read_text(encoding="utf-8")
-    if f"chapters/{name}.md" in nav:
+    if f"chapters/{name}.md" in config.nav_pages(config.read(Path(root) / config.CONFIG_FILE).get("nav")):
         raise ValueError(f"NAME {name!r} is taken: mkdocs.yml already lists chapters/{name}.md")
     return s
 
@@ -239,9 +240,10 @@ def add_to_nav(config_text: str, title: str, path: str) -> str:
       - References: r.md
     """
     lines = config_text.split("\n")
-    start = next((i for i, line in enumerate(lines) if re.fullmatch(r"\s*- Chapters:\s*", line)), None)
+    section = rf"\s*- {re.escape(config.CHAPTERS_SECTION)}:\s*"
+    start = next((i for i, line in enumerate(lines) if re.fullmatch(section, line)), None)
     if start is None:
-        raise ValueError("mkdocs.yml has no '- Chapters:' section in its nav to add the chapter to")
+        raise ValueError(f"mkdocs.yml has no '- {config.CHAPTERS_SECTION}:' section in its nav to add the chapter to")
     outer = len(lines[start]) - len(lines[start].lstrip())
     last, indent = start, None
     for i in range(start + 1, len(lines)):

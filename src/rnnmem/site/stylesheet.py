@@ -2,7 +2,7 @@
 
 The site's own stylesheets (``extra_css`` in ``mkdocs.yml``: the math stylesheet
 written by :mod:`rnnmem.site.mathjax`, the book's, mkdocstrings') each block the
-first paint of every page while they load. The MkDocs hook replaces the list by
+first paint of every page while they load. The MkDocs plugin replaces the list by
 :data:`BUNDLE` in ``on_config`` and, in ``on_post_build``, writes the bundle: the
 files of the list in their order, each ``url(...)`` rewritten to stay right from
 the bundle's folder. The single files stay in the site as they were.

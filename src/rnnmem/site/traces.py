@@ -27,7 +27,7 @@ SITE_DIR = PACKAGE_DIR / "site"
 #: The site machinery: frames here are how a builder was called, not where it failed.
 MACHINERY = {
     SITE_DIR / f"{m}.py"
-    for m in ("registry", "render", "book", "directives", "markdown", "mkdocs_hook", "__main__", "traces", "notebook")
+    for m in ("registry", "render", "book", "directives", "markdown", "plugin", "__main__", "traces", "notebook")
 }
 MAX_FRAMES = 6
 

@@ -6,7 +6,7 @@ page's HTML, each inline formula (``<span class="arithmatex">``, typeset at
 build time) that is directly followed by closing punctuation is wrapped,
 together with that punctuation, in ``<span class="rnnmem-nobr">``, which the
 site's stylesheet keeps on one line (``white-space: nowrap``). Called by the
-MkDocs hook on every finished page.
+MkDocs plugin on every finished page.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
     d.node("bus", "", at=(0.9, 0.2), shape="dot", op="concat")
     d.connect("h_prev -> bus", arrow=False)
     d.connect("x -> bus", arrow=False)
-    for k, (gate, x) in enumerate(zip("figo", (1.4, 2.4, 3.4, 4.4))):
+    for gate, x in zip("figo", (1.4, 2.4, 3.4, 4.4)):
         d.node(
             gate,
             r"$\tanh$" if gate == "g" else r"$\sigma$",
