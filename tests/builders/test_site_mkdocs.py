@@ -154,9 +154,10 @@ def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
 
 
 def test_a_builder_error_names_the_builders_file_and_line(tmp_path):
-    p = project(tmp_path, '# C\n\n<!-- figure: decay_curves factors=[0.5, 7] caption="x" -->\n')
+    # The arguments pass their rules (target is a finite number or array); the builder's own call raises.
+    p = project(tmp_path, "# C\n\n<!-- table: bptt_table target=[1, 2] -->\n")
     proc = build(p)
     assert proc.returncode != 0
     assert "docs/chapters/c.md:3: " in proc.stderr
-    assert re.search(r"src/rnnmem/site/builders/horizon\.py:\d+ in decay_curves", proc.stderr), proc.stderr
-    assert "src/rnnmem/checks.py:" in proc.stderr
+    assert re.search(r"src/rnnmem/site/builders/error_backward\.py:\d+ in bptt_table", proc.stderr), proc.stderr
+    assert "src/rnnmem/bptt.py:" in proc.stderr

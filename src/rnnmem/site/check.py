@@ -72,6 +72,7 @@ from pathlib import Path
 
 from . import apipages, config
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
+from .config import HOME_SECTION
 from .directives import DirectiveError, find_directives
 from .markdown import lex, prose_spans
 from .numbering import NumberingError, heading_anchor
@@ -105,9 +106,6 @@ __all__ = [
     "reference_link_problems",
     "run_check",
 ]
-
-#: The heading of the home page's chapter list.
-HOME_SECTION = "The chapters, in reading order"
 
 #: The widest line of a ```python block: the code column at 1280 px holds about 80 characters of the
 #: site's monospace font, fewer inside an admonition (an exercise's answer); 72 leaves room for the copy button.

@@ -23,6 +23,7 @@ from typing import Any
 __all__ = [
     "CHAPTERS_SECTION",
     "CONFIG_FILE",
+    "HOME_SECTION",
     "chapter_entries",
     "chapter_order",
     "chapters",
@@ -35,6 +36,8 @@ __all__ = [
 CONFIG_FILE = "mkdocs.yml"
 #: The title of the nav section that lists the chapters, in reading order.
 CHAPTERS_SECTION = "Chapters"
+#: The heading of the home page's list of the chapters (``docs/index.md``), held equal to the nav's section.
+HOME_SECTION = "The chapters, in reading order"
 
 
 @functools.lru_cache(maxsize=8)

@@ -260,7 +260,7 @@ def add_to_nav(config_text: str, title: str, path: str) -> str:
 
 def add_to_home(index_text: str, title: str, path: str) -> str:
     """``index_text`` with a numbered entry for the chapter after the last one of the chapter list."""
-    from .check import HOME_SECTION
+    from .config import HOME_SECTION
 
     lines = index_text.split("\n")
     try:
