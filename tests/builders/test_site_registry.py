@@ -158,3 +158,20 @@ def test_the_decorators_only_mark_so_importing_a_builder_module_changes_no_regis
         ("figure", "tb_marked"),
         ("table", "tb_both"),
     ]
+
+
+def test_a_builder_module_imported_before_the_registry_is_taken_as_it_is(package):
+    """One copy of each function: a process pool pickles a builder's helpers by their module's name."""
+    write(package / "one.py", "tb_first", "tb_first", 1)
+    first = importlib.import_module("tb.one")  # a test or a snippet imported it first
+    builders = registry.Registry(["tb"])
+    assert builders.refresh() == ["tb.one"]
+    assert sys.modules["tb.one"] is first and builders.get("table", "tb_first").func is first.tb_first
+    # A second registry takes the same module too, rather than importing a second copy.
+    other = registry.Registry(["tb"])
+    other.refresh()
+    assert sys.modules["tb.one"] is first and other.get("table", "tb_first").func is first.tb_first
+    # Once this registry imported it, an edit is imported anew, as while serving.
+    write(package / "one.py", "tb_first", "tb_first", 2, mtime=5)
+    assert builders.refresh() == ["tb.one"]
+    assert sys.modules["tb.one"] is not first

@@ -206,12 +206,19 @@ class Registry:
             digest = file_digest(folder / (module[len(prefix) :] + ".py"))
             if module in sys.modules and self.imported.get(module) == digest:
                 continue
+            adopt = module in sys.modules and module not in self.imported
             self.forget(module)
-            # Imported anew, not reloaded: a reload keeps the old module's names, a builder renamed
-            # or deleted in the source among them.
-            sys.modules.pop(module, None)
             try:
-                loaded = importlib.import_module(module)
+                if adopt:
+                    # Imported already by other code (a test, a snippet, another registry), not by this
+                    # registry: its functions are taken as they are, so there is one copy of each (a
+                    # process pool pickles a builder's helpers by their module's current name).
+                    loaded = sys.modules[module]
+                else:
+                    # Imported anew, not reloaded: a reload keeps the old module's names, a builder
+                    # renamed or deleted in the source among them.
+                    sys.modules.pop(module, None)
+                    loaded = importlib.import_module(module)
             except Exception as exc:
                 sys.modules.pop(module, None)
                 self.import_errors[module] = _format_import_error(module, exc)
