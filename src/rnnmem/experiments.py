@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -85,7 +86,7 @@ ALPHABET = 8
 CONFIGS = ("rnn", "gru", "lstm:0", "lstm:1", "lstm:2", "lstm:chrono")
 """The models of the lab: the tanh RNN, the GRU, and the LSTM with forget bias 0, 1, 2 and chrono."""
 
-SCHEMES = ("none", "per-step", "per-sequence")
+SCHEMES: tuple[Literal["none", "per-step", "per-sequence"], ...] = ("none", "per-step", "per-sequence")
 """Dropout on the LSTM's carry line: none, a fresh mask at every step, one mask per sequence."""
 
 MODEL_SPECS = "'rnn', 'gru', 'lstm', 'lstm:B' with B a forget bias (a finite number), or 'lstm:chrono'"
@@ -256,7 +257,7 @@ def _check_threshold(name: str, value: Any) -> float:
 #: A model spec (:data:`MODEL_SPECS`): checked by :meth:`ModelSpec.parse`, passed on as it was written.
 Model = Annotated[str, Check(_check_model_text, f"models ({MODEL_SPECS})")]
 #: Lags: whole numbers >= 1, increasing and distinct.
-Lags = Annotated[list[int], Check(check_lags, "lags")]
+Lags = Annotated[Sequence[int], Check(check_lags, "lags")]
 #: A success threshold in (0, 1] (:func:`rnnmem.lab.check_threshold`).
 Threshold = Annotated[float, Check(_check_threshold, "thresholds in (0, 1]")]
 #: A keep probability in (0, 1] (:func:`rnnmem.dropout.check_keep`).

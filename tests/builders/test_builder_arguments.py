@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import types
 import typing
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal, Union
 
 import pytest
@@ -35,7 +36,7 @@ REJECTED = {
 }
 PLAIN = {int: 2.5, float: float("nan"), str: 3, bool: "yes"}
 #: Tried, in order, for a rule a chapter defines itself (a keep probability, a regime, a model name ...).
-CANDIDATES = ("not-an-option", -1, 1.5, None, [], {})
+CANDIDATES: tuple[Any, ...] = ("not-an-option", -1, 1.5, None, [], {})
 
 #: Builder modules whose parameters are not annotated yet, each with the reason.
 NOT_YET: dict[str, str] = {}  # module -> why its builders do not state their rules yet (none today)
@@ -75,7 +76,7 @@ def bad_values(name: str, hint) -> list[tuple[Any, str]]:
     if origin in (Union, types.UnionType):
         (inner,) = [m for m in typing.get_args(hint) if m is not type(None)]
         return bad_values(name, inner)
-    if origin in (list, tuple):
+    if origin in (list, tuple, Sequence):
         item = typing.get_args(hint)[0]
         return [([], name)] + [([value], f"{name}[0]") for value, _ in bad_values(f"{name}[0]", item)]
     return []
@@ -129,7 +130,7 @@ def test_a_value_its_rule_rejects_fails_the_build_naming_it(builder, name, value
 
 
 #: Relations between arguments (and rules beyond an annotation), checked in the builders' bodies.
-RELATIONS = [
+RELATIONS: list[tuple[str, dict[str, Any], str]] = [
     ("gradient_highway", {"steps": 40, "mark": 50}, "mark must be a step within the plot (at most steps=40), got 50"),
     ("dropout_spread", {"runs": 10, "min_runs": 100}, "min_runs must be at most runs (10), got 100"),
     ("jacobian_norm_table", {"distance": 50, "steps": 40}, "distance must be at most steps (40), got 50"),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 from rnnmem import memory
 from rnnmem.site.builders.interactive import BOX
@@ -25,12 +26,25 @@ def render(tmp_path, text: str) -> BeautifulSoup:
     return BeautifulSoup(item.content.decode(), "html.parser")
 
 
+def select(soup: BeautifulSoup, css: str) -> Tag:
+    tag = soup.select_one(css)
+    assert tag is not None, f"the widget has no {css}"
+    return tag
+
+
+def widget_data(soup: BeautifulSoup) -> Any:
+    """The JSON the widget's script reads: every state the slider can show."""
+    text = select(soup, "script.rnnmem-w-data").string
+    assert text is not None, "the widget's data script is empty"
+    return json.loads(text)
+
+
 def test_every_state_shows_what_rnnmem_computes_for_its_bias(tmp_path):
     soup = render(tmp_path, "<!-- widget: forget_bias_explorer low=-1 high=3 step=0.5 start=1 -->")
-    data = json.loads(soup.select_one("script.rnnmem-w-data").string)
-    slider = soup.select_one("input[type=range]")
+    data = widget_data(soup)
+    slider = select(soup, "input[type=range]")
     biases = [-1 + 0.5 * i for i in range(9)]
-    assert int(slider["max"]) == len(biases) - 1 == len(data["readouts"]) - 1
+    assert int(slider.get_attribute_list("max")[0]) == len(biases) - 1 == len(data["readouts"]) - 1
     for b, shown, marks in zip(biases, data["readouts"], data["marks"]):
         f = float(memory.sigmoid(b))
         assert shown["bias"] == f"{b:.2f}" and shown["gate"] == f"{f:.3f}"
@@ -46,7 +60,7 @@ def test_the_curve_is_f_to_the_n_on_a_logarithmic_step_axis(tmp_path):
     soup = render(
         tmp_path, "<!-- widget: forget_bias_explorer low=0 high=2 step=1 start=0 points=5 max_steps=10000 -->"
     )
-    data = json.loads(soup.select_one("script.rnnmem-w-data").string)
+    data = widget_data(soup)
     for b, curves in zip((0, 1, 2), data["curves"]):
         points = [tuple(map(float, p.split(","))) for p in curves["decay"].split()]
         f = float(memory.sigmoid(b))

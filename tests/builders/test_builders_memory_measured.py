@@ -61,7 +61,7 @@ def test_runs_are_shared_between_figures(tmp_path, monkeypatch):
 
 def test_two_processes_train_what_one_does(monkeypatch):
     design = mm._design(4, 5, 0.5)
-    keys = [RecallRun(s, 3, (0, 1), design) for s in ("rnn", "lstm:0")]
+    keys = [RecallRun(ModelSpec.parse(s), 3, (0, 1), design) for s in ("rnn", "lstm:0")]
     monkeypatch.setattr(mm, "_RUNS", {})
     monkeypatch.setattr(mm, "WORKERS", 2)
     pooled = mm.runs(keys)
@@ -199,6 +199,6 @@ def test_the_dropout_and_clipping_values_count_their_runs():
 
 
 def test_a_sweep_over_the_same_models_reuses_the_same_runs():
-    a = Sweep(["lstm:1", "rnn"], [2, 3], (0, 1))
-    b = Sweep([ModelSpec("lstm", 1.0), "rnn"], (2, 3), [0, 1])
+    a = Sweep(["lstm:1", "rnn"], [2, 3], (0, 1))  # type: ignore[arg-type]  # texts and lists, converted on purpose
+    b = Sweep([ModelSpec("lstm", 1.0), "rnn"], (2, 3), [0, 1])  # type: ignore[arg-type]  # a text and a list, converted on purpose
     assert a.runs() == b.runs() and {hash(r) for r in a.runs()} == {hash(r) for r in b.runs()}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def cell_convention_table(d_in: PositiveInt = 100, d_h: PositiveInt = 500):
 
 @figure()
 def error_vs_data(
-    improvements: list[OpenUnit] = (0.3, 0.4),
+    improvements: Sequence[OpenUnit] = (0.3, 0.4),
     data0: Positive = 12_000,
     error0: Positive = 0.10,
     decades: Positive = 2.5,
@@ -110,7 +111,7 @@ def error_vs_data(
     curves = scaling.error_curves(improvements, data0, error0, decades=decades, points=200)
     fig, ax = new_figure(height=3.8)
     goal = error0 * target
-    values = {"goal": goal, "slope": {}, "hours": {}, "multiple": {}, "percent": {}}
+    values: dict[str, Any] = {"goal": goal, "slope": {}, "hours": {}, "multiple": {}, "percent": {}}
     bottom, top = goal / 2.5, error0 * 1.4
     ax.axhline(goal, color="#777777", linestyle="--", linewidth=1.0)
     ax.annotate(

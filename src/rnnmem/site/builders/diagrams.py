@@ -11,6 +11,7 @@ and :func:`rnnmem.gru.step`; the truncation window is read from
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from rnnmem import bptt
@@ -297,9 +298,10 @@ def gate_panel(d: Diagram, gate: str) -> Diagram:
     """One gate of a cell description, on its own: what it reads, the product it enters, the other factor,
     and the value that product goes on to make (found by following the description's edges)."""
     g = d.get(gate)
-    (product,) = [m for m in _succ(d, gate) if d.get(m).op == "mul"] or [None]
-    if product is None:
+    products = [m for m in _succ(d, gate) if d.get(m).op == "mul"]
+    if not products:
         raise ValueError(f"diagram of builder {d.builder!r}: gate {gate!r} feeds no product")
+    (product,) = products
     (other,) = [p for p in _pred(d, product) if p != gate]
     result = product
     while not d.get(result).computes:
@@ -335,7 +337,7 @@ def _symbol(n) -> str:
 
 
 @figure()
-def lstm_cell_diagram(gates: list[Literal["f", "i", "g", "o"]] = ("f", "i", "g", "o")):
+def lstm_cell_diagram(gates: Sequence[Literal["f", "i", "g", "o"]] = ("f", "i", "g", "o")):
     """The LSTM cell, carry line highlighted, and under it one panel per gate: what it reads and multiplies."""
     d = lstm_cell()
     x0, x1, y0, y1 = d.bounds()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def dropout_spread(
     if min_runs > runs:
         raise ValueError(f"min_runs must be at most runs ({runs}), got {min_runs}")
     fig, (left, right) = new_figure(ncols=2, height=4.6)
-    values = {
+    values: dict[str, Any] = {
         "runs": runs,
         "min_runs": min_runs,
         "steps": steps,
@@ -98,7 +99,7 @@ def dropout_spread(
 
 @table()
 def dropout_survival_table(
-    keep: Keep = 0.9, steps: list[NonNegativeInt] = (1, 10, 50, 100, 1000), depth: PositiveInt = 2
+    keep: Keep = 0.9, steps: Sequence[NonNegativeInt] = (1, 10, 50, 100, 1000), depth: PositiveInt = 2
 ):
     """For each length: the masks a carried value meets and its chance to arrive untouched, per scheme."""
     rows = []
@@ -116,7 +117,7 @@ def dropout_survival_table(
 
 @table()
 def mask_variance_table(
-    keeps: list[Keep] = (0.5, 0.8, 0.9, 0.95, 0.99), masks: list[NonNegativeInt] = (1, 2, 3, 10, 100)
+    keeps: Sequence[Keep] = (0.5, 0.8, 0.9, 0.95, 0.99), masks: Sequence[NonNegativeInt] = (1, 2, 3, 10, 100)
 ):
     """The variance (1/p)^n - 1 of a product of n inverted masks, for each keep probability p."""
     rows = [[f"{p:g}", *(_big(dropout.mask_product_variance(p, n)) for n in masks)] for p in keeps]

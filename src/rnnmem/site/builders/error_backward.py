@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import numpy as np
@@ -60,7 +61,7 @@ LossSteps = Annotated[Any, Check(_loss_steps, "None, 'all' or lists of steps")]
 
 @table()
 def bptt_table(
-    inputs: list[Real] = (1, 0, 0), target: Finite = 1.0, w: Finite = 0.5, h0: Finite = 0.0, u: Finite = 1.0
+    inputs: Sequence[Real] = (1, 0, 0), target: Finite = 1.0, w: Finite = 0.5, h0: Finite = 0.0, u: Finite = 1.0
 ):
     """The scalar example read by read: previous and new state, loss rate, and the credit of each use of w.
 
@@ -86,7 +87,7 @@ def bptt_table(
 
 
 @table()
-def distance_table(factors: list[Real] = (0.5, 1.5), distances: list[NonNegativeInt] = (0, 1, 2, 4, 8, 16)):
+def distance_table(factors: Sequence[Real] = (0.5, 1.5), distances: Sequence[NonNegativeInt] = (0, 1, 2, 4, 8, 16)):
     """The multiplier a^n after n edges of local rate a, one column per factor."""
     rows = bptt.distance_multipliers(factors, distances)
     return Table(
@@ -97,7 +98,7 @@ def distance_table(factors: list[Real] = (0.5, 1.5), distances: list[NonNegative
 
 @figure()
 def distance_curves(
-    factors: list[Positive] = (0.5, 0.9, 1.1, 1.5), distances: list[NonNegativeInt] = (0, 1, 2, 4, 8, 16)
+    factors: Sequence[Positive] = (0.5, 0.9, 1.1, 1.5), distances: Sequence[NonNegativeInt] = (0, 1, 2, 4, 8, 16)
 ):
     """a^n against the number of edges n, on a logarithmic axis, with markers at the table's distances."""
     factors, marked = [float(a) for a in factors], list(distances)
@@ -170,7 +171,9 @@ def clipping_table(grads: Gradients | None = None, max_norm: Positive = 1.0, cli
 
 
 @figure()
-def truncation_grid(length: PositiveInt = 12, settings: list[KPair] = ((4, 4), (2, 6)), loss_steps: LossSteps = "all"):
+def truncation_grid(
+    length: PositiveInt = 12, settings: Sequence[KPair] = ((4, 4), (2, 6)), loss_steps: LossSteps = "all"
+):
     """For each BPTT(k1, k2): a grid of use step against loss step, each pair coloured kept or cut."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
@@ -224,7 +227,7 @@ def truncation_grid(length: PositiveInt = 12, settings: list[KPair] = ((4, 4), (
 
 @table()
 def truncation_table(
-    inputs: list[Real] = (1, 0, 0, 0, 0, 0),
+    inputs: Sequence[Real] = (1, 0, 0, 0, 0, 0),
     target: Finite = 1.0,
     w: Finite = 0.5,
     k1: PositiveInt = 3,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from rnnmem import jacobians
@@ -35,8 +38,8 @@ def _run(radius: float, hidden: int, steps: int, input_scale: float, seed: int):
 
 @figure()
 def jacobian_norms(
-    radii: list[Positive] = (0.8, 1.0, 1.2),
-    input_scales: list[Positive] = (0.1, 1.0),
+    radii: Sequence[Positive] = (0.8, 1.0, 1.2),
+    input_scales: Sequence[Positive] = (0.1, 1.0),
     steps: PositiveInt = 40,
     hidden: PositiveInt = 32,
     seed: NonNegativeInt = 0,
@@ -46,7 +49,8 @@ def jacobian_norms(
     fig, axes = new_figure(ncols=len(scales), sharey=True, height=4.0)
     axes = np.atleast_1d(axes)
     k = np.arange(steps + 1)
-    near, far = {}, {}
+    near: dict[str, dict[str, float]] = {}
+    far: dict[str, dict[str, float]] = {}
     for ax, scale in zip(axes, scales):
         near[_key(scale)], far[_key(scale)] = {}, {}
         for colour, rho in zip(PALETTE, radii):
@@ -81,8 +85,8 @@ def jacobian_norms(
 
 @table()
 def jacobian_norm_table(
-    radii: list[Positive] = (0.8, 1.0, 1.2),
-    input_scales: list[Positive] = (0.1, 1.0),
+    radii: Sequence[Positive] = (0.8, 1.0, 1.2),
+    input_scales: Sequence[Positive] = (0.1, 1.0),
     steps: PositiveInt = 40,
     hidden: PositiveInt = 32,
     seed: NonNegativeInt = 0,
@@ -181,8 +185,8 @@ def nonnormal_growth_curve(
 
 @figure()
 def edge_of_chaos(
-    radii: list[Positive] = (0.8, 1.0, 1.2, 2.0),
-    grid: list[Positive] = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0),
+    radii: Sequence[Positive] = (0.8, 1.0, 1.2, 2.0),
+    grid: Sequence[Positive] = (0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0),
     hidden: PositiveInt = 64,
     steps: PositiveInt = 200,
     burn_in: NonNegativeInt = 100,
@@ -280,7 +284,8 @@ def init_norm_table(
     scale = float(input_scale)
     if distance > steps:
         raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
-    rows, values = [], {}
+    rows = []
+    values: dict[str, Any] = {}
     for label, init_name, nonlinearity, zero_biases, radius in _INIT_ROWS:
         runs = np.array(
             [_init_norms(init_name, nonlinearity, zero_biases, radius, hidden, steps, scale, s) for s in range(seeds)]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -182,7 +183,7 @@ def initial_horizon_cdf(
     inset.set_ylim(0, 1.04)
     inset.set_title("zero and PyTorch,\nenlarged")
     inset.tick_params(labelsize=7)
-    values = {"hidden": hidden, "t_max": t_max, "measure": measure}
+    values: dict[str, Any] = {"hidden": hidden, "t_max": t_max, "measure": measure}
     for name, stat in (("min", np.min), ("median", np.median), ("max", np.max)):
         values[name] = {k: float(stat(v)) for k, v in hs.items()}
     values["beyond_100"] = {k: float(np.mean(v > 100)) for k, v in hs.items()}
@@ -236,7 +237,7 @@ def forget_gates_on_data(
     hidden: PositiveInt = 256,
     steps: PositiveInt = 50,
     batch: PositiveInt = 16,
-    seeds: list[NonNegativeInt] = (0, 1, 2),
+    seeds: Sequence[NonNegativeInt] = (0, 1, 2),
     data_seed: NonNegativeInt = 1,
 ):
     """Forget gates of default PyTorch LSTMs fed unit-variance noise, at step ``steps``, against their zero-input gates.

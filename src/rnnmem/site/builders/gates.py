@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -20,7 +21,7 @@ def _pair(v) -> str:
 
 @figure()
 def gradient_highway(
-    gates: list[OpenUnit] = (0.99, 0.5),
+    gates: Sequence[OpenUnit] = (0.99, 0.5),
     steps: PositiveInt = 500,
     level: OpenUnit = 0.01,
     mark: PositiveInt = 50,
@@ -35,7 +36,7 @@ def gradient_highway(
         raise ValueError(f"mark must be a step within the plot (at most steps={steps}), got {mark}")
     n = np.arange(steps + 1)
     fig, ax = new_figure(height=3.6)
-    values = {"left": {}, "at": {}, "horizon": {}, "level": level}
+    values: dict[str, Any] = {"left": {}, "at": {}, "horizon": {}, "level": level}
     for k, f in enumerate(gates):
         color = PALETTE[k % len(PALETTE)]
         curve = memory.decay(f, n)
@@ -253,7 +254,7 @@ def cell_weights(cell: Literal["lstm", "gru"] = "lstm"):
         ]
         for r in two
     ]
-    values = {"gates": {}}
+    values: dict[str, dict[str, list[float]]] = {"gates": {}}
     for r in two:
         if r.value is not None:
             values["gates"].setdefault(str(r.gate), []).append(r.value)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ def carry_vs_other_paths(
     strg = REGIMES["strong"] if strong is None else strong
     fig, axes = new_figure(ncols=2, sharey=True, height=4.2)
     k = np.arange(steps + 1)
-    values = {"steps": steps}
+    values: dict[str, Any] = {"steps": steps}
     for ax, regime, title, key in (
         (axes[0], sat, "saturated\ngates", "saturated"),
         (axes[1], strg, "strong recurrent\nweights", "strong"),
@@ -92,7 +93,7 @@ def carry_vs_other_paths(
 
 @table()
 def cell_paths_table(
-    distances: list[PositiveInt] = (1, 5, 10, 20, 30),
+    distances: Sequence[PositiveInt] = (1, 5, 10, 20, 30),
     hidden: PositiveInt = 8,
     input_size: PositiveInt = 2,
     seed: NonNegativeInt = 0,
@@ -249,7 +250,7 @@ def lstm_gradcheck_table(
 
 @table()
 def keep_bias_paths_table(
-    biases: list[Finite] = (0, 2, 4, 6, 8),
+    biases: Sequence[Finite] = (0, 2, 4, 6, 8),
     distance: PositiveInt = 30,
     hidden: PositiveInt = 8,
     input_size: PositiveInt = 2,
@@ -261,7 +262,13 @@ def keep_bias_paths_table(
     (:func:`rnnmem.cell_paths.keep_bias_paths`)."""
     bs, k, scale = biases, distance, float(scale)
     rows = []
-    values = {"biases": [], "lstm_carry": [], "lstm_other": [], "gru_carry": [], "gru_other": []}
+    values: dict[str, list[float]] = {
+        "biases": [],
+        "lstm_carry": [],
+        "lstm_other": [],
+        "gru_carry": [],
+        "gru_other": [],
+    }
     for b in bs:
         lp, gp = keep_bias_paths(float(b), k, hidden, input_size, scale, seed, input_seed)
         rows.append(
@@ -315,7 +322,7 @@ def start_rates(
 
 @table()
 def default_start_table(
-    models: list[Model] = ("rnn", "gru", "lstm", "lstm:1", "lstm:2"),
+    models: Sequence[Model] = ("rnn", "gru", "lstm", "lstm:1", "lstm:2"),
     lag: PositiveInt = 20,
     alphabet: PositiveInt = 8,
     hidden: PositiveInt = 32,
@@ -328,7 +335,8 @@ def default_start_table(
     ``"lstm"`` (PyTorch's draw), ``"lstm:B"`` (forget bias ``B``) or ``"lstm:chrono"``.
     """
     parsed = [ModelSpec.parse(m, f"models[{j}]") for j, m in enumerate(models)]
-    rows, values = [], {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
+    rows = []
+    values: dict[str, Any] = {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
     for name, spec in zip(models, parsed):
         kind, bias = spec.cell, spec.forget_bias
         rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences, init=spec.init)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def _key(f: float) -> str:
 
 @figure()
 def decay_curves(
-    factors: list[OpenUnit] = (0.9, 0.99, 0.999), steps: PositiveInt = 1000, level: OpenUnit | None = None
+    factors: Sequence[OpenUnit] = (0.9, 0.99, 0.999), steps: PositiveInt = 1000, level: OpenUnit | None = None
 ):
     """f^n against n on a logarithmic axis, one line per factor; optional level line.
 
@@ -125,7 +126,7 @@ def readable(x: float, digits: int = 2) -> str:
 
 @table()
 def horizon_table(
-    factors: list[OpenUnit] = (0.5, 0.9, 0.95, 0.99, 0.999), level: OpenUnit = 0.01, steps: PositiveInt = 100
+    factors: Sequence[OpenUnit] = (0.5, 0.9, 0.95, 0.99, 0.999), level: OpenUnit = 0.01, steps: PositiveInt = 100
 ):
     """For each factor: f^steps, the level horizon, the e-fold horizon and its bounds."""
     rows = []
@@ -156,7 +157,7 @@ def horizon_table(
 
 
 @table()
-def bias_table(gates: list[OpenUnit] = (0.5, 0.731059, 0.8808, 0.95, 0.9848), level: OpenUnit = 0.01):
+def bias_table(gates: Sequence[OpenUnit] = (0.5, 0.731059, 0.8808, 0.95, 0.9848), level: OpenUnit = 0.01):
     """For each target gate value: the bias that starts the gate there, and its horizons."""
     rows = []
     for f in gates:
@@ -183,7 +184,7 @@ def bias_table(gates: list[OpenUnit] = (0.5, 0.731059, 0.8808, 0.95, 0.9848), le
 
 
 @figure()
-def leaky_pulse(taus: list[TimeConstant] = (2, 10, 50), steps: PositiveInt = 150):
+def leaky_pulse(taus: Sequence[TimeConstant] = (2, 10, 50), steps: PositiveInt = 150):
     """What leaky units keep of a pulse, exact leak e^(-1/tau) (solid) against Euler's 1 - 1/tau (dashed).
 
     Values: ``exact[tau]`` and ``euler[tau]``, the share of the pulse left
@@ -193,7 +194,7 @@ def leaky_pulse(taus: list[TimeConstant] = (2, 10, 50), steps: PositiveInt = 150
     pulse[0] = 1.0
     n = np.arange(steps + 1)
     fig, ax = new_figure()
-    values = {"e": float(np.exp(-1.0)), "exact": {}, "euler": {}}
+    values: dict[str, Any] = {"e": float(np.exp(-1.0)), "exact": {}, "euler": {}}
     for k, tau in enumerate(taus):
         colour = PALETTE[k % len(PALETTE)]
         for scheme, style in (("exact", "-"), ("euler", "--")):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -175,7 +176,7 @@ def _sweep_values(sweep: Sweep, counts: dict) -> dict:
 
 @figure()
 def success_by_lag(
-    models: list[Model] = CONFIGS,
+    models: Sequence[Model] = CONFIGS,
     lags: Lags = (2, 5, 10, 20, 40),
     seeds: PositiveInt = 3,
     hidden: PositiveInt = 16,
@@ -213,7 +214,7 @@ def success_by_lag(
 
 @table()
 def measured_horizon_table(
-    models: list[Model] = CONFIGS,
+    models: Sequence[Model] = CONFIGS,
     lags: Lags = (2, 5, 10, 20, 40),
     seeds: PositiveInt = 3,
     hidden: PositiveInt = 16,
@@ -263,7 +264,7 @@ def measured_horizon_table(
 @figure()
 def lag_learning_curves(
     lag: PositiveInt = 20,
-    models: list[Model] = CONFIGS,
+    models: Sequence[Model] = CONFIGS,
     seeds: PositiveInt = 3,
     hidden: PositiveInt = 16,
     steps: PositiveInt = 300,
@@ -329,7 +330,7 @@ def _curve_values(sweep: Sweep, lag: int, results: dict) -> dict:
 @figure()
 def gradient_reach(
     lag: PositiveInt = 20,
-    models: list[Model] = CONFIGS,
+    models: Sequence[Model] = CONFIGS,
     seeds: PositiveInt = 3,
     hidden: PositiveInt = 16,
     steps: PositiveInt = 300,
@@ -340,7 +341,7 @@ def gradient_reach(
     sweep, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
     specs, design = sweep.models, sweep.design
     fig, (left, right) = new_figure(ncols=2, height=4.4, sharey=True)
-    far = {}
+    far: dict[ModelSpec, list[float]] = {}
     for k, spec in enumerate(specs):
         style = dict(color=PALETTE[k % len(PALETTE)], linestyle="-" if spec.cell == "lstm" else "--")
         trained = results[sweep.run(spec, lag)].params
@@ -382,17 +383,23 @@ def gradient_reach(
 def _bias_sweep(biases, lag, seeds, hidden, steps, threshold) -> tuple[list[float], Sweep, list]:
     """The forget biases (as numbers), the recall sweep of one LSTM per bias at one lag, and its results."""
     sweep = Sweep(
-        [ModelSpec("lstm", forget_bias=b) for b in biases],
-        [lag],
+        tuple(ModelSpec("lstm", forget_bias=b) for b in biases),
+        (lag,),
         tuple(range(seeds)),
         _design(hidden, steps, threshold),
     )
-    return [m.forget_bias for m in sweep.models], sweep, runs(sweep.runs())
+    return [_forget_bias(m) for m in sweep.models], sweep, runs(sweep.runs())
+
+
+def _forget_bias(spec: ModelSpec) -> float:
+    """The forget bias of an LSTM built with one (``ModelSpec("lstm", forget_bias=b)``)."""
+    assert spec.forget_bias is not None, f"{spec} has no forget bias"
+    return spec.forget_bias
 
 
 @figure()
 def bias_updates(
-    biases: list[Finite] = (0, 1, 2, 3, 4),
+    biases: Sequence[Finite] = (0, 1, 2, 3, 4),
     lag: PositiveInt = 20,
     seeds: PositiveInt = 3,
     hidden: PositiveInt = 16,
@@ -468,7 +475,7 @@ def _bias_values(biases, lag, sweep: Sweep, results) -> dict:
 
 @table()
 def bias_updates_table(
-    biases: list[Finite] = (0, 1, 2, 3, 4),
+    biases: Sequence[Finite] = (0, 1, 2, 3, 4),
     lag: PositiveInt = 20,
     seeds: PositiveInt = 3,
     hidden: PositiveInt = 16,
@@ -530,7 +537,7 @@ def _clip_ladder(model, length, rates, clip, seeds, hidden, steps) -> tuple[list
 def clip_ladder_runs(
     model: Model = "lstm:1",
     length: AddingLength = 20,
-    rates: list[Positive] = (0.5, 1.0, 2.0, 4.0),
+    rates: Sequence[Positive] = (0.5, 1.0, 2.0, 4.0),
     clip: Positive = 1.0,
     seeds: PositiveInt = 2,
     hidden: PositiveInt = 16,
@@ -598,7 +605,7 @@ def _clip_values(length, clip, seeds, steps, ladder, chosen_rate) -> dict:
 def clip_ladder_table(
     model: Model = "lstm:1",
     length: AddingLength = 20,
-    rates: list[Positive] = (0.5, 1.0, 2.0, 4.0),
+    rates: Sequence[Positive] = (0.5, 1.0, 2.0, 4.0),
     clip: Positive = 1.0,
     seeds: PositiveInt = 2,
     hidden: PositiveInt = 16,

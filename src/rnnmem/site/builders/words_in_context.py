@@ -167,7 +167,7 @@ def _distance_values(runs) -> dict:
     trained = [mean[(m, d, k)] for m in ("forward", "backward", "both") for d in both_sides for k in ks]
     own_side = {m: [mean[(m, own[m], k)] for k in near] for m in own}
     counts = {(d, k): int(np.mean([r.cells["both"][(d, k)][1] for r in runs])) for d in both_sides for k in ks}
-    fewest = min(counts, key=counts.get)
+    fewest = min(counts, key=counts.__getitem__)
     return {
         "seeds": len(runs),
         "window": WINDOW,
