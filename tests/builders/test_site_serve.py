@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from test_site_mkdocs import GOOD, project, write_notebook
+from test_site_mkdocs import GOOD, project
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,6 +48,7 @@ class Serve:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
+        assert self.proc.stderr is not None  # started with stderr=PIPE
         for line in self.proc.stderr:
             self.log.append(line)
 
@@ -74,7 +75,6 @@ class Serve:
 
 def test_serve_warns_of_nothing_stale_and_shows_errors_on_the_page(tmp_path):
     p = project(tmp_path, GOOD)
-    write_notebook(p)  # the notebook embeds the site_url of mkdocs.yml, not the address serve uses
     server = Serve(p)
     try:
         server.wait_log("Serving on")
