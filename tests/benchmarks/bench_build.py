@@ -59,8 +59,8 @@ def main() -> None:
     plugins = [p for p in config_file.read(config)["plugins"] if p != "rnnmem"]
     nohook.write_text("INHERIT: mkdocs.yml\nstrict: false\nplugins: " + json.dumps(plugins) + "\n")
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            tmp = Path(tmp)
+        with tempfile.TemporaryDirectory() as tmp_name:
+            tmp = Path(tmp_name)
             cold = build(config, tmp / "cache", tmp / "site")
             build(nohook, tmp / "cache-nohook", tmp / "site-nohook")  # warm its notebook cache too
             warm, bare = [], []

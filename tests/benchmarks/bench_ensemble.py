@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "torch float32": torch_round,
     }
 
-    def timed(fn) -> tuple:
+    def timed(fn) -> tuple[float, float]:
         wall, cpu = time.perf_counter(), time.process_time()
         fn()
         return time.perf_counter() - wall, time.process_time() - cpu
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.warmup):
             for fn in sides.values():
                 fn()
-        times = {name: [] for name in sides}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
         order = list(sides)
         for i in range(args.repeats):
             for name in order if i % 2 == 0 else order[::-1]:

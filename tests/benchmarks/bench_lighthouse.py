@@ -91,6 +91,7 @@ def serve(site: Path, port: int, folder: Path) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert server.stdout is not None and server.stderr is not None  # both are pipes
     if server.stdout.readline().strip() != "ready":
         server.kill()
         raise RuntimeError(f"serve_pages.mjs did not start on port {port}:\n{server.stderr.read()[-2000:]}")

@@ -55,11 +55,12 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     threadpool_info = threadpool_limits = None
 
+from rnnmem._recurrent import Recurrent  # noqa: E402
 from rnnmem.gru import GRU  # noqa: E402
 from rnnmem.lstm import LSTM  # noqa: E402
 from rnnmem.rnn import RNN  # noqa: E402
 
-MODELS = {"lstm": LSTM, "gru": GRU, "rnn": RNN}
+MODELS: dict[str, type[Recurrent]] = {"lstm": LSTM, "gru": GRU, "rnn": RNN}
 SHAPES = {  # name: (T, B, D, H, dtype)
     "reference": (128, 32, 64, 128, np.float32),
     "lab": (100, 64, 10, 32, np.float32),
@@ -163,7 +164,10 @@ def lstm_products(T: int, B: int, D: int, H: int, dtype):
     """
     K = D + 1 + H
     rng = np.random.default_rng(1)
-    draw = lambda *shape: (0.1 * rng.standard_normal(shape)).astype(dtype)  # noqa: E731
+
+    def draw(*shape: int) -> np.ndarray:
+        return (0.1 * rng.standard_normal(shape)).astype(dtype)
+
     W, W_hT, W_ih = draw(4 * H, K), draw(H, 4 * H), draw(4 * H, D)
     columns, d_gates = draw(T, K, B), draw(T, 4 * H, B)
     gates, d_hidden = np.empty((4 * H, B), dtype), np.empty((H, B), dtype)

@@ -48,7 +48,9 @@ class Server:
             cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
         self.log: list[str] = []
-        threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
+        stderr = self.proc.stderr
+        assert stderr is not None  # a pipe
+        threading.Thread(target=lambda: self.log.extend(stderr), daemon=True).start()
         site_url = re.search(r"^site_url:\s*\S+?://[^/]+(/\S*)$", (root / "mkdocs.yml").read_text(), re.MULTILINE)
         self.base = f"http://127.0.0.1:{port}{site_url.group(1) if site_url else '/'}"
 

@@ -354,7 +354,8 @@ def test_widgets_are_not_numbered_and_keep_the_items_in_step():
     )
     index = numbering(pages={"chapters/one.md": text})
     assert index.item("chapters/one.md", 1) is None
-    assert (index.item("chapters/one.md", 2).anchor, index.item("chapters/one.md", 2).number) == ("tab-after", "1.2")
+    after = index.item("chapters/one.md", 2)
+    assert after is not None and (after.anchor, after.number) == ("tab-after", "1.2")
 
 
 def test_the_chapter_notebook_has_references_as_text(tmp_path):

@@ -53,7 +53,7 @@ def test_front_matter_description_is_kept_and_descriptions_skip_notebook_links()
         'A "quoted" first paragraph that is long enough to describe the page well.'
     )
     long = describe("<p>" + "abcdefghi " * 40 + "</p>")
-    assert len(long) <= 160 and long.endswith("abcdefghi…")
+    assert long is not None and len(long) <= 160 and long.endswith("abcdefghi…")
 
 
 def test_search_leaves_out_the_notebook_links_and_api_source():

@@ -87,7 +87,7 @@ def math(n: int) -> str:
     return "".join(f'<p><span class="arithmatex">\\(x_{i}\\)</span></p>' for i in range(n))
 
 
-def started(serving: bool, typesetter: mathjax.Typesetter) -> RnnmemPlugin:
+def started(serving: bool, typesetter: mathjax.Typesetter | None) -> RnnmemPlugin:
     p = RnnmemPlugin()
     p.load_config({})
     p.serving = serving

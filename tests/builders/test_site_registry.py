@@ -8,6 +8,7 @@ import sys
 import textwrap
 
 import pytest
+from test_site_render import rendered  # same directory: pytest puts it on sys.path
 
 from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
@@ -114,7 +115,7 @@ def test_editing_one_builder_module_re_renders_only_its_items(package, tmp_path)
     write(package / "two.py", "tb_two", "tb_two", 22, mtime=5)
     assert builders.refresh() == ["tb.two"]
     again = Renderer(tmp_path / "c", builders=builders)
-    items = again.render_all(find_directives(page, "p.md"))
+    items = rendered(again.render_all(find_directives(page, "p.md")))
     assert [i.from_cache for i in items] == [True, False, True]
     assert b"| 22 |" in items[1].content
     removed = [p.name for p in again.prune()]
@@ -147,12 +148,12 @@ def test_the_decorators_only_mark_so_importing_a_builder_module_changes_no_regis
     def tb_both():
         return None
 
-    assert tb_both.__rnnmem_builders__ == (("table", "tb_both"), ("figure", "tb_marked"))
+    assert vars(tb_both)["__rnnmem_builders__"] == (("table", "tb_both"), ("figure", "tb_marked"))
     assert "tb_marked" not in {b.name for b in registry.all_builders()}
     module = type(sys)("tb_marks")
     tb_both.__module__ = module.__name__
-    module.tb_both = tb_both
-    module.imported = registry.get("figure", "decay_curves").func  # imported from another module: not its own
+    imported = registry.get("figure", "decay_curves").func  # imported from another module: not its own
+    module.__dict__.update(tb_both=tb_both, imported=imported)
     builders = registry.Registry([])
     assert sorted((b.kind, b.name) for b in builders.add_module(module)) == [
         ("figure", "tb_marked"),

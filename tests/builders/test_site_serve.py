@@ -48,6 +48,7 @@ class Serve:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
+        assert self.proc.stderr is not None  # started with stderr=PIPE
         for line in self.proc.stderr:
             self.log.append(line)
 

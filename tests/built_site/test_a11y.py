@@ -25,6 +25,7 @@ import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 
@@ -286,6 +287,17 @@ def test_search_index_holds_no_tex(site_dir):
 
 KEYBOARD_CHAPTER = "chapters/horizon/"
 
+
+class Focused(TypedDict):
+    """What FOCUSED reads of the focused element."""
+
+    tag: str
+    cls: str
+    name: str
+    kind: str
+    shown: bool
+
+
 FOCUSED = """() => {
     const el = document.activeElement;
     if (!el || el === document.body) return null;
@@ -312,7 +324,7 @@ def test_every_control_is_reached_by_tab_and_named(browser, site_server):
     try:
         page.goto(url_of(site_server, KEYBOARD_CHAPTER), wait_until="load")
         page.wait_for_function(SCROLLERS_DONE)
-        stops = []
+        stops: list[Focused] = []
         for _ in range(400):  # once round the page: stop when focus comes back to the first stop
             page.keyboard.press("Tab")
             focused = page.evaluate(FOCUSED)

@@ -16,6 +16,7 @@ button copies the code without prompts or output.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -178,7 +179,7 @@ UNTYPESET = """(cells) => {
 }"""
 
 
-def untypeset_math(page, markdown_cells: list[int] = ()) -> list[str]:
+def untypeset_math(page, markdown_cells: Sequence[int] = ()) -> list[str]:
     """Every .arithmatex and each given notebook Markdown cell must hold math typeset when
     the site was built (no MathJax runs in the browser); returns what is not, and any TeX
     error, as problems."""

@@ -190,7 +190,7 @@ def measure(browser, site_server, pages: list[str], width: int) -> dict[str, dic
     context.route(lambda url: not url.startswith("http://127.0.0.1"), lambda route: route.abort("blockedbyclient"))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    found = {palette: {} for palette in PALETTES}
+    found: dict[str, dict[str, dict]] = {palette: {} for palette in PALETTES}
     try:
         for rel in pages:
             page.goto(url_of(site_server, rel), wait_until="load")

@@ -196,7 +196,9 @@ def test_internal_links_resolve(pages, site_dir):
             target, fragment, problem = resolve(page.rel, url, site_dir)
             if problem:
                 problems.append(f"{page.rel}: <{tag} {attr}>: {problem}")
-            elif fragment and target.endswith(".html"):
+                continue
+            assert target is not None  # resolve names a file whenever it reports no problem
+            if fragment and target.endswith(".html"):
                 if target not in pages:
                     problems.append(f"{page.rel}: <{tag} {attr}={url!r}>: {target} is not a parsed page")
                 elif fragment not in pages[target].ids:
@@ -282,6 +284,7 @@ def test_figures_are_svg_drawings(pages, site_dir):
             if problem:
                 problems.append(f"{page.rel}: figure {problem}")
                 continue
+            assert target is not None  # resolve names a file whenever it reports no problem
             if not target.endswith(".svg"):
                 problems.append(f"{page.rel}: figure {src!r} is not an SVG")
                 continue

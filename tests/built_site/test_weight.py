@@ -80,12 +80,12 @@ def page_files(site: Path, rel: str, *, first_load: bool) -> dict[str, int]:
     parser.feed(html)
     scripts = parser.scripts + scripts_started_after_paint(html)  # started once the page is drawn
     urls = parser.images + (parser.styles + scripts + parser.icons if first_load else [])
-    paths = {resolve(site, rel, u) for u in urls} - {None}
+    paths = {p for u in urls if (p := resolve(site, rel, u)) is not None}
     if first_load:
         paths.add(site / SEARCH_INDEX)
         worker = json.loads(parser.config or "{}").get("search")
-        if worker:
-            paths.add(resolve(site, rel, worker))
+        if worker and (worker_path := resolve(site, rel, worker)) is not None:
+            paths.add(worker_path)
     missing = sorted(str(p.relative_to(site)) for p in paths if not p.is_file())
     assert not missing, f"{rel} links files the site does not have: {missing}"
     return {p.relative_to(site).as_posix(): gzipped_size(p) for p in paths | {site / rel}}

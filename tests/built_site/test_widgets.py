@@ -39,7 +39,9 @@ def expected(bias: float) -> dict[str, str]:
 def shown(page) -> tuple[float, dict[str, str], str]:
     root = page.locator('.rnnmem-widget[data-widget="forget-bias"]')
     label = root.locator("input[type=range]").get_attribute("aria-valuetext")
-    bias = float(re.match(r"b_f = (-?[\d.]+),", label).group(1))
+    value = re.match(r"b_f = (-?[\d.]+),", label)
+    assert value, label
+    bias = float(value.group(1))
     outputs = {o.get_attribute("data-key"): o.inner_text() for o in root.locator("output").all()}
     return bias, outputs, root.locator("polyline").get_attribute("points")
 

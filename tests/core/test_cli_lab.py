@@ -160,6 +160,7 @@ def test_help_documents_every_option():
     ],
 )
 def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
+    status: int | str | None
     try:
         status = main(["lab", *args])
     except SystemExit as exc:

@@ -96,8 +96,9 @@ def test_random_gru_names_a_bad_argument(kwargs, name):
 
 
 def test_the_two_regimes_split_the_lstm_paths_the_other_way_round():
-    sat = cell_paths.random_lstm_paths(30, **cell_paths.REGIMES["saturated"])
-    strong = cell_paths.random_lstm_paths(30, **cell_paths.REGIMES["strong"])
+    # hidden and input_size named, so the settings (floats) can only be the regime's
+    sat = cell_paths.random_lstm_paths(30, hidden=8, input_size=2, **cell_paths.REGIMES["saturated"])
+    strong = cell_paths.random_lstm_paths(30, hidden=8, input_size=2, **cell_paths.REGIMES["strong"])
     assert sat.other_norm[30] < 0.05 * sat.carry_norm[30]
     assert strong.other_norm[30] > 5 * strong.carry_norm[30]
     # The same draw as lstm_cell_paths on random_lstm's weights, from the zero state.

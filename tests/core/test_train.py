@@ -88,7 +88,7 @@ def test_adam_bad_params_and_grads():
     with pytest.raises(ValueError, match="params must be a non-empty dict"):
         Adam({})
     with pytest.raises(ValueError, match=r"params\['w'\] must be a float numpy array"):
-        Adam({"w": [1.0]})
+        Adam({"w": [1.0]})  # type: ignore[dict-item]  # a bad value on purpose
     opt = Adam({"w": np.zeros(2)})
     with pytest.raises(ValueError, match="grads must be a dict with the keys of params"):
         opt.step({"v": np.zeros(2)})
@@ -120,7 +120,7 @@ def test_minibatches_visit_every_item_once_per_epoch_and_follow_the_seed():
     [
         (lambda: pad_batch([]), "sequences must be a non-empty list"),
         (lambda: pad_batch([[1], []]), r"sequences\[1\] must be a non-empty list of whole numbers >= 0"),
-        (lambda: pad_batch([[1.5]]), r"sequences\[0\] must be a non-empty list of whole numbers >= 0"),
+        (lambda: pad_batch([[1.5]]), r"sequences\[0\] must be a non-empty list of whole numbers >= 0"),  # type: ignore[list-item]  # a bad value on purpose
         (lambda: pad_batch([[1]], pad_id=-1), "pad_id must be a whole number >= 0, got -1"),
         (lambda: next(minibatches(0, 2)), "n_items must be a whole number >= 1, got 0"),
         (lambda: next(minibatches(3, 0)), "batch_size must be a whole number >= 1, got 0"),
@@ -225,7 +225,7 @@ def test_fit_bad_settings_name_the_argument(kwargs, message):
 def test_fit_bad_model_or_data():
     w, f, data = _least_squares(0)
     with pytest.raises(ValueError, match="loss_and_grads must be a function"):
-        fit(w, "not a function", data)
+        fit(w, "not a function", data)  # type: ignore[arg-type]  # a bad value on purpose
     with pytest.raises(ValueError, match="data must be a non-empty list of training items"):
         fit(w, f, [])
     with pytest.raises(ValueError, match="loss_and_grads returned a loss that is not finite, nan, at step 0"):

@@ -29,6 +29,13 @@ def scan(text: str):
     return [(f.line, f.info, list(f.body)) for f in lex(text).fences]
 
 
+def _line(where: str) -> int:
+    """The line number of Sybil's ``line N, column M``."""
+    m = re.match(r"line (\d+)", where)
+    assert m, where
+    return int(m.group(1))
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_sybil_collects_every_python_block(page):
     blocks = scan(page.read_text(encoding="utf-8"))
@@ -36,7 +43,7 @@ def test_sybil_collects_every_python_block(page):
     sybil = Sybil(parsers=[PythonCodeBlockParser()], patterns=["*.md"])
     document = sybil.parse(page)
     # A doctest block gives one example per >>> statement; a code block gives one example.
-    example_lines = {int(re.match(r"line (\d+)", document.line_column(e.region.start)).group(1)) for e in document}
+    example_lines = {_line(document.line_column(e.region.start)) for e in document}
     found_blocks = sum(
         1
         for line, info, body in blocks

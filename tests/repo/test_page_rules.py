@@ -65,7 +65,7 @@ def test_the_numbers_policy_refuses_an_entry_without_a_reason(tmp_path):
 def test_a_typed_number_fails_the_rule_and_an_allowed_one_passes(site):
     """The rule reads its policy: the same number fails, then passes once the policy names it with a reason."""
     markdown = site.sources["chapters/horizon.md"].replace("\n\n", "\n\nIts horizon is 37.61 steps.\n\n", 1)
-    tables = []
+    tables: list[str] = []
     (problem,) = check.number_problems("docs/chapters/horizon.md", markdown, tables, site.allow)
     assert (problem.rule, problem.line) == ("numbers", 3) and problem.message.startswith("37.61 is not produced")
     allow = [{"page": "docs/chapters/horizon.md", "number": "37.61", "reason": "quoted"}]

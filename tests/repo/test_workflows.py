@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 import yaml
@@ -43,7 +44,7 @@ jobs:
 """
 
 
-def _missing(reason: str):
+def _missing(reason: str) -> NoReturn:
     """Skip locally; on CI (env CI set) a missing tool is a failure, not a skip."""
     if os.environ.get("CI"):
         pytest.fail(f"{reason} (CI is set, so this is an error rather than a skip)")
@@ -266,7 +267,9 @@ def test_ci_runs_the_fast_checks_apart_on_the_oldest_and_newest_python():
     fast = jobs_of(load(CI))["fast"]
     assert "make test-fast" in job_runs(fast) and "make build" not in job_runs(fast)
     versions = [tuple(map(int, v.split("."))) for v in fast["strategy"]["matrix"]["python"]]
-    oldest = tuple(map(int, re.search(r">=\s*([\d.]+)", PYPROJECT["project"]["requires-python"]).group(1).split(".")))
+    requires = re.search(r">=\s*([\d.]+)", PYPROJECT["project"]["requires-python"])
+    assert requires, PYPROJECT["project"]["requires-python"]
+    oldest = tuple(map(int, requires.group(1).split(".")))
     assert min(versions) == oldest and max(versions) > oldest, versions
     setup = next(s for s in steps(fast) if s.get("uses", "").startswith("actions/setup-python@"))
     assert setup["with"]["python-version"] == "${{ matrix.python }}"
@@ -359,6 +362,7 @@ def test_the_timeout_applies_to_this_projects_tests(tmp_path):
 
 def preview():
     spec = importlib.util.spec_from_file_location("site_preview", PREVIEW)
+    assert spec is not None and spec.loader is not None, PREVIEW  # a .py file path always has both
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)

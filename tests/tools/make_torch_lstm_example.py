@@ -50,7 +50,7 @@ def make_example() -> dict[str, np.ndarray]:
 
 def main() -> None:
     arrays = make_example()
-    np.savez_compressed(OUT, **arrays)
+    np.savez_compressed(OUT, **arrays)  # type: ignore[arg-type]  # no array is named allow_pickle (numpy >= 2.1 has that keyword)
     print(
         f"wrote {OUT} with torch {arrays['torch_version']}: "
         + ", ".join(f"{k} {v.shape}" for k, v in arrays.items() if k != "torch_version")
