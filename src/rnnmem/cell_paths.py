@@ -242,4 +242,7 @@ def keep_bias_paths(
     D, H = xs.shape[1], zero.size
     lstm_w = random_lstm(D, H, seed, scale=scale, forget_bias=bias)
     gru_w = random_gru(D, H, seed, scale=scale, update_bias=bias)
-    return lstm_cell_paths(xs, zero, zero, **lstm_w), gru_state_paths(xs, zero, **gru_w)
+    gru_paths = gru_state_paths(
+        xs, zero, W_ih=gru_w["W_ih"], W_hh=gru_w["W_hh"], b_ih=gru_w["b_ih"], b_hh=gru_w["b_hh"]
+    )
+    return lstm_cell_paths(xs, zero, zero, **lstm_w), gru_paths

@@ -168,7 +168,7 @@ def _as_int(name: str, value: Any, allowed: str) -> int:
             and math.isfinite(value)
             and float(value).is_integer()
         ):
-            return int(value)
+            return int(math.trunc(value))  # a Real promises __trunc__ (to an Integral), not __int__
         raise ValueError(f"{name} must be {allowed}, got {_show(value)}")
     return int(value)
 
@@ -288,7 +288,7 @@ def check_seed(name: str, seed: Any) -> np.random.Generator:
         return seed
     if seed is None:
         return np.random.default_rng()
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and seed >= 0:
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)) and int(seed) >= 0:
         return np.random.default_rng(int(seed))
     raise ValueError(f"{name} must be a whole number >= 0, None or a numpy.random.Generator, got {_show(seed)}")
 
@@ -359,10 +359,10 @@ def _rule(hint: Any) -> Callable[[str, Any], Any] | None:
         optional = type(None) in members
         rest = [m for m in members if m is not type(None)]
         if len(rest) == 1:
-            inner = _rule(rest[0])
-            if inner is None:
+            member = _rule(rest[0])
+            if member is None:
                 return None
-            return lambda name, value: None if (optional and value is None) else inner(name, value)
+            return lambda name, value: None if (optional and value is None) else member(name, value)
         return None
     if origin in (list, tuple, Sequence) and typing.get_args(hint):
         args = typing.get_args(hint)

@@ -615,10 +615,11 @@ def clip_ladder(
     """
     rates = check_list("rates", rates, check_positive, "learning rates")
     clip = float(check_positive("clip", clip))
-    return [
-        tuple(SGDRun(model, length, lr, c, seeds, hidden=hidden, batch=batch, steps=steps) for c in (None, clip))
-        for lr in rates
-    ]
+
+    def run(lr: float, c: float | None) -> SGDRun:
+        return SGDRun(model, length, lr, c, seeds, hidden=hidden, batch=batch, steps=steps)
+
+    return [(run(lr, None), run(lr, clip)) for lr in rates]
 
 
 def figure_rung(unclipped: list[SGDResult]) -> int:

@@ -439,14 +439,15 @@ def two_unit_rows(cell: str = "lstm") -> list[WeightRow]:
     """
     cell = check_choice("cell", cell, ("lstm", "gru"))
     names = cells.gate_names(cell)
+    case: LSTMCase | GRUCase
     if cell == "lstm":
         case = two_unit_lstm()
-        s = lstm.step(*case)
-        values = tuple(getattr(s, name) for name in names)
+        lstm_step = lstm.step(*case)
+        values = tuple(getattr(lstm_step, name) for name in names)
     else:
         case = two_unit_gru()
-        s = gru.step(*case)
-        values = tuple(None if name == "n" else getattr(s, name) for name in names)
+        gru_step = gru.step(*case)
+        values = tuple(None if name == "n" else getattr(gru_step, name) for name in names)
     H = case.h_prev.size
     bias = case.b_ih + case.b_hh
     return [

@@ -26,7 +26,7 @@ from pathlib import Path
 from . import registry
 from .book import Book, load_mkdocs_settings
 from .directives import Directive, DirectiveError, find_directives
-from .render import Renderer
+from .render import Item, Renderer
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -222,9 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "notebooks":
             if not args.config.is_file():
                 parser.error(f"argument --config: {args.config} not found (run from the repository root)")
-            out = args.out.resolve()
+            resolved = args.out.resolve()
             docs = Path(load_mkdocs_settings(args.config)["docs_dir"]).resolve()
-            if out == docs or docs in out.parents:
+            if resolved == docs or docs in resolved.parents:
                 parser.error(f"argument --out: {args.out} is inside {docs}; notebooks are built, never kept in docs/")
             book = _book(args.config)
             book.render()
@@ -244,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         count = 0
         for page in book.pages.values():
             for item in page.items:
+                assert isinstance(item, Item), "without keep_going, render raises the first error it meets"
                 (out / item.filename).write_bytes(item.content)
                 count += 1
         r = book.renderer

@@ -31,14 +31,17 @@ def arithmetic() -> str:
     of it. Two processes that print the same line compute the same bits from
     the same inputs.
     """
+    import importlib
+
     import numpy as np
     from threadpoolctl import threadpool_info
 
+    # A private module without type stubs, named differently in numpy 1.x: looked up by name.
     try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+        umath = importlib.import_module("numpy._core._multiarray_umath")
     except ImportError:  # numpy 1.x
-        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    simd = " ".join(t for t in __cpu_dispatch__ if __cpu_features__.get(t)) or "baseline only"
+        umath = importlib.import_module("numpy.core._multiarray_umath")
+    simd = " ".join(t for t in umath.__cpu_dispatch__ if umath.__cpu_features__.get(t)) or "baseline only"
     blas = [
         f"{p.get('internal_api')} {p.get('version')} {p.get('architecture')}"
         for p in threadpool_info()

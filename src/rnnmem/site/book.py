@@ -18,7 +18,7 @@ from pathlib import Path
 from . import config, notebook, numbering, placeholders
 from .directives import Directive, DirectiveError, find_directives
 from .markdown import lex, prose_spans
-from .numbering import Numbering, NumberingError
+from .numbering import Numbering, NumberingError, Target
 from .registry import Registry
 from .render import Item, Renderer
 from .sources import package_digest
@@ -286,7 +286,7 @@ class Book:
             edits.append((start + p.start, start + p.end, text))
         return edits
 
-    def _expand(self, page: Page, directive: Directive, item: Item, target: numbering.Target | None = None) -> str:
+    def _expand(self, page: Page, directive: Directive, item: Item, target: Target | None = None) -> str:
         """The figure or table, every line after the first indented as the directive was.
 
         So a directive inside an exercise answer, an admonition or a list item
@@ -304,6 +304,7 @@ class Book:
         if caption is not None:
             caption = self.fill_directive_text(page, directive, item, caption, "the caption")
         if item.kind == "figure":
+            assert caption is not None, "the renderer gives no figure without a caption (render.split_caption)"
             target = posixpath.relpath(f"{FIGURE_DIR}/{item.filename}", posixpath.dirname(page.src_uri) or ".")
             alt = directive.args.get("alt")
             alt = (

@@ -329,8 +329,10 @@ def fence_problems(page: str, markdown: str) -> list[Problem]:
                     f"the fence ```{fence.info} is not run by the tests; write it as ```python (nothing after the word)",
                 )
             )
-    for line in doc.loose_prompts():
-        problems.append(Problem("fences", page, line, "a >>> prompt outside a ```python fence is shown but never run"))
+    for prompt_line in doc.loose_prompts():
+        problems.append(
+            Problem("fences", page, prompt_line, "a >>> prompt outside a ```python fence is shown but never run")
+        )
     for n, line in enumerate(markdown.splitlines(), 1):
         if _NUMPY_SCALAR_REPR.search(line) and not line.lstrip().startswith((">>>", "...")):
             problems.append(

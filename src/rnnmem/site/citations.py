@@ -204,7 +204,7 @@ def _link_text(text: str, entries, references_url, page, source, citations, erro
     if "(" not in text:
         return text
     plain = html.unescape(text) if "&" in text else text
-    found = []
+    found: list[tuple[int, int, re.Match[str]]] = []
     for pattern in (_NARRATIVE, _PARENTHETICAL):
         for m in pattern.finditer(plain):
             if not any(m.start() < b and a < m.end() for a, b, *_ in found):

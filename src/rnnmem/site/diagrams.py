@@ -289,6 +289,7 @@ def evaluate(diagram: Diagram, inputs: dict[str, Any], blocks: dict[str, tuple])
         ins = diagram.inputs_of(id)
         if n.op is None:
             raise ValueError(f"diagram of builder {diagram.builder!r}: node {id!r} computes nothing (no op)")
+        out: np.ndarray | tuple[np.ndarray, np.ndarray]  # a concat passes its (x, h) on as a pair
         if n.op == "input":
             if id not in inputs:
                 raise diagram._fail("input", id, inputs)
@@ -385,7 +386,7 @@ def draw(
 ) -> None:
     """Draw a diagram (or the part of it made of the nodes ``only``) on a matplotlib axes."""
     import matplotlib.patheffects as pe
-    from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
+    from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
     from matplotlib.path import Path
 
     keep = set(diagram.nodes) if only is None else {diagram.get(i).id for i in only}
@@ -454,6 +455,7 @@ def draw(
         colour = n.color or INK
         lw = 2.2 if n.id in emphasis else 1.1
         edge = PALETTE[3] if n.id in emphasis else colour
+        p: Patch
         if n.shape == "box":
             p = FancyBboxPatch(
                 (x - hw, y - hh),

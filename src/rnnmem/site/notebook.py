@@ -148,13 +148,18 @@ def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, rep
     the same bytes: cell ids come from the slug and the cell's index, keys are
     sorted, and nothing of the machine that built it is recorded.
     """
-    cells = []
+    cells: list[dict[str, object]] = []
 
     def add(kind: str, source: str, output: str = "") -> None:
         source = source.strip("\n")
         if not source.strip():
             return
-        cell = {"cell_type": kind, "id": _cell_id(slug, len(cells)), "metadata": {}, "source": source}
+        cell: dict[str, object] = {
+            "cell_type": kind,
+            "id": _cell_id(slug, len(cells)),
+            "metadata": {},
+            "source": source,
+        }
         if kind == "code":
             outputs = [{"name": "stdout", "output_type": "stream", "text": output}] if output else []
             cell.update(execution_count=None, outputs=outputs)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import html
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from markdown.extensions.toc import slugify as toc_slugify
@@ -262,7 +262,7 @@ class Numbering:
         where = f"docs/{src_uri}"
         chapter = self.chapter_number(src_uri)
         counts = {"fig": 0, "tab": 0, "eq": 0}
-        events: list[tuple[int, str, object]] = []
+        events: list[tuple[int, str, Directive | Equation]] = []
         for d in directives:
             events.append((d.start, _DIRECTIVE_KIND.get(d.kind, ""), d))
         equations = display_equations(markdown, where)
@@ -271,6 +271,11 @@ class Numbering:
         targets: list[Target] = []
         items: list[Target | None] = []
         numbered_eqs: list[tuple[Equation, Target | None]] = []
+
+        def error_at(line: int) -> Callable[[str], DirectiveError]:
+            return lambda msg: NumberingError(f"{where}:{line}: {msg}")
+
+        error: Callable[[str], DirectiveError]  # the item's error, with its page and line
         for _, kind, thing in sorted(events, key=lambda ev: ev[0]):
             if isinstance(thing, Equation):
                 ident, line = thing.label, thing.line
@@ -282,7 +287,7 @@ class Numbering:
                         )
                     numbered_eqs.append((thing, None))
                     continue
-                error = lambda msg, line=line: NumberingError(f"{where}:{line}: {msg}")  # noqa: E731
+                error = error_at(line)
             elif not kind:  # a widget: interactive, captioned by its own text, not numbered
                 items.append(None)
                 continue
@@ -309,7 +314,7 @@ class Numbering:
                     )
                 self.by_id[(kind, ident)] = target
             targets.append(target)
-            if kind == "eq":
+            if isinstance(thing, Equation):  # kind "eq"
                 numbered_eqs.append((thing, target))
             else:
                 items.append(target)

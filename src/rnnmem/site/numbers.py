@@ -29,7 +29,7 @@ rnnmem.site numbers [PAGE ...]`` runs it alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -300,7 +300,7 @@ def load_allowlist(path: Path = ALLOWLIST) -> list[dict]:
 NOT_CHECKED = tuple(p.removeprefix("docs/") for p in load_not_checked())
 
 
-def check_page(markdown: str, page: str, *, tables: Iterable[str] = (), allow: list[dict] = ()) -> list[Finding]:
+def check_page(markdown: str, page: str, *, tables: Iterable[str] = (), allow: Sequence[dict] = ()) -> list[Finding]:
     """The numbers ``page`` states that nothing on it produces (see the module's docstring).
 
     ``tables`` are the page's rendered tables (Markdown), ``allow`` the allow-list's entries.

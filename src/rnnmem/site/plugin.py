@@ -54,7 +54,6 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from mkdocs.config import config_options as c
@@ -62,6 +61,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.utils.templates import TemplateContext
 
 from . import apipages, check, config, mathjax, registry, speed, stylesheet, typography
 from .book import Book, NotebookAltError, add_notebook_links, clean_notebook_html, unwrap_nested_blocks
@@ -79,17 +79,17 @@ log = logging.getLogger("mkdocs.plugins.rnnmem")
 NOTEBOOK_CACHE = "mkdocs-jupyter"
 
 
-class _Seconds(c.Type):
+class _Seconds(c.Type[float]):
     """A positive number of seconds."""
 
     def __init__(self, default: float) -> None:
         super().__init__((int, float), default=default)
 
     def run_validation(self, value: object) -> float:
-        value = super().run_validation(value)
-        if isinstance(value, bool) or value <= 0:
-            raise c.ValidationError(f"expected a positive number of seconds, got {value!r}")
-        return float(value)
+        seconds = super().run_validation(value)
+        if isinstance(seconds, bool) or seconds <= 0:
+            raise c.ValidationError(f"expected a positive number of seconds, got {seconds!r}")
+        return float(seconds)
 
 
 class RnnmemConfig(Config):
@@ -367,7 +367,7 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         self.math_seen = self.math_seen or self.typesetter.formulas > 0
         return html
 
-    def on_page_context(self, context: dict[str, Any], *, page, config, nav) -> dict[str, Any]:
+    def on_page_context(self, context: TemplateContext, *, page, config, nav) -> TemplateContext:
         if page.file.src_uri == REFERENCES:  # every page has been read: each entry links back to its citations
             pages = [(p.file.src_uri, p.title, p.url) for p in nav.pages]
             page.content = self.reader.references_page(page.content, pages, page.url)

@@ -108,7 +108,7 @@ def start_scripts_after_first_paint(html: str, *, where: str = "page") -> str:
     """
     tail = _TAIL.search(html)
     srcs = _SRC.findall(tail.group(0)) if tail else []
-    if not srcs or not THEME_SCRIPT.search(srcs[0]):
+    if tail is None or not srcs or not THEME_SCRIPT.search(srcs[0]):
         raise ValueError(
             f"{where}: the page does not end with the theme's script (assets/javascripts/bundle.*.min.js); found {srcs}"
         )

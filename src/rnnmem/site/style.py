@@ -21,10 +21,11 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is really drawn
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 #: Colour cycle: distinguishable in colour-blind safe pairs, mid-tone for both palettes.
 PALETTE = ["#1f6fb2", "#d9731a", "#2a9d55", "#c23b6b", "#7b5cc4", "#8c6d2c"]
@@ -36,7 +37,7 @@ WIDTH = 4.8
 #: The size of the smallest text in a figure, in points: tick labels, legends, annotations.
 TEXT_PT = 11.0
 
-RC = {
+RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "rnnmem",
     "svg.fonttype": "path",
     "svg.image_inline": True,
@@ -76,9 +77,10 @@ RC = {
 def style() -> Iterator[None]:
     """Apply the book's rcParams for the duration of one figure."""
     import matplotlib
+    from matplotlib.rcsetup import cycler
 
     matplotlib.use("Agg")
-    with matplotlib.rc_context({**RC, "axes.prop_cycle": matplotlib.cycler(color=PALETTE)}):
+    with matplotlib.rc_context({**RC, "axes.prop_cycle": cycler(color=PALETTE)}):
         yield
 
 
@@ -133,13 +135,19 @@ def raise_small_text(fig: Figure, floor: float = TEXT_PT) -> None:
     for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
         if legend is not None:
             legend.set_frame_on(False)
+    ticks: tuple[tuple[Literal["x", "y"], Literal["major", "minor"]], ...] = (
+        ("x", "major"),
+        ("x", "minor"),
+        ("y", "major"),
+        ("y", "minor"),
+    )
     for ax in fig.axes:
-        for axis, which in (("x", "major"), ("x", "minor"), ("y", "major"), ("y", "minor")):
+        for axis, which in ticks:
             labels = getattr(ax, f"get_{axis}ticklabels")(which=which)
             if any(label.get_fontsize() < floor for label in labels):
                 ax.tick_params(axis=axis, which=which, labelsize=floor)
     for text in fig.findobj(Text):
-        if text.get_fontsize() < floor:
+        if float(text.get_fontsize()) < floor:  # in points (the stub also allows a size name)
             text.set_fontsize(floor)
 
 
@@ -172,11 +180,11 @@ def legible_colour(colour, least: float = TEXT_CONTRAST) -> str:
     """
     from matplotlib.colors import to_hex, to_rgb
 
-    rgb = to_rgb(colour)
+    r, g, b = to_rgb(colour)
     scale = 1.0
-    while contrast_on_white(tuple(c * scale for c in rgb)) < least:
+    while contrast_on_white((r * scale, g * scale, b * scale)) < least:
         scale -= 0.01
-    return to_hex(tuple(c * scale for c in rgb))
+    return to_hex((r * scale, g * scale, b * scale))
 
 
 def legible_text(fig: Figure, least: float = TEXT_CONTRAST) -> None:
