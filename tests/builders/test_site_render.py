@@ -251,7 +251,7 @@ def test_command_line_help_lists_only_the_commands_a_reader_types():
 def test_command_line_check_reports_a_builder_error_once(tmp_path):
     (tmp_path / "docs" / "chapters").mkdir(parents=True)
     (tmp_path / "docs" / "chapters" / "c.md").write_text(
-        '# C\n\n<!-- figure: decay_curves factors=[3] caption="c" -->\n'
+        '# C\n\n<!-- figure: decay_curves factors=[3] caption="It decays." alt="One line, falling." -->\n'
     )
     (tmp_path / "mkdocs.yml").write_text(
         "site_name: t\nrepo_url: https://github.com/o/r\nnav: [{Chapters: [chapters/c.md]}]\n"
