@@ -139,35 +139,44 @@ class LSTM(Recurrent):
         # contiguous block of H rows and one matrix product gives all four.
         # rows[t] is [x_t; 1; h_{t-1}; i g; f c_{t-1}] (K + 2H, B). Its first K
         # rows times the stacked weights [W_ih, b_ih + b_hh, W_hh] give every
-        # pre-activation of step t, and in backward one product per chunk of
-        # steps gives every weight and bias gradient. The last 3H rows, [h; i g;
-        # f c_{t-1}] of step t - 1, are what backward multiplies o, i, f by.
+        # pre-activation of step t. The last 3H rows, [h; i g; f c_{t-1}] of
+        # step t - 1, are what backward multiplies o, i, f by.
         # steps[t] is [o; i; f; g; c_{t-1}] (5H, B): the product writes the
         # gates above the previous cell, so that [i; f] * [g; c_{t-1}] is one
         # multiplication and c_t the sum of its two halves.
-        # One exp activates all four gates: the rows are scaled (exactly) so that
-        # with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f (s = 1) and
-        # 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2).
+        # Activations. float64: one exp activates all four gates. The rows are
+        # scaled (exactly) so that with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f
+        # (s = 1) and 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2). float32,
+        # where numpy's tanh costs less than its exp: one tanh of all four, the rows
+        # of o, i, f scaled by 1/2 (exactly), and sigma(z) = (1 + tanh(z/2)) / 2.
+        by_tanh = dtype == np.float32
         W = np.concatenate([self.W_ih, (self.b_ih + self.b_hh)[:, None], self.W_hh], axis=1)
         W = W[_rows_oifg(H)]
-        W[: 3 * H] *= -1.0
-        W[3 * H :] *= -2.0  # (4H, K)
+        W[: 3 * H] *= 0.5 if by_tanh else -1.0
+        if not by_tanh:
+            W[3 * H :] *= -2.0  # (4H, K)
 
         rows = self._buffer("rows", (T + 1, K + 2 * H, B))
         steps = self._buffer("steps", (T + 1, 5 * H, B))
         tanh_cell = self._buffer("tanh_cell", (T, H, B))
-        numerator = self._buffer("numerator", (4 * H, B))  # 1 for o, i, f; 2 for g
+        # Batch-major copies of what backward multiplies the gate gradients by, so
+        # that those products need no transposition: x as given, and hs[t] =
+        # [1, h_{t-1}] (T + 1, B, 1 + H), the bias column then the previous hidden
+        # state; hs[1:, :, 1:] are the outputs.
+        hs = self._buffer("hs", (T + 1, B, 1 + H))
         one = np.ones((), dtype)
-        numerator[: 3 * H] = one
-        numerator[3 * H :] = 2.0
         rows[:T, :D] = x.transpose(0, 2, 1)
         rows[:T, D] = one
         rows[0, D + 1 : K] = state[0].T
         steps[0, 4 * H :] = state[1].T
+        hs[:, :, 0] = one
+        hs[0, :, 1:] = state[0]
         # numpy's float64 tanh costs about three of its exps: there tanh(c) is
-        # computed as 2 / (1 + exp(-2c)) - 1 (in float32 the two cost the same).
-        exp_tanh = dtype == np.float64
-        minus_two, two = np.full((), -2.0, dtype), np.full((), 2.0, dtype)
+        # computed as 2 / (1 + exp(-2c)) - 1.
+        half, minus_two, two = np.full((), 0.5, dtype), np.full((), -2.0, dtype), np.full((), 2.0, dtype)
+        numerator = self._buffer("numerator", (4 * H, B))  # 1 for o, i, f; 2 for g
+        numerator[: 3 * H] = one
+        numerator[3 * H :] = two
         views = self._views(
             "forward",
             (rows, steps, tanh_cell),
@@ -175,6 +184,7 @@ class LSTM(Recurrent):
                 (
                     rows[t, :K],
                     steps[t, : 4 * H],
+                    steps[t, : 3 * H],
                     steps[t, 3 * H : 4 * H],
                     steps[t, H : 3 * H],
                     steps[t, 3 * H :],
@@ -191,35 +201,43 @@ class LSTM(Recurrent):
         )
         # Outputs are passed by position, and in-place updates spelled as calls:
         # parsing out= costs about a tenth of a small operation.
-        divide, exp, dot, tanh = np.divide, np.exp, np.dot, np.tanh
+        divide, exp, matmul, tanh = np.divide, np.exp, np.matmul, np.tanh
         multiply, add, subtract = np.multiply, np.add, np.subtract
-        with np.errstate(over="ignore"):  # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
-            for x_t, gates, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
-                dot(W, x_t, gates)
-                exp(gates, gates)
-                add(gates, one, gates)
-                divide(numerator, gates, gates)  # sigma(z) for o, i, f; 2 sigma(2z) for g
-                subtract(candidate, one, candidate)
+        if by_tanh:
+            for x_t, gates, sigmoids, _, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
+                matmul(W, x_t, gates)
+                tanh(gates, gates)  # tanh(z/2) for o, i, f; tanh(z) for g
+                multiply(sigmoids, half, sigmoids)
+                add(sigmoids, half, sigmoids)
                 multiply(i_f, g_c, p_t)
                 add(p_ig, p_fc, c_t)
-                if exp_tanh:
+                tanh(c_t, tc_t)
+                multiply(o_t, tc_t, h_t)
+        else:
+            with np.errstate(over="ignore"):  # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
+                for x_t, gates, _, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
+                    matmul(W, x_t, gates)
+                    exp(gates, gates)
+                    add(gates, one, gates)
+                    divide(numerator, gates, gates)  # sigma(z) for o, i, f; 2 sigma(2z) for g
+                    subtract(candidate, one, candidate)
+                    multiply(i_f, g_c, p_t)
+                    add(p_ig, p_fc, c_t)
                     multiply(c_t, minus_two, tc_t)
                     exp(tc_t, tc_t)
                     add(tc_t, one, tc_t)
                     divide(two, tc_t, tc_t)
                     subtract(tc_t, one, tc_t)
-                else:
-                    tanh(c_t, tc_t)
-                multiply(o_t, tc_t, h_t)
-        cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell}
-        outputs = rows[1:, D + 1 : K].transpose(0, 2, 1).copy()
+                    multiply(o_t, tc_t, h_t)
+        np.copyto(hs[1:, :, 1:], rows[1:, D + 1 : K].transpose(0, 2, 1))
+        cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell, "hs": hs}
+        outputs = hs[1:, :, 1:].copy()
         return outputs, (outputs[T - 1].copy(), steps[T, 4 * H :].T.copy()), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
-        x, rows, steps, tanh_cell = (cache[k] for k in ("x", "rows", "steps", "tanh_cell"))
+        x, rows, steps, tanh_cell, hs = (cache[k] for k in ("x", "rows", "steps", "tanh_cell", "hs"))
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        K = D + 1 + H
         one = np.ones((), dtype)
 
         # The gradient of a gate's pre-activation is the upstream gradient (dh_t
@@ -232,18 +250,22 @@ class LSTM(Recurrent):
         # in chunks. No coefficient depends on the recursion, so a chunk's are
         # computed first, six operations over all its steps at once; the loop
         # over the steps then does five element-wise operations and the
-        # product with W_hh^T per step. Per chunk, the gradients and the inputs
-        # are laid out row-major over (step, batch) for one product each with
-        # the weight gradients and dx.
+        # product with W_hh^T per step. Per chunk, the gate gradients are laid
+        # out row-major over (step, batch), one copy, for one product each with
+        # x and with [1, h_{t-1}] (the weight and bias gradients; both are
+        # batch-major already) and with W_ih (dx).
         chunk = max(1, min(T, self._chunk_elements // (5 * H * B)))
         work = self._buffer("work", (chunk, 5 * H, B))
         by_gate = work.reshape(chunk, 5, H, B)
         d_rows = self._buffer("d_rows", (4 * H, chunk, B))
-        in_rows = self._buffer("in_rows", (K, chunk, B))
         d_next = self._buffer("d_next", (chunk, H, B))  # dy_t, feature-major
-        d_W_part = self._buffer("d_W_part", (4 * H, K))
-        d_W = np.zeros((4 * H, K), dtype=dtype)  # [dW_ih, db, dW_hh], rows o|i|f|g
+        d_W_x_part = self._buffer("d_W_x_part", (4 * H, D))
+        d_W_h_part = self._buffer("d_W_h_part", (4 * H, 1 + H))
+        d_W_x = np.zeros((4 * H, D), dtype=dtype)  # dW_ih, rows o|i|f|g
+        d_W_h = np.zeros((4 * H, 1 + H), dtype=dtype)  # [db, dW_hh], rows o|i|f|g
         d_x = np.empty((T * B, D), dtype=dtype)
+        x_rows = x.reshape(T * B, D)
+        hs_rows = hs.reshape((T + 1) * B, 1 + H)
         W_ih = self.W_ih[_rows_oifg(H)]
         d_hidden = self._buffer("d_hidden", (H, B))
         dh_T, dc_T = d_final
@@ -268,7 +290,7 @@ class LSTM(Recurrent):
                 for t in range(T)
             ],
         )
-        subtract, multiply, add, dot = np.subtract, np.multiply, np.add, np.dot
+        subtract, multiply, add, matmul = np.subtract, np.multiply, np.add, np.matmul
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
             stop = min(start + chunk, T)
             n = stop - start
@@ -289,20 +311,22 @@ class LSTM(Recurrent):
                 add(d_cell, to_cell, d_cell)
                 multiply(by_cell, d_cell, by_cell)
                 multiply(d_cell, f, d_cell)
-                dot(W_hT, d_gates, d_recurrent)  # dh_{t-1}, a sum over gates
-            d_chunk, in_chunk = d_rows[:, :n], in_rows[:, :n]
+                matmul(W_hT, d_gates, d_recurrent)  # dh_{t-1}, a sum over gates
+            d_chunk = d_rows[:, :n]
             np.copyto(d_chunk, work[:n, H:].transpose(1, 0, 2))
-            np.copyto(in_chunk, rows[start:stop, :K].transpose(1, 0, 2))
-            d_chunk, in_chunk = d_chunk.reshape(4 * H, n * B), in_chunk.reshape(K, n * B)
-            np.matmul(d_chunk, in_chunk.T, out=d_W_part)
-            d_W += d_W_part
-            np.matmul(d_chunk.T, W_ih, out=d_x[start * B : stop * B])
+            d_chunk = d_chunk.reshape(4 * H, n * B)
+            matmul(d_chunk, x_rows[start * B : stop * B], out=d_W_x_part)
+            add(d_W_x, d_W_x_part, d_W_x)
+            matmul(d_chunk, hs_rows[start * B : stop * B], out=d_W_h_part)
+            add(d_W_h, d_W_h_part, d_W_h)
+            matmul(d_chunk.T, W_ih, out=d_x[start * B : stop * B])
 
-        d_W = d_W[_rows_ifgo(H)]
-        d_bias = d_W[:, D].copy()
+        ifgo = _rows_ifgo(H)
+        d_W_x, d_W_h = d_W_x[ifgo], d_W_h[ifgo]
+        d_bias = d_W_h[:, 0].copy()
         return {
-            "weight_ih_l0": d_W[:, :D].copy(),
-            "weight_hh_l0": d_W[:, D + 1 :].copy(),
+            "weight_ih_l0": d_W_x,
+            "weight_hh_l0": d_W_h[:, 1:].copy(),
             "bias_ih_l0": d_bias,
             "bias_hh_l0": d_bias.copy(),
             "x": d_x.reshape(T, B, D),
