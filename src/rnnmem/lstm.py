@@ -137,13 +137,12 @@ class LSTM(Recurrent):
         K = D + 1 + H
         # Feature-major: every per-step array is (rows, B), so that a gate is a
         # contiguous block of H rows and one matrix product gives all four.
-        # rows[t] is [x_t; 1; h_{t-1}; i g; f c_{t-1}] (K + 2H, B). Its first K
-        # rows times the stacked weights [W_ih, b_ih + b_hh, W_hh] give every
-        # pre-activation of step t. The last 3H rows, [h; i g; f c_{t-1}] of
-        # step t - 1, are what backward multiplies o, i, f by.
+        # rows[t] is [x_t; 1; h_{t-1}] (K, B): the stacked weights [W_ih,
+        # b_ih + b_hh, W_hh] times it give every pre-activation of step t.
         # steps[t] is [o; i; f; g; c_{t-1}] (5H, B): the product writes the
         # gates above the previous cell, so that [i; f] * [g; c_{t-1}] is one
-        # multiplication and c_t the sum of its two halves.
+        # multiplication (into a small scratch array) and c_t the sum of its two
+        # halves. What is kept for backward is only steps, tanh(c_t) and h.
         # Activations. float64: one exp activates all four gates. The rows are
         # scaled (exactly) so that with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f
         # (s = 1) and 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2). float32,
@@ -156,7 +155,8 @@ class LSTM(Recurrent):
         if not by_tanh:
             W[3 * H :] *= -2.0  # (4H, K)
 
-        rows = self._buffer("rows", (T + 1, K + 2 * H, B))
+        rows = self._buffer("rows", (T + 1, K, B))
+        products = self._buffer("products", (2 * H, B))  # [i g; f c_{t-1}] of the current step
         steps = self._buffer("steps", (T + 1, 5 * H, B))
         tanh_cell = self._buffer("tanh_cell", (T, H, B))
         # Batch-major copies of what backward multiplies the gate gradients by, so
@@ -179,7 +179,7 @@ class LSTM(Recurrent):
         numerator[3 * H :] = two
         views = self._views(
             "forward",
-            (rows, steps, tanh_cell),
+            (rows, steps, tanh_cell, products),
             lambda: [
                 (
                     rows[t, :K],
@@ -188,9 +188,9 @@ class LSTM(Recurrent):
                     steps[t, 3 * H : 4 * H],
                     steps[t, H : 3 * H],
                     steps[t, 3 * H :],
-                    rows[t + 1, K:],
-                    rows[t + 1, K : K + H],
-                    rows[t + 1, K + H :],
+                    products,
+                    products[:H],
+                    products[H:],
                     steps[t + 1, 4 * H :],
                     tanh_cell[t],
                     steps[t, :H],
@@ -248,7 +248,9 @@ class LSTM(Recurrent):
         # [o - h tanh(c_t); o; i; f; g] (5H, B): the coefficients, multiplied in
         # place by dh_t (first two blocks) and dc_t (last three). The steps go
         # in chunks. No coefficient depends on the recursion, so a chunk's are
-        # computed first, six operations over all its steps at once; the loop
+        # computed first, eight operations over all its steps at once, from the
+        # gates, c_{t-1} and tanh(c_t) alone (h = o tanh(c_t), i g and f c_{t-1}
+        # are computed again: reading them back from memory costs more); the loop
         # over the steps then does five element-wise operations and the
         # product with W_hh^T per step. Per chunk, the gate gradients are laid
         # out row-major over (step, batch), one copy, for one product each with
@@ -297,14 +299,16 @@ class LSTM(Recurrent):
             np.copyto(d_next[:n], d_outputs[start:stop].transpose(0, 2, 1))
             # Every coefficient of the chunk at once: (n, rows, B) arrays, each
             # step's block contiguous.
-            gates, coef = steps[start:stop], work[:n]
-            h_ig_fc = rows[start + 1 : stop + 1, D + 1 :]  # [h; i g; f c_{t-1}]
-            subtract(one, gates[:, : 3 * H], out=coef[:, H : 4 * H])  # 1 - o, 1 - i, 1 - f
-            coef[:, H : 4 * H] *= h_ig_fc  # o, i, f
-            multiply(h_ig_fc[:, H : 2 * H], gates[:, 3 * H : 4 * H], out=coef[:, 4 * H :])
+            gates, coef, tanh_c = steps[start:stop], work[:n], tanh_cell[start:stop]
+            slopes = d_rows.reshape(-1)[: n * 3 * H * B].reshape(n, 3 * H, B)  # scratch until the copy below
+            multiply(gates[:, :H], tanh_c, out=coef[:, H : 2 * H])  # h
+            multiply(gates[:, H : 3 * H], gates[:, 3 * H :], out=coef[:, 2 * H : 4 * H])  # i g, f c_{t-1}
+            multiply(coef[:, 2 * H : 3 * H], gates[:, 3 * H : 4 * H], out=coef[:, 4 * H :])
             subtract(gates[:, H : 2 * H], coef[:, 4 * H :], out=coef[:, 4 * H :])  # g: i - i g g
-            multiply(h_ig_fc[:, :H], tanh_cell[start:stop], out=coef[:, :H])
+            multiply(coef[:, H : 2 * H], tanh_c, out=coef[:, :H])
             subtract(gates[:, :H], coef[:, :H], out=coef[:, :H])  # o (1 - tanh(c_t)^2)
+            subtract(one, gates[:, : 3 * H], out=slopes)  # 1 - o, 1 - i, 1 - f
+            multiply(coef[:, H : 4 * H], slopes, out=coef[:, H : 4 * H])  # o, i, f
             for dy, by_hidden, to_cell, by_cell, f, d_gates in views[stop - 1 : start - 1 if start else None : -1]:
                 add(dy, d_recurrent, d_hidden)
                 multiply(by_hidden, d_hidden, by_hidden)
