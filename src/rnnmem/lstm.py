@@ -93,13 +93,16 @@ class LSTM(Recurrent):
     Every per-step array is feature-major, ``(rows, B)``, so that each gate is
     one contiguous block of rows. A single matrix product per step, of the
     stacked weights ``[W_ih, b_ih + b_hh, W_hh]`` with the column block
-    ``[x_t; 1; h_{t-1}]``, gives all four pre-activations, and one ``exp``
-    and one division activate them all, the candidate through
-    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass computes each
+    ``[x_t; 1; h_{t-1}]``, gives all four pre-activations. In float64 one
+    ``exp`` and one division activate them all, the candidate through
+    :math:`\tanh(z) = 2\sigma(2z) - 1`; in float32 one ``tanh`` does, the
+    sigmoid gates through :math:`\sigma(z) = (1 + \tanh(z/2))/2` (the two
+    agree to rounding). The backward pass computes each
     gate's coefficient, for a chunk of steps at once, in place where its
     gradient goes, so that the recursion over the steps only multiplies them by
     :math:`\partial L/\partial h_t` and :math:`\partial L/\partial c_t`;
-    it gives the weight, bias and input gradients by one product per chunk. Scratch
+    per chunk, three products give the weight and bias gradients (from ``x``
+    and ``[1, h_{t-1}]`` as laid out batch-major) and the input gradient. Scratch
     arrays, and the per-step views of them, are kept from call to call.
 
     >>> model = LSTM(3, 2, seed=0)
