@@ -93,13 +93,16 @@ class LSTM(Recurrent):
     Every per-step array is feature-major, ``(rows, B)``, so that each gate is
     one contiguous block of rows. A single matrix product per step, of the
     stacked weights ``[W_ih, b_ih + b_hh, W_hh]`` with the column block
-    ``[x_t; 1; h_{t-1}]``, gives all four pre-activations, and one ``exp``
-    and one division activate them all, the candidate through
-    :math:`\tanh(z) = 2\sigma(2z) - 1`. The backward pass computes each
+    ``[x_t; 1; h_{t-1}]``, gives all four pre-activations. In float64 one
+    ``exp`` and one division activate them all, the candidate through
+    :math:`\tanh(z) = 2\sigma(2z) - 1`; in float32 one ``tanh`` does, the
+    sigmoid gates through :math:`\sigma(z) = (1 + \tanh(z/2))/2` (the two
+    agree to rounding). The backward pass computes each
     gate's coefficient, for a chunk of steps at once, in place where its
     gradient goes, so that the recursion over the steps only multiplies them by
     :math:`\partial L/\partial h_t` and :math:`\partial L/\partial c_t`;
-    it gives the weight, bias and input gradients by one product per chunk. Scratch
+    per chunk, three products give the weight and bias gradients (from ``x``
+    and ``[1, h_{t-1}]`` as laid out batch-major) and the input gradient. Scratch
     arrays, and the per-step views of them, are kept from call to call.
 
     >>> model = LSTM(3, 2, seed=0)
@@ -137,50 +140,60 @@ class LSTM(Recurrent):
         K = D + 1 + H
         # Feature-major: every per-step array is (rows, B), so that a gate is a
         # contiguous block of H rows and one matrix product gives all four.
-        # rows[t] is [x_t; 1; h_{t-1}; i g; f c_{t-1}] (K + 2H, B). Its first K
-        # rows times the stacked weights [W_ih, b_ih + b_hh, W_hh] give every
-        # pre-activation of step t, and in backward one product per chunk of
-        # steps gives every weight and bias gradient. The last 3H rows, [h; i g;
-        # f c_{t-1}] of step t - 1, are what backward multiplies o, i, f by.
+        # rows[t] is [x_t; 1; h_{t-1}] (K, B): the stacked weights [W_ih,
+        # b_ih + b_hh, W_hh] times it give every pre-activation of step t.
         # steps[t] is [o; i; f; g; c_{t-1}] (5H, B): the product writes the
         # gates above the previous cell, so that [i; f] * [g; c_{t-1}] is one
-        # multiplication and c_t the sum of its two halves.
-        # One exp activates all four gates: the rows are scaled (exactly) so that
-        # with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f (s = 1) and
-        # 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2).
+        # multiplication (into a small scratch array) and c_t the sum of its two
+        # halves. What is kept for backward is only steps, tanh(c_t) and h.
+        # Activations. float64: one exp activates all four gates. The rows are
+        # scaled (exactly) so that with q = 1 + exp(-s z), 1/q is sigma(z) for o, i, f
+        # (s = 1) and 2/q - 1 = 2 sigma(2z) - 1 = tanh(z) for g (s = 2). float32,
+        # where numpy's tanh costs less than its exp: one tanh of all four, the rows
+        # of o, i, f scaled by 1/2 (exactly), and sigma(z) = (1 + tanh(z/2)) / 2.
+        by_tanh = dtype == np.float32
         W = np.concatenate([self.W_ih, (self.b_ih + self.b_hh)[:, None], self.W_hh], axis=1)
         W = W[_rows_oifg(H)]
-        W[: 3 * H] *= -1.0
-        W[3 * H :] *= -2.0  # (4H, K)
+        W[: 3 * H] *= 0.5 if by_tanh else -1.0
+        if not by_tanh:
+            W[3 * H :] *= -2.0  # (4H, K)
 
-        rows = self._buffer("rows", (T + 1, K + 2 * H, B))
+        rows = self._buffer("rows", (T + 1, K, B))
+        products = self._buffer("products", (2 * H, B))  # [i g; f c_{t-1}] of the current step
         steps = self._buffer("steps", (T + 1, 5 * H, B))
         tanh_cell = self._buffer("tanh_cell", (T, H, B))
-        numerator = self._buffer("numerator", (4 * H, B))  # 1 for o, i, f; 2 for g
+        # Batch-major copies of what backward multiplies the gate gradients by, so
+        # that those products need no transposition: x as given, and hs[t] =
+        # [1, h_{t-1}] (T + 1, B, 1 + H), the bias column then the previous hidden
+        # state; hs[1:, :, 1:] are the outputs.
+        hs = self._buffer("hs", (T + 1, B, 1 + H))
         one = np.ones((), dtype)
-        numerator[: 3 * H] = one
-        numerator[3 * H :] = 2.0
         rows[:T, :D] = x.transpose(0, 2, 1)
         rows[:T, D] = one
         rows[0, D + 1 : K] = state[0].T
         steps[0, 4 * H :] = state[1].T
+        hs[:, :, 0] = one
+        hs[0, :, 1:] = state[0]
         # numpy's float64 tanh costs about three of its exps: there tanh(c) is
-        # computed as 2 / (1 + exp(-2c)) - 1 (in float32 the two cost the same).
-        exp_tanh = dtype == np.float64
-        minus_two, two = np.full((), -2.0, dtype), np.full((), 2.0, dtype)
+        # computed as 2 / (1 + exp(-2c)) - 1.
+        half, minus_two, two = np.full((), 0.5, dtype), np.full((), -2.0, dtype), np.full((), 2.0, dtype)
+        numerator = self._buffer("numerator", (4 * H, B))  # 1 for o, i, f; 2 for g
+        numerator[: 3 * H] = one
+        numerator[3 * H :] = two
         views = self._views(
             "forward",
-            (rows, steps, tanh_cell),
+            (rows, steps, tanh_cell, products),
             lambda: [
                 (
                     rows[t, :K],
                     steps[t, : 4 * H],
+                    steps[t, : 3 * H],
                     steps[t, 3 * H : 4 * H],
                     steps[t, H : 3 * H],
                     steps[t, 3 * H :],
-                    rows[t + 1, K:],
-                    rows[t + 1, K : K + H],
-                    rows[t + 1, K + H :],
+                    products,
+                    products[:H],
+                    products[H:],
                     steps[t + 1, 4 * H :],
                     tanh_cell[t],
                     steps[t, :H],
@@ -191,35 +204,43 @@ class LSTM(Recurrent):
         )
         # Outputs are passed by position, and in-place updates spelled as calls:
         # parsing out= costs about a tenth of a small operation.
-        divide, exp, dot, tanh = np.divide, np.exp, np.dot, np.tanh
+        divide, exp, matmul, tanh = np.divide, np.exp, np.matmul, np.tanh
         multiply, add, subtract = np.multiply, np.add, np.subtract
-        with np.errstate(over="ignore"):  # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
-            for x_t, gates, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
-                dot(W, x_t, gates)
-                exp(gates, gates)
-                add(gates, one, gates)
-                divide(numerator, gates, gates)  # sigma(z) for o, i, f; 2 sigma(2z) for g
-                subtract(candidate, one, candidate)
+        if by_tanh:
+            for x_t, gates, sigmoids, _, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
+                matmul(W, x_t, gates)
+                tanh(gates, gates)  # tanh(z/2) for o, i, f; tanh(z) for g
+                multiply(sigmoids, half, sigmoids)
+                add(sigmoids, half, sigmoids)
                 multiply(i_f, g_c, p_t)
                 add(p_ig, p_fc, c_t)
-                if exp_tanh:
+                tanh(c_t, tc_t)
+                multiply(o_t, tc_t, h_t)
+        else:
+            with np.errstate(over="ignore"):  # exp(-z) = inf for a gate shut hard: sigma = 1/inf = 0
+                for x_t, gates, _, candidate, i_f, g_c, p_t, p_ig, p_fc, c_t, tc_t, o_t, h_t in views:
+                    matmul(W, x_t, gates)
+                    exp(gates, gates)
+                    add(gates, one, gates)
+                    divide(numerator, gates, gates)  # sigma(z) for o, i, f; 2 sigma(2z) for g
+                    subtract(candidate, one, candidate)
+                    multiply(i_f, g_c, p_t)
+                    add(p_ig, p_fc, c_t)
                     multiply(c_t, minus_two, tc_t)
                     exp(tc_t, tc_t)
                     add(tc_t, one, tc_t)
                     divide(two, tc_t, tc_t)
                     subtract(tc_t, one, tc_t)
-                else:
-                    tanh(c_t, tc_t)
-                multiply(o_t, tc_t, h_t)
-        cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell}
-        outputs = rows[1:, D + 1 : K].transpose(0, 2, 1).copy()
+                    multiply(o_t, tc_t, h_t)
+        np.copyto(hs[1:, :, 1:], rows[1:, D + 1 : K].transpose(0, 2, 1))
+        cache = {"x": x, "rows": rows, "steps": steps, "tanh_cell": tanh_cell, "hs": hs}
+        outputs = hs[1:, :, 1:].copy()
         return outputs, (outputs[T - 1].copy(), steps[T, 4 * H :].T.copy()), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
-        x, rows, steps, tanh_cell = (cache[k] for k in ("x", "rows", "steps", "tanh_cell"))
+        x, rows, steps, tanh_cell, hs = (cache[k] for k in ("x", "rows", "steps", "tanh_cell", "hs"))
         T, B, D = x.shape
         H, dtype = self.hidden_size, self.dtype
-        K = D + 1 + H
         one = np.ones((), dtype)
 
         # The gradient of a gate's pre-activation is the upstream gradient (dh_t
@@ -230,20 +251,26 @@ class LSTM(Recurrent):
         # [o - h tanh(c_t); o; i; f; g] (5H, B): the coefficients, multiplied in
         # place by dh_t (first two blocks) and dc_t (last three). The steps go
         # in chunks. No coefficient depends on the recursion, so a chunk's are
-        # computed first, six operations over all its steps at once; the loop
+        # computed first, eight operations over all its steps at once, from the
+        # gates, c_{t-1} and tanh(c_t) alone (h = o tanh(c_t), i g and f c_{t-1}
+        # are computed again: reading them back from memory costs more); the loop
         # over the steps then does five element-wise operations and the
-        # product with W_hh^T per step. Per chunk, the gradients and the inputs
-        # are laid out row-major over (step, batch) for one product each with
-        # the weight gradients and dx.
+        # product with W_hh^T per step. Per chunk, the gate gradients are laid
+        # out row-major over (step, batch), one copy, for one product each with
+        # x and with [1, h_{t-1}] (the weight and bias gradients; both are
+        # batch-major already) and with W_ih (dx).
         chunk = max(1, min(T, self._chunk_elements // (5 * H * B)))
         work = self._buffer("work", (chunk, 5 * H, B))
         by_gate = work.reshape(chunk, 5, H, B)
         d_rows = self._buffer("d_rows", (4 * H, chunk, B))
-        in_rows = self._buffer("in_rows", (K, chunk, B))
         d_next = self._buffer("d_next", (chunk, H, B))  # dy_t, feature-major
-        d_W_part = self._buffer("d_W_part", (4 * H, K))
-        d_W = np.zeros((4 * H, K), dtype=dtype)  # [dW_ih, db, dW_hh], rows o|i|f|g
+        d_W_x_part = self._buffer("d_W_x_part", (4 * H, D))
+        d_W_h_part = self._buffer("d_W_h_part", (4 * H, 1 + H))
+        d_W_x = np.zeros((4 * H, D), dtype=dtype)  # dW_ih, rows o|i|f|g
+        d_W_h = np.zeros((4 * H, 1 + H), dtype=dtype)  # [db, dW_hh], rows o|i|f|g
         d_x = np.empty((T * B, D), dtype=dtype)
+        x_rows = x.reshape(T * B, D)
+        hs_rows = hs.reshape((T + 1) * B, 1 + H)
         W_ih = self.W_ih[_rows_oifg(H)]
         d_hidden = self._buffer("d_hidden", (H, B))
         dh_T, dc_T = d_final
@@ -268,41 +295,45 @@ class LSTM(Recurrent):
                 for t in range(T)
             ],
         )
-        subtract, multiply, add, dot = np.subtract, np.multiply, np.add, np.dot
+        subtract, multiply, add, matmul = np.subtract, np.multiply, np.add, np.matmul
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
             stop = min(start + chunk, T)
             n = stop - start
             np.copyto(d_next[:n], d_outputs[start:stop].transpose(0, 2, 1))
             # Every coefficient of the chunk at once: (n, rows, B) arrays, each
             # step's block contiguous.
-            gates, coef = steps[start:stop], work[:n]
-            h_ig_fc = rows[start + 1 : stop + 1, D + 1 :]  # [h; i g; f c_{t-1}]
-            subtract(one, gates[:, : 3 * H], out=coef[:, H : 4 * H])  # 1 - o, 1 - i, 1 - f
-            coef[:, H : 4 * H] *= h_ig_fc  # o, i, f
-            multiply(h_ig_fc[:, H : 2 * H], gates[:, 3 * H : 4 * H], out=coef[:, 4 * H :])
+            gates, coef, tanh_c = steps[start:stop], work[:n], tanh_cell[start:stop]
+            slopes = d_rows.reshape(-1)[: n * 3 * H * B].reshape(n, 3 * H, B)  # scratch until the copy below
+            multiply(gates[:, :H], tanh_c, out=coef[:, H : 2 * H])  # h
+            multiply(gates[:, H : 3 * H], gates[:, 3 * H :], out=coef[:, 2 * H : 4 * H])  # i g, f c_{t-1}
+            multiply(coef[:, 2 * H : 3 * H], gates[:, 3 * H : 4 * H], out=coef[:, 4 * H :])
             subtract(gates[:, H : 2 * H], coef[:, 4 * H :], out=coef[:, 4 * H :])  # g: i - i g g
-            multiply(h_ig_fc[:, :H], tanh_cell[start:stop], out=coef[:, :H])
+            multiply(coef[:, H : 2 * H], tanh_c, out=coef[:, :H])
             subtract(gates[:, :H], coef[:, :H], out=coef[:, :H])  # o (1 - tanh(c_t)^2)
+            subtract(one, gates[:, : 3 * H], out=slopes)  # 1 - o, 1 - i, 1 - f
+            multiply(coef[:, H : 4 * H], slopes, out=coef[:, H : 4 * H])  # o, i, f
             for dy, by_hidden, to_cell, by_cell, f, d_gates in views[stop - 1 : start - 1 if start else None : -1]:
                 add(dy, d_recurrent, d_hidden)
                 multiply(by_hidden, d_hidden, by_hidden)
                 add(d_cell, to_cell, d_cell)
                 multiply(by_cell, d_cell, by_cell)
                 multiply(d_cell, f, d_cell)
-                dot(W_hT, d_gates, d_recurrent)  # dh_{t-1}, a sum over gates
-            d_chunk, in_chunk = d_rows[:, :n], in_rows[:, :n]
+                matmul(W_hT, d_gates, d_recurrent)  # dh_{t-1}, a sum over gates
+            d_chunk = d_rows[:, :n]
             np.copyto(d_chunk, work[:n, H:].transpose(1, 0, 2))
-            np.copyto(in_chunk, rows[start:stop, :K].transpose(1, 0, 2))
-            d_chunk, in_chunk = d_chunk.reshape(4 * H, n * B), in_chunk.reshape(K, n * B)
-            np.matmul(d_chunk, in_chunk.T, out=d_W_part)
-            d_W += d_W_part
-            np.matmul(d_chunk.T, W_ih, out=d_x[start * B : stop * B])
+            d_chunk = d_chunk.reshape(4 * H, n * B)
+            matmul(d_chunk, x_rows[start * B : stop * B], out=d_W_x_part)
+            add(d_W_x, d_W_x_part, d_W_x)
+            matmul(d_chunk, hs_rows[start * B : stop * B], out=d_W_h_part)
+            add(d_W_h, d_W_h_part, d_W_h)
+            matmul(d_chunk.T, W_ih, out=d_x[start * B : stop * B])
 
-        d_W = d_W[_rows_ifgo(H)]
-        d_bias = d_W[:, D].copy()
+        ifgo = _rows_ifgo(H)
+        d_W_x, d_W_h = d_W_x[ifgo], d_W_h[ifgo]
+        d_bias = d_W_h[:, 0].copy()
         return {
-            "weight_ih_l0": d_W[:, :D].copy(),
-            "weight_hh_l0": d_W[:, D + 1 :].copy(),
+            "weight_ih_l0": d_W_x,
+            "weight_hh_l0": d_W_h[:, 1:].copy(),
             "bias_ih_l0": d_bias,
             "bias_hh_l0": d_bias.copy(),
             "x": d_x.reshape(T, B, D),

@@ -159,8 +159,10 @@ def lstm_products(T: int, B: int, D: int, H: int, dtype):
     Forward, per step: the stacked weights (4H, D + 1 + H) times the column
     block [x_t; 1; h_{t-1}] (D + 1 + H, B). Backward, per step: W_hh^T (H, 4H)
     times the gate gradients (4H, B); per chunk of steps (as
-    ``LSTM._chunk_elements`` sizes them), the weight gradients (4H, nB) x
-    (nB, D + 1 + H) and the input gradient (nB, 4H) x (4H, D).
+    ``LSTM._chunk_elements`` sizes them), the gate gradients (4H, nB) times the
+    inputs (nB, D) and times [1, h_{t-1}] (nB, 1 + H), both batch-major (the
+    weight and bias gradients), and their transpose (nB, 4H) times W_ih (4H, D)
+    (the input gradient).
     """
     K = D + 1 + H
     rng = np.random.default_rng(1)
@@ -170,21 +172,25 @@ def lstm_products(T: int, B: int, D: int, H: int, dtype):
 
     W, W_hT, W_ih = draw(4 * H, K), draw(H, 4 * H), draw(4 * H, D)
     columns, d_gates = draw(T, K, B), draw(T, 4 * H, B)
+    inputs, hidden = draw(T * B, D), draw(T * B, 1 + H)
     gates, d_hidden = np.empty((4 * H, B), dtype), np.empty((H, B), dtype)
+    d_W_x, d_W_h = np.empty((4 * H, D), dtype), np.empty((4 * H, 1 + H), dtype)
+    d_x = np.empty((T * B, D), dtype)
     chunk = max(1, min(T, LSTM._chunk_elements // (5 * H * B)))
     chunks = [
-        (draw(4 * H, n * B), draw(K, n * B), np.empty((4 * H, K), dtype), np.empty((n * B, D), dtype))
-        for n in (min(chunk, T - start) for start in range(0, T, chunk))
+        (draw(4 * H, (stop - start) * B), slice(start * B, stop * B))
+        for start, stop in ((start, min(start + chunk, T)) for start in range(0, T, chunk))
     ]
 
     def products() -> None:
         for t in range(T):
-            np.dot(W, columns[t], gates)
+            np.matmul(W, columns[t], gates)
         for t in range(T - 1, -1, -1):
-            np.dot(W_hT, d_gates[t], d_hidden)
-        for d_chunk, in_chunk, d_W, d_x in chunks:
-            np.matmul(d_chunk, in_chunk.T, out=d_W)
-            np.matmul(d_chunk.T, W_ih, out=d_x)
+            np.matmul(W_hT, d_gates[t], d_hidden)
+        for d_chunk, rows in chunks:
+            np.matmul(d_chunk, inputs[rows], out=d_W_x)
+            np.matmul(d_chunk, hidden[rows], out=d_W_h)
+            np.matmul(d_chunk.T, W_ih, out=d_x[rows])
 
     return products
 

@@ -163,6 +163,33 @@ def test_float32_and_float64_agree():
     np.testing.assert_allclose(out32, out64, atol=1e-5)
 
 
+@pytest.mark.parametrize("scale", [1.0, 6.0])
+def test_lstm_float32_path_agrees_with_float64_in_every_gradient(monkeypatch, scale):
+    """float32 activates the gates through tanh, float64 through exp: both are the same LSTM.
+
+    Weights scaled by 6 drive most gates into saturation, where the two formulas
+    differ most; backward runs in chunks of two steps, the last one short.
+    """
+    monkeypatch.setattr(LSTM, "_chunk_elements", 2 * 5 * 4 * 3)  # 2 steps of 5 H B values
+    rng = np.random.default_rng(7)
+    model = LSTM(3, 4, seed=8)
+    for w in model.parameters().values():
+        w *= scale
+    x = rng.standard_normal((9, 3, 3))
+    state = (rng.standard_normal((3, 4)), rng.standard_normal((3, 4)))
+    d_out, d_final = rng.standard_normal((9, 3, 4)), (rng.standard_normal((3, 4)), rng.standard_normal((3, 4)))
+    results = {}
+    for dtype in (np.float64, np.float32):
+        m = model.astype(dtype)
+        outputs, (h, c) = m.forward(x, state)
+        results[dtype] = {"outputs": outputs, "h": h, "c": c, **m.backward(d_out, d_final)}
+    for key, expected in results[np.float64].items():
+        got = results[np.float32][key]
+        assert got.dtype == np.float32, key
+        error = np.abs(got - expected).max() / np.abs(expected).max()
+        assert error < 1e-5, f"{key}: {error:.1e}"
+
+
 @pytest.mark.parametrize("bad", ["float16", np.int32, "complex128", "nonsense"])
 def test_bad_dtype_is_refused(bad):
     with pytest.raises(ValueError, match="dtype must be float32 or float64"):
