@@ -343,9 +343,7 @@ def train(
     evaluation(0)
     done = 0
     while done < steps:
-        batches = [task.sample(batch, seed=stream) for stream in streams]
-        x = np.stack([b.inputs for b in batches], axis=1)  # (T, E, B, D)
-        y = np.stack([b.targets for b in batches])  # (E, B)
+        x, y = task.sample_each(batch, streams)  # (T, E, B, D), (E, B): each member's batch from its stream
         masks = None
         if carry_keep is not None:
             steps_drawn = task.length if carry_mask == "step" else 1
