@@ -84,7 +84,8 @@ class _SGD:
 
     def __init__(self, params: dict, *, lr: float) -> None:
         self.params, self.lr = params, lr
-        self.m = self.v = {}
+        self.m: dict = {}
+        self.v: dict = {}
 
     def step(self, grads: dict) -> None:
         for k, p in self.params.items():
