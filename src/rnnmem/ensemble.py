@@ -95,7 +95,8 @@ class Ensemble:
     ``"chrono"``, or a list of them, one per member; chrono needs
     ``t_max > 2`` (LSTM only). So configurations stack like seeds: members
     with :math:`b_f = 0`, :math:`b_f = 1` and chrono in one ensemble.
-    ``params`` maps each name to its live stacked array.
+    ``params`` maps each name to its live stacked array (views into one
+    block of every parameter, member by member).
 
     >>> ens = Ensemble("lstm", 3, 4, 2, seeds=[0, 1, 2], forget_bias=1.0)
     >>> ens.size, ens.params["weight_hh_l0"].shape, ens.params["readout_weight"].shape
@@ -178,7 +179,15 @@ class Ensemble:
                 b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
                 stacked["bias_ih_l0"][e, H : 2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
                 stacked["bias_hh_l0"][e, 0 : 2 * H] = 0.0
-        self.params = {name: value.astype(self.dtype) for name, value in stacked.items()}
+        # The live arrays are views into one (E, P) block, member e's parameters in row e, so that an
+        # optimizer can update every array of every member in one pass (rnnmem.lab does).
+        sizes = [int(np.prod(shape)) for shape in shapes.values()]
+        self._flat = np.empty((E, sum(sizes)), dtype=self.dtype)
+        self.params = {}
+        for (name, shape), start, size in zip(shapes.items(), np.cumsum([0] + sizes), sizes):
+            view = self._flat[:, start : start + size].reshape((E,) + shape)
+            view[...] = stacked[name]
+            self.params[name] = view
         self._cache: Any = None
         self._workspace: dict = {}
 
