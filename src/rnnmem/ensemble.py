@@ -95,7 +95,8 @@ class Ensemble:
     ``"chrono"``, or a list of them, one per member; chrono needs
     ``t_max > 2`` (LSTM only). So configurations stack like seeds: members
     with :math:`b_f = 0`, :math:`b_f = 1` and chrono in one ensemble.
-    ``params`` maps each name to its live stacked array.
+    ``params`` maps each name to its live stacked array (views into one
+    block of every parameter, member by member).
 
     >>> ens = Ensemble("lstm", 3, 4, 2, seeds=[0, 1, 2], forget_bias=1.0)
     >>> ens.size, ens.params["weight_hh_l0"].shape, ens.params["readout_weight"].shape
@@ -178,7 +179,15 @@ class Ensemble:
                 b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
                 stacked["bias_ih_l0"][e, H : 2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
                 stacked["bias_hh_l0"][e, 0 : 2 * H] = 0.0
-        self.params = {name: value.astype(self.dtype) for name, value in stacked.items()}
+        # The live arrays are views into one (E, P) block, member e's parameters in row e, so that an
+        # optimizer can update every array of every member in one pass (rnnmem.lab does).
+        sizes = [int(np.prod(shape)) for shape in shapes.values()]
+        self._flat = np.empty((E, sum(sizes)), dtype=self.dtype)
+        self.params = {}
+        for (name, shape), start, size in zip(shapes.items(), np.cumsum([0] + sizes), sizes):
+            view = self._flat[:, start : start + size].reshape((E,) + shape)
+            view[...] = stacked[name]
+            self.params[name] = view
         self._cache: Any = None
         self._workspace: dict = {}
 
@@ -241,13 +250,16 @@ class Ensemble:
 
     # ------------------------------------------------------------------ layout, buffers and inputs
     #
-    # Inside, every per-step array is stored time first and feature-major: (T, E, rows, B), the
-    # batch last. Row block t of the array `rows` holds [h_t; x_t; 1] for every member, (E, K, B)
-    # with K = H + D + 1, so that a step of all members is ONE batched product with the stacked
-    # weights [W_hh, W_ih, b] (E, G H, K), giving every pre-activation, biases included; in the
-    # backward pass the same rows give every weight and bias gradient, one product per step.
-    # Each gate is then a block of rows whose (H, B) entries are contiguous per member, so every
-    # elementwise operation of a step runs over long contiguous stretches of memory.
+    # Inside, every per-step array is stored time first and feature-major, member by member inside
+    # each feature row, the batch last: (T, rows, E, B). Row block t of the array `rows` holds
+    # [h_t; x_t; 1] for every member, (K, E, B) with K = H + D + 1, so that a step of all members is
+    # ONE batched product with the stacked weights [W_hh, W_ih, b] (E, G H, K), giving every
+    # pre-activation, biases included; in the backward pass the same rows give every weight and
+    # bias gradient, one product per step. Member e's matrix is the slice [:, e] of such an array,
+    # (rows, B) with a row stride of E B numbers: the products read and write it in place
+    # (:func:`_matmul`). A gate (or the state) of every member is then a block of rows, (H, E, B),
+    # ONE contiguous stretch of memory, so each elementwise operation of a step is a single pass
+    # over contiguous numbers (numpy runs those several times faster than strided ones).
     #
     # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
     # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs and the
@@ -262,7 +274,7 @@ class Ensemble:
         return buf
 
     def _rows(self, x: Any) -> tuple:
-        """The (T + 1, E, K, B) array of rows [h_t; x_t; 1], with x filled in and h_0 = 0; and T, B."""
+        """The (T + 1, K, E, B) array of rows [h_t; x_t; 1], with x filled in and h_0 = 0; and T, B."""
         D, E, H = self.input_size, self.size, self.hidden_size
         arr = np.asarray(x)
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
@@ -277,10 +289,10 @@ class Ensemble:
                 f"per member, time first, with T >= 1 and B >= 1, got shape {arr.shape}"
             )
         T, B = arr.shape[0], arr.shape[2]
-        rows = self._buffer("rows", (T + 1, E, H + D + 1, B))
-        rows[0, :, :H] = 0.0
-        rows[:T, :, H : H + D] = arr.transpose(0, 1, 3, 2)
-        rows[:, :, H + D] = 1.0
+        rows = self._buffer("rows", (T + 1, H + D + 1, E, B))
+        rows[0, :H] = 0.0
+        rows[:T, H : H + D] = arr.transpose(0, 3, 1, 2)
+        rows[:, H + D] = 1.0
         return rows, T, B
 
     def _stacked(self, blocks: list, scale: np.ndarray) -> np.ndarray:
@@ -302,21 +314,28 @@ class Ensemble:
         >>> ens.forward(np.ones((4, 3, 1))).shape
         (2, 3, 2)
         """
-        return self._forward(x).transpose(0, 2, 1).copy()
+        return self._forward(x).transpose(1, 2, 0).copy()
 
-    def _forward(self, x: Any, carry_masks: Any = None) -> np.ndarray:
-        """The forward pass; the last hidden states feature-major, (E, H, B)."""
+    def _forward(self, x: Any, carry_masks: Any = None, keep: bool = True) -> np.ndarray:
+        """The forward pass; the last hidden states feature-major, (H, E, B).
+
+        ``keep=False`` (scoring only) stores one step of gates at a time instead of every step's,
+        so the work stays in the cache; the numbers computed are the same. No backward pass follows.
+        """
         self._cache = None
         rows, T, B = self._rows(x)
         masks = None if carry_masks is None else self._check_masks(carry_masks, T, B)
         with np.errstate(over="ignore", invalid="ignore"):
             if self.model == "lstm":
-                cache = self._forward_lstm(rows, T, B, masks)
+                cache = self._forward_lstm(rows, T, B, masks, keep)
+            elif self.model == "gru":
+                cache = self._forward_gru(rows, T, B, keep)
             else:
-                cache = {"rnn": self._forward_rnn, "gru": self._forward_gru}[self.model](rows, T, B)
-        cache.update(rows=rows, T=T, B=B, masks=masks)
-        self._cache = cache
-        return rows[T, :, : self.hidden_size]
+                cache = self._forward_rnn(rows, T, B)
+        if keep:
+            cache.update(rows=rows, T=T, B=B, masks=masks)
+            self._cache = cache
+        return rows[T, : self.hidden_size]
 
     def _forward_rnn(self, rows, T, B):
         H = self.hidden_size
@@ -326,14 +345,14 @@ class Ensemble:
             np.full(H, -2.0, dtype=self.dtype),
         )
         for t in range(T):
-            h_next = rows[t + 1, :, :H]
-            np.matmul(W, rows[t], out=h_next)  # -2 z_t
+            h_next = rows[t + 1, :H]
+            _matmul(W, rows[t], h_next)  # -2 z_t
             _sigmoid_of_negated(h_next)  # sigma(2 z_t)
             h_next *= 2.0
             h_next -= 1.0  # h_t = tanh(z_t)
         return {}
 
-    def _forward_gru(self, rows, T, B):
+    def _forward_gru(self, rows, T, B, keep=True):
         # Four row blocks: r and z from the state, the input and both biases; the candidate's
         # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
         E, H, D = self.size, self.hidden_size, self.input_size
@@ -349,27 +368,29 @@ class Ensemble:
             ],
             np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H),
         )
-        gates = self._buffer("gates", (T, E, 4 * H, B))  # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
-        candidate = self._buffer("candidate", (T, E, H, B))
-        scratch = self._buffer("scratch", (E, H, B))
+        kept = T if keep else 1
+        gates = self._buffer("gates", (kept, 4 * H, E, B))  # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
+        candidate = self._buffer("candidate", (kept, H, E, B))
+        scratch = self._buffer("scratch", (H, E, B))
         for t in range(T):
-            g = gates[t]
-            np.matmul(W, rows[t], out=g)
-            _sigmoid_of_negated(g[:, : 2 * H])  # r_t, z_t
-            np.multiply(g[:, :H], g[:, 2 * H : 3 * H], out=scratch)
-            a = g[:, 3 * H :]
+            k = t if keep else 0
+            g, n_t = gates[k], candidate[k]
+            _matmul(W, rows[t], g)
+            _sigmoid_of_negated(g[: 2 * H])  # r_t, z_t
+            np.multiply(g[:H], g[2 * H : 3 * H], out=scratch)
+            a = g[3 * H :]
             a += scratch  # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
             _sigmoid_of_negated(a)
-            np.multiply(a, 2.0, out=candidate[t])
-            candidate[t] -= 1.0  # n_t = tanh(a_n)
-            h_next = rows[t + 1, :, :H]
-            np.subtract(rows[t, :, :H], candidate[t], out=h_next)  # h_t = n + z (h_{t-1} - n)
-            h_next *= g[:, H : 2 * H]
-            h_next += candidate[t]
+            np.multiply(a, 2.0, out=n_t)
+            n_t -= 1.0  # n_t = tanh(a_n)
+            h_next = rows[t + 1, :H]
+            np.subtract(rows[t, :H], n_t, out=h_next)  # h_t = n + z (h_{t-1} - n)
+            h_next *= g[H : 2 * H]
+            h_next += n_t
         return {"gates": gates, "candidate": candidate}
 
     def _check_masks(self, masks: Any, T: int, B: int) -> np.ndarray:
-        """Carry-line masks (T, E, B, H), LSTM only, as (T, E, H, B)."""
+        """Carry-line masks (T, E, B, H), LSTM only, as (T, H, E, B)."""
         E, H = self.size, self.hidden_size
         if self.model != "lstm":
             raise ValueError(f"carry_masks multiply the LSTM's cell state; model must be 'lstm', got {self.model!r}")
@@ -378,41 +399,47 @@ class Ensemble:
             raise ValueError(
                 f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, got shape {arr.shape}"
             )
-        return np.ascontiguousarray(arr.transpose(0, 1, 3, 2), dtype=self.dtype)
+        return np.ascontiguousarray(arr.transpose(0, 3, 1, 2), dtype=self.dtype)
 
-    def _forward_lstm(self, rows, T, B, masks=None):
-        # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1.
+    def _forward_lstm(self, rows, T, B, masks=None, keep=True):
+        # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1,
+        # which then takes sigma(2z)'s place in `gates`.
         E, H = self.size, self.hidden_size
         p = self.params
         W = self._stacked(
             [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
             np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H),
         )
-        gates = self._buffer("gates", (T, E, 4 * H, B))
-        cell = self._buffer("cell", (T + 1, E, H, B))
-        candidate = self._buffer("candidate", (T, E, H, B))
-        tanh_cell = self._buffer("tanh_cell", (T, E, H, B))
-        written = self._buffer("written", (E, H, B))
-        carried = cell if masks is None else self._buffer("carried", (T, E, H, B))
+        kept = T if keep else 1
+        gates = self._buffer("gates", (kept, 4 * H, E, B))  # i | f | g | o
+        cell = self._buffer("cell", (T + 1 if keep else 2, H, E, B))
+        tanh_cell = self._buffer("tanh_cell", (kept, H, E, B))
+        written = self._buffer("written", (H, E, B))
+        carried = cell if masks is None else self._buffer("carried", (T, H, E, B))
         cell[0] = 0.0
         for t in range(T):
-            g = gates[t]
-            np.matmul(W, rows[t], out=g)
+            k, c_prev, c_next = (t, t, t + 1) if keep else (0, t % 2, (t + 1) % 2)
+            g = gates[k]
+            _matmul(W, rows[t], g)
             _sigmoid_of_negated(g)  # i, f, sigma(2 z_g), o
-            np.multiply(g[:, 2 * H : 3 * H], 2.0, out=candidate[t])
-            candidate[t] -= 1.0  # g_t
+            candidate = g[2 * H : 3 * H]
+            candidate *= 2.0
+            candidate -= 1.0  # g_t
             if masks is not None:  # dropout on the carry line:
-                np.multiply(masks[t], cell[t], out=carried[t])  # f multiplies M_t c_{t-1}
-            np.multiply(g[:, H : 2 * H], carried[t], out=cell[t + 1])
-            np.multiply(g[:, :H], candidate[t], out=written)
-            cell[t + 1] += written  # c_t = f c_{t-1} + i g
-            tc = tanh_cell[t]
-            np.multiply(cell[t + 1], -2.0, out=tc)
+                np.multiply(masks[t], cell[c_prev], out=carried[t])  # f multiplies M_t c_{t-1}
+                c_prev_used = carried[t]
+            else:
+                c_prev_used = cell[c_prev]
+            np.multiply(g[H : 2 * H], c_prev_used, out=cell[c_next])
+            np.multiply(g[:H], candidate, out=written)
+            cell[c_next] += written  # c_t = f c_{t-1} + i g
+            tc = tanh_cell[k]
+            np.multiply(cell[c_next], -2.0, out=tc)
             _sigmoid_of_negated(tc)
             tc *= 2.0
             tc -= 1.0  # tanh(c_t)
-            np.multiply(g[:, 3 * H :], tc, out=rows[t + 1, :, :H])  # h_t = o tanh(c_t)
-        return {"gates": gates, "cell": cell, "candidate": candidate, "tanh_cell": tanh_cell, "carried": carried}
+            np.multiply(g[3 * H :], tc, out=rows[t + 1, :H])  # h_t = o tanh(c_t)
+        return {"gates": gates, "cell": cell, "tanh_cell": tanh_cell, "carried": carried}
 
     # ------------------------------------------------------------------ backward
 
@@ -440,10 +467,10 @@ class Ensemble:
         d = np.asarray(d_last)
         if d.shape != (E, B, H):
             raise ValueError(f"d_last must have shape ({E}, {B}, {H}), got shape {d.shape}")
-        return self._backward(np.array(d.transpose(0, 2, 1), dtype=self.dtype, order="C"), step_norms)
+        return self._backward(np.array(d.transpose(2, 0, 1), dtype=self.dtype, order="C"), step_norms)
 
     def _backward(self, dh: np.ndarray, step_norms: bool) -> dict:
-        """backward, from the gradient of the last hidden states feature-major, (E, H, B)."""
+        """backward, from the gradient of the last hidden states feature-major, (H, E, B)."""
         run = {"rnn": self._backward_rnn, "gru": self._backward_gru, "lstm": self._backward_lstm}[self.model]
         norms = np.zeros((self.size, self._cache["T"])) if step_norms else None
         with np.errstate(over="ignore", invalid="ignore"):
@@ -453,9 +480,9 @@ class Ensemble:
         return grads
 
     def _accumulate(self, total: np.ndarray, d_rows: np.ndarray, rows_t: np.ndarray) -> None:
-        """total += d_rows (E, R, B) @ rows_t^T (E, B, K): step t's share of every weight and bias gradient."""
+        """total += d_rows (R, E, B) @ rows_t^T: step t's share of every weight and bias gradient, (E, R, K)."""
         product = self._buffer("product", total.shape)
-        np.matmul(d_rows, rows_t.transpose(0, 2, 1), out=product)
+        np.matmul(d_rows.transpose(1, 0, 2), rows_t.transpose(1, 2, 0), out=product)
         total += product
 
     def _split(self, total: np.ndarray, rows: slice = slice(None)) -> tuple:
@@ -467,17 +494,17 @@ class Ensemble:
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows = cache["rows"]
         total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
-        d_pre = self._buffer("d_pre", (E, H, B))
+        d_pre = self._buffer("d_pre", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
                 norms[:, t] = _sequence_norms(dh)
-            h = rows[t + 1, :, :H]
+            h = rows[t + 1, :H]
             np.multiply(h, h, out=d_pre)
             np.subtract(1.0, d_pre, out=d_pre)  # tanh' = 1 - h^2
             d_pre *= dh
             self._accumulate(total, d_pre, rows[t])
-            np.matmul(W_hhT, d_pre, out=dh)
+            _matmul(W_hhT, d_pre, dh)
         d_W_hh, d_W_ih, d_b = self._split(total)
         return {
             "weight_ih_l0": d_W_ih.copy(),
@@ -500,31 +527,31 @@ class Ensemble:
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
-        d_rows = self._buffer("d_rows", (E, 4 * H, B))
-        kept = self._buffer("kept", (E, H, B))
+        d_rows = self._buffer("d_rows", (4 * H, E, B))
+        kept = self._buffer("kept", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for start, stop in self._chunks(T, 4 * H, B):
             span = slice(start, stop)
-            r, z, n = gates[span, :, :H], gates[span, :, H : 2 * H], candidate[span]
+            r, z, n = gates[span, :H], gates[span, H : 2 * H], candidate[span]
             # Gradients of the four row blocks' outputs = dh_t * coefficient, known from the forward pass.
-            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
-            c_r, c_z, c_sn, c_n = (coef[:, :, k * H : (k + 1) * H] for k in range(4))
+            coef = self._buffer("coef", (stop - start, 4 * H, E, B))
+            c_r, c_z, c_sn, c_n = (coef[:, k * H : (k + 1) * H] for k in range(4))
             np.multiply(n, n, out=c_n)
             np.subtract(1.0, c_n, out=c_n)
             c_n *= 1.0 - z  # n's input part: (1 - z)(1 - n^2)
-            np.subtract(rows[span, :, :H], n, out=c_z)
+            np.subtract(rows[span, :H], n, out=c_z)
             c_z *= z * (1.0 - z)  # z: (h_prev - n) z (1 - z)
-            np.multiply(c_n, gates[span, :, 2 * H : 3 * H], out=c_r)
+            np.multiply(c_n, gates[span, 2 * H : 3 * H], out=c_r)
             c_r *= -0.5  # the forward pass kept -2 (W_hn h + b_hn)
             c_r *= r * (1.0 - r)  # r: via r * (W_hn h + b_hn)
             np.multiply(c_n, r, out=c_sn)  # W_hn h + b_hn sits inside r * (.)
             for t in range(stop - 1, start - 1, -1):
                 if norms is not None:
                     norms[:, t] = _sequence_norms(dh)
-                np.multiply(coef[t - start].reshape(E, 4, H, B), dh[:, None], out=d_rows.reshape(E, 4, H, B))
+                np.multiply(coef[t - start].reshape(4, H, E, B), dh, out=d_rows.reshape(4, H, E, B))
                 self._accumulate(total, d_rows, rows[t])
-                np.multiply(dh, gates[t, :, H : 2 * H], out=kept)
-                np.matmul(W_hhT, d_rows[:, : 3 * H], out=dh)
+                np.multiply(dh, gates[t, H : 2 * H], out=kept)
+                _matmul(W_hhT, d_rows[: 3 * H], dh)
                 dh += kept
         H2, H3 = 2 * H, 3 * H
         d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
@@ -541,18 +568,18 @@ class Ensemble:
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, masks = cache["rows"], cache["gates"], cache["masks"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
-        d_pre = self._buffer("d_pre", (E, 4 * H, B))
-        dc = np.zeros((E, H, B), dtype=self.dtype)
-        scratch = self._buffer("scratch", (E, H, B))
+        d_pre = self._buffer("d_pre", (4 * H, E, B))
+        dc = np.zeros((H, E, B), dtype=self.dtype)
+        scratch = self._buffer("scratch", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for start, stop in self._chunks(T, 4 * H, B):
             span = slice(start, stop)
-            i, f, o = gates[span, :, :H], gates[span, :, H : 2 * H], gates[span, :, 3 * H :]
-            candidate, tanh_cell = cache["candidate"][span], cache["tanh_cell"][span]
+            i, f, o = gates[span, :H], gates[span, H : 2 * H], gates[span, 3 * H :]
+            candidate, tanh_cell = gates[span, 2 * H : 3 * H], cache["tanh_cell"][span]
             # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
             # the slope of the gate's nonlinearity times what the gate multiplies.
-            coef = self._buffer("coef", (stop - start, E, 4 * H, B))
-            c_i, c_f, c_g, c_o = (coef[:, :, k * H : (k + 1) * H] for k in range(4))
+            coef = self._buffer("coef", (stop - start, 4 * H, E, B))
+            c_i, c_f, c_g, c_o = (coef[:, k * H : (k + 1) * H] for k in range(4))
             np.subtract(1.0, i, out=c_i)
             c_i *= i
             c_i *= candidate  # i multiplies g
@@ -565,7 +592,7 @@ class Ensemble:
             np.subtract(1.0, o, out=c_o)
             c_o *= o
             c_o *= tanh_cell  # o multiplies tanh(c_t)
-            to_cell = self._buffer("to_cell", (stop - start, E, H, B))  # dc_t += dh_t o (1 - tanh^2 c_t)
+            to_cell = self._buffer("to_cell", (stop - start, H, E, B))  # dc_t += dh_t o (1 - tanh^2 c_t)
             np.multiply(tanh_cell, tanh_cell, out=to_cell)
             np.subtract(1.0, to_cell, out=to_cell)
             to_cell *= o
@@ -575,15 +602,13 @@ class Ensemble:
                     norms[:, t] = _sequence_norms(dh)
                 np.multiply(dh, to_cell[j], out=scratch)
                 dc += scratch
-                np.multiply(
-                    coef[j, :, : 3 * H].reshape(E, 3, H, B), dc[:, None], out=d_pre[:, : 3 * H].reshape(E, 3, H, B)
-                )
-                np.multiply(c_o[j], dh, out=d_pre[:, 3 * H :])
-                dc *= gates[t, :, H : 2 * H]
+                np.multiply(coef[j, : 3 * H].reshape(3, H, E, B), dc, out=d_pre[: 3 * H].reshape(3, H, E, B))
+                np.multiply(c_o[j], dh, out=d_pre[3 * H :])
+                dc *= gates[t, H : 2 * H]
                 if masks is not None:
                     dc *= masks[t]
                 self._accumulate(total, d_pre, rows[t])
-                np.matmul(W_hhT, d_pre, out=dh)
+                _matmul(W_hhT, d_pre, dh)
         d_W_hh, d_W_ih, d_b = self._split(total)
         return {
             "weight_ih_l0": d_W_ih.copy(),
@@ -606,8 +631,8 @@ class Ensemble:
         return out
 
     def _readout(self, hT: np.ndarray) -> np.ndarray:
-        """The readout of feature-major last states (E, H, B): (E, O, B)."""
-        out = np.matmul(self.params["readout_weight"], hT)
+        """The readout of feature-major last states (H, E, B): (E, O, B)."""
+        out = np.matmul(self.params["readout_weight"], hT.transpose(1, 0, 2))
         out += self.params["readout_bias"][:, :, None]
         return out
 
@@ -618,7 +643,7 @@ class Ensemble:
         (1, 5, 4)
         """
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._readout(self._forward(x)).transpose(0, 2, 1)
+            return self._readout(self._forward(x, keep=False)).transpose(0, 2, 1)
 
     def loss_and_grads(
         self, x: Any, targets: Any, kind: str, *, step_norms: bool = False, carry_masks: Any = None
@@ -645,7 +670,7 @@ class Ensemble:
         """
         kind = check_choice("kind", kind, KINDS)
         E = self.size
-        hT = self._forward(x, carry_masks)  # (E, H, B)
+        hT = self._forward(x, carry_masks)  # (H, E, B)
         B = self._cache["B"]
         y = self._check_targets(targets, kind, E, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -664,8 +689,10 @@ class Ensemble:
                 losses = (err * err).mean(axis=1)
                 d_out = (2.0 / B) * err[:, None, :]
             V = self.params["readout_weight"]
-            grads = self._backward(np.matmul(V.transpose(0, 2, 1), d_out), step_norms)
-            grads["readout_weight"] = np.matmul(d_out, hT.transpose(0, 2, 1))
+            dh = np.empty(hT.shape, dtype=self.dtype)
+            _matmul(V.transpose(0, 2, 1), d_out.transpose(1, 0, 2), dh)
+            grads = self._backward(dh, step_norms)
+            grads["readout_weight"] = np.matmul(d_out, hT.transpose(1, 2, 0))
             grads["readout_bias"] = d_out.sum(axis=2)
         return losses, grads
 
@@ -695,6 +722,16 @@ def _sigmoid_of_negated(a: np.ndarray) -> None:
 
 
 def _sequence_norms(dh: np.ndarray) -> np.ndarray:
-    """Mean over the batch of each sequence's gradient norm, from dL/dh (E, H, B) of a batch-mean loss."""
+    """Mean over the batch of each sequence's gradient norm, from dL/dh (H, E, B) of a batch-mean loss."""
     B = dh.shape[2]
-    return np.sqrt((dh * dh).sum(axis=1)).mean(axis=1) * B
+    return np.sqrt((dh * dh).sum(axis=0)).mean(axis=1) * B
+
+
+def _matmul(W: np.ndarray, a: np.ndarray, out: np.ndarray) -> None:
+    """``out[:, e] = W[e] @ a[:, e]`` for every member e: ``a`` (K, E, B) and ``out`` (R, E, B) in place, W (E, R, K).
+
+    Member e's matrices are the slices ``[:, e]``, (rows, B) with a row stride of E B numbers, which
+    BLAS reads and writes where they are: one product per member, each computing what the same member
+    computes alone.
+    """
+    np.matmul(W, a.transpose(1, 0, 2), out=out.transpose(1, 0, 2))

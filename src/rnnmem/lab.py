@@ -80,16 +80,72 @@ CARRY_MASKS = ("step", "sequence")
 
 
 class _SGD:
-    """Plain gradient descent on a dict of arrays in place, with Adam's interface (m and v unused)."""
+    """Plain gradient descent, each member's gradient scaled (clipping) and frozen members left as they are."""
 
-    def __init__(self, params: dict, *, lr: float) -> None:
-        self.params, self.lr = params, lr
-        self.m: dict[str, np.ndarray] = {}
-        self.v = self.m
+    def __init__(self, ens: Ensemble, *, lr: float) -> None:
+        self.params, self.lr = ens.params, lr
 
-    def step(self, grads: dict) -> None:
+    def step(self, grads: dict, scale: np.ndarray, frozen: np.ndarray) -> None:
+        E = scale.size
         for k, p in self.params.items():
-            p -= self.lr * grads[k]
+            g = grads[k]
+            g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
+            g[frozen] = 0.0
+            p -= self.lr * g
+
+
+class _Adam:
+    r"""Adam on every parameter of an ensemble at once, in place: :class:`rnnmem.train.Adam`'s update.
+
+    The same arithmetic as :meth:`rnnmem.train.Adam.step`, operation for
+    operation, so every number is the same, but on the ensemble's parameters
+    as one ``(E, P)`` block (each member a row), with preallocated buffers:
+    :math:`m \leftarrow \beta_1 m + (1-\beta_1) g`, :math:`v \leftarrow
+    \beta_2 v + (1-\beta_2) g^2`, :math:`\theta \leftarrow \theta -
+    \eta\,(m/(1-\beta_1^t)) / (\sqrt{v/(1-\beta_2^t)} + \epsilon)`. A
+    frozen member's gradient and moments are zeroed, so it does not move.
+    """
+
+    def __init__(self, ens: Ensemble, *, lr: float) -> None:
+        defaults = Adam({"p": np.zeros(1)}, lr=lr)  # the learning rate checked, betas and eps as rnnmem.train has them
+        self.lr, self.beta1, self.beta2, self.eps = defaults.lr, defaults.beta1, defaults.beta2, defaults.eps
+        self.flat = ens._flat
+        self.t = 0
+        self.m, self.v, self.g, self.work, self.work2 = (np.zeros_like(self.flat) for _ in range(5))
+        E = ens.size
+        start, self.grad_views = 0, {}
+        for name, p in ens.params.items():  # the gradient block, laid out like the parameters
+            self.grad_views[name] = self.g[:, start : start + p[0].size].reshape(p.shape)
+            start += p[0].size
+        assert start == self.flat.shape[1] and self.flat.shape[0] == E
+
+    def step(self, grads: dict, scale: np.ndarray, frozen: np.ndarray) -> None:
+        g, m, v, a, b = self.g, self.m, self.v, self.work, self.work2
+        for name, view in self.grad_views.items():
+            view[...] = grads[name]
+        g *= scale[:, None].astype(g.dtype)
+        if frozen.any():
+            g[frozen] = 0.0
+            m[frozen] = 0.0
+            v[frozen] = 0.0
+        self.t += 1
+        b1, b2 = self.beta1, self.beta2
+        correction1 = 1.0 - b1**self.t
+        correction2 = 1.0 - b2**self.t
+        m *= b1
+        np.multiply(g, 1.0 - b1, out=a)
+        m += a  # m += (1 - b1) g
+        v *= b2
+        np.multiply(g, g, out=a)
+        a *= 1.0 - b2
+        v += a  # v += (1 - b2) g^2
+        np.divide(m, correction1, out=a)
+        a *= self.lr  # lr m_hat
+        np.divide(v, correction2, out=b)
+        np.sqrt(b, out=b)
+        b += self.eps  # sqrt(v_hat) + eps
+        a /= b
+        self.flat -= a
 
 
 @dataclass
@@ -325,7 +381,7 @@ def train(
         def passed(score):
             return score <= limit
 
-    opt = Adam(ens.params, lr=lr) if optimizer == "adam" else _SGD(ens.params, lr=lr)
+    opt = _Adam(ens, lr=lr) if optimizer == "adam" else _SGD(ens, lr=lr)
     losses = np.full((E, steps), np.nan)
     grad_norms = np.full((E, steps), np.nan)
     success_step: list = [None] * E
@@ -344,9 +400,7 @@ def train(
     evaluation(0)
     done = 0
     while done < steps:
-        batches = [task.sample(batch, seed=stream) for stream in streams]
-        x = np.stack([b.inputs for b in batches], axis=1)  # (T, E, B, D)
-        y = np.stack([b.targets for b in batches])  # (E, B)
+        x, y = task.sample_each(batch, streams)  # (T, E, B, D), (E, B): each member's batch from its stream
         masks = None
         if carry_keep is not None:
             steps_drawn = task.length if carry_mask == "step" else 1
@@ -396,17 +450,17 @@ def _update(
     E = ens.size
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks)
-        norm = np.sqrt(sum((g.reshape(E, -1).astype(np.float64) ** 2).sum(axis=1) for g in grads.values()))
+        norm = np.sqrt(sum(_squares(g.reshape(E, -1)) for g in grads.values()))
         frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
         scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
-        for k, g in grads.items():
-            g *= scale.reshape((E,) + (1,) * (g.ndim - 1)).astype(g.dtype)
-            g[frozen] = 0.0
-            if k in opt.m:
-                opt.m[k][frozen] = 0.0
-                opt.v[k][frozen] = 0.0
-        opt.step(grads)
+        opt.step(grads, scale, frozen)
     return loss, norm
+
+
+def _squares(g: np.ndarray) -> np.ndarray:
+    """Each row's sum of squares, in float64: one member's share of its squared gradient norm."""
+    g = g if g.dtype == np.float64 else g.astype(np.float64)
+    return (g * g).sum(axis=1)
 
 
 def gradient_by_step(ensemble: Ensemble, task: Task, *, n: int = 256, seed: int = 0) -> np.ndarray:

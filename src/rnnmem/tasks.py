@@ -97,6 +97,31 @@ class Task:
             return _adding_batch(n, self.length, rng)
         return _recall_batch(n, self.lag, self.alphabet, self.name == "blank-recall", rng)
 
+    def sample_each(self, n: int, seeds: Any) -> Batch:
+        """``n`` sequences for each of several streams at once: inputs ``(T, S, n, D)``, targets ``(S, n)``.
+
+        ``seeds`` is a non-empty list, one seed per stream (each as
+        :func:`rnnmem.checks.check_seed` takes it; a generator's stream goes
+        on). Stream ``s`` gets exactly what ``sample(n, seed=seeds[s])`` gives,
+        drawn in the same order from it; only the arrays are built once for
+        all the streams.
+
+        >>> task = recall(lag=3, alphabet=4)
+        >>> both = task.sample_each(2, [0, 1])
+        >>> both.inputs.shape, both.targets.shape
+        ((5, 2, 2, 6), (2, 2))
+        >>> one = task.sample(2, seed=1)
+        >>> bool((both.inputs[:, 1] == one.inputs).all() and (both.targets[1] == one.targets).all())
+        True
+        """
+        n = check_positive_int("n", n)
+        if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (list, tuple)) or not seeds:
+            raise ValueError(f"seeds must be a non-empty list of seeds, one per stream, got {seeds!r}")
+        rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
+        if self.name == "adding":
+            return _adding_batches(n, self.length, rngs)
+        return _recall_batches(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+
 
 def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
     r"""Recall the first token after ``lag`` distractors: chance is ``1/alphabet``.
@@ -200,27 +225,57 @@ def _check_alphabet(alphabet: Any) -> int:
     return k
 
 
-def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.Generator) -> Batch:
-    T = lag + 2
-    tokens = np.empty((T, n), dtype=np.int64)
+def _recall_tokens(tokens: np.ndarray, lag: int, alphabet: int, blank: bool, rng: np.random.Generator) -> None:
+    """Fill ``tokens`` (T, n) with one batch of recall token ids drawn from ``rng``."""
+    T, n = tokens.shape
     tokens[0] = rng.integers(0, alphabet, size=n)
     if blank:
         tokens[1 : T - 1] = alphabet
     else:
         tokens[1 : T - 1] = rng.integers(0, alphabet, size=(lag, n))
     tokens[T - 1] = alphabet + 1
+
+
+def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.Generator) -> Batch:
+    tokens = np.empty((lag + 2, n), dtype=np.int64)
+    _recall_tokens(tokens, lag, alphabet, blank, rng)
     inputs = np.eye(alphabet + 2)[tokens]  # one-hot rows, (T, n, K + 2)
     return Batch(inputs, tokens[0].copy())
 
 
-def _adding_batch(n: int, length: int, rng: np.random.Generator) -> Batch:
+def _recall_batches(n: int, lag: int, alphabet: int, blank: bool, rngs: list) -> Batch:
+    tokens = np.empty((len(rngs), lag + 2, n), dtype=np.int64)
+    for k, rng in enumerate(rngs):
+        _recall_tokens(tokens[k], lag, alphabet, blank, rng)
+    inputs = np.eye(alphabet + 2)[tokens.transpose(1, 0, 2)]  # one-hot rows, (T, S, n, K + 2)
+    return Batch(inputs, tokens[:, 0].copy())
+
+
+def _adding_draw(n: int, length: int, rng: np.random.Generator) -> tuple:
+    """One batch of the adding problem's draws from ``rng``: values (T, n), both marked steps (n,)."""
     half = length // 2
-    inputs = np.zeros((length, n, 2))
-    inputs[:, :, 0] = rng.random((length, n))
+    values = rng.random((length, n))
     first = rng.integers(0, half, size=n)
     second = rng.integers(half, length, size=n)
-    columns = np.arange(n)
+    return values, first, second
+
+
+def _adding_inputs(inputs: np.ndarray, values: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Fill ``inputs`` (T, n, 2) from the draws; return the targets (n,)."""
+    columns = np.arange(inputs.shape[1])
+    inputs[:, :, 0] = values
     inputs[first, columns, 1] = 1.0
     inputs[second, columns, 1] = 1.0
-    targets = inputs[first, columns, 0] + inputs[second, columns, 0]
+    return inputs[first, columns, 0] + inputs[second, columns, 0]
+
+
+def _adding_batch(n: int, length: int, rng: np.random.Generator) -> Batch:
+    inputs = np.zeros((length, n, 2))
+    targets = _adding_inputs(inputs, *_adding_draw(n, length, rng))
+    return Batch(inputs, targets)
+
+
+def _adding_batches(n: int, length: int, rngs: list) -> Batch:
+    inputs = np.zeros((length, len(rngs), n, 2))
+    targets = np.stack([_adding_inputs(inputs[:, k], *_adding_draw(n, length, rng)) for k, rng in enumerate(rngs)])
     return Batch(inputs, targets)

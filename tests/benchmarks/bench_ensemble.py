@@ -1,26 +1,38 @@
-"""Benchmark: training an ensemble of models at once against torch training them one at a time.
+"""Benchmark: the lab's ensemble training against an expert's batched PyTorch ensemble, one thread each.
 
 Run as ``python tests/benchmarks/bench_ensemble.py`` (``make bench`` runs it).
-Both sides do the same work per round: one training update of each of ``E``
-models, each a recurrent layer (LSTM by default; ``--model gru`` or ``rnn``)
-with a linear readout of its last hidden state, softmax cross-entropy on a
-recall batch (``B`` sequences of ``T = lag + 2`` steps, one-hot inputs of
-size 10), the gradient clipped to global norm 1, one Adam step.
+Both sides do the lab's job (:data:`rnnmem.experiments.DESIGN`): ``E = 20``
+LSTMs with ``H = 16`` units and a linear readout of the last hidden state,
+trained on recall (alphabet 8, one-hot inputs of size 10, ``T = lag + 2``) at
+lags 10 and 40, ``60`` updates on batches of ``B = 32``, softmax cross-entropy,
+each member's gradient clipped to global norm 1, Adam with learning rate 0.01,
+and every member scored on 256 held-out sequences before the first update,
+every 25 updates and after the last.
 
-* rnnmem: the lab's update (:mod:`rnnmem.lab`), all ``E`` members as one
-  :class:`rnnmem.ensemble.Ensemble`, in float64 (the lab's precision) and in
-  float32;
-* torch: ``E`` separate ``torch.nn.LSTM`` (or ``GRU``, ``RNN``) + ``nn.Linear``
-  modules, each with its own ``torch.optim.Adam``, updated one after the
-  other with ``clip_grad_norm_``, in float32 (torch's default).
+* rnnmem: :func:`rnnmem.lab.train` itself, in float64 (the lab's precision)
+  and in float32 (``dtype=np.float32``, torch's precision): its data draws,
+  updates and evaluations are all timed.
+* torch: the members' weights as batched tensors ``(E, ., .)``, the input
+  projection of all steps in one batched product, ``torch.baddbmm`` per step
+  (gates ordered ``i|f|o|g`` so one sigmoid covers three of them), autograd,
+  per-member global-norm clipping of the gradients, ``torch.optim.Adam`` with
+  ``foreach=True``, in float32; evaluation under ``torch.no_grad``. Its
+  batches are drawn and converted to tensors before the clock starts, so its
+  time leaves out the data that rnnmem's time includes.
 
-The batches are drawn once, before timing, and are the same for both. The
-runs alternate after a warm-up; the script prints each side's median time
-per round, the throughput in sequence-steps per second (``E B T`` per
-round), and the median of the per-round time ratios (rnnmem / torch; below 1
-means the ensemble is faster). Each run is timed by wall clock and by this
-process's CPU time, which leaves out time other programs take on a shared
-machine.
+The two sides alternate (which goes first alternates too), after a warm-up.
+Each run is timed by wall clock and by this process's CPU time
+(``time.process_time``), which leaves out time other programs take on a
+shared machine. The script prints, per lag and side, the fastest and the
+median run, the throughput in member-updates per second (``E * 60`` per run,
+from the fastest CPU time) and the ratio rnnmem time / torch time (from the
+fastest CPU times, and the median of the per-pair ratios); the target is a
+ratio of at most 0.25.
+
+``--against REF`` also times the lab as it was at the git commit ``REF``
+(its ``src/rnnmem`` taken with ``git archive`` into a temporary folder and
+imported under another name), interleaved with the current one in the same
+process, and prints the speed-up of the current code.
 
 One thread each: numpy's BLAS through threadpoolctl (and the environment),
 torch through ``torch.set_num_threads(1)``. The script prints the BLAS
@@ -32,10 +44,18 @@ picks the kernel a reader's machine would.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib.util
+import io
+import math
 import os
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
@@ -47,9 +67,11 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     threadpool_info = threadpool_limits = None
 
-from rnnmem.lab import _update, make_ensemble  # noqa: E402
-from rnnmem.tasks import recall  # noqa: E402
-from rnnmem.train import Adam  # noqa: E402
+import rnnmem  # noqa: E402
+from rnnmem.experiments import DESIGN  # noqa: E402
+
+TARGET = 0.25
+REPO = Path(__file__).resolve().parents[2]
 
 
 def blas_report() -> str:
@@ -67,99 +89,217 @@ def blas_report() -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("lstm", "gru", "rnn"), default="lstm", help="default lstm")
-    parser.add_argument("--members", type=int, default=20, help="E, models trained (default 20)")
-    parser.add_argument("--batch", type=int, default=64, help="B, sequences per update (default 64)")
-    parser.add_argument("--lag", type=int, default=40, help="recall lag; T = lag + 2 (default 40)")
-    parser.add_argument("--hidden", type=int, default=32, help="H (default 32)")
-    parser.add_argument("--repeats", type=int, default=15, help="timed rounds of each (default 15)")
-    parser.add_argument("--warmup", type=int, default=2, help="untimed rounds of each first (default 2)")
-    args = parser.parse_args(argv)
+def import_commit(ref: str, into: Path):
+    """The package ``rnnmem`` of git commit ``ref`` (its core modules), imported as ``rnnmem_at_ref``."""
+    try:
+        archive = subprocess.run(
+            ["git", "archive", ref, "src/rnnmem"], cwd=REPO, check=True, capture_output=True
+        ).stdout
+    except subprocess.CalledProcessError as err:
+        raise SystemExit(f"--against: git cannot read commit {ref!r}: {err.stderr.decode().strip()}") from None
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    package = into / "src" / "rnnmem"
+    spec = importlib.util.spec_from_file_location(
+        "rnnmem_at_ref", package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["rnnmem_at_ref"] = module
+    spec.loader.exec_module(module)
+    return module
 
+
+# ---------------------------------------------------------------------------- rnnmem's side
+
+
+def lab_run(package, lag: int, members: int, steps: int, dtype=np.float64):
+    """A function that trains the lab's ensemble once with ``package`` (rnnmem, or an older one)."""
+    task = package.tasks.recall(lag)
+    design = dataclasses.asdict(DESIGN) | {"steps": steps}
+
+    def run():
+        return package.lab.train(task, "lstm", seeds=list(range(members)), dtype=dtype, **design)
+
+    return run
+
+
+# ---------------------------------------------------------------------------- the torch peer
+
+
+def torch_run(lag: int, members: int, steps: int, seed: int = 0):
+    """A function that trains the expert's batched torch ensemble once, the lab's job in float32."""
     import torch
 
-    torch.set_num_threads(1)
-    E, B, H = args.members, args.batch, args.hidden
-    task = recall(lag=args.lag)
+    E, H, B = members, DESIGN.hidden, DESIGN.batch
+    task = rnnmem.tasks.recall(lag)
     T, D, K = task.length, task.input_size, task.output_size
-    rng = np.random.default_rng(0)
-    batches = [task.sample(B, seed=rng) for _ in range(E)]
-    x = np.stack([b.inputs for b in batches], axis=1)  # (T, E, B, D)
-    y = np.stack([b.targets for b in batches])  # (E, B)
+    rng = np.random.default_rng(seed)
+    batches = []
+    for _ in range(steps):
+        drawn = [task.sample(B, seed=rng) for _ in range(E)]
+        x = np.stack([b.inputs for b in drawn], axis=1).astype(np.float32)  # (T, E, B, D)
+        batches.append((torch.from_numpy(x), torch.from_numpy(np.stack([b.targets for b in drawn]))))
+    held_out = task.sample(DESIGN.eval_size, seed=rng)
+    x_eval = torch.from_numpy(held_out.inputs.astype(np.float32))  # (T, N, D), shared by the members
+    y_eval = torch.from_numpy(held_out.targets)
+    generator = torch.Generator().manual_seed(seed)
 
-    def ensemble_round(dtype):
-        ens = make_ensemble(task, args.model, list(range(E)), hidden=H, dtype=dtype)
-        opt = Adam(ens.params, lr=1e-3)
-        live = np.ones(E, dtype=bool)
-        return lambda: _update(ens, opt, x, y, task.kind, 1.0, live)
+    def uniform(*shape):
+        bound = 1.0 / math.sqrt(H)
+        return ((torch.rand(*shape, generator=generator) * 2 - 1) * bound).requires_grad_()
 
-    layer = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}[args.model]
-    torch.manual_seed(0)
-    models = [(layer(D, H), torch.nn.Linear(H, K)) for _ in range(E)]
-    optimizers = [torch.optim.Adam([*rec.parameters(), *lin.parameters()], lr=1e-3) for rec, lin in models]
-    xs = [torch.from_numpy(np.ascontiguousarray(x[:, e], dtype=np.float32)) for e in range(E)]
-    ys = [torch.from_numpy(y[e]) for e in range(E)]
+    def forward(params, projected, N):
+        """Last hidden states (E, N, H) from the input projection of every step (E, T, N, 4H)."""
+        _, W_hh, _, _, _ = params
+        h = projected.new_zeros(E, N, H)
+        c = projected.new_zeros(E, N, H)
+        for t in range(T):
+            gates = torch.baddbmm(projected[:, t], h, W_hh)
+            ifo = torch.sigmoid(gates[:, :, : 3 * H])
+            g = torch.tanh(gates[:, :, 3 * H :])
+            i, f, o = ifo[:, :, :H], ifo[:, :, H : 2 * H], ifo[:, :, 2 * H :]
+            c = torch.addcmul(f * c, i, g)
+            h = o * torch.tanh(c)
+        return h
 
-    def torch_round():
-        for (rec, lin), opt, xe, ye in zip(models, optimizers, xs, ys):
-            opt.zero_grad()
-            outputs, _ = rec(xe)
-            loss = torch.nn.functional.cross_entropy(lin(outputs[-1]), ye)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([*rec.parameters(), *lin.parameters()], 1.0)
+    def run():
+        params = [uniform(E, D, 4 * H), uniform(E, H, 4 * H), uniform(E, 1, 4 * H), uniform(E, H, K), uniform(E, 1, K)]
+        W_ih, _, b, V, c = params
+        opt = torch.optim.Adam(params, lr=DESIGN.lr, foreach=True)
+        clip = DESIGN.clip
+
+        def evaluate():
+            with torch.no_grad():
+                N = x_eval.shape[1]
+                projected = torch.matmul(x_eval.reshape(1, T * N, D), W_ih) + b  # (E, T N, 4H)
+                h = forward(params, projected.view(E, T, N, 4 * H), N)
+                logits = torch.baddbmm(c, h, V)
+                return (logits.argmax(2) == y_eval).float().mean(1)
+
+        scores = [evaluate()]
+        for done, (x, y) in enumerate(batches, start=1):
+            projected = torch.baddbmm(b, x.transpose(0, 1).reshape(E, T * B, D), W_ih)  # every step at once
+            h = forward(params, projected.view(E, T, B, 4 * H), B)
+            logits = torch.baddbmm(c, h, V)
+            losses = torch.nn.functional.cross_entropy(logits.reshape(E * B, K), y.reshape(E * B), reduction="none")
+            opt.zero_grad(set_to_none=True)
+            losses.view(E, B).mean(1).sum().backward()  # each member's mean loss; members never mix
+            with torch.no_grad():
+                grads = [p.grad for p in params]
+                norms = torch.stack([g.reshape(E, -1).square().sum(1) for g in grads]).sum(0).sqrt()
+                scale = (clip / (norms + 1e-6)).clamp(max=1.0).view(E, 1, 1)
+                torch._foreach_mul_(grads, [scale] * len(grads))
             opt.step()
+            if done % DESIGN.eval_every == 0 or done == steps:
+                scores.append(evaluate())
+        return scores
 
-    sides = {
-        "rnnmem float64": ensemble_round(np.float64),
-        "rnnmem float32": ensemble_round(np.float32),
-        "torch float32": torch_round,
-    }
+    return run
 
-    def timed(fn) -> tuple[float, float]:
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        return time.perf_counter() - wall, time.process_time() - cpu
+
+# ---------------------------------------------------------------------------- timing
+
+
+def timed(fn) -> tuple:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lags", type=int, nargs="+", default=[10, 40], help="recall lags (default 10 40)")
+    parser.add_argument("--members", type=int, default=20, help="E, LSTMs trained together (default 20)")
+    parser.add_argument("--steps", type=int, default=60, help="updates per run (default 60)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs of each side (default 5)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs of each side first (default 1)")
+    parser.add_argument("--against", metavar="REF", help="also time the lab at git commit REF (e.g. base)")
+    parser.add_argument("--no-torch", action="store_true", help="leave the torch peer out")
+    args = parser.parse_args(argv)
+    for name in ("members", "steps", "repeats"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be a whole number >= 1, got {getattr(args, name)}")
+    if any(lag < 1 for lag in args.lags):
+        parser.error(f"--lags must be whole numbers >= 1, got {args.lags}")
+    if args.no_torch and not args.against:
+        parser.error("--no-torch leaves nothing to compare with: give --against REF too")
+
+    if not args.no_torch:
+        import torch
+
+        torch.set_num_threads(1)
+    workdir = tempfile.TemporaryDirectory(prefix="bench-ensemble-")
+    old = import_commit(args.against, Path(workdir.name)) if args.against else None
 
     load = os.getloadavg()
     limits = threadpool_limits(limits=1, user_api="blas") if threadpool_limits is not None else None
+    results = {}
     try:
-        for _ in range(args.warmup):
-            for fn in sides.values():
-                fn()
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
-        order = list(sides)
-        for i in range(args.repeats):
-            for name in order if i % 2 == 0 else order[::-1]:
-                times[name].append(timed(sides[name]))
+        for lag in args.lags:
+            sides = {
+                "rnnmem float64": lab_run(rnnmem, lag, args.members, args.steps),
+                "rnnmem float32": lab_run(rnnmem, lag, args.members, args.steps, np.float32),
+            }
+            if old is not None:
+                sides[f"rnnmem at {args.against}"] = lab_run(old, lag, args.members, args.steps)
+            if not args.no_torch:
+                sides["torch float32"] = torch_run(lag, args.members, args.steps)
+            for _ in range(args.warmup):
+                for fn in sides.values():
+                    fn()
+            times: dict = {name: [] for name in sides}
+            order = list(sides)
+            for i in range(args.repeats):
+                for name in order if i % 2 == 0 else order[::-1]:
+                    times[name].append(timed(sides[name]))
+            results[lag] = times
         blas = blas_report()
     finally:
         if limits is not None:
             limits.restore_original_limits()
+        workdir.cleanup()
 
-    steps = E * B * T
+    updates = args.members * args.steps
     print(
-        f"training updates of E={E} {args.model.upper()} models, B={B} T={T} D={D} H={H} "
-        f"(recall, lag {args.lag}), {args.repeats} alternating rounds each"
+        f"the lab's training: E={args.members} LSTMs, H={DESIGN.hidden}, B={DESIGN.batch}, recall, "
+        f"{args.steps} updates, evaluation every {DESIGN.eval_every} on {DESIGN.eval_size} sequences; "
+        f"{args.repeats} alternating runs each"
     )
     print(f"numpy {np.__version__}, BLAS: {blas}")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+    if not args.no_torch:
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
     coretype = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
     if coretype:
         print(f"note: {coretype} is set; unset it for this benchmark")
     print(f"load average before the runs: {load[0]:.2f} (cores: {os.cpu_count()})")
-    for k, clock in enumerate(("wall-clock", "CPU time")):
-        print(f"{clock}:")
-        reference = [run[k] for run in times["torch float32"]]
+    verdicts = []
+    for lag, times in results.items():
+        print(f"lag {lag} (T = {lag + 2}), CPU time (wall clock in brackets):")
+        cpu = {name: [run[1] for run in runs] for name, runs in times.items()}
         for name, runs in times.items():
-            mine = [run[k] for run in runs]
-            med = statistics.median(mine)
-            line = f"  {name:15s} {med * 1e3:8.1f} ms per round  {steps / med / 1e3:8.1f} k sequence-steps/s"
-            if name != "torch float32":
-                ratio = statistics.median(a / b for a, b in zip(mine, reference))
-                line += f"  median ratio to torch {ratio:.2f}"
+            best, median = min(cpu[name]), statistics.median(cpu[name])
+            wall = min(run[0] for run in runs)
+            print(
+                f"  {name:18s} fastest {best * 1e3:7.1f} ms, median {median * 1e3:7.1f} ms  ({wall * 1e3:7.1f} ms)"
+                f"  {updates / best:7.0f} member-updates/s"
+            )
+        pairs = [("rnnmem float64", f"rnnmem at {args.against}")] if old is not None else []
+        if not args.no_torch:
+            pairs += [("rnnmem float64", "torch float32"), ("rnnmem float32", "torch float32")]
+        for mine, theirs in pairs:
+            fastest = min(cpu[mine]) / min(cpu[theirs])
+            paired = statistics.median(a / b for a, b in zip(cpu[mine], cpu[theirs]))
+            line = f"  {mine} / {theirs}: {fastest:.3f} (fastest runs), {paired:.3f} (median of pairs)"
+            if theirs == "torch float32":
+                line += f"; target <= {TARGET}"
+                verdicts.append((mine, fastest <= TARGET))
+            else:
+                line += f"; speed-up {1 / fastest:.2f}x"
             print(line)
+    for mine in dict(verdicts):
+        met = all(ok for name, ok in verdicts if name == mine)
+        print(f"{mine}: target {'met' if met else 'NOT met'} at every lag")
     return 0
 
 

@@ -235,3 +235,24 @@ def test_carry_dropout_trains_each_member_as_alone_and_changes_training(carry_ma
         train(task, "gru", carry_keep=0.5, **SMALL)
     with pytest.raises(ValueError, match="carry_mask must be one of 'step', 'sequence', got 'layer'"):
         train(task, "lstm", carry_keep=0.5, carry_mask="layer", **SMALL)
+
+
+@pytest.mark.parametrize("task", [recall(lag=4, alphabet=3), recall(lag=4, distractors="blank"), adding(7)])
+def test_each_members_batches_are_what_its_stream_draws_alone(task):
+    """Task.sample_each (the lab's one draw per update for all members) = Task.sample stream by stream."""
+    together = [np.random.default_rng((s, 1)) for s in (3, 8, 3)]
+    alone = [np.random.default_rng((s, 1)) for s in (3, 8, 3)]
+    for _ in range(2):  # the streams go on from one draw to the next
+        both = task.sample_each(5, together)
+        assert both.inputs.shape == (task.length, 3, 5, task.input_size) and both.targets.shape == (3, 5)
+        for k, rng in enumerate(alone):
+            one = task.sample(5, seed=rng)
+            assert np.array_equal(both.inputs[:, k], one.inputs) and np.array_equal(both.targets[k], one.targets)
+    assert np.array_equal(task.sample_each(5, [1, 2]).inputs[:, 1], task.sample(5, seed=2).inputs)
+    assert not np.array_equal(both.inputs[:, 0], both.inputs[:, 1])
+    with pytest.raises(ValueError, match=r"seeds must be a non-empty list of seeds, one per stream, got \[\]"):
+        task.sample_each(5, [])
+    with pytest.raises(ValueError, match=r"seeds\[1\] must be a whole number >= 0, None or a numpy.random.Generator"):
+        task.sample_each(5, [0, -1])
+    with pytest.raises(ValueError, match="n must be a whole number >= 1, got 0"):
+        task.sample_each(0, [0])
