@@ -63,8 +63,10 @@ from .gru import GRU  # noqa: F401  (the examples use it)
 
 __all__ = ["MODELS", "INITS", "KINDS", "Ensemble"]
 
-MODELS = cells.NAMES
-"""The recurrent layers an :class:`Ensemble` stacks: the tanh RNN, the GRU, the LSTM (:data:`rnnmem.cells.NAMES`)."""
+MODELS = ("rnn", "gru", "lstm")
+"""The cells (:data:`rnnmem.cells.NAMES`) an :class:`Ensemble` stacks: those with a stacked forward and
+backward here (``_forward_<cell>``, ``_backward_<cell>``). A cell of :mod:`rnnmem.cells` not listed here
+is refused by name, never run through another cell's equations."""
 
 INITS = ("default", "chrono")
 """Initializations: PyTorch's uniform draw, or chrono (LSTM only)."""
@@ -330,8 +332,10 @@ class Ensemble:
                 cache = self._forward_lstm(rows, T, B, masks, keep)
             elif self.model == "gru":
                 cache = self._forward_gru(rows, T, B, keep)
-            else:
+            elif self.model == "rnn":
                 cache = self._forward_rnn(rows, T, B)
+            else:  # unreachable: __init__ admits MODELS only
+                raise ValueError(f"model {self.model!r} has no stacked forward pass")
         if keep:
             cache.update(rows=rows, T=T, B=B, masks=masks)
             self._cache = cache

@@ -5,12 +5,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rnnmem import cells, ensemble
 from rnnmem.ensemble import Ensemble
 from rnnmem.gru import GRU
 from rnnmem.lstm import LSTM
-from rnnmem.rnn import RNN
 
-MODELS = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
+MODELS = {name: cells.MODELS[name] for name in ensemble.MODELS}  # the cells the ensemble stacks
 RECURRENT = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 
 
@@ -267,3 +267,10 @@ def test_backward_in_spans_of_steps_matches_the_single_model(model):
         np.testing.assert_allclose(
             grads[name][1], expected[name], rtol=0, atol=1e-12 * np.abs(expected[name]).max(), err_msg=name
         )
+
+
+def test_a_cell_without_a_stacked_implementation_is_refused_by_name(monkeypatch):
+    """A new cell in rnnmem.cells is not trained through another cell's stacked equations."""
+    monkeypatch.setitem(cells.MODELS, "mingru", GRU)
+    with pytest.raises(ValueError, match=r"model must be one of 'rnn', 'gru', 'lstm', got 'mingru'"):
+        Ensemble("mingru", 2, 3, 1, seeds=[0, 1])

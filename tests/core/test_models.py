@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rnnmem import gru, lstm, rnn
+from rnnmem import cells, gru, lstm, rnn
 from rnnmem.cells import GATES
 
 
@@ -114,7 +114,7 @@ def test_step_rejects_bad_shapes_naming_the_argument():
 
 from rnnmem import GRU, LSTM, RNN  # noqa: E402
 
-CLASSES = {"rnn": RNN, "lstm": LSTM, "gru": GRU}
+CLASSES = dict(cells.MODELS)  # every cell of the registry gets these tests (ARCHITECTURE.md)
 
 
 def state_for(model, B, rng):
