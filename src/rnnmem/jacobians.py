@@ -60,7 +60,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import gru, lstm, rnn
+from . import cells, gru, lstm, rnn
 from ._recurrent import check_step_args
 from .checks import (
     check_choice,
@@ -510,7 +510,7 @@ def random_rnn(input_size: int, hidden: int, radius: float, seed: Any = 0) -> We
     """
     D = check_positive_int("input_size", input_size)
     H = check_positive_int("hidden", hidden)
-    W = pytorch_weights(D, H, gates=1, seed=check_seed("seed", seed))
+    W = pytorch_weights(D, H, gates=cells.GATES["rnn"], seed=check_seed("seed", seed))
     return Weights(W_ih=W["W_ih"], W_hh=with_spectral_radius(W["W_hh"], radius), b_ih=W["b_ih"], b_hh=W["b_hh"])
 
 
@@ -541,7 +541,7 @@ def random_lstm(
         float(check_finite(name, v))
         for name, v in (("input_bias", input_bias), ("forget_bias", forget_bias), ("candidate_bias", candidate_bias))
     ]
-    W = pytorch_weights(D, H, gates=4, seed=check_seed("seed", seed), scale=s)
+    W = pytorch_weights(D, H, gates=cells.GATES["lstm"], seed=check_seed("seed", seed), scale=s)
     for k, offset in enumerate(offsets):
         W["b_ih"][k * H : (k + 1) * H] += offset
     return Weights(W_ih=W["W_ih"], W_hh=W["W_hh"], b_ih=W["b_ih"], b_hh=W["b_hh"])
@@ -600,7 +600,7 @@ def init_norms_by_distance(
     if not isinstance(zero_biases, (bool, np.bool_)):
         raise ValueError(f"zero_biases must be True or False, got {zero_biases!r}")
     rng = check_seed("seed", seed)
-    W = pytorch_weights(D, H, gates=1, seed=rng)
+    W = pytorch_weights(D, H, gates=cells.GATES["rnn"], seed=rng)
     W["W_hh"] = W["W_hh"] if init == "pytorch" else recurrent_matrix(init, H, rng)
     if zero_biases:
         W["b_ih"], W["b_hh"] = np.zeros(H), np.zeros(H)
