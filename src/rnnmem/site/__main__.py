@@ -1,6 +1,6 @@
 """Command line: build the book's figures and tables, and its notebooks, without MkDocs.
 
-    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
+    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings] [--[no-]progress]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--config mkdocs.yml] [--out DIR]
     python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
@@ -12,7 +12,10 @@ line, and for a builder that raises, the builder's file and line), 2 with usage
 on bad arguments. ``numbers`` lists every number a page states that nothing on
 the page produces (:mod:`rnnmem.site.numbers`), exit 1 if there is one.
 ``--timings`` lists each directive's render time and whether
-it came from the cache, slowest first.
+it came from the cache, slowest first. While ``build`` renders items missing
+from the cache, a progress bar on standard error names each item and estimates
+the time left, when standard error is a terminal (``--progress`` forces it,
+``--no-progress`` turns it off).
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
         "--timings",
         action="store_true",
         help="list each directive's render time and cache status (hit/miss), slowest first",
+    )
+    b.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on standard error while items render (default: when it is a terminal)",
     )
 
     sub.add_parser("list", help="list the registered figure and table builders")
@@ -236,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         # build
         book = _book(args.config, args.cache)
+        book.renderer.progress = args.progress
         book.render()
         for src_uri, page in book.pages.items():  # captions and prose: every placeholder must resolve
             book.page_markdown(src_uri, page.markdown)

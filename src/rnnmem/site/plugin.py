@@ -18,7 +18,7 @@ Its options (:class:`RnnmemConfig`) are all optional. Its events:
   executed-notebook cache of mkdocs-jupyter on the package; list the API pages
   in the nav; put the site's stylesheets in one file;
 * ``on_files``: read every page, render its figures and tables through the
-  cache, add the figures and the API pages (:mod:`rnnmem.site.apipages`) as
+  cache (with a progress bar on a terminal while items are missing from it), add the figures and the API pages (:mod:`rnnmem.site.apipages`) as
   generated files (nothing is written into ``docs/``);
 * ``on_nav``: number the chapters' titles (nav, browser title) from the nav
   order (:mod:`rnnmem.site.numbering`);
@@ -113,6 +113,9 @@ class RnnmemConfig(Config):
     math_timeout = _Seconds(default=120)
     #: Serve the site's own stylesheets of ``extra_css`` as one file (:mod:`rnnmem.site.stylesheet`).
     bundle_stylesheets = c.Type(bool, default=True)
+    #: A progress bar on standard error while figures and tables are rendered (:mod:`rnnmem.site.render`):
+    #: true or false. Default: when standard error is a terminal (never in a log or on CI).
+    progress = c.Optional(c.Type(bool))
 
 
 class _TemplateCache(jinja2.BytecodeCache):
@@ -199,6 +202,7 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             chapters=config.chapter_order(mkdocs_config["nav"]),
             builders=self.builders,
         )
+        self.book.renderer.progress = self.config.progress
         if self.config.key_notebook_cache:
             self._key_notebook_cache(mkdocs_config, root if chosen else None)
         apipages.set_nav(mkdocs_config)  # the API section lists the generated pages
