@@ -18,7 +18,7 @@ import pytest
 
 from rnnmem.site import registry, sources
 from rnnmem.site.directives import DirectiveError, find_directives
-from rnnmem.site.render import Item, Renderer
+from rnnmem.site.render import Deferred, Item, Renderer, render_later
 
 
 def one(md: str, page: str = "docs/p.md"):
@@ -460,3 +460,20 @@ def test_command_line_build_shows_progress_on_a_terminal_only(tmp_path):
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr
     forced = build("forced", "--progress", stderr=subprocess.PIPE)
     assert bar in forced.stderr and "1 rendered" in forced.stdout
+
+
+def test_serving_defers_the_missing_items_then_renders_them_in_a_new_interpreter_with_the_bar(tmp_path, monkeypatch):
+    Renderer(tmp_path).render(one(TAB))
+    starting = Renderer(tmp_path)
+    starting.defer_missing = True  # mkdocs serve's first build
+    items = starting.render_all([one(FIG), one(TAB, "docs/q.md")])
+    assert isinstance(items[0], Deferred) and "docs/p.md:1: figure decay_curves is rendered after" in str(items[0])
+    assert isinstance(items[1], Item) and items[1].from_cache, "what the cache has is read, not deferred"
+    assert starting.deferred == [one(FIG)]
+    stream, done = io.StringIO(), threading.Event()
+    with monkeypatch.context() as m:
+        m.setattr(sys, "stderr", stream)
+        render_later(tmp_path, starting.deferred, progress=True, when_done=done.set).join(timeout=300)
+    assert done.is_set()
+    assert "1 left: docs/p.md:1 figure decay_curves" in stream.getvalue() and "rnnmem 1/1 |" in stream.getvalue()
+    assert rendered(Renderer(tmp_path).render_all([one(FIG)]))[0].from_cache

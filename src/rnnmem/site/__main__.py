@@ -109,21 +109,33 @@ def _render_json_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--cache", type=Path, required=True)
     r.add_argument("--package", action="append", default=None, help="a package of builder modules (repeatable)")
+    r.add_argument(
+        "--each", action="store_true", help='before and after each directive, a line {"start"|"done": "page:line"}'
+    )
     return r
 
 
 def _render_json(args) -> int:
-    """Render with the code now on disk; print the errors as JSON ([{page, line, error}]), exit 1 if any."""
+    """Render with the code now on disk; print the errors as JSON ([{page, line, error}]), exit 1 if any.
+
+    ``--each``: a JSON line ``{"start": "page:line"}`` before each directive and ``{"done": ...}`` after
+    it, for a progress bar in the process that asked (:func:`rnnmem.site.render.render_later`).
+    """
     builders = registry.Registry(args.package) if args.package else registry.default
-    renderer = Renderer(args.cache, builders=builders)
+    renderer = Renderer(args.cache, builders=builders, progress=False)
     errors = []
     for spec in json.load(sys.stdin):
+        where = f"{spec['page']}:{spec['line']}"
+        if args.each:
+            print(json.dumps({"start": where}), flush=True)
         try:
             for d in find_directives(spec["text"], spec["page"]):
                 d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
                 renderer.render(d)
         except DirectiveError as exc:
             errors.append({"page": spec["page"], "line": spec["line"], "error": str(exc)})
+        if args.each:
+            print(json.dumps({"done": where}), flush=True)
     print(json.dumps(errors))
     return 1 if errors else 0
 

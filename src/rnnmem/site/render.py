@@ -23,6 +23,11 @@ item and the time to go. It shows only when standard error is a terminal
 (``Renderer(progress=True)`` forces it, ``False`` turns it off), so logs and
 CI output stay clean; a build with nothing to render shows none. Console
 logging (MkDocs' own) is written above the bar while it shows.
+
+``mkdocs serve`` starts without waiting for the items missing from the cache
+(``Renderer.defer_missing``): each becomes a :class:`Deferred` in its page's
+place, and :func:`render_later` renders them in a new interpreter after the
+server has started, with the same bar, then asks for a rebuild.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,6 +254,10 @@ def show_progress(force: bool | None = None, stream: Any = None) -> bool:
 BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} |{bar:10}| {rate_inv_fmt}, {remaining} to go{postfix}"
 
 
+class Deferred(DirectiveError):
+    """An item missing from the cache while ``mkdocs serve`` starts: rendered afterwards (:func:`render_later`)."""
+
+
 class _AboveTheBar(logging.Handler):
     """Writes what a console handler would, with ``tqdm.write``: above the bar, which is then drawn again."""
 
@@ -349,6 +359,10 @@ class Renderer:
         self.builders = builders if builders is not None else registry.default
         #: Show a progress bar on standard error: True, False, or None (when standard error is a terminal).
         self.progress = progress
+        #: Serving, the first build: an item missing from the cache is not rendered but given as a
+        #: :class:`Deferred` (and listed in :attr:`deferred`), for :func:`render_later`.
+        self.defer_missing = False
+        self.deferred: list[Directive] = []
         self.rendered: list[str] = []
         self.cached: list[str] = []
         #: (directive, seconds, "hit" or "miss") for every item this renderer produced.
@@ -428,7 +442,7 @@ class Renderer:
         stream = sys.stderr
         progress = None
         todo: set[int] = set()  # the positions of the items missing from the cache
-        if directives and show_progress(self.progress, stream):
+        if directives and not self.defer_missing and show_progress(self.progress, stream):
             self.builders.load_builders()
             todo = {n for n, d in enumerate(directives) if not self._in_cache(d)}
             if todo:
@@ -475,6 +489,10 @@ class Renderer:
             try:
                 if (d.page, d.line) in errors:
                     raise errors[(d.page, d.line)]
+                if self.defer_missing and not self._in_cache(d):
+                    self.deferred.append(d)
+                    out.append(Deferred(f"{d.where}: {d.kind} {d.name} is rendered after the server starts"))
+                    continue
                 out.append(self.render(d))
             except DirectiveError as exc:
                 if not keep_going:
@@ -527,3 +545,57 @@ def _render_in_subprocess(
     if proc.returncode not in (0, 1) or reported is None:
         raise DirectiveError(proc.stderr.strip() or f"rendering failed with exit status {proc.returncode}")
     return {(e["page"], e["line"]): DirectiveError(e["error"]) for e in reported}
+
+
+def render_later(
+    cache_dir: Path,
+    directives: list[Directive],
+    packages: Iterable[str] = (registry.BUILDER_PACKAGE,),
+    *,
+    progress: bool,
+    when_done: Callable[[], object],
+) -> threading.Thread:
+    """Render ``directives`` into the cache in a new interpreter, on a thread; then call ``when_done``.
+
+    ``mkdocs serve`` calls it once the server runs, for the items its first
+    build deferred (:attr:`Renderer.defer_missing`). The interpreter reports
+    each item as it starts and finishes (``render-json --each``), so with
+    ``progress`` this process draws the bar (console logging written above
+    it). A failure is not reported here: the rebuild ``when_done`` asks for
+    renders the item again and shows the error on its page.
+    """
+    payload = json.dumps([{"page": d.page, "line": d.line, "text": d.text} for d in directives])
+    names = {f"{d.page}:{d.line}": f"{d.where} {d.kind} {d.name}" for d in directives}
+    where = [arg for package in packages for arg in ("--package", package)]
+    cmd = [sys.executable, "-m", "rnnmem.site", "render-json", "--each", "--cache", str(cache_dir), *where]
+
+    def run() -> None:
+        bar = _Progress(len(directives), sys.stderr) if progress else None
+        try:
+            with contextlib.ExitStack() as stack:
+                if bar is not None:
+                    stack.enter_context(_console_logging_above(bar.bar))
+                proc = subprocess.Popen(
+                    cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+                )
+                assert proc.stdin is not None and proc.stdout is not None  # both pipes
+                proc.stdin.write(payload)
+                proc.stdin.close()
+                for line in proc.stdout:
+                    try:
+                        event = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue
+                    if bar is not None and isinstance(event, dict) and "start" in event:
+                        bar.start(names.get(str(event["start"]), str(event["start"])))
+                    elif bar is not None and isinstance(event, dict) and "done" in event:
+                        bar.done()
+                proc.wait()
+        finally:
+            if bar is not None:
+                bar.close()
+            when_done()
+
+    thread = threading.Thread(target=run, name="rnnmem-render-later", daemon=True)
+    thread.start()
+    return thread
