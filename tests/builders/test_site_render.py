@@ -473,7 +473,15 @@ def test_serving_defers_the_missing_items_then_renders_them_in_a_new_interpreter
     stream, done = io.StringIO(), threading.Event()
     with monkeypatch.context() as m:
         m.setattr(sys, "stderr", stream)
-        render_later(tmp_path, starting.deferred, progress=True, when_done=done.set).join(timeout=300)
+        render_later(tmp_path, starting.deferred, progress=True, when_done=done.set).thread.join(timeout=300)
     assert done.is_set()
     assert "1 left: docs/p.md:1 figure decay_curves" in stream.getvalue() and "rnnmem 1/1 |" in stream.getvalue()
     assert rendered(Renderer(tmp_path).render_all([one(FIG)]))[0].from_cache
+
+
+def test_a_render_left_for_later_ends_with_the_server(tmp_path):
+    done = threading.Event()
+    later = render_later(tmp_path, [one(FIG)], progress=False, when_done=done.set)
+    later.stop()  # at once: the new interpreter has not even imported numpy
+    assert later.proc.returncode is not None and not later.thread.is_alive() and done.is_set()
+    assert not (tmp_path / "figure").exists(), "ended before it rendered anything"

@@ -40,7 +40,7 @@ Its options (:class:`RnnmemConfig`) are all optional. Its events:
 * ``on_post_build``: the math stylesheet into the site, the site's own
   stylesheets as one file (:mod:`rnnmem.site.stylesheet`); while serving, keep
   the executed-notebook caches of pages a dirty rebuild skipped;
-* ``on_shutdown``: stop the MathJax process.
+* ``on_shutdown``: stop the MathJax process, and a render left for later that still runs.
 
 Every failure becomes a ``PluginError`` naming page, line and directive (and,
 for a builder that raises, its file and line), so the build stops instead of
@@ -73,7 +73,7 @@ from .citations import CitationError
 from .directives import DirectiveError
 from .numbering import equation_html
 from .reader import REFERENCES, ReaderSteps
-from .render import Deferred, render_later, show_progress
+from .render import Deferred, LaterRender, render_later, show_progress
 from .sources import environment_key
 
 __all__ = ["RnnmemConfig", "RnnmemPlugin"]
@@ -169,6 +169,8 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         self.started = False
         #: Serving: the items left for later are rendered; the next build rebuilds every page.
         self._rebuild_all = False
+        #: Serving: the render of the items the first build left for later (ended with the server).
+        self.later: LaterRender | None = None
 
     # -- options ---------------------------------------------------------------------------
     def _root(self, mkdocs_config) -> Path:
@@ -363,7 +365,7 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             self._rebuild_all = True
             stamp.write_text(str(time.time_ns()), encoding="utf-8")  # the server rebuilds
 
-        render_later(
+        self.later = render_later(
             self.book.renderer.cache_dir,
             list(deferred),
             self.builders.packages,
@@ -515,5 +517,7 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
     on_post_build = CombinedEvent(_on_post_build_first, _on_post_build_last)
 
     def on_shutdown(self) -> None:
+        if self.later is not None:
+            self.later.stop()
         if self.typesetter is not None:
             self.typesetter.close()

@@ -547,6 +547,20 @@ def _render_in_subprocess(
     return {(e["page"], e["line"]): DirectiveError(e["error"]) for e in reported}
 
 
+@dataclass
+class LaterRender:
+    """The render :func:`render_later` started: its interpreter and the thread that follows it."""
+
+    proc: subprocess.Popen
+    thread: threading.Thread
+
+    def stop(self, timeout: float = 10) -> None:
+        """End the interpreter (the server stops) and wait for the thread."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.thread.join(timeout)
+
+
 def render_later(
     cache_dir: Path,
     directives: list[Directive],
@@ -554,8 +568,8 @@ def render_later(
     *,
     progress: bool,
     when_done: Callable[[], object],
-) -> threading.Thread:
-    """Render ``directives`` into the cache in a new interpreter, on a thread; then call ``when_done``.
+) -> LaterRender:
+    """Render ``directives`` into the cache in a new interpreter, followed on a thread; then call ``when_done``.
 
     ``mkdocs serve`` calls it once the server runs, for the items its first
     build deferred (:attr:`Renderer.defer_missing`). The interpreter reports
@@ -568,17 +582,15 @@ def render_later(
     names = {f"{d.page}:{d.line}": f"{d.where} {d.kind} {d.name}" for d in directives}
     where = [arg for package in packages for arg in ("--package", package)]
     cmd = [sys.executable, "-m", "rnnmem.site", "render-json", "--each", "--cache", str(cache_dir), *where]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
     def run() -> None:
+        assert proc.stdin is not None and proc.stdout is not None  # both pipes
         bar = _Progress(len(directives), sys.stderr) if progress else None
         try:
             with contextlib.ExitStack() as stack:
                 if bar is not None:
                     stack.enter_context(_console_logging_above(bar.bar))
-                proc = subprocess.Popen(
-                    cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-                )
-                assert proc.stdin is not None and proc.stdout is not None  # both pipes
                 proc.stdin.write(payload)
                 proc.stdin.close()
                 for line in proc.stdout:
@@ -598,4 +610,4 @@ def render_later(
 
     thread = threading.Thread(target=run, name="rnnmem-render-later", daemon=True)
     thread.start()
-    return thread
+    return LaterRender(proc, thread)
