@@ -50,6 +50,7 @@ reproducible exactly. Report counts over seeds, not single runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -315,6 +316,7 @@ def train(
     optimizer: str = "adam",
     carry_keep: float | None = None,
     carry_mask: str = "step",
+    progress: Callable[[int], object] | None = None,
 ) -> LabResult:
     r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
 
@@ -338,6 +340,9 @@ def train(
     2016 and Keras' ``recurrent_dropout`` do, scaled at every step). The masks
     come from the member's own stream ``default_rng((seed, 3))``; evaluation
     uses no mask.
+
+    ``progress``, if given, is called after every update with the number of
+    updates done so far (a progress bar's hook; it does not change the result).
 
     >>> from rnnmem.tasks import recall
     >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
@@ -413,6 +418,8 @@ def train(
         losses[live, done] = loss[live]
         grad_norms[live, done] = norm[live]
         done += 1
+        if progress is not None:
+            progress(done)
         if done % eval_every == 0 or done == steps:
             evaluation(done)
             if stop_when_done and all(s is not None or not a for s, a in zip(success_step, live)):

@@ -44,11 +44,45 @@ def test_the_options_have_defaults_and_are_checked(tmp_path):
     assert options.cache_dir is None and options.fresh_process is None and options.keep_going is None
     assert options.typeset_math and options.bundle_stylesheets and options.key_notebook_cache
     assert options.node_modules == "node_modules" and options.math_timeout == 120
+    assert options.progress is None, "by default a bar only when standard error is a terminal"
+    assert options.render_after_start is None, "by default while serving"
     chosen = load_config(str(project(tmp_path / "b", "\n      math_timeout: 2.5\n      keep_going: true")))
     assert chosen.plugins["rnnmem"].config.math_timeout == 2.5 and chosen.plugins["rnnmem"].config.keep_going
-    for bad in ("math_timeout: -1", "keep_going: 3", "cache_dir: [a]"):
+    forced = load_config(str(project(tmp_path / "c", "\n      progress: true")))
+    assert forced.plugins["rnnmem"].config.progress is True
+    for bad in ("math_timeout: -1", "keep_going: 3", "cache_dir: [a]", "progress: sometimes", "render_after_start: 2"):
         with pytest.raises(Abort):
             load_config(str(project(tmp_path / bad.split(":")[0], f"\n      {bad}")))
+
+
+def test_the_progress_option_reaches_the_renderer(tmp_path):
+    for value in ("true", "false"):
+        loaded = load_config(str(project(tmp_path / value, f"\n      progress: {value}\n      typeset_math: false")))
+        plugin = loaded.plugins["rnnmem"]
+        assert isinstance(plugin, RnnmemPlugin)
+        plugin.on_config(loaded)
+        assert plugin.book is not None and plugin.book.renderer.progress is (value == "true")
+
+
+def test_only_a_servers_first_build_leaves_missing_items_for_later(tmp_path):
+    def defers(plugin: RnnmemPlugin, loaded) -> bool:
+        plugin.on_config(loaded)
+        assert plugin.book is not None
+        return plugin.book.renderer.defer_missing
+
+    loaded = load_config(str(project(tmp_path, "\n      typeset_math: false")))
+    plugin = loaded.plugins["rnnmem"]
+    assert isinstance(plugin, RnnmemPlugin)
+    assert not defers(plugin, loaded), "mkdocs build renders everything"
+    plugin.serving = True
+    assert defers(plugin, loaded)
+    plugin.started = True  # on_serve: the server runs
+    assert not defers(plugin, loaded), "a rebuild renders what it needs, as before"
+    off = load_config(str(project(tmp_path / "off", "\n      typeset_math: false\n      render_after_start: false")))
+    other = off.plugins["rnnmem"]
+    assert isinstance(other, RnnmemPlugin)
+    other.serving = True
+    assert not defers(other, off)
 
 
 def test_the_options_errors_name_the_option(tmp_path, caplog):

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import inspect
+import io
+import logging
 import os
+import pty
 import re
 import subprocess
 import sys
 import textwrap
+import threading
+from collections.abc import Callable
 
 import pytest
 
 from rnnmem.site import registry, sources
 from rnnmem.site.directives import DirectiveError, find_directives
-from rnnmem.site.render import Item, Renderer
+from rnnmem.site.render import Deferred, Item, Renderer, render_later
 
 
 def one(md: str, page: str = "docs/p.md"):
@@ -345,3 +350,138 @@ def test_a_warm_render_does_not_import_matplotlib(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]
+
+
+# -- progress: a bar on a terminal, nothing on a pipe -------------------------------------------------------------
+def terminal(run: Callable[[int], object]) -> str:
+    """What a pseudo-terminal shows while ``run(fd)`` writes to the descriptor of its terminal side."""
+    master, slave = pty.openpty()
+    shown: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal side is closed and everything was read
+                return
+            if not chunk:
+                return
+            shown.append(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        run(slave)
+    finally:
+        os.close(slave)
+        reader.join(timeout=60)
+        os.close(master)
+    return b"".join(shown).decode()
+
+
+def states(shown: str) -> list[str]:
+    """Each state the bar was drawn in (a terminal line is redrawn after a carriage return)."""
+    return [s.strip() for s in re.split(r"[\r\n]+", shown) if s.strip()]
+
+
+def render_on(fd: int, renderer: Renderer, directives, monkeypatch) -> None:
+    with open(fd, "w", encoding="utf-8", closefd=False) as stream, monkeypatch.context() as m:
+        m.setattr(sys, "stderr", stream)
+        renderer.render_all(directives)
+
+
+def test_a_terminal_shows_a_bar_naming_each_item_and_counting_down(tmp_path, monkeypatch):
+    directives = [one(TAB, "docs/a.md"), one(FIG, "docs/b.md")]
+    shown = states(terminal(lambda fd: render_on(fd, Renderer(tmp_path), directives, monkeypatch)))
+    naming = [s for s in shown if " left: docs/" in s]
+    assert any("0/2" in s and "2 left: docs/a.md:1 table horizon_table" in s for s in naming), shown
+    assert any("1/2" in s and "1 left: docs/b.md:1 figure decay_curves" in s for s in naming), shown
+    assert shown[-1].startswith("rnnmem 2/2 |") and shown[-1].endswith("to go, rendered"), shown
+    assert re.search(r"\d+\.\d+s/item", shown[-1]), "the time per item"
+    # Everything in the cache now: nothing to render, no bar.
+    assert terminal(lambda fd: render_on(fd, Renderer(tmp_path), directives, monkeypatch)) == ""
+
+
+def test_a_pipe_gets_no_bar_unless_forced(tmp_path, monkeypatch):
+    for progress, expected in ((None, False), (True, True), (False, False)):
+        stream = io.StringIO()  # not a terminal
+        with monkeypatch.context() as m:
+            m.setattr(sys, "stderr", stream)
+            Renderer(tmp_path / str(progress), progress=progress).render_all([one(TAB)])
+        assert ("1 left: docs/p.md:1 table horizon_table" in stream.getvalue()) is expected, (
+            progress,
+            stream.getvalue(),
+        )
+
+
+def test_a_log_line_while_the_bar_shows_is_written_above_it(tmp_path, monkeypatch):
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    console = logging.StreamHandler(stream)  # as MkDocs' handler: on standard error, with a formatter
+    console.setFormatter(logging.Formatter("LOG %(levelname)s %(message)s"))
+    console.setLevel(logging.WARNING)
+    mkdocs_log = logging.getLogger("mkdocs")
+    monkeypatch.setattr(mkdocs_log, "handlers", [console])
+    from rnnmem.site import render
+
+    real = render.build_content
+
+    def logging_build(directive, **kwargs):
+        mkdocs_log.warning("a warning while rendering")
+        mkdocs_log.info("below the handler's level")
+        return real(directive, **kwargs)
+
+    monkeypatch.setattr(render, "build_content", logging_build)
+    Renderer(tmp_path, progress=True).render_all([one(TAB)])
+    text = stream.getvalue()
+    # tqdm.write clears the bar's line, writes the record on a line of its own, then draws the bar again.
+    assert [line.split("\r")[-1] for line in text.split("\n") if "LOG" in line] == [
+        "LOG WARNING a warning while rendering"
+    ], text
+    assert "below the handler's level" not in text
+    assert mkdocs_log.handlers == [console], "the handlers are put back"
+
+
+def test_command_line_build_shows_progress_on_a_terminal_only(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n")
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")
+    base = [sys.executable, "-m", "rnnmem.site", "build", "--config", str(tmp_path / "mkdocs.yml")]
+
+    def build(name: str, *more: str, stderr: int | None = None) -> subprocess.CompletedProcess:
+        cmd = [*base, "--out", str(tmp_path / name), "--cache", str(tmp_path / name / "cache"), *more]
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=300)
+
+    bar = "1 left: docs/index.md:3 table horizon_table"
+    shown = terminal(lambda fd: build("tty", stderr=fd))
+    assert bar in shown and "rnnmem 1/1 |" in shown, shown
+    assert terminal(lambda fd: build("off", "--no-progress", stderr=fd)) == ""
+    piped = build("pipe", stderr=subprocess.PIPE)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    forced = build("forced", "--progress", stderr=subprocess.PIPE)
+    assert bar in forced.stderr and "1 rendered" in forced.stdout
+
+
+def test_serving_defers_the_missing_items_then_renders_them_in_a_new_interpreter_with_the_bar(tmp_path, monkeypatch):
+    Renderer(tmp_path).render(one(TAB))
+    starting = Renderer(tmp_path)
+    starting.defer_missing = True  # mkdocs serve's first build
+    items = starting.render_all([one(FIG), one(TAB, "docs/q.md")])
+    assert isinstance(items[0], Deferred) and "docs/p.md:1: figure decay_curves is rendered after" in str(items[0])
+    assert isinstance(items[1], Item) and items[1].from_cache, "what the cache has is read, not deferred"
+    assert starting.deferred == [one(FIG)]
+    stream, done = io.StringIO(), threading.Event()
+    with monkeypatch.context() as m:
+        m.setattr(sys, "stderr", stream)
+        render_later(tmp_path, starting.deferred, progress=True, when_done=done.set).thread.join(timeout=300)
+    assert done.is_set()
+    assert "1 left: docs/p.md:1 figure decay_curves" in stream.getvalue() and "rnnmem 1/1 |" in stream.getvalue()
+    assert rendered(Renderer(tmp_path).render_all([one(FIG)]))[0].from_cache
+
+
+def test_a_render_left_for_later_ends_with_the_server(tmp_path):
+    done = threading.Event()
+    later = render_later(tmp_path, [one(FIG)], progress=False, when_done=done.set)
+    later.stop()  # at once: the new interpreter has not even imported numpy
+    assert later.proc.returncode is not None and not later.thread.is_alive() and done.is_set()
+    assert not (tmp_path / "figure").exists(), "ended before it rendered anything"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pty
+import re
 import socket
 import subprocess
 import sys
@@ -23,8 +25,11 @@ def free_port() -> int:
 
 
 class Serve:
-    def __init__(self, path: Path):
+    """``mkdocs serve --dirty`` on a free port; ``terminal``: its standard error on a pseudo-terminal (a person's)."""
+
+    def __init__(self, path: Path, terminal: bool = False):
         self.port = free_port()
+        self.terminal = pty.openpty() if terminal else None
         env = dict(os.environ, RNNMEM_CACHE_DIR=str(path / ".cache"), NO_MKDOCS_2_WARNING="1")
         self.proc = subprocess.Popen(
             [
@@ -41,16 +46,31 @@ class Serve:
             cwd=path,
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.PIPE if self.terminal is None else self.terminal[1],
             text=True,
         )
         self.log: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        #: Everything the terminal showed (``terminal`` only), carriage returns and all.
+        self.shown = ""
+        threading.Thread(target=self._read if self.terminal is None else self._read_terminal, daemon=True).start()
 
     def _read(self):
         assert self.proc.stderr is not None  # started with stderr=PIPE
         for line in self.proc.stderr:
             self.log.append(line)
+
+    def _read_terminal(self):
+        assert self.terminal is not None
+        os.close(self.terminal[1])  # the server holds the terminal side
+        while True:
+            try:
+                chunk = os.read(self.terminal[0], 4096)
+            except OSError:  # the server has exited
+                return
+            if not chunk:
+                return
+            self.shown += chunk.decode(errors="replace")
+            self.log = self.shown.splitlines(keepends=True)
 
     def wait_log(self, text: str, after: int = 0, timeout: float = 60) -> None:
         end = time.monotonic() + timeout
@@ -71,6 +91,8 @@ class Serve:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        if self.terminal is not None:
+            os.close(self.terminal[0])
 
 
 def test_serve_warns_of_nothing_stale_and_shows_errors_on_the_page(tmp_path):
@@ -82,6 +104,9 @@ def test_serve_warns_of_nothing_stale_and_shows_errors_on_the_page(tmp_path):
         # the build makes them).
         warnings = [line for line in server.log if "WARNING" in line and "'dirty' build" not in line]
         assert not warnings, "".join(server.log)
+        deadline = time.monotonic() + 60  # the cache is cold: the items are rendered once the server runs
+        while '<figure class="rnnmem-figure">' not in server.get("chapters/c/") and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert '<figure class="rnnmem-figure">' in server.get("chapters/c/")
         # A failing directive while serving: logged in the terminal, shown on the page, the rest still built.
         mark = len(server.log)
@@ -102,6 +127,48 @@ def test_serve_warns_of_nothing_stale_and_shows_errors_on_the_page(tmp_path):
         assert '<figure class="rnnmem-figure">' in html
     finally:
         server.stop()
+
+
+def test_serve_on_a_terminal_shows_what_it_renders_between_whole_log_lines(tmp_path):
+    p = project(tmp_path, GOOD)
+    server = Serve(p, terminal=True)
+    try:
+        server.wait_log("Serving on", timeout=120)
+        # The cache is cold: the server starts at once, the page says its items are being rendered,
+        # the bar names them as they are, then every page is rebuilt and the figure is there.
+        assert "Rendering this page's figures and tables" in server.get("chapters/c/")
+        assert any("2 figures/tables are not in the cache" in line for line in server.log), server.shown
+        server.wait_log("rnnmem 2/2 |", timeout=120)
+        deadline = time.monotonic() + 60
+        while '<figure class="rnnmem-figure">' not in server.get("chapters/c/") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert '<figure class="rnnmem-figure">' in server.get("chapters/c/")
+        first = server.shown
+        assert "2 left: docs/chapters/c.md:5 figure decay_curves" in first, first
+        assert "1 left: docs/chapters/c.md:7 table horizon_table" in first, first
+        # An edit with one new item: a bar again, naming it; the log lines stay whole, each on a line of its own.
+        page = p / "docs" / "chapters" / "c.md"
+        page.write_text(GOOD.replace("factors=[0.5] steps=20", "factors=[0.5] steps=30"))
+        mark = len(server.log)
+        server.wait_log("1 figures/tables rendered, 1 from the cache", after=mark, timeout=120)
+        again = server.shown[len(first) :]
+        assert "1 left: docs/chapters/c.md:5 figure decay_curves" in again and "rnnmem 1/1 |" in again, again
+        # What each terminal line ends up showing: the text after its last carriage return, without colours.
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", server.shown).replace("\r\n", "\n")
+        lines = [line.split("\r")[-1].strip() for line in plain.split("\n")]
+        logged = [line for line in lines if re.match(r"(INFO|WARNING|ERROR) +- ", line)]
+        assert any("Building documentation" in line for line in logged), lines
+        assert any(line.endswith("rnnmem: 1 figures/tables rendered, 1 from the cache") for line in logged), lines
+        assert not any("rnnmem " in line and "|" in line for line in logged), "a bar inside a log line"
+    finally:
+        server.stop()
+    # On a pipe (a log, CI): no bar.
+    piped = Serve(project(tmp_path / "piped", GOOD))
+    try:
+        piped.wait_log("Serving on", timeout=120)
+        assert not any(" left: docs/" in line for line in piped.log), "".join(piped.log)
+    finally:
+        piped.stop()
 
 
 def test_a_busy_port_gives_one_line_naming_PORT_and_exit_2():

@@ -1,8 +1,11 @@
 """``python -m rnnmem lab``: one line per seed, ``success: K/S`` last, exit 2 with usage on bad input."""
 
+import os
+import pty
 import re
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -24,6 +27,7 @@ OPTIONS = [
     "--threshold",
     "--eval-every",
     "--eval-size",
+    "--progress",
 ]
 
 
@@ -176,3 +180,88 @@ def test_bad_input_from_a_subprocess():
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.startswith("usage: python -m rnnmem lab")
     assert "argument --lag: must be a whole number >= 1, got '-3'" in run.stderr
+
+
+# -- progress: a bar of the updates on a terminal, a quiet run on a pipe ---------------------------------------------
+RUN = [
+    "recall",
+    "--model",
+    "rnn",
+    "--lag",
+    "3",
+    "--seeds",
+    "2",
+    "--steps",
+    "300",
+    "--hidden",
+    "8",
+    "--eval-every",
+    "50",
+]
+#: The command line, in a process where tqdm cannot be imported (the core installed without the site extra).
+NO_TQDM = "import sys; sys.modules['tqdm'] = None; from rnnmem.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def on_terminal(cmd: list[str]) -> tuple[int, str, str]:
+    """Run ``cmd`` with standard error on a pseudo-terminal: exit status, standard output, what the terminal showed."""
+    master, slave = pty.openpty()
+    shown: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal side is closed and everything was read
+                return
+            if not chunk:
+                return
+            shown.append(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        proc = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, text=True, timeout=120
+        )
+    finally:
+        os.close(slave)
+        reader.join(timeout=60)
+        os.close(master)
+    return proc.returncode, proc.stdout, b"".join(shown).decode()
+
+
+def bar_states(shown: str) -> list[tuple[int, int, int]]:
+    """(updates done, budget, updates left) of each state the bar was drawn in."""
+    found = re.findall(r"updates (\d+)/(\d+) \|.*?\| .*?s/update, \S+ to go, (\d+) left", shown)
+    return [(int(done), int(total), int(left)) for done, total, left in found]
+
+
+def test_a_terminal_shows_the_updates_counting_down_and_a_pipe_stays_quiet():
+    status, out, shown = on_terminal([sys.executable, "-m", "rnnmem", "lab", *RUN])
+    assert status == 0, shown
+    assert "lab: 2 rnn seeds, updates" in shown
+    states = bar_states(shown)
+    assert states[0] == (0, 300, 300) and states[-1] == (300, 300, 0), shown
+    assert all(done + left == total for done, total, left in states)
+    assert [left for *_, left in states] == sorted((left for *_, left in states), reverse=True)
+    piped = lab(*RUN)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    assert piped.stdout == out and out.splitlines()[-1].startswith("success: "), "the bar changes nothing else"
+
+
+def test_progress_can_be_forced_on_a_pipe_and_turned_off_on_a_terminal():
+    forced = lab(*RUN, "--progress")
+    assert forced.returncode == 0 and bar_states(forced.stderr)[-1] == (300, 300, 0), forced.stderr
+    status, _, shown = on_terminal([sys.executable, "-m", "rnnmem", "lab", *RUN, "--no-progress"])
+    assert status == 0 and shown == ""
+
+
+def test_without_tqdm_the_run_is_quiet_and_progress_asked_for_is_a_usage_error():
+    status, out, shown = on_terminal([sys.executable, "-c", NO_TQDM, "lab", *RUN])
+    assert status == 0 and shown == "" and out.splitlines()[-1].startswith("success: ")
+    asked = subprocess.run(
+        [sys.executable, "-c", NO_TQDM, "lab", *RUN, "--progress"], capture_output=True, text=True, timeout=120
+    )
+    assert asked.returncode == 2 and asked.stdout == ""
+    assert asked.stderr.startswith("usage: python -m rnnmem lab"), asked.stderr
+    assert "--progress draws its bar with the optional package tqdm, which is not installed" in asked.stderr

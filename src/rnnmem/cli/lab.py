@@ -3,11 +3,22 @@
 Prints a line saying what is trained and what counts as success, one line per
 seed (its held-out score at the end and the updates it needed to succeed,
 "never" or "diverged"), and as its last line ``success: K/S``.
+
+While it trains, a progress bar on standard error counts the updates (done,
+left, time per update, time to go), when standard error is a terminal and the
+optional package tqdm is installed (it comes with the ``site`` extra; the core
+needs numpy only). On a pipe, in a log, or without tqdm the run is quiet;
+``--progress`` forces the bar (and then needs tqdm), ``--no-progress`` turns it off.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -128,6 +139,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval-size", type=_args.whole(1), default=512, metavar="N", help="held-out sequences (default 512)"
     )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a progress bar of the updates on standard error (needs tqdm); default: when standard error "
+        "is a terminal and tqdm is installed, else a quiet run",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,7 +162,18 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--lag is the sequence length of the adding problem: at least 2, got {args.lag}")
     task = make_task(args.task, args.lag, args.alphabet)
     seeds = list(range(args.seeds))
-    result = lab.train(
+    what = f"lab: {args.seeds} {args.model} seed{'s' if args.seeds > 1 else ''}, updates"
+    with _progress(args.progress, args.steps, what) as hook:
+        result = _train(args, task, seeds, hook)
+    print(_header(args, task, result))
+    for e, seed in enumerate(seeds):
+        print(f"seed {seed}: {_score(task, result.final_scores[e])}, {_outcome(result, e)}")
+    print(f"success: {result.successes}/{len(seeds)}")
+    return 0
+
+
+def _train(args: argparse.Namespace, task, seeds: list[int], hook: Callable[[int], object] | None) -> lab.LabResult:
+    return lab.train(
         task,
         args.model,
         seeds=seeds,
@@ -159,12 +188,73 @@ def run(args: argparse.Namespace) -> int:
         eval_every=args.eval_every,
         eval_size=args.eval_size,
         threshold=args.threshold,
+        progress=hook,
     )
-    print(_header(args, task, result))
-    for e, seed in enumerate(seeds):
-        print(f"seed {seed}: {_score(task, result.final_scores[e])}, {_outcome(result, e)}")
-    print(f"success: {result.successes}/{len(seeds)}")
-    return 0
+
+
+#: The bar: updates done and budgeted, the bar, time per update and to go, then updates left (the postfix).
+BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} |{bar:10}| {rate_inv_fmt}, {remaining} to go{postfix}"
+
+
+@contextmanager
+def _progress(force: bool | None, steps: int, what: str) -> Iterator[Callable[[int], object] | None]:
+    """A hook for :func:`rnnmem.lab.train` that moves a tqdm bar on standard error, or None for a quiet run.
+
+    ``force`` None: a bar when standard error is a terminal and tqdm can be
+    imported. True: a bar wherever standard error goes (a ``ValueError``
+    naming ``--progress`` if tqdm is missing). False: none.
+    """
+    stream = sys.stderr
+    if force is False or (force is None and not _is_terminal(stream)):
+        yield None
+        return
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        if force:
+            raise ValueError(
+                "--progress draws its bar with the optional package tqdm, which is not installed "
+                "(pip install tqdm, or rnnmem[site]); leave --progress out for a quiet run"
+            ) from None
+        yield None
+        return
+    columns, lines = _terminal_size(stream)
+    bar = tqdm(
+        total=steps,
+        desc=what,
+        unit="update",
+        file=stream,
+        bar_format=BAR_FORMAT,
+        ncols=columns,
+        nrows=lines,
+        mininterval=0.2,
+        postfix=f"{steps} left",
+    )
+
+    def hook(done: int) -> None:
+        bar.postfix = f"{steps - done} left"  # drawn at tqdm's next refresh (at most 5 times a second)
+        bar.update(done - bar.n)
+
+    try:
+        yield hook
+    finally:
+        bar.close()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _terminal_size(stream: Any) -> tuple[int, int]:
+    """Columns and lines; 100 and 24 for what a stream does not report (a new pseudo-terminal reports 0 x 0)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return 100, 24
+    return size.columns or 100, size.lines or 24
 
 
 def _header(args, task, result) -> str:

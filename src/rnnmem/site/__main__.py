@@ -1,6 +1,6 @@
 """Command line: build the book's figures and tables, and its notebooks, without MkDocs.
 
-    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings]
+    python -m rnnmem.site build [--config mkdocs.yml] [--out DIR] [--cache DIR] [--timings] [--[no-]progress]
     python -m rnnmem.site list
     python -m rnnmem.site notebooks [--config mkdocs.yml] [--out DIR]
     python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
@@ -12,7 +12,10 @@ line, and for a builder that raises, the builder's file and line), 2 with usage
 on bad arguments. ``numbers`` lists every number a page states that nothing on
 the page produces (:mod:`rnnmem.site.numbers`), exit 1 if there is one.
 ``--timings`` lists each directive's render time and whether
-it came from the cache, slowest first.
+it came from the cache, slowest first. While ``build`` renders items missing
+from the cache, a progress bar on standard error names each item and estimates
+the time left, when standard error is a terminal (``--progress`` forces it,
+``--no-progress`` turns it off).
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
         "--timings",
         action="store_true",
         help="list each directive's render time and cache status (hit/miss), slowest first",
+    )
+    b.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on standard error while items render (default: when it is a terminal)",
     )
 
     sub.add_parser("list", help="list the registered figure and table builders")
@@ -100,21 +109,33 @@ def _render_json_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--cache", type=Path, required=True)
     r.add_argument("--package", action="append", default=None, help="a package of builder modules (repeatable)")
+    r.add_argument(
+        "--each", action="store_true", help='before and after each directive, a line {"start"|"done": "page:line"}'
+    )
     return r
 
 
 def _render_json(args) -> int:
-    """Render with the code now on disk; print the errors as JSON ([{page, line, error}]), exit 1 if any."""
+    """Render with the code now on disk; print the errors as JSON ([{page, line, error}]), exit 1 if any.
+
+    ``--each``: a JSON line ``{"start": "page:line"}`` before each directive and ``{"done": ...}`` after
+    it, for a progress bar in the process that asked (:func:`rnnmem.site.render.render_later`).
+    """
     builders = registry.Registry(args.package) if args.package else registry.default
-    renderer = Renderer(args.cache, builders=builders)
+    renderer = Renderer(args.cache, builders=builders, progress=False)
     errors = []
     for spec in json.load(sys.stdin):
+        where = f"{spec['page']}:{spec['line']}"
+        if args.each:
+            print(json.dumps({"start": where}), flush=True)
         try:
             for d in find_directives(spec["text"], spec["page"]):
                 d = Directive(d.kind, d.name, d.args, spec["page"], spec["line"], d.start, d.end, d.text)
                 renderer.render(d)
         except DirectiveError as exc:
             errors.append({"page": spec["page"], "line": spec["line"], "error": str(exc)})
+        if args.each:
+            print(json.dumps({"done": where}), flush=True)
     print(json.dumps(errors))
     return 1 if errors else 0
 
@@ -236,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         # build
         book = _book(args.config, args.cache)
+        book.renderer.progress = args.progress
         book.render()
         for src_uri, page in book.pages.items():  # captions and prose: every placeholder must resolve
             book.page_markdown(src_uri, page.markdown)

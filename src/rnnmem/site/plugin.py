@@ -12,13 +12,15 @@ plugins' as a hook's did)::
 Its options (:class:`RnnmemConfig`) are all optional. Its events:
 
 * ``on_startup``: note whether this process serves (``mkdocs serve``);
+* ``on_serve``: render the items the first build left for later
+  (``render_after_start``) in a new interpreter, then rebuild;
 * ``on_config``: start a build; while serving, import new and edited builder
   modules again (:meth:`rnnmem.site.registry.Registry.refresh`) and render
   items whose other code changed in a fresh interpreter; key the
   executed-notebook cache of mkdocs-jupyter on the package; list the API pages
   in the nav; put the site's stylesheets in one file;
 * ``on_files``: read every page, render its figures and tables through the
-  cache, add the figures and the API pages (:mod:`rnnmem.site.apipages`) as
+  cache (with a progress bar on a terminal while items are missing from it), add the figures and the API pages (:mod:`rnnmem.site.apipages`) as
   generated files (nothing is written into ``docs/``);
 * ``on_nav``: number the chapters' titles (nav, browser title) from the nav
   order (:mod:`rnnmem.site.numbering`);
@@ -38,7 +40,7 @@ Its options (:class:`RnnmemConfig`) are all optional. Its events:
 * ``on_post_build``: the math stylesheet into the site, the site's own
   stylesheets as one file (:mod:`rnnmem.site.stylesheet`); while serving, keep
   the executed-notebook caches of pages a dirty rebuild skipped;
-* ``on_shutdown``: stop the MathJax process.
+* ``on_shutdown``: stop the MathJax process, and a render left for later that still runs.
 
 Every failure becomes a ``PluginError`` naming page, line and directive (and,
 for a builder that raises, its file and line), so the build stops instead of
@@ -52,7 +54,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
+import time
 from pathlib import Path
 
 import jinja2
@@ -69,6 +73,7 @@ from .citations import CitationError
 from .directives import DirectiveError
 from .numbering import equation_html
 from .reader import REFERENCES, ReaderSteps
+from .render import Deferred, LaterRender, render_later, show_progress
 from .sources import environment_key
 
 __all__ = ["RnnmemConfig", "RnnmemPlugin"]
@@ -113,6 +118,13 @@ class RnnmemConfig(Config):
     math_timeout = _Seconds(default=120)
     #: Serve the site's own stylesheets of ``extra_css`` as one file (:mod:`rnnmem.site.stylesheet`).
     bundle_stylesheets = c.Type(bool, default=True)
+    #: A progress bar on standard error while figures and tables are rendered (:mod:`rnnmem.site.render`):
+    #: true or false. Default: when standard error is a terminal (never in a log or on CI).
+    progress = c.Optional(c.Type(bool))
+    #: Serving: start without waiting for the figures and tables missing from the cache (a cold cache, a builder
+    #: edited while the server was stopped); their pages say they are being rendered, which happens in a new
+    #: interpreter once the server runs, and reload when it is done. Default: while serving.
+    render_after_start = c.Optional(c.Type(bool))
 
 
 class _TemplateCache(jinja2.BytecodeCache):
@@ -153,6 +165,12 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         self.math_seen = False
         #: Serving: mkdocs-jupyter's cache files and their bytes, before it evicts those this build did not read.
         self._notebook_caches: dict[Path, bytes] = {}
+        #: Serving: the server runs (``on_serve`` was called); only the build before it defers items.
+        self.started = False
+        #: Serving: the items left for later are rendered; the next build rebuilds every page.
+        self._rebuild_all = False
+        #: Serving: the render of the items the first build left for later (ended with the server).
+        self.later: LaterRender | None = None
 
     # -- options ---------------------------------------------------------------------------
     def _root(self, mkdocs_config) -> Path:
@@ -198,6 +216,10 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             keep_going=self._serving_default(self.config.keep_going),
             chapters=config.chapter_order(mkdocs_config["nav"]),
             builders=self.builders,
+        )
+        self.book.renderer.progress = self.config.progress
+        self.book.renderer.defer_missing = (
+            self.serving and not self.started and self._serving_default(self.config.render_after_start)
         )
         if self.config.key_notebook_cache:
             self._key_notebook_cache(mkdocs_config, root if chosen else None)
@@ -247,7 +269,13 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         except DirectiveError as exc:
             raise PluginError(str(exc)) from None
         for error in book.errors:  # serving only: shown on the page as well
-            log.error(f"rnnmem: {error}")
+            if not isinstance(error, Deferred):
+                log.error(f"rnnmem: {error}")
+        if book.renderer.deferred:
+            log.info(
+                f"rnnmem: {len(book.renderer.deferred)} figures/tables are not in the cache: "
+                "rendered once the server runs; their pages say so until then and reload when they are ready"
+            )
         if not book.errors:
             book.renderer.prune()
         if self.serving:
@@ -307,11 +335,44 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         the output of a page whose items changed (a builder edited) makes it so.
         """
         assert self.book is not None
+        rebuild_all, self._rebuild_all = self._rebuild_all, False
         for file in files.documentation_pages():
             keys = self.book.keys(file.src_uri)
-            if self.last_keys.get(file.src_uri, keys) != keys or any(not k or " " in k for k in keys):
+            if rebuild_all or self.last_keys.get(file.src_uri, keys) != keys or any(not k or " " in k for k in keys):
                 Path(file.abs_dest_path).unlink(missing_ok=True)
             self.last_keys[file.src_uri] = keys
+
+    def on_serve(self, server, *, config, builder):
+        """The server runs: render the items the first build left for later, then have it rebuild every page.
+
+        The rebuild is asked for by writing a file in a folder the server
+        watches (under the cache folder); every page is rebuilt then, as the
+        first build would have built it (the search index, the references'
+        back-links). The bar shows on a terminal as for any render.
+        """
+        self.started = True
+        assert self.book is not None
+        deferred = self.book.renderer.deferred
+        if not deferred:
+            return server
+        folder = self.cache_root(config)[0] / "rnnmem-serve"
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = folder / "rendered"
+        stamp.write_text("", encoding="utf-8")
+        server.watch(str(folder))
+
+        def done() -> None:
+            self._rebuild_all = True
+            stamp.write_text(str(time.time_ns()), encoding="utf-8")  # the server rebuilds
+
+        self.later = render_later(
+            self.book.renderer.cache_dir,
+            list(deferred),
+            self.builders.packages,
+            progress=show_progress(self.config.progress),
+            when_done=done,
+        )
+        return server
 
     def on_nav(self, nav, *, config, files):
         """Number the chapters' titles in the nav (and so in the browser title and the footer): "4. Title"."""
@@ -325,6 +386,14 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
 
     def on_page_markdown(self, markdown: str, *, page, config, files) -> str:
         assert self.book is not None
+        waiting = self._deferred_items(page.file.src_uri)
+        if waiting:  # serving, just started: the page says so, and is built in full once its items are rendered
+            title = re.search(r"^# .*$", markdown, re.MULTILINE)
+            return (title.group(0) + "\n\n" if title else "") + (
+                '!!! info "Rendering this page\'s figures and tables"\n'
+                f"    {waiting} of them were not in the cache when the server started. They are being rendered "
+                "now (the terminal shows the progress); this page reloads by itself when they are ready.\n"
+            )
         # A sentence `make chapter` wrote for the author to replace (rnnmem.site.check, rule "placeholders").
         left = check.placeholder_problems(f"docs/{page.file.src_uri}", markdown)
         if left and not self.serving:
@@ -335,6 +404,12 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             return self.book.page_markdown(page.file.src_uri, markdown)
         except DirectiveError as exc:
             raise PluginError(str(exc)) from None
+
+    def _deferred_items(self, src_uri: str) -> int:
+        """How many of the page's items wait to be rendered after the server starts."""
+        assert self.book is not None
+        page = self.book.pages.get(src_uri)
+        return sum(isinstance(item, Deferred) for item in page.items) if page is not None else 0
 
     def on_env(self, env: jinja2.Environment, *, config, files) -> jinja2.Environment:
         env.bytecode_cache = _TemplateCache(self.templates)
@@ -442,5 +517,7 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
     on_post_build = CombinedEvent(_on_post_build_first, _on_post_build_last)
 
     def on_shutdown(self) -> None:
+        if self.later is not None:
+            self.later.stop()
         if self.typesetter is not None:
             self.typesetter.close()

@@ -15,18 +15,34 @@ A rebuild with nothing changed reads every item from the cache and imports
 neither matplotlib nor a builder's dependencies' heavy paths. The key is also
 the item's file name, so the built site names each figure by its content's
 recipe and never serves a stale one.
+
+While :meth:`Renderer.render_all` renders items missing from the cache, a
+progress bar on standard error (tqdm) names the item being rendered
+(``page:line kind name``), counts the items left and estimates the time per
+item and the time to go. It shows only when standard error is a terminal
+(``Renderer(progress=True)`` forces it, ``False`` turns it off), so logs and
+CI output stay clean; a build with nothing to render shows none. Console
+logging (MkDocs' own) is written above the bar while it shows.
+
+``mkdocs serve`` starts without waiting for the items missing from the cache
+(``Renderer.defer_missing``): each becomes a :class:`Deferred` in its page's
+place, and :func:`render_later` renders them in a new interpreter after the
+server has started, with the same bar, then asks for a rebuild.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
+import logging
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -221,13 +237,132 @@ def _content(directive: Directive, result: Any) -> bytes:
     return result.to_markdown().encode()
 
 
-class Renderer:
-    """Renders directives through the cache, counting what it really rendered and how long it took."""
+def show_progress(force: bool | None = None, stream: Any = None) -> bool:
+    """Whether to show a progress bar on ``stream`` (default standard error): ``force`` if given, else
+    whether the stream is a terminal (so a pipe, a log file or CI output gets no bar)."""
+    if force is not None:
+        return force
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
 
-    def __init__(self, cache_dir: Path | None = None, *, builders: Registry | None = None) -> None:
+
+#: The bar: rendered and total, the bar, time per item, time to go, then the postfix (items left and the item).
+BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} |{bar:10}| {rate_inv_fmt}, {remaining} to go{postfix}"
+
+
+class Deferred(DirectiveError):
+    """An item missing from the cache while ``mkdocs serve`` starts: rendered afterwards (:func:`render_later`)."""
+
+
+class _AboveTheBar(logging.Handler):
+    """Writes what a console handler would, with ``tqdm.write``: above the bar, which is then drawn again."""
+
+    def __init__(self, console: logging.StreamHandler, bar: Any) -> None:
+        super().__init__(console.level)
+        self.setFormatter(console.formatter)
+        self.filters = list(console.filters)
+        self.stream, self.bar = console.stream, bar
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            type(self.bar).write(self.format(record), file=self.stream)
+        except Exception:
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def _console_logging_above(bar: Any) -> Iterator[None]:
+    """Console logging (the root logger's, MkDocs') written above ``bar`` while it shows.
+
+    Each console handler (a stream handler on standard error or output) is
+    replaced by one that keeps its level, formatter and filters and writes with
+    ``tqdm.write``, so a log line never lands in the middle of the bar; the
+    handlers are put back afterwards. Other handlers (a log file) are untouched.
+    """
+    saved = []
+    for logger in (logging.getLogger(), logging.getLogger("mkdocs")):
+        handlers = list(logger.handlers)
+        saved.append((logger, handlers))
+        logger.handlers = [
+            _AboveTheBar(h, bar) if isinstance(h, logging.StreamHandler) and h.stream in (sys.stdout, sys.stderr) else h
+            for h in handlers
+        ]
+    try:
+        yield
+    finally:
+        for logger, handlers in saved:
+            logger.handlers = handlers
+
+
+def terminal_size(stream: Any) -> tuple[int, int]:
+    """The terminal's columns and lines; 100 and 24 for what the stream does not report.
+
+    A pseudo-terminal that was never given a size reports 0 x 0, with which
+    tqdm would print nothing at all.
+    """
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return 100, 24
+    return size.columns or 100, size.lines or 24
+
+
+class _Progress:
+    """The bar of one :meth:`Renderer.render_all`: ``start(directive)`` before an item, ``done(n)`` after."""
+
+    def __init__(self, total: int, stream: Any) -> None:
+        from tqdm import tqdm
+
+        self.total = total
+        columns, lines = terminal_size(stream)
+        self.bar = tqdm(
+            total=total,
+            desc="rnnmem",
+            unit="item",
+            file=stream,
+            bar_format=BAR_FORMAT,
+            ncols=columns,
+            nrows=lines,
+            mininterval=0.2,
+            disable=False,
+        )
+
+    def start(self, what: str) -> None:
+        left = self.total - self.bar.n
+        self.bar.set_postfix_str(f"{left} left: {what}", refresh=True)
+
+    def done(self, n: int = 1) -> None:
+        self.bar.update(n)
+
+    def close(self) -> None:
+        self.bar.set_postfix_str("rendered", refresh=False)
+        self.bar.close()
+
+
+class Renderer:
+    """Renders directives through the cache, counting what it really rendered and how long it took.
+
+    ``progress``: show a progress bar on standard error while items are
+    rendered (True), never (False), or when standard error is a terminal
+    (None, the default); see the module's docstring.
+    """
+
+    def __init__(
+        self, cache_dir: Path | None = None, *, builders: Registry | None = None, progress: bool | None = None
+    ) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         #: Where the builders are looked up (:data:`rnnmem.site.registry.default` unless a test brings its own).
         self.builders = builders if builders is not None else registry.default
+        #: Show a progress bar on standard error: True, False, or None (when standard error is a terminal).
+        self.progress = progress
+        #: Serving, the first build: an item missing from the cache is not rendered but given as a
+        #: :class:`Deferred` (and listed in :attr:`deferred`), for :func:`render_later`.
+        self.defer_missing = False
+        self.deferred: list[Directive] = []
         self.rendered: list[str] = []
         self.cached: list[str] = []
         #: (directive, seconds, "hit" or "miss") for every item this renderer produced.
@@ -247,6 +382,14 @@ class Renderer:
             raise directive.error(str(exc.args[0])) from exc
         key = cache_key(directive, self.modules_digest(builder.module), builders=self.builders)
         return key, self.cache_dir / directive.kind / f"{directive.name}-{key}"
+
+    def _in_cache(self, directive: Directive) -> bool:
+        """Whether the item is in the cache (its content and its values); an error counts as not."""
+        try:
+            path = self._lookup(directive)[1]
+        except DirectiveError:
+            return False
+        return path.is_file() and path.with_name(path.name + ".values.json").is_file()
 
     def render(self, directive: Directive) -> Item:
         self.builders.load_builders()  # once per process; not part of any item's time
@@ -290,32 +433,74 @@ class Renderer:
 
         ``keep_going``: a failing directive gives its :class:`DirectiveError` in
         the list instead of stopping the others (what ``mkdocs serve`` shows).
+
+        With a progress bar (:attr:`progress`), the items missing from the cache
+        are counted first; the bar names each as it renders (those rendered in
+        a fresh interpreter count together). Nothing to render: no bar.
         """
         directives = list(directives)
+        stream = sys.stderr
+        progress = None
+        todo: set[int] = set()  # the positions of the items missing from the cache
+        if directives and not self.defer_missing and show_progress(self.progress, stream):
+            self.builders.load_builders()
+            todo = {n for n, d in enumerate(directives) if not self._in_cache(d)}
+            if todo:
+                progress = _Progress(len(todo), stream)
+        with contextlib.ExitStack() as stack:
+            if progress is not None:
+                stack.callback(progress.close)
+                stack.enter_context(_console_logging_above(progress.bar))
+            return self._render_all(directives, fresh_process, keep_going, progress, todo)
+
+    def _render_all(
+        self,
+        directives: list[Directive],
+        fresh_process: bool,
+        keep_going: bool,
+        progress: _Progress | None,
+        todo: set[int],
+    ) -> list[Item | DirectiveError]:
         errors: dict[tuple[str, int], DirectiveError] = {}
         if fresh_process:
             stale = self.builders.stale_modules()
-            missing = []
-            for d in directives:
+            missing: dict[int, Directive] = {}
+            for n, d in enumerate(directives):
                 try:
                     if stale and not self._lookup(d)[1].is_file() and self.needs_fresh_process(d, stale):
-                        missing.append(d)
+                        missing[n] = d
                 except DirectiveError:
                     pass  # reported again below, in order
             if missing:
-                errors = _render_in_subprocess(self.cache_dir, missing, self.builders.packages)
+                if progress is not None:
+                    progress.start(f"{len(missing)} whose code changed, in a fresh interpreter")
+                errors = _render_in_subprocess(self.cache_dir, list(missing.values()), self.builders.packages)
+                if progress is not None:
+                    done = todo.intersection(missing)
+                    todo = todo - done  # read back from the cache below, not counted again
+                    progress.done(len(done))
                 if errors and not keep_going:
                     raise next(iter(errors.values()))
         out: list[Item | DirectiveError] = []
-        for d in directives:
+        for n, d in enumerate(directives):
+            counted = progress is not None and n in todo
+            if progress is not None and counted:
+                progress.start(f"{d.where} {d.kind} {d.name}")
             try:
                 if (d.page, d.line) in errors:
                     raise errors[(d.page, d.line)]
+                if self.defer_missing and not self._in_cache(d):
+                    self.deferred.append(d)
+                    out.append(Deferred(f"{d.where}: {d.kind} {d.name} is rendered after the server starts"))
+                    continue
                 out.append(self.render(d))
             except DirectiveError as exc:
                 if not keep_going:
                     raise
                 out.append(exc)
+            finally:
+                if progress is not None and counted:
+                    progress.done()
         return out
 
     def prune(self) -> list[Path]:
@@ -360,3 +545,69 @@ def _render_in_subprocess(
     if proc.returncode not in (0, 1) or reported is None:
         raise DirectiveError(proc.stderr.strip() or f"rendering failed with exit status {proc.returncode}")
     return {(e["page"], e["line"]): DirectiveError(e["error"]) for e in reported}
+
+
+@dataclass
+class LaterRender:
+    """The render :func:`render_later` started: its interpreter and the thread that follows it."""
+
+    proc: subprocess.Popen
+    thread: threading.Thread
+
+    def stop(self, timeout: float = 10) -> None:
+        """End the interpreter (the server stops) and wait for the thread."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.thread.join(timeout)
+
+
+def render_later(
+    cache_dir: Path,
+    directives: list[Directive],
+    packages: Iterable[str] = (registry.BUILDER_PACKAGE,),
+    *,
+    progress: bool,
+    when_done: Callable[[], object],
+) -> LaterRender:
+    """Render ``directives`` into the cache in a new interpreter, followed on a thread; then call ``when_done``.
+
+    ``mkdocs serve`` calls it once the server runs, for the items its first
+    build deferred (:attr:`Renderer.defer_missing`). The interpreter reports
+    each item as it starts and finishes (``render-json --each``), so with
+    ``progress`` this process draws the bar (console logging written above
+    it). A failure is not reported here: the rebuild ``when_done`` asks for
+    renders the item again and shows the error on its page.
+    """
+    payload = json.dumps([{"page": d.page, "line": d.line, "text": d.text} for d in directives])
+    names = {f"{d.page}:{d.line}": f"{d.where} {d.kind} {d.name}" for d in directives}
+    where = [arg for package in packages for arg in ("--package", package)]
+    cmd = [sys.executable, "-m", "rnnmem.site", "render-json", "--each", "--cache", str(cache_dir), *where]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def run() -> None:
+        assert proc.stdin is not None and proc.stdout is not None  # both pipes
+        bar = _Progress(len(directives), sys.stderr) if progress else None
+        try:
+            with contextlib.ExitStack() as stack:
+                if bar is not None:
+                    stack.enter_context(_console_logging_above(bar.bar))
+                proc.stdin.write(payload)
+                proc.stdin.close()
+                for line in proc.stdout:
+                    try:
+                        event = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue
+                    if bar is not None and isinstance(event, dict) and "start" in event:
+                        bar.start(names.get(str(event["start"]), str(event["start"])))
+                    elif bar is not None and isinstance(event, dict) and "done" in event:
+                        bar.done()
+                proc.wait()
+        finally:
+            if bar is not None:
+                bar.close()
+            when_done()
+
+    thread = threading.Thread(target=run, name="rnnmem-render-later", daemon=True)
+    thread.start()
+    return LaterRender(proc, thread)
