@@ -2,8 +2,10 @@
 
 The copy holds the repository's files (tracked and new, as `git ls-files` lists
 them); its own ``src`` comes first on ``PYTHONPATH`` so the new builder module is
-the one imported, and the render cache is the copy's own. Nothing is written into
-the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv,
+the one imported. The render cache is the session's shared one (tests/conftest.py):
+the copy's other builders are the same code, so their items have the same keys and
+are read, not rendered again; the new chapter's items have keys of their own.
+Nothing is written into the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv,
 and the copy links to the repository's ``node_modules``.
 """
 
@@ -28,7 +30,7 @@ SLUG, TITLE = "long-memory", "Long memory: a first look"
 
 
 def make(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"))
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"))
     for name in ("NAME", "TITLE", "CH", "MAKEFLAGS", "MFLAGS"):
         env.pop(name, None)
     return subprocess.run(
@@ -187,7 +189,7 @@ def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
             repo_url=settings["repo_url"],
         )
     )
-    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"), NO_MKDOCS_2_WARNING="1")
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"), NO_MKDOCS_2_WARNING="1")
 
     def build() -> subprocess.CompletedProcess:
         return subprocess.run(
