@@ -160,6 +160,11 @@ def site_build():
     return mkdocs_build
 
 
+def files_under(root: Path) -> set[str]:
+    """Every file under ``root``, as paths relative to it."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
 @dataclass(frozen=True)
 class TinyBuilds:
     """The tiny book built twice into two folders, with one render cache: first cold, then warm."""
@@ -169,16 +174,22 @@ class TinyBuilds:
     cache: Path
     cold_log: str
     warm_log: str
+    #: The files of tests/tinybook/docs before the builds and after them (a build writes nothing there).
+    docs_before: list[str]
+    docs_after: list[str]
 
 
 @pytest.fixture(scope="session")
 def tiny_builds(tmp_path_factory) -> TinyBuilds:
     """The fixture book (tests/tinybook) built with an empty cache of its own, then again with that cache."""
     root = tmp_path_factory.mktemp("tinybook")
+    before = sorted(files_under(TINYBOOK / "docs"))
     logs = []
     for name in ("cold", "warm"):
         done = mkdocs_build(TINYBOOK / "mkdocs.yml", root / name, root / "cache")
         if done.returncode != 0:
             pytest.fail(f"the {name} build of the tiny book failed:\n{done.stderr[-4000:]}")
         logs.append(done.stderr)
-    return TinyBuilds(root / "cold", root / "warm", root / "cache" / "rnnmem-site", *logs)
+    after = sorted(files_under(TINYBOOK / "docs"))
+    cold, warm = logs
+    return TinyBuilds(root / "cold", root / "warm", root / "cache" / "rnnmem-site", cold, warm, before, after)
