@@ -23,9 +23,8 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 
@@ -165,9 +164,10 @@ def files_under(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
-@dataclass(frozen=True)
-class TinyBuilds:
-    """The tiny book built twice into two folders, with one render cache: first cold, then warm."""
+class TinyBuilds(NamedTuple):
+    """The tiny book built twice into two folders, with one render cache: first cold, then warm.
+
+    (A NamedTuple, not a dataclass: tests/core/test_models.py loads this file as a module of no package.)"""
 
     cold: Path
     warm: Path
