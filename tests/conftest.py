@@ -13,6 +13,8 @@ every item of the book's pages from it. A test that must render cold renders
 small directives into its own folder, or builds the tiny fixture book
 (``tests/tinybook``; ``tiny_builds``: built once per session, cold and warm).
 ``site_build`` builds a site as ``make build`` does, ``shared_cache`` is the cache's folder.
+A build prunes from its cache every item its own pages do not use: only a build of the
+whole book may use the shared cache.
 """
 
 from __future__ import annotations
