@@ -25,7 +25,9 @@ SITE_PATH := $(shell sed -n -E 's|^site_url: *https?://[^/]*(/.*)$$|\1|p' mkdocs
 
 # pytest runs on two processes (pytest-xdist), each test file whole on one of them: a page's snippets
 # share one namespace, and a module's fixtures (a browser measuring every page) are computed once.
-# PYTEST_WORKERS=0 runs everything in this process.
+# PYTEST_WORKERS=0 runs everything in this process. Inside a worker the lab's builders train in that
+# process, with no pool of their own. The tests read the book's figures and tables from the cache the
+# build fills (tests/conftest.py); an item missing from it is rendered once for the whole session.
 PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),-p no:xdist,-n $(PYTEST_WORKERS) --dist loadfile)
 

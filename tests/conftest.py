@@ -4,12 +4,40 @@
 torch is missing those tests are skipped with the reason, except under CI (the
 environment variable ``CI`` set and non-empty), where a missing torch fails
 them: CI must never pass by silently skipping the comparisons.
+
+The render cache: the test session renders the book's figures and tables once,
+into one cache that every test and every process a test starts reads
+(:func:`shared_cache_dir`: ``$RNNMEM_CACHE_DIR``, else the repository's
+``.cache``, the one ``make build`` fills). The fixture ``book_items`` gives
+every item of the book's pages from it. A test that must render cold renders
+small directives into its own folder, or builds the tiny fixture book
+(``tests/tinybook``; ``tiny_builds``: built once per session, cold and warm).
+``site_build`` builds a site as ``make build`` does, ``shared_cache`` is the cache's folder.
+A build prunes from its cache every item its own pages do not use: only a build of the
+whole book may use the shared cache.
 """
 
+from __future__ import annotations
+
+import contextlib
 import importlib
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
+
+if TYPE_CHECKING:
+    from rnnmem.site.directives import Directive
+    from rnnmem.site.render import Item
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+#: The tiny fixture book of the site machinery's tests: its mkdocs.yml, docs/ (two chapters, home, references).
+TINYBOOK = Path(__file__).resolve().parent / "tinybook"
 
 TORCH_REASON = "torch is not installed (the PyTorch comparisons need it: `make test` installs torch==2.13.0)"
 
@@ -28,3 +56,142 @@ def require_torch():
 def torch():
     """The ``torch`` module, through :func:`require_torch`."""
     return require_torch()
+
+
+# -- the shared render cache ----------------------------------------------------------------------------------
+def shared_cache_dir() -> Path:
+    """The cache folder of the whole session: ``$RNNMEM_CACHE_DIR``, else the repository's ``.cache``
+    (where ``make build`` renders), as an absolute path; the items are in its ``rnnmem-site``."""
+    return Path(os.environ.get("RNNMEM_CACHE_DIR") or ROOT / ".cache").resolve()
+
+
+def pytest_configure(config):
+    # Every test, and every process a test starts (builds, the command line, pytest-xdist's workers),
+    # reads and fills the same cache, whatever its working directory; a test that wants a cold cache
+    # names a folder of its own.
+    os.environ["RNNMEM_CACHE_DIR"] = str(shared_cache_dir())
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (pytest-xdist's workers take turns; the lock is the
+    kernel's, released when the process ends however it ends). Without ``fcntl`` (Windows) it holds nothing:
+    two processes then may render the same item, each into a file of its own, which is still correct."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def book_directives() -> list[Directive]:
+    """Every figure, table and widget directive of the book's pages (docs/), in page order."""
+    from rnnmem.site.directives import find_directives
+
+    return [
+        d
+        for page in sorted(DOCS.rglob("*.md"))
+        for d in find_directives(page.read_text(encoding="utf-8"), f"docs/{page.relative_to(DOCS).as_posix()}")
+    ]
+
+
+@pytest.fixture(scope="session")
+def book_items() -> dict[str, tuple[Directive, Item]]:
+    """Every item of the book's pages, rendered once per test session into the shared cache, by place
+    (``"docs/chapters/horizon.md:86"`` -> (directive, item)).
+
+    Under pytest-xdist the first worker to ask renders what the cache lacks (nothing after
+    ``make build``) while the others wait for it, then read. A directive that fails raises its
+    :class:`~rnnmem.site.directives.DirectiveError`, naming page and line.
+    """
+    from rnnmem.site.render import Item, Renderer
+
+    directives = book_directives()
+    cache = shared_cache_dir()
+    with locked(cache / "rnnmem-tests.lock"):
+        items = Renderer(cache / "rnnmem-site").render_all(directives)
+    return {d.where: (d, item) for d, item in zip(directives, items) if isinstance(item, Item)}
+
+
+# -- builds -----------------------------------------------------------------------------------------------------
+def source_date_epoch() -> str:
+    """As the Makefile exports it: the environment's, else the last commit's time."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return os.environ["SOURCE_DATE_EPOCH"]
+    result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True)
+    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else "0"
+
+
+def mkdocs_build(config: Path, site: Path, cache: Path, *, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``mkdocs build --strict --clean`` of ``config`` into ``site`` with the render cache ``cache``, from the
+    repository's root and with the environment the Makefile exports (SOURCE_DATE_EPOCH, PYTHONHASHSEED=0)."""
+    env = dict(
+        os.environ,
+        SOURCE_DATE_EPOCH=source_date_epoch(),
+        PYTHONHASHSEED="0",
+        NO_MKDOCS_2_WARNING="1",
+        RNNMEM_CACHE_DIR=str(cache),
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", str(config), "-d", str(site)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def shared_cache() -> Path:
+    """The session's render cache folder (:func:`shared_cache_dir`), for a build that is to read it."""
+    return shared_cache_dir()
+
+
+@pytest.fixture(scope="session")
+def site_build():
+    """:func:`mkdocs_build`, for the tests of other folders (a test module cannot import this conftest by name)."""
+    return mkdocs_build
+
+
+def files_under(root: Path) -> set[str]:
+    """Every file under ``root``, as paths relative to it."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+class TinyBuilds(NamedTuple):
+    """The tiny book built twice into two folders, with one render cache: first cold, then warm.
+
+    (A NamedTuple, not a dataclass: tests/core/test_models.py loads this file as a module of no package.)"""
+
+    cold: Path
+    warm: Path
+    cache: Path
+    cold_log: str
+    warm_log: str
+    #: The files of tests/tinybook/docs before the builds and after them (a build writes nothing there).
+    docs_before: list[str]
+    docs_after: list[str]
+
+
+@pytest.fixture(scope="session")
+def tiny_builds(tmp_path_factory) -> TinyBuilds:
+    """The fixture book (tests/tinybook) built with an empty cache of its own, then again with that cache."""
+    root = tmp_path_factory.mktemp("tinybook")
+    before = sorted(files_under(TINYBOOK / "docs"))
+    logs = []
+    for name in ("cold", "warm"):
+        done = mkdocs_build(TINYBOOK / "mkdocs.yml", root / name, root / "cache")
+        if done.returncode != 0:
+            pytest.fail(f"the {name} build of the tiny book failed:\n{done.stderr[-4000:]}")
+        logs.append(done.stderr)
+    after = sorted(files_under(TINYBOOK / "docs"))
+    cold, warm = logs
+    return TinyBuilds(root / "cold", root / "warm", root / "cache" / "rnnmem-site", cold, warm, before, after)

@@ -6,6 +6,9 @@ factors, the plain gradient descent runs) is tested in tests/core/test_experimen
 
 from __future__ import annotations
 
+import threading
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -59,18 +62,96 @@ def test_runs_are_shared_between_figures(tmp_path, monkeypatch):
     render(tmp_path / "other", f'<!-- figure: lag_learning_curves lag=2 models=["lstm:1"] {TINY} caption="c" -->')
 
 
-def test_two_processes_train_what_one_does(monkeypatch):
+def tiny_runs() -> list:
     design = mm._design(4, 5, 0.5)
-    keys = [RecallRun(ModelSpec.parse(s), 3, (0, 1), design) for s in ("rnn", "lstm:0")]
+    return [RecallRun(ModelSpec.parse(s), 3, (0, 1), design) for s in ("rnn", "lstm:0")]
+
+
+def test_two_processes_train_what_one_does_even_beside_other_threads(monkeypatch):
+    """The pool is started from a thread while another thread runs, as under `mkdocs serve` (its server and
+    file watcher): its workers are not forked from this process, and they train what one process trains."""
+    keys = tiny_runs()
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the pool itself is under test here
     monkeypatch.setattr(mm, "_RUNS", {})
     monkeypatch.setattr(mm, "WORKERS", 2)
-    pooled = mm.runs(keys)
+    assert mm.workers() == 2
+    served: dict[str, list] = {}
+    stop = threading.Event()
+    watcher = threading.Thread(target=stop.wait, name="watcher", daemon=True)
+    builder = threading.Thread(target=lambda: served.setdefault("runs", mm.runs(keys)), name="build")
+    watcher.start()
+    try:
+        builder.start()
+        builder.join(timeout=300)
+    finally:
+        stop.set()
+    assert "runs" in served, "the pooled runs raised or did not finish (see the thread's traceback above)"
     monkeypatch.setattr(mm, "_RUNS", {})
     monkeypatch.setattr(mm, "WORKERS", 1)
     alone = mm.runs(keys)
-    for a, b in zip(pooled, alone):
+    for a, b in zip(served["runs"], alone):
         assert np.array_equal(a.losses, b.losses, equal_nan=True)
         assert np.array_equal(a.params["weight_hh_l0"], b.params["weight_hh_l0"])
+
+
+class RecordingPool:
+    """Stands in for ProcessPoolExecutor: records how it was asked to start its processes, runs here."""
+
+    started: ClassVar[list[tuple[int, str]]] = []
+
+    def __init__(self, processes, mp_context, initializer):
+        RecordingPool.started.append((processes, mp_context.get_start_method()))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, func, items):
+        return map(func, items)
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """runs() with two workers allowed, a recording pool, and runs that are named, not trained."""
+    import concurrent.futures
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(RecordingPool, "started", [])
+    monkeypatch.setattr(mm, "_RUNS", {})
+    monkeypatch.setattr(mm, "WORKERS", 2)
+    trained: list = []
+
+    def execute(run):
+        trained.append(run)
+        return ("result of", run)
+
+    monkeypatch.setattr(mm, "_execute", execute)
+    return trained
+
+
+def test_inside_a_pytest_xdist_worker_the_runs_train_in_this_process(monkeypatch, recorded):
+    keys = tiny_runs()
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert mm.workers() == 1
+    assert mm.runs(keys) == [("result of", k) for k in keys]
+    assert RecordingPool.started == [] and sorted(map(repr, recorded)) == sorted(map(repr, keys))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    monkeypatch.setattr(mm, "_RUNS", {})
+    assert mm.workers() == 2 and mm.runs(keys) == [("result of", k) for k in keys]
+    assert [n for n, _ in RecordingPool.started] == [2], "outside pytest-xdist the two runs share a pool"
+
+
+def test_the_pool_never_forks_this_process(monkeypatch, recorded):
+    import multiprocessing
+
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    mm.runs(tiny_runs())
+    ((processes, method),) = RecordingPool.started
+    expected = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    assert (processes, method) == (2, expected)
+    assert mm.pool_context().get_start_method() != "fork"
 
 
 def test_gradient_reach_and_bias_figures_render(tmp_path):

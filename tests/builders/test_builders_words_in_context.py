@@ -9,7 +9,6 @@ import pytest
 from rnnmem import corpus, probe
 from rnnmem.site.builders.words_in_context import NAMES, _comparison
 from rnnmem.site.directives import find_directives
-from rnnmem.site.render import Renderer
 
 PAGE_NAME = "docs/chapters/words-in-context.md"
 PAGE = Path(__file__).resolve().parents[2] / PAGE_NAME
@@ -20,7 +19,8 @@ def one(comment: str):
     return d
 
 
-def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_path):
+def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(book_items):
+    """The page's own items, as the session rendered them into the shared cache (tests/conftest.py)."""
     from rnnmem.site import registry
 
     directives = [
@@ -38,10 +38,9 @@ def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(tmp_pa
         ("table", "probe_table"),
         ("table", "slot_table"),
     ]
-    r = Renderer(tmp_path)
     tables = {}
     for d in directives:
-        item = r.render(d)
+        _, item = book_items[d.where]
         if d.kind == "figure":
             assert item.content.startswith(b"<?xml") and b"<svg" in item.content
         else:

@@ -1,8 +1,11 @@
 """Every directive on every page renders, and every registered builder is used by a page.
 
-The strict build renders them too; this runs them through a fresh cache under
-pytest, so a failure names the page, the line and the directive, and it
-catches a builder that no page asks for any more.
+The strict build renders them too; this renders them under pytest, so a failure
+names the page, the line and the directive, and it catches a builder that no page
+asks for any more. They are rendered once per test session, into the cache that
+every test shares (the fixture ``book_items`` of tests/conftest.py; after
+``make build`` every item is read from it). That the same code renders the same
+bytes with the cache bypassed is tests/built_site/test_determinism.py's.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import pytest
 
 from rnnmem.site import registry
 from rnnmem.site.directives import find_directives
-from rnnmem.site.render import Renderer
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -26,11 +28,11 @@ PAGES = [p for p in sorted(DOCS.rglob("*.md")) if directives_of(p)]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
-def test_every_directive_of_the_page_renders(page, tmp_path):
-    renderer = Renderer(tmp_path)
+def test_every_directive_of_the_page_renders(page, book_items):
     for directive in directives_of(page):
-        item = renderer.render(directive)
-        assert not item.from_cache
+        assert directive.where in book_items, f"{directive.where}: not rendered"
+        _, item = book_items[directive.where]
+        assert (item.kind, item.name) == (directive.kind, directive.name), directive.where
         if directive.kind == "figure":
             assert item.content.startswith(b"<?xml") and b"<svg" in item.content, directive.where
         elif directive.kind == "widget":

@@ -2,8 +2,12 @@
 
 The copy holds the repository's files (tracked and new, as `git ls-files` lists
 them); its own ``src`` comes first on ``PYTHONPATH`` so the new builder module is
-the one imported, and the render cache is the copy's own. Nothing is written into
-the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv,
+the one imported. ``make test-chapter`` renders through the session's shared cache
+(tests/conftest.py): the copy's other builders are the same code, so their items
+have the same keys and are read, not rendered again; the new chapter's items have
+keys of their own. The strict build of one chapter has a cache of its own, since a
+build prunes from its cache what its pages do not use.
+Nothing is written into the real tree. ``make -o setup`` reuses this interpreter instead of creating a venv,
 and the copy links to the repository's ``node_modules``.
 """
 
@@ -28,7 +32,7 @@ SLUG, TITLE = "long-memory", "Long memory: a first look"
 
 
 def make(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"))
+    env = dict(os.environ, PYTHONPATH=str(repo / "src"))
     for name in ("NAME", "TITLE", "CH", "MAKEFLAGS", "MFLAGS"):
         env.pop(name, None)
     return subprocess.run(
@@ -187,6 +191,8 @@ def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
             repo_url=settings["repo_url"],
         )
     )
+    # A cache of its own: a build prunes from its cache every item its pages do not use, and this one
+    # builds one chapter (the shared cache keeps the whole book's items).
     env = dict(os.environ, PYTHONPATH=str(repo / "src"), RNNMEM_CACHE_DIR=str(repo / ".cache"), NO_MKDOCS_2_WARNING="1")
 
     def build() -> subprocess.CompletedProcess:

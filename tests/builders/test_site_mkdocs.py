@@ -47,30 +47,32 @@ GOOD = (
 )
 
 
-def test_a_good_page_builds_with_figure_table_and_notebook_link(tmp_path):
-    p = project(tmp_path, GOOD)
-    before = sorted(x.relative_to(p) for x in (p / "docs").rglob("*"))
-    first = build(p)
-    assert first.returncode == 0, first.stderr
-    html = (p / "site" / "chapters" / "c" / "index.html").read_text()
-    assert '<figure class="rnnmem-figure">' in html
-    assert 'alt="Half, twenty times."' in html and "<figcaption>Half, twenty times.</figcaption>" in html
+def test_a_good_page_builds_with_figure_table_and_notebook_link(tiny_builds):
+    """The tiny fixture book (tests/tinybook), built once per session with a cache of its own: cold, then warm."""
+    html = (tiny_builds.cold / "chapters" / "decay" / "index.html").read_text()
+    assert '<figure class="rnnmem-figure" id="fig-curves">' in html
+    # The alt text and the caption, their placeholders filled from the builder's values.
+    assert (
+        'alt="Two straight lines falling from one on a logarithmic axis over 20 steps; the line of 0.5 crosses' in html
+    )
+    caption = "What is left of a value after n steps, for the factors 0.5 and 0.9; the dashed line is the level 0.01."
+    assert f'<figcaption><span class="rnnmem-label">Figure 1.1.</span> {caption}</figcaption>' in html
     assert "<table>" in html and ">0.5</td>" in html
-    assert "language-pycon" in html, "doctest blocks are shown with the console lexer"
-    assert 'href="../../downloads/c.ipynb"' in html
+    assert '<span class="gp">&gt;&gt;&gt; </span>' in html, "doctest blocks are shown with the console lexer"
+    assert 'href="../../downloads/decay.ipynb"' in html
     # Colab opens the notebook where the publishing workflow puts it: the root of the `notebooks` branch.
-    assert 'href="https://colab.research.google.com/github/o/r/blob/notebooks/c.ipynb"' in html
+    assert 'href="https://colab.research.google.com/github/o/tiny/blob/notebooks/decay.ipynb"' in html
     # The notebook is built with the site, at the address the link names.
-    nb = json.loads((p / "site" / "downloads" / "c.ipynb").read_text())
+    nb = json.loads((tiny_builds.cold / "downloads" / "decay.ipynb").read_text())
     code = [c["source"] for c in nb["cells"] if c["cell_type"] == "code"]
-    assert code[1:] == ["1 + 1"] and "https://github.com/o/r.git" in code[0]
-    svgs = list((p / "site" / "assets" / "figures").glob("decay_curves-*.svg"))
-    assert len(svgs) == 1
-    assert "2 figures/tables rendered, 0 from the cache" in first.stderr
-    # Nothing was written into docs/ by the build.
-    assert sorted(x.relative_to(p) for x in (p / "docs").rglob("*")) == before
-    second = build(p)
-    assert second.returncode == 0 and "0 figures/tables rendered, 2 from the cache" in second.stderr
+    assert code[1:] == ["from rnnmem import memory\nround(memory.decay(0.9, 20), 3)"]
+    assert "https://github.com/o/tiny.git" in code[0]
+    svgs = list((tiny_builds.cold / "assets" / "figures").glob("decay_curves-*.svg"))
+    assert len(svgs) == 2, "the chapter's figure and the one in its exercise answer"
+    assert "5 figures/tables rendered, 0 from the cache" in tiny_builds.cold_log
+    # Nothing was written into docs/ by the builds.
+    assert tiny_builds.docs_after == tiny_builds.docs_before
+    assert "0 figures/tables rendered, 5 from the cache" in tiny_builds.warm_log
 
 
 @pytest.mark.parametrize(
@@ -124,29 +126,16 @@ def test_a_notebook_that_cannot_be_made_fails_the_build_naming_page_and_line(tmp
     assert "Traceback" not in proc.stderr
 
 
-ANSWER = (
-    "# C\n\n1. How fast does a half-gate forget?\n\n"
-    '    ??? success "Answer"\n'
-    "        Like this:\n\n"
-    '        <!-- figure: decay_curves factors=[0.5] steps=20 caption="Half, twenty times." -->\n\n'
-    "        And this text stays text.\n\n"
-    '        <!-- table: horizon_table factors=[0.5] caption="The table." -->\n\n'
-    "        The end of the answer.\n\n"
-    "After the exercises.\n"
-)
-
-
-def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tmp_path):
-    p = project(tmp_path, ANSWER)
-    proc = build(p)
-    assert proc.returncode == 0, proc.stderr
-    html = (p / "site" / "chapters" / "c" / "index.html").read_text()
+def test_a_directive_in_an_exercise_answer_stays_inside_the_answer(tiny_builds):
+    """The tiny book's exercise answer (tests/tinybook/docs/chapters/decay.md) holds a figure and a table."""
+    html = (tiny_builds.cold / "chapters" / "decay" / "index.html").read_text()
     details = re.search(r"<details class=\"success\">(.*?)</details>", html, re.DOTALL)
     assert details, html
     inside = details.group(1)
-    assert '<figure class="rnnmem-figure">' in inside and "<figcaption>Half, twenty times.</figcaption>" in inside
+    assert '<figure class="rnnmem-figure"' in inside and " Half, ten times.</figcaption>" in inside
+    assert 'alt="Half, ten times."' in inside, "a figure without alt= has its caption as alt text"
     assert "<table>" in inside and ">0.5</td>" in inside
-    assert '<p class="rnnmem-table-caption">The table.</p>' in inside and '<div class="rnnmem-table">' in inside
+    assert " The half-gate alone.</p>" in inside and '<div class="rnnmem-table"' in inside
     assert "markdown=" not in inside and "<p><figure" not in inside
     assert "<p>And this text stays text.</p>" in inside and "<p>The end of the answer.</p>" in inside
     assert "<pre" not in inside and "<code>" not in inside, "no text after the figure turned into code"

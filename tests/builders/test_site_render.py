@@ -13,6 +13,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -224,14 +225,19 @@ def test_fresh_process_failure_is_reported(tmp_path):
     assert isinstance(items[1], Item) and items[1].from_cache
 
 
+TINYBOOK = Path(__file__).resolve().parents[1] / "tinybook"
+
+
 def test_command_line_builds_every_item_then_renders_nothing(tmp_path):
+    """On the tiny fixture book (its five items), into a cache of its own: cold, then warm."""
     out, cache = tmp_path / "out", tmp_path / "cache"
-    cmd = [sys.executable, "-m", "rnnmem.site", "build", "--out", str(out), "--cache", str(cache)]
+    config = ["--config", str(TINYBOOK / "mkdocs.yml")]
+    cmd = [sys.executable, "-m", "rnnmem.site", "build", *config, "--out", str(out), "--cache", str(cache)]
     first = subprocess.run(cmd, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    assert ", 0 from the cache" in first.stdout
+    assert "5 rendered, 0 from the cache" in first.stdout, first.stdout
     svgs = sorted(p.name for p in out.glob("*.svg"))
-    assert svgs, "no figure was written"
+    assert [name.split("-")[0] for name in svgs] == ["decay_curves"] * 2, "the book's two figures are written"
     second = subprocess.run(cmd, capture_output=True, text=True)
     assert second.returncode == 0 and " 0 rendered" in second.stdout, second.stdout
 

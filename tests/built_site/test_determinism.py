@@ -1,21 +1,36 @@
-"""The same sources build the same site, byte for byte.
+"""The same sources build the same site, byte for byte, without a second cold build of the whole book.
 
-The site is built a second time, into a temporary directory, with the
-environment the Makefile exports (SOURCE_DATE_EPOCH from the last commit,
-PYTHONHASHSEED=0) but with an empty cache of its own
-(RNNMEM_CACHE_DIR): every figure and table is drawn again, so a file that
-comes out differently from the same inputs cannot hide behind a warm cache.
-Every file is then compared with ./site, and every difference is listed.
+Three checks, each for what the others cannot see:
+
+* the book built a second time, warm: into a temporary folder, from the render cache the
+  test session shares (tests/conftest.py renders every item into it once, and after
+  ``make build`` only reads it), with the environment the Makefile exports
+  (SOURCE_DATE_EPOCH from the last commit, PYTHONHASHSEED=0). Every file is compared
+  with ./site: the pages, numbers, math, notebooks, search index and sitemap come out
+  the same from the same sources;
+* the tiny fixture book (tests/tinybook) built cold, with an empty cache of its own, and
+  then warm from that cache: the two sites are byte-identical, so what a build reads from
+  the cache is what a cold build draws, and nothing of a build leaks into the next;
+* a sample of the book's own items rendered again with the cache bypassed (the builder
+  runs now, in this process, with the lab's kept runs forgotten): the same bytes and values
+  as the cache holds, so an item that came out differently from the same inputs cannot
+  hide behind a warm cache. The sample: one cheap item of each kind (a figure, a table, a
+  widget) and one trained item of moderate cost (the clipping ladder's table, eight short
+  training runs of the lab).
+
+A difference is listed file by file.
 """
 
 from __future__ import annotations
 
 import filecmp
-import os
+import json
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
+
+from rnnmem.site.render import build_content
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,17 +44,13 @@ ALLOWED_DIFFERENCES: list[tuple[str, bytes]] = [
     # order (rnnmem.site.book.clean_notebook_html), so they no longer differ.
 ]
 
-
-def source_date_epoch() -> str:
-    """As the Makefile exports it: the environment's, else the last commit's time."""
-    if os.environ.get("SOURCE_DATE_EPOCH"):
-        return os.environ["SOURCE_DATE_EPOCH"]
-    result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True)
-    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else "0"
-
-
-def files_under(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+#: (page, kind, builder) of the items rendered again with the cache bypassed (see the module's docstring).
+SAMPLE = [
+    ("docs/chapters/horizon.md", "figure", "decay_curves"),
+    ("docs/chapters/horizon.md", "table", "horizon_table"),
+    ("docs/chapters/forget-bias.md", "widget", "forget_bias_explorer"),
+    ("docs/chapters/memory-measured.md", "table", "clip_ladder_table"),
+]
 
 
 def same_allowing(rel: str, a: Path, b: Path) -> bool:
@@ -51,50 +62,53 @@ def same_allowing(rel: str, a: Path, b: Path) -> bool:
     return False
 
 
-def test_second_build_is_byte_identical(site_dir, tmp_path):
-    rebuilt, cache = tmp_path / "site", tmp_path / "cache"
-    env = dict(
-        os.environ,
-        SOURCE_DATE_EPOCH=source_date_epoch(),
-        PYTHONHASHSEED="0",
-        NO_MKDOCS_2_WARNING="1",
-        # Empty caches of its own (figures and tables, and executed notebooks where the
-        # hook keys mkdocs-jupyter's cache there too): nothing is reused from ./.cache.
-        RNNMEM_CACHE_DIR=str(cache),
-    )
+def files_under(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def differences(first: Path, second: Path, names: tuple[str, str]) -> list[str]:
+    """Every file only in one of the two sites, and every file that differs."""
+    a, b = files_under(first), files_under(second)
+    problems = [f"only in {names[0]}: {rel}" for rel in sorted(a - b)]
+    problems += [f"only in {names[1]}: {rel}" for rel in sorted(b - a)]
+    for rel in sorted(a & b):
+        if not filecmp.cmp(first / rel, second / rel, shallow=False) and not same_allowing(
+            rel, first / rel, second / rel
+        ):
+            problems.append(f"differs: {rel}")
+    return problems
+
+
+def test_a_second_warm_build_is_byte_identical(site_dir, book_items, site_build, shared_cache, tmp_path):
+    # book_items: every item is in the shared cache before this build starts, so it renders none.
+    rebuilt = tmp_path / "site"
     # From the repository root, like `make build`: mkdocstrings prints "Source code in
     # src/rnnmem/..." relative to the working directory.
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--clean",
-            "--config-file",
-            str(ROOT / "mkdocs.yml"),
-            "--site-dir",
-            str(rebuilt),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    result = site_build(ROOT / "mkdocs.yml", rebuilt, shared_cache)
     assert result.returncode == 0, f"the second build failed:\n{result.stderr[-4000:]}"
-    assert (cache / "rnnmem-site").is_dir(), f"the second build did not render into its own cache {cache}"
-
-    first, second = files_under(site_dir), files_under(rebuilt)
-    problems = [f"only in ./site: {rel}" for rel in sorted(first - second)]
-    problems += [f"only in the second build: {rel}" for rel in sorted(second - first)]
-    for rel in sorted(first & second):
-        a, b = site_dir / rel, rebuilt / rel
-        if not filecmp.cmp(a, b, shallow=False) and not same_allowing(rel, a, b):
-            problems.append(f"differs: {rel}")
+    assert "rnnmem: 0 figures/tables rendered, " in result.stderr, "the second build was to be warm:\n" + result.stderr
+    problems = differences(site_dir, rebuilt, ("./site", "the second build"))
     assert not problems, (
-        f"two builds of the same sources differ (SOURCE_DATE_EPOCH={env['SOURCE_DATE_EPOCH']}). If the sources "
+        "two builds of the same sources differ (with the same SOURCE_DATE_EPOCH). If the sources "
         "changed since ./site was built, run `make build` first; a difference that remains comes from the build "
-        "itself, or from output that ./.cache holds and an empty cache does not reproduce:\n" + "\n".join(problems)
+        "itself:\n" + "\n".join(problems)
     )
+
+
+def test_the_tiny_book_builds_the_same_bytes_cold_and_warm(tiny_builds):
+    assert "rnnmem: 5 figures/tables rendered, 0 from the cache" in tiny_builds.cold_log, tiny_builds.cold_log
+    assert "rnnmem: 0 figures/tables rendered, 5 from the cache" in tiny_builds.warm_log, tiny_builds.warm_log
+    assert (tiny_builds.cold / "chapters" / "decay" / "index.html").is_file()
+    problems = differences(tiny_builds.cold, tiny_builds.warm, ("the cold build", "the warm build"))
+    assert not problems, "the tiny book built cold and warm differs:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("page, kind, name", SAMPLE, ids=[name for _, _, name in SAMPLE])
+def test_an_item_rendered_again_without_the_cache_is_bit_identical(book_items, monkeypatch, page, kind, name):
+    from rnnmem.site.builders import memory_measured
+
+    monkeypatch.setattr(memory_measured, "_RUNS", {})  # train the lab's runs again, not read them from memory
+    (directive, item) = next((d, i) for d, i in book_items.values() if (d.page, d.kind, d.name) == (page, kind, name))
+    content, values = build_content(directive)
+    assert content == item.content, f"{directive.where}: rendered again, {kind} {name} differs from the cache"
+    assert json.loads(json.dumps(values, sort_keys=True)) == item.values, f"{directive.where}: its values differ"

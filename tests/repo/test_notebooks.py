@@ -27,6 +27,11 @@ def book() -> Book:
     return b
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _items_rendered_once(book_items):
+    """Every item is in the session's shared cache first (tests/conftest.py), so built() renders none again."""
+
+
 @functools.cache
 def built() -> Book:
     """The book with every page rendered and its notebooks made, as the site build makes them."""

@@ -11,8 +11,10 @@ descent of the clipping experiment. This module draws them and words them.
 Training runs are shared between the figures of one build: each run's result
 is kept in :data:`_RUNS`, keyed by the run (a frozen value holding everything
 it depends on), and the runs a directive needs that are not there yet are
-trained in up to :data:`WORKERS` processes. Each run is a pure function of
-itself, so the output does not depend on which process trained it.
+trained in up to :data:`WORKERS` processes (one inside a pytest-xdist worker;
+started by ``forkserver`` or ``spawn``, never ``fork``: see :func:`pool_context`).
+Each run is a pure function of itself, so the output does not depend on which
+process trained it.
 
 The builders' arguments are checked from their signatures
 (:func:`rnnmem.checks.check_arguments`); only relations between arguments are
@@ -113,20 +115,56 @@ def _design(hidden: int, steps: int, threshold: float) -> Design:
 def runs(keys: list) -> list:
     """The results of the runs ``keys`` (:mod:`rnnmem.experiments` runs), training those not yet kept.
 
-    The missing runs are trained costliest first, in up to :data:`WORKERS` processes.
+    The missing runs are trained costliest first, in up to :func:`workers` processes, started by
+    :func:`pool_context` (never by ``fork``).
     """
     missing = sorted({k for k in keys if k not in _RUNS}, key=lambda k: (-k.cost, repr(k)))
-    if len(missing) > 1 and WORKERS > 1:
-        import multiprocessing
+    processes = min(workers(), len(missing))
+    if processes > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(processes, mp_context=pool_context(), initializer=_start_worker) as pool:
             for k, result in zip(missing, pool.map(_execute, missing)):
                 _RUNS[k] = result
     else:
         for k in missing:
             _RUNS[k] = _execute(k)
     return [_RUNS[k] for k in keys]
+
+
+def workers() -> int:
+    """How many processes may train: :data:`WORKERS`, but one inside a pytest-xdist worker.
+
+    pytest-xdist's workers (``$PYTEST_XDIST_WORKER`` set) already keep the cores busy; a pool in
+    each of them would start twice as many training processes as there are cores.
+    """
+    return 1 if os.environ.get("PYTEST_XDIST_WORKER") else WORKERS
+
+
+def pool_context():
+    """The multiprocessing context of the pool: ``forkserver`` where the platform has it, else ``spawn``.
+
+    Never ``fork``: ``mkdocs serve`` renders while its server and file-watcher threads run, and
+    a child forked from a multi-threaded process can inherit a lock another thread held and hang.
+    The fork server is one single-threaded process that has imported this module once, and forks
+    each worker from itself.
+    """
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
+def _start_worker() -> None:
+    """In each worker, before its first run: the BLAS on one thread, as :func:`rnnmem.site.render.build_content`
+    holds it in the parent (a started process does not inherit that limit; a sum split over threads would
+    add in another order)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def _execute(run):
