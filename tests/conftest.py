@@ -22,9 +22,11 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import pty
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -195,3 +197,35 @@ def tiny_builds(tmp_path_factory) -> TinyBuilds:
     after = sorted(files_under(TINYBOOK / "docs"))
     cold, warm = logs
     return TinyBuilds(root / "cold", root / "warm", root / "cache" / "rnnmem-site", cold, warm, before, after)
+
+
+def shown_on_terminal(run: Callable[[int], object]) -> str:
+    """What a pseudo-terminal shows while ``run(fd)`` writes to the descriptor of its terminal side."""
+    master, slave = pty.openpty()
+    shown: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal side is closed and everything was read
+                return
+            if not chunk:
+                return
+            shown.append(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        run(slave)
+    finally:
+        os.close(slave)
+        reader.join(timeout=60)
+        os.close(master)
+    return b"".join(shown).decode()
+
+
+@pytest.fixture
+def terminal() -> Callable[[Callable[[int], object]], str]:
+    """``terminal(run)``: what a pseudo-terminal shows while ``run(fd)`` writes to its terminal side (a bar's test)."""
+    return shown_on_terminal

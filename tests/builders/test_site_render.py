@@ -6,13 +6,11 @@ import inspect
 import io
 import logging
 import os
-import pty
 import re
 import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -359,32 +357,6 @@ def test_a_warm_render_does_not_import_matplotlib(tmp_path):
 
 
 # -- progress: a bar on a terminal, nothing on a pipe -------------------------------------------------------------
-def terminal(run: Callable[[int], object]) -> str:
-    """What a pseudo-terminal shows while ``run(fd)`` writes to the descriptor of its terminal side."""
-    master, slave = pty.openpty()
-    shown: list[bytes] = []
-
-    def read() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # the terminal side is closed and everything was read
-                return
-            if not chunk:
-                return
-            shown.append(chunk)
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    try:
-        run(slave)
-    finally:
-        os.close(slave)
-        reader.join(timeout=60)
-        os.close(master)
-    return b"".join(shown).decode()
-
-
 def states(shown: str) -> list[str]:
     """Each state the bar was drawn in (a terminal line is redrawn after a carriage return)."""
     return [s.strip() for s in re.split(r"[\r\n]+", shown) if s.strip()]
@@ -396,7 +368,7 @@ def render_on(fd: int, renderer: Renderer, directives, monkeypatch) -> None:
         renderer.render_all(directives)
 
 
-def test_a_terminal_shows_a_bar_naming_each_item_and_counting_down(tmp_path, monkeypatch):
+def test_a_terminal_shows_a_bar_naming_each_item_and_counting_down(tmp_path, monkeypatch, terminal):
     directives = [one(TAB, "docs/a.md"), one(FIG, "docs/b.md")]
     shown = states(terminal(lambda fd: render_on(fd, Renderer(tmp_path), directives, monkeypatch)))
     naming = [s for s in shown if " left: docs/" in s]
@@ -448,7 +420,7 @@ def test_a_log_line_while_the_bar_shows_is_written_above_it(tmp_path, monkeypatc
     assert mkdocs_log.handlers == [console], "the handlers are put back"
 
 
-def test_command_line_build_shows_progress_on_a_terminal_only(tmp_path):
+def test_command_line_build_shows_progress_on_a_terminal_only(tmp_path, terminal):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n")
     (tmp_path / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/o/r\n")

@@ -1,11 +1,9 @@
 """``python -m rnnmem lab``: one line per seed, ``success: K/S`` last, exit 2 with usage on bad input."""
 
-import os
-import pty
 import re
 import subprocess
 import sys
-import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -202,32 +200,17 @@ RUN = [
 NO_TQDM = "import sys; sys.modules['tqdm'] = None; from rnnmem.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def on_terminal(cmd: list[str]) -> tuple[int, str, str]:
+def on_terminal(terminal: Callable[[Callable[[int], object]], str], cmd: list[str]) -> tuple[int, str, str]:
     """Run ``cmd`` with standard error on a pseudo-terminal: exit status, standard output, what the terminal showed."""
-    master, slave = pty.openpty()
-    shown: list[bytes] = []
+    done: list[subprocess.CompletedProcess[str]] = []
 
-    def read() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # the terminal side is closed and everything was read
-                return
-            if not chunk:
-                return
-            shown.append(chunk)
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    try:
-        proc = subprocess.run(
-            cmd, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, text=True, timeout=120
+    def run(fd: int) -> None:
+        done.append(
+            subprocess.run(cmd, stdout=subprocess.PIPE, stderr=fd, stdin=subprocess.DEVNULL, text=True, timeout=120)
         )
-    finally:
-        os.close(slave)
-        reader.join(timeout=60)
-        os.close(master)
-    return proc.returncode, proc.stdout, b"".join(shown).decode()
+
+    shown = terminal(run)
+    return done[0].returncode, done[0].stdout, shown
 
 
 def bar_states(shown: str) -> list[tuple[int, int, int]]:
@@ -236,8 +219,8 @@ def bar_states(shown: str) -> list[tuple[int, int, int]]:
     return [(int(done), int(total), int(left)) for done, total, left in found]
 
 
-def test_a_terminal_shows_the_updates_counting_down_and_a_pipe_stays_quiet():
-    status, out, shown = on_terminal([sys.executable, "-m", "rnnmem", "lab", *RUN])
+def test_a_terminal_shows_the_updates_counting_down_and_a_pipe_stays_quiet(terminal):
+    status, out, shown = on_terminal(terminal, [sys.executable, "-m", "rnnmem", "lab", *RUN])
     assert status == 0, shown
     assert "lab: 2 rnn seeds, updates" in shown
     states = bar_states(shown)
@@ -249,15 +232,15 @@ def test_a_terminal_shows_the_updates_counting_down_and_a_pipe_stays_quiet():
     assert piped.stdout == out and out.splitlines()[-1].startswith("success: "), "the bar changes nothing else"
 
 
-def test_progress_can_be_forced_on_a_pipe_and_turned_off_on_a_terminal():
+def test_progress_can_be_forced_on_a_pipe_and_turned_off_on_a_terminal(terminal):
     forced = lab(*RUN, "--progress")
     assert forced.returncode == 0 and bar_states(forced.stderr)[-1] == (300, 300, 0), forced.stderr
-    status, _, shown = on_terminal([sys.executable, "-m", "rnnmem", "lab", *RUN, "--no-progress"])
+    status, _, shown = on_terminal(terminal, [sys.executable, "-m", "rnnmem", "lab", *RUN, "--no-progress"])
     assert status == 0 and shown == ""
 
 
-def test_without_tqdm_the_run_is_quiet_and_progress_asked_for_is_a_usage_error():
-    status, out, shown = on_terminal([sys.executable, "-c", NO_TQDM, "lab", *RUN])
+def test_without_tqdm_the_run_is_quiet_and_progress_asked_for_is_a_usage_error(terminal):
+    status, out, shown = on_terminal(terminal, [sys.executable, "-c", NO_TQDM, "lab", *RUN])
     assert status == 0 and shown == "" and out.splitlines()[-1].startswith("success: ")
     asked = subprocess.run(
         [sys.executable, "-c", NO_TQDM, "lab", *RUN, "--progress"], capture_output=True, text=True, timeout=120
