@@ -317,6 +317,7 @@ def train(
     carry_keep: float | None = None,
     carry_mask: str = "step",
     progress: Callable[[int], object] | None = None,
+    on_evaluation: Callable[[int, Ensemble], object] | None = None,
 ) -> LabResult:
     r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
 
@@ -343,6 +344,10 @@ def train(
 
     ``progress``, if given, is called after every update with the number of
     updates done so far (a progress bar's hook; it does not change the result).
+    ``on_evaluation``, if given, is called at every evaluation, after the
+    scores are recorded, with the number of updates done and the ensemble,
+    whose parameters are every member's at that point (to record checkpoints
+    or measure the models there; it must not change the ensemble).
 
     >>> from rnnmem.tasks import recall
     >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
@@ -401,6 +406,8 @@ def train(
         for e in range(E):
             if live[e] and success_step[e] is None and passed(score[e]):
                 success_step[e] = done
+        if on_evaluation is not None:
+            on_evaluation(done, ens)
 
     evaluation(0)
     done = 0

@@ -256,3 +256,17 @@ def test_each_members_batches_are_what_its_stream_draws_alone(task):
         task.sample_each(5, [0, -1])
     with pytest.raises(ValueError, match="n must be a whole number >= 1, got 0"):
         task.sample_each(0, [0])
+
+
+def test_the_evaluation_hook_sees_every_checkpoint_with_the_parameters_of_that_moment():
+    seen: list = []
+
+    def record(done: int, ens: Any) -> None:
+        seen.append((done, ens.params["weight_hh_l0"].copy()))
+
+    result = train(
+        recall(lag=2, alphabet=4), "rnn", seeds=[0, 1], hidden=4, steps=6, eval_every=3, on_evaluation=record
+    )
+    assert [done for done, _ in seen] == result.eval_steps.tolist() == [0, 3, 6]
+    assert not np.array_equal(seen[0][1], seen[1][1])  # the weights of each checkpoint, not a shared view
+    np.testing.assert_array_equal(seen[-1][1], result.ensemble.params["weight_hh_l0"])
