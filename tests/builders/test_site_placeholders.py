@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import markdown
 import pytest
 
 from rnnmem.site import placeholders, registry
@@ -43,11 +46,40 @@ def three_things(factors: list):
     return crossing_table(factors) + (1,)
 
 
+#: Values that, at the start of a line, would open a block: each is escaped by the placeholders' guard.
+WORDS = {
+    "zero": 0,
+    "three": 3,
+    "empty": "",
+    "dash": "-",
+    "plus": "+",
+    "star": "*",
+    "hash": "#",
+    "quote": ">",
+    "pipe": "|",
+    "equals": "===",
+    "rule": "---",
+    "stars": "* * *",
+    "fence": "```",
+    "tildes": "~~~",
+    "bang": "!!!",
+    "colon": ":",
+    "note": "[note]:",
+    "abbr": "*[RNN]:",
+    "two_lines": "the first\n- the second",
+}
+
+
+def words_table(factors: list):
+    return crossing_table(factors)[0], WORDS
+
+
 TEST_BUILDERS = (
     ("table", "ph_crossing", crossing_table),
     ("figure", "ph_figure", crossing_figure),
     ("table", "ph_bad_values", bad_values),
     ("table", "ph_three", three_things),
+    ("table", "ph_words", words_table),
 )
 
 
@@ -160,6 +192,143 @@ def test_two_items_with_one_id_fail(tmp_path):
 def test_sci_prints_small_values_readably():
     assert placeholders.sci(0.5**100, 1) == "7.9 × 10⁻³¹"
     assert placeholders.format_value(0.999**1000, "sci.2") == "3.68 × 10⁻¹"
+
+
+# -- a filled value never opens a block --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site_html():
+    """Markdown to HTML as the site renders it: Python-Markdown with the extensions of mkdocs.yml, as MkDocs loads them."""
+    from mkdocs.config import load_config
+
+    settings = load_config(str(ROOT / "mkdocs.yml"))
+    md = markdown.Markdown(extensions=settings["markdown_extensions"], extension_configs=settings["mdx_configs"])
+
+    def render(text: str) -> str:
+        md.reset()
+        return md.convert(text)
+
+    return render
+
+
+WORDS_TABLE = '<!-- table: ph_words factors=[0.9] id="w" -->'
+BLOCKS = re.compile(r"<(ol|ul|li|h[1-6]|blockquote|table|hr|pre|dl|dt|dd|div|details)\b")
+
+
+def filled(tmp_path, prose: str) -> str:
+    """The page's prose, placeholders filled by the book, without its title and the table that holds the values."""
+    out = page(tmp_path, "# T\n\n" + prose + "\n\n" + WORDS_TABLE + "\n")
+    return out.split("\n\n", 1)[1].split('<div class="rnnmem-table"')[0]
+
+
+def text_of(page_html: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page_html)).split())
+
+
+def test_the_line_of_the_bug_stays_in_its_list_item_with_its_zero(tmp_path, site_html):
+    prose = (
+        "* The starting bias: $b_f = 1$ with {{w.three}}\n"
+        "  and $b_f = 0$ with\n"
+        "{{w.zero}}. The four versions\n"
+        "  follow the order.\n"
+        "* A second item.\n"
+    )
+    out = filled(tmp_path, prose)
+    assert "\n0\\. The four versions" in out
+    rendered = site_html(out)
+    # Without the escape the line starts an item of its own: three <li>, the 0 gone.
+    assert BLOCKS.findall(rendered) == ["ul", "li", "li"]
+    assert "with 0. The four versions follow the order." in text_of(rendered)
+
+
+CASES = [
+    # (prose, what it shows, the blocks it makes): one case or more for each construct of
+    # placeholders.BLOCK_STARTS, each where the site's Markdown would open the block without the escape
+    # (a bullet only at the start of a paragraph, a heading anywhere), but for three that matter to the
+    # notebooks (CommonMark) only: ``3)``, a list there; a fence with no closing line, which there runs to the
+    # end of the notebook; a leading ``|``, a cell delimiter there. (In the site a table is made by its
+    # delimiter row, typed by the author; the escape keeps the pipe literal.)
+    ("{{w.zero}}. At the start of a paragraph.", "0. At the start", []),
+    ("Text with\n{{w.three}}) items.", "with 3) items.", []),
+    ("{{w.dash}} a dash.", "- a dash.", []),
+    ("{{w.plus}} a plus.", "+ a plus.", []),
+    ("{{w.star}} a star.", "* a star.", []),
+    ("Text\n{{w.hash}} a hash.", "Text # a hash.", []),
+    ("Text\n{{w.hash}}{{w.three}} is a count.", "Text #3 is a count.", []),
+    ("Text\n{{w.quote}} a quote.", "Text > a quote.", []),
+    ("Text\n{{w.pipe}} a pipe.", "Text | a pipe.", []),
+    ("A title?\n{{w.equals}}", "A title? ===", []),
+    ("A title?\n{{w.rule}}", "A title? ---", []),
+    ("Text.\n\n{{w.rule}}", "Text. ---", []),
+    ("Text.\n\n{{w.stars}}", "Text. * * *", []),
+    ("Text\n{{w.fence}}python\nx = 1", "Text ```python x = 1", []),  # CommonMark: code to the end
+    ("Text\n{{w.tildes}}\nx = 1", "Text ~~~ x = 1", []),
+    ("Text\n{{w.bang}} note\n    inside", "Text !!! note inside", []),
+    ("A term\n{{w.colon}} a definition", "A term : a definition", []),
+    ("{{w.note}} target.html", "[note]: target.html", []),
+    ("An RNN.\n\n{{w.abbr}} a recurrent network", "An RNN. *[RNN]: a recurrent network", []),
+    ("* An item: {{w.two_lines}}.", "An item: the first - the second.", ["ul", "li"]),
+    ("{{w.empty}}- an empty value, then a dash.", "- an empty value", []),
+    ("* An item\n* {{w.zero}}. After a typed marker", "An item 0. After a typed marker", ["ul", "li", "li"]),
+    ("> {{w.dash}} a quoted dash", "- a quoted dash", ["blockquote"]),
+    ("!!! note\n\n    Text\n    {{w.hash}} indented", "Note Text # indented", ["div"]),
+]
+
+
+@pytest.mark.parametrize("prose, shown, blocks", CASES, ids=[c[0].split("{{")[1].split("}}")[0] for c in CASES])
+def test_a_value_that_begins_a_line_renders_as_text(tmp_path, site_html, prose, shown, blocks):
+    out = filled(tmp_path, prose)
+    assert "\\" in out or "&#" in out, "escaped"
+    rendered = site_html(out)
+    assert BLOCKS.findall(rendered) == blocks, rendered
+    assert shown in text_of(rendered)
+
+
+def test_every_block_start_is_among_the_cases():
+    """Each construct the guard knows is rendered as text by one case above (its value opens it unescaped)."""
+    unescaped = {
+        what
+        for what, pattern in placeholders.BLOCK_STARTS
+        for prose, _, _ in CASES
+        for p in placeholders.find(prose)
+        if pattern.match(str(WORDS[str(p.steps[0])]) + prose[p.end :].split("\n")[0])
+        or pattern.match(prose[p.end :].split("\n")[0])
+    }
+    assert unescaped == {what for what, _ in placeholders.BLOCK_STARTS}
+
+
+def test_a_placeholder_in_the_middle_of_a_line_or_in_code_is_left_alone(tmp_path, site_html):
+    prose = (
+        "The count is {{w.zero}}. Then {{w.dash}} and {{w.hash}} stay.\n\n"
+        "`{{w.zero}}. in code`\n\n<!-- Note {{w.zero}}. in a comment -->\n\n"
+        "```text\n{{w.zero}}. in a fence\n```"
+    )
+    out = filled(tmp_path, prose)
+    assert "The count is 0. Then - and # stay." in out
+    assert "`{{w.zero}}. in code`" in out and "<!-- Note {{w.zero}}. in a comment -->" in out
+    assert "{{w.zero}}. in a fence" in out and "\\" not in out
+
+
+def test_the_guard_escapes_at_line_starts_only():
+    text = "Text\n{{w.zero}}. One and {{w.hash}}\n{{w.dash}}"
+    fills = [(p.start, p.end, str(WORDS[str(p.steps[0])])) for p in placeholders.find(text)]
+    edits = placeholders.guard_line_starts(text, fills, "docs/p.md")
+    assert sorted(edits) == [(5, 15, "0"), (15, 16, "\\."), (25, 35, "#"), (36, 46, "\\-")]
+
+
+@pytest.mark.parametrize(
+    "prose, line",
+    [
+        ("Text\n\n$$\nx\n{{w.zero}}. y\n$$", 7),
+        ("A formula $a +\n{{w.dash}} b$ across lines.", 4),
+    ],
+)
+def test_a_value_that_would_open_a_block_inside_math_fails_with_page_and_line(tmp_path, prose, line):
+    with pytest.raises(DirectiveError) as err:
+        page(tmp_path, "# T\n\n" + prose + "\n\n" + WORDS_TABLE + "\n")
+    assert f"docs/chapters/p.md:{line}: the placeholder" in str(err.value)
+    assert "cannot be escaped inside math" in str(err.value) and "rewrite the line" in str(err.value)
 
 
 # -- the numbers check ---------------------------------------------------------

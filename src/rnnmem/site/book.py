@@ -249,7 +249,8 @@ class Book:
             raise directive.error(f"in {what}: {exc}") from None
 
     def prose_placeholders(self, page: Page) -> list[tuple[int, int, str]]:
-        """(start, end, text) for every ``{{id.value}}`` in the page's prose (code and comments left alone)."""
+        """(start, end, text) for every ``{{id.value}}`` in the page's prose (code and comments left alone),
+        with the escapes that keep a value at the start of a line from opening a block."""
         found = [
             (start, p) for start, end in prose_spans(page.markdown) for p in placeholders.find(page.markdown[start:end])
         ]
@@ -284,7 +285,10 @@ class Book:
             except placeholders.PlaceholderError as exc:
                 raise DirectiveError(f"{where}: {exc}") from None
             edits.append((start + p.start, start + p.end, text))
-        return edits
+        try:  # a value that begins a line never opens a list item, a heading, ... (placeholders.guard_line_starts)
+            return placeholders.guard_line_starts(page.markdown, edits, f"docs/{page.src_uri}")
+        except placeholders.PlaceholderError as exc:
+            raise DirectiveError(str(exc)) from None
 
     def _expand(self, page: Page, directive: Directive, item: Item, target: Target | None = None) -> str:
         """The figure or table, every line after the first indented as the directive was.

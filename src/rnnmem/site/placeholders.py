@@ -20,17 +20,37 @@ text and search results alike.
 
 A placeholder naming a value that is not there raises :class:`PlaceholderError`
 with the names that are.
+
+A filled value never opens a block by accident (:func:`guard_line_starts`): a
+placeholder that begins a line of prose, as in ``...with\n{{lab.count}}. The
+four versions``, would otherwise put ``0. The four`` at the start of a line,
+which Markdown reads as an ordered-list item (inside a list, a new item that
+eats the 0). The character that would open the block is escaped, so the text
+reads as written.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PLACEHOLDER", "Placeholder", "PlaceholderError", "fill", "find", "format_value", "jsonable", "sci"]
+from .markdown import prose_spans
+
+__all__ = [
+    "BLOCK_STARTS",
+    "PLACEHOLDER",
+    "Placeholder",
+    "PlaceholderError",
+    "fill",
+    "find",
+    "format_value",
+    "guard_line_starts",
+    "jsonable",
+    "sci",
+]
 
 #: ``{{ name.step[key]... :spec }}``; the name may hold hyphens (directive ids do).
 PLACEHOLDER = re.compile(
@@ -186,3 +206,166 @@ def jsonable(value: Any, where: str = "values") -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise ValueError(f"{where} must be JSON data (numbers, strings, lists, dicts), got {type(value).__name__}")
+
+
+# -- a filled value never opens a block ----------------------------------------------------------------------
+
+#: What the content of a line (after its indentation and any list or quote markers) may open in the site's
+#: Markdown (Python-Markdown with the extensions of mkdocs.yml) or in CommonMark (the notebooks), each with
+#: the character (group ``mark``) whose escape makes the line plain text. Python-Markdown reads ``#5`` as
+#: a heading (CommonMark wants a space after the hashes), so any leading ``#`` counts.
+BLOCK_STARTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("an ordered list item", re.compile(r"\d+(?P<mark>[.)])(?=[ \t]|$)")),
+    ("a bullet list item", re.compile(r"(?P<mark>[-+*])(?=[ \t]|$)")),
+    ("a heading", re.compile(r"(?P<mark>#)")),
+    ("a block quote", re.compile(r"(?P<mark>>)")),
+    ("a table row", re.compile(r"(?P<mark>\|)")),
+    ("a heading underline", re.compile(r"(?P<mark>[=-])(?P=mark)*[ \t]*$")),
+    ("a thematic break", re.compile(r"(?P<mark>[-*_])(?:[ \t]*(?P=mark)){2,}[ \t]*$")),
+    ("a code fence", re.compile(r"(?P<mark>`)`{2,}[^`]*$")),  # CommonMark: no backtick after a ``` fence
+    ("a code fence", re.compile(r"(?P<mark>~)~{2,}")),
+    ("an admonition, a collapsible block or a content tab", re.compile(r"(?P<mark>[!?=])(?P=mark){2}")),
+    ("a definition", re.compile(r"(?P<mark>:)(?=[ \t]|$)")),
+    ("a link or footnote definition", re.compile(r"(?P<mark>\[)[^\]\n]*\]:")),
+    ("an abbreviation definition", re.compile(r"(?P<mark>\*)\[[^\]\n]*\]:")),
+)
+
+#: What may stand before a placeholder on its line and still leave it at the start of the line's content:
+#: indentation, block-quote markers and list markers (``- {{x.n}}. text`` would open a list inside the item).
+_LINE_PREFIX = re.compile(r"[ \t]*(?:(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*)*")
+#: The characters a backslash escapes in Python-Markdown without any extension (CommonMark escapes them
+#: all too); any other is written as a numeric character reference, which both read as the character.
+_BACKSLASH = set("\\`*_{}[]()>#+-.!")
+#: Math as pymdownx.arithmatex finds it: $$...$$, \[...\], \(...\) and $...$ (no blank line inside).
+_MATH = re.compile(
+    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<![\\$])\$(?![\s$])(?:\\.|(?!\n[ \t]*\n)[^\\$])+?(?<![\s\\])\$",
+    re.DOTALL,
+)
+
+
+def _escape(char: str) -> str:
+    """``char`` escaped so that Markdown shows it literally: a backslash, or a numeric character reference.
+
+    >>> _escape("."), _escape("=")
+    ('\\\\.', '&#61;')
+    """
+    return "\\" + char if char in _BACKSLASH else f"&#{ord(char)};"
+
+
+def _masked(text: str) -> str:
+    """``text`` with everything outside its prose (code, comments) blanked, newlines kept: math is found in it."""
+    out = ["\n" if c == "\n" else " " for c in text]
+    for a, b in prose_spans(text):
+        out[a:b] = text[a:b]
+    return "".join(out)
+
+
+def guard_line_starts(text: str, fills: Sequence[tuple[int, int, str]], page: str = "") -> list[tuple[int, int, str]]:
+    """The edits ``fills`` (placeholders in ``text`` and their values), escaped where a value would open a block.
+
+    A placeholder *begins a line* when only indentation, ``>`` and list
+    markers stand before it on its line (or it follows a line break inside
+    another value). Its value, with what follows on the line (typed text and
+    other values), is matched against :data:`BLOCK_STARTS`: if it would open a
+    list item, a heading, a block quote, a table row, a heading underline, a
+    thematic break, a fence, an admonition or a definition, the character that
+    opens it gets a backslash (``0\\. The four``), or, if Markdown has no
+    backslash escape for it (``=``, ``~``, ``?``, ``|``, ``:``), is written as a
+    numeric character reference (``&#61;``). Both render the text as written,
+    in the site and in a notebook. A placeholder in the middle of a line is
+    left alone.
+
+    The escape goes into a value, or into the typed text right after it (as
+    an edit of that one character). Where that character is inside math (a
+    backslash would change the TeX) or inside code, it cannot be escaped:
+    :class:`PlaceholderError` names ``page`` and the line, and asks for the
+    line to be rewritten.
+
+    >>> text = "- with\\n  {{lab.n}}. The four"
+    >>> start = text.index("{{")
+    >>> guard_line_starts(text, [(start, start + len("{{lab.n}}"), "0")])
+    [(9, 18, '0'), (18, 19, '\\\\.')]
+    >>> guard_line_starts("At {{lab.n}}. The four", [(3, 12, "0")])
+    [(3, 12, '0')]
+    """
+    fills = sorted(fills)
+    values = [list(value) for _, _, value in fills]  # characters, so escapes can go in at any place
+    inserts: dict[int, list[int]] = {}  # fill index -> offsets in its value that get an escape
+    edits: list[tuple[int, int, str]] = []
+    math: list[tuple[int, int]] | None = None
+    prose: list[tuple[int, int]] | None = None
+
+    def content(i: int, offset: int) -> tuple[str, list[tuple[int, int, int]]]:
+        """The filled text from value ``i`` at ``offset`` to the end of its line, and where each character
+        comes from: (position in the content, fill index or -1 for typed text, offset in the value or text)."""
+        chars: list[str] = []
+        origin: list[tuple[int, int, int]] = []
+        j, k = i, offset
+        while j < len(fills):
+            value = fills[j][2]
+            stop = value.find("\n", k)
+            for n in range(k, len(value) if stop < 0 else stop):
+                origin.append((len(chars), j, n))
+                chars.append(value[n])
+            if stop >= 0:
+                break
+            pos = fills[j][1]
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            following = fills[j + 1][0] if j + 1 < len(fills) else len(text)
+            for n in range(pos, min(end, following)):
+                origin.append((len(chars), -1, n))
+                chars.append(text[n])
+            if following >= end:
+                break
+            j, k = j + 1, 0
+        return "".join(chars), origin
+
+    def fail(i: int, what: str, where: str) -> PlaceholderError:
+        start, end, value = fills[i]
+        line = text.count("\n", 0, start) + 1
+        return PlaceholderError(
+            f"{page}:{line}: the placeholder {text[start:end]} begins a line, and its value {value!r} with what "
+            f"follows would open {what}; it cannot be escaped {where}: rewrite the line so that the placeholder "
+            "does not begin it"
+        )
+
+    def in_math(pos: int) -> bool:
+        nonlocal math
+        if math is None:
+            math = [(m.start(), m.end()) for m in _MATH.finditer(_masked(text))]
+        return any(a <= pos < b for a, b in math)
+
+    starts: list[tuple[int, int]] = []
+    previous_end = -1
+    for i, (start, _end, value) in enumerate(fills):
+        line_start = text.rfind("\n", 0, start) + 1
+        if previous_end < line_start and _LINE_PREFIX.fullmatch(text, line_start, start):
+            starts.append((i, 0))
+        starts += [(i, n + 1) for n, c in enumerate(value) if c == "\n"]
+        previous_end = _end
+    for i, offset in starts:
+        line, origin = content(i, offset)
+        lead = len(line) - len(line.lstrip(" \t"))
+        for what, pattern in BLOCK_STARTS:
+            m = pattern.match(line, lead)
+            if m is None:
+                continue
+            _, j, n = origin[m.start("mark")]
+            if j >= 0:
+                if in_math(fills[j][0]):
+                    raise fail(i, what, "inside math")
+                inserts.setdefault(j, []).append(n)
+            else:
+                if prose is None:
+                    prose = prose_spans(text)
+                if not any(a <= n < b for a, b in prose):
+                    raise fail(i, what, "inside code or a comment")
+                if in_math(n):
+                    raise fail(i, what, "inside math")
+                edits.append((n, n + 1, _escape(text[n])))
+            break
+    for j, offsets in inserts.items():
+        for n in sorted(set(offsets), reverse=True):
+            values[j][n] = _escape(values[j][n])
+    return [(start, end, "".join(values[j])) for j, (start, end, _) in enumerate(fills)] + edits
