@@ -143,7 +143,8 @@ def fisher_exact(a: int, n_a: int, b: int, n_b: int) -> float:
     than the one observed, :math:`P(x) \le P(a)\,(1 + 10^{-7})` (R's
     ``fisher.test`` and its relative tolerance). The sum is exact (integers
     from :func:`math.comb`, one :class:`fractions.Fraction`), rounded once to
-    a float, so it is identical on every processor.
+    a float, so it is identical on every processor. Each group needs at least
+    one run (``n_a``, ``n_b`` >= 1).
 
     Fisher's tea-tasting table (3 of 4 against 1 of 4) gives 34/70:
 
