@@ -70,6 +70,7 @@ __all__ = [
     "make_templates",
     "make_corpus",
     "occurrences",
+    "KNOWLEDGE",
     "slot_entropy",
     "tokenize",
     "Vocabulary",
@@ -375,24 +376,31 @@ def occurrences(sentences: Sequence[Sentence], word: str) -> list[Sentence]:
     return out
 
 
-def slot_entropy(sense_known: bool) -> float:
-    """The entropy (nats) of the noun slot, knowing the sense (the cue) or knowing nothing about it.
+KNOWLEDGE = ("nothing", "word", "sense")
+"""What a language model may know of the topic when it predicts the noun (:func:`slot_entropy`)."""
 
-    Knowing the sense, the slot holds the ambiguous word with probability
-    1/2 and each of the sense's topic nouns with an equal share of the other
-    half; knowing nothing, it mixes the six ``(word, sense)`` pairs equally.
-    These are the floors a language model reaches at the slot with and
-    without the cue.
 
-    >>> round(slot_entropy(True), 3), round(slot_entropy(False), 3)
-    (1.04, 2.485)
+def slot_entropy(knowing: str) -> float:
+    """The entropy (nats) of the noun slot for a model that knows ``knowing`` of the sentence's topic.
+
+    ``"sense"``: the cue's sense (the slot holds the ambiguous word with
+    probability 1/2 and each of the sense's topic nouns with an equal share of
+    the other half); ``"word"``: only which ambiguous word the cue belongs to
+    (the word with 1/2, the topic nouns of both its senses sharing the rest);
+    ``"nothing"``: the six ``(word, sense)`` pairs mixed equally. These are
+    the floors a language model's loss on the noun reaches at best: a cue
+    read as naming the word's family of nouns brings it from the last to the
+    middle one, and only a cue read for its sense to the first.
+
+    >>> [round(slot_entropy(k), 3) for k in KNOWLEDGE]
+    [2.485, 1.386, 1.04]
     """
-    if not isinstance(sense_known, (bool, np.bool_)):
-        raise ValueError(f"sense_known must be True or False, got {sense_known!r}")
+    check_choice("knowing", knowing, KNOWLEDGE)
     keys = list(CUES)
+    chosen = {"sense": keys[:1], "word": [k for k in keys if k[0] == keys[0][0]], "nothing": keys}[knowing]
     p: dict[str, float] = {}
-    for key in keys[:1] if sense_known else keys:
-        share = 1.0 / (1 if sense_known else len(keys))
+    for key in chosen:
+        share = 1.0 / len(chosen)
         p[key[0]] = p.get(key[0], 0.0) + share / 2
         for noun in NOUNS[key]:
             p[noun] = p.get(noun, 0.0) + share / 2 / len(NOUNS[key])

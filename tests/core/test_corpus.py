@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from rnnmem import corpus
@@ -103,8 +104,13 @@ def test_the_vocabulary_holds_every_word_of_the_lists_and_nothing_else():
     assert all(vocab.decode(vocab.encode(s))[1:-1] == s.tokens for s in DATA.held_out[:50])
 
 
-def test_slot_entropy_knowing_the_cue_is_lower():
-    assert slot_entropy(True) < slot_entropy(False)
+def test_slot_entropy_falls_with_what_is_known_and_matches_a_direct_count():
+    nothing, word, sense = (slot_entropy(k) for k in corpus.KNOWLEDGE)
+    assert sense < word < nothing
+    # knowing nothing: each ambiguous word 1/6, each of the 12 topic nouns 1/24
+    assert nothing == pytest.approx(-(3 * (1 / 6) * np.log(1 / 6) + 12 * (1 / 24) * np.log(1 / 24)), rel=1e-14)
+    assert word == pytest.approx(-(0.5 * np.log(0.5) + 4 * (1 / 8) * np.log(1 / 8)), rel=1e-14)
+    assert sense == pytest.approx(-(0.5 * np.log(0.5) + 2 * 0.25 * np.log(0.25)), rel=1e-14)
 
 
 @pytest.mark.parametrize(
@@ -134,7 +140,7 @@ def test_slot_entropy_knowing_the_cue_is_lower():
         (lambda: Template("before", 2, 2, 6).fill("fish", "bank", ["so"]), "fillers must hold 2 words"),
         (lambda: tokenize(3), "text must be a string, got int"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: Vocabulary([]), "texts must hold at least one word"),
-        (lambda: slot_entropy("yes"), "sense_known must be True or False"),  # type: ignore[arg-type]  # a bad value on purpose
+        (lambda: slot_entropy("yes"), "knowing must be one of 'nothing', 'word', 'sense', got 'yes'"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):
