@@ -40,6 +40,7 @@ Labels are 0 and 1; a prediction is 1 where :math:`z > 0`. Bad input raises
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -69,6 +70,7 @@ __all__ = [
     "slot_loss",
     "slot_sense",
     "loss_interval",
+    "loss_difference",
     "control_labels",
     "compare",
     "Run",
@@ -533,6 +535,30 @@ def loss_interval(values: Any, level: float = 0.95) -> tuple[float, float, float
     half = z * float(v.std(ddof=1)) / float(np.sqrt(v.size))
     mean = float(v.mean())
     return mean, mean - half, mean + half
+
+
+def loss_difference(a: Any, b: Any) -> tuple[float, float]:
+    r"""The difference of two mean losses and the two-sided p of a large-sample z-test: ``(mean(a) - mean(b), p)``.
+
+    With :math:`d = \bar a - \bar b` and :math:`s_d = \sqrt{s_a^2/n_a + s_b^2/n_b}`
+    (sample variances), :math:`p = 2\,\Phi(-|d|/s_d)`: Welch's statistic
+    read against the normal distribution, which is what it tends to for the
+    hundreds of held-out sentences the chapter compares.
+
+    >>> d, p = loss_difference([1.0, 2.0, 3.0, 4.0] * 50, [2.0, 3.0, 4.0, 5.0] * 50)
+    >>> d, p < 1e-10
+    (-1.0, True)
+    """
+    x = np.asarray(check_finite("a", a), dtype=np.float64).ravel()
+    y = np.asarray(check_finite("b", b), dtype=np.float64).ravel()
+    for name, v in (("a", x), ("b", y)):
+        if v.size < 2:
+            raise ValueError(f"{name} must hold at least two numbers (a spread needs two), got {v.size}")
+    d = float(x.mean() - y.mean())
+    spread = float(np.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size))
+    if spread == 0.0:
+        return d, 1.0 if d == 0.0 else 0.0
+    return d, float(math.erfc(abs(d) / spread / math.sqrt(2.0)))  # 2 (1 - Phi(|z|)), accurate in the far tail
 
 
 def control_labels(word: str, seed: Any = 0) -> dict:

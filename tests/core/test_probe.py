@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -134,6 +136,16 @@ def test_slot_sense_counts_the_sentences_whose_sense_the_model_prefers_at_the_sl
         assert total == len(chosen) and correct == sum(s.sense == "river" for s in chosen), (direction, side)
 
 
+def test_loss_difference_is_welchs_statistic_read_against_the_normal():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(2.0, 1.0, 300), rng.normal(2.2, 2.0, 500)
+    d, p = probe.loss_difference(a, b)
+    z = (a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    assert d == pytest.approx(a.mean() - b.mean()) and p == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-9)
+    assert probe.loss_difference(a, a) == (0.0, 1.0)
+    assert probe.loss_difference(b, a)[1] == pytest.approx(p)
+
+
 def test_loss_interval_is_the_mean_plus_minus_z_standard_errors():
     rng = np.random.default_rng(0)
     values = rng.exponential(2.0, size=400)
@@ -215,6 +227,7 @@ def test_a_state_that_has_just_read_the_cue_holds_it_the_positive_control():
         (lambda: probe.measure([0], Recipe(steps=2), checkpoints=[3]), "checkpoints.* must be at most steps = 2"),
         (lambda: probe.measure([0], window=-1), "window must be a whole number >= 0, got -1"),
         (lambda: probe.loss_interval([1.0]), "values must hold at least two numbers"),
+        (lambda: probe.loss_difference([1.0, 2.0], [3.0]), "b must hold at least two numbers"),
         (lambda: probe.loss_interval([1.0, 2.0], level=1.0), "level must be a number strictly between 0 and 1"),
         (lambda: probe.slot_sense(None, None, []), "sentences must be a non-empty list"),
     ],
