@@ -34,6 +34,10 @@ table's rows around a word.
 :class:`Recipe` declares how the book trains a BiLM (width, layers, steps,
 batch, learning rate, clipping): one frozen value that the chapter, its
 builders and the tests share, so the recipe is written down once.
+:meth:`Recipe.fit` trains one model; :meth:`Recipe.fit_many` trains one
+model per seed at once, their parameters stacked on a leading member axis so
+that every step of every member is one batched product, in float64 or
+float32, and keeps copies of every member at the steps it is asked for.
 
 ELMo's context-free layer is computed from the characters of the word; here
 a plain table of rows stands in for it. Sequences in a batch are padded at
@@ -48,9 +52,9 @@ from typing import Any
 
 import numpy as np
 
-from .checks import check_finite, check_positive, check_positive_int, check_seed
+from .checks import check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int, check_seed
 from .lstm import LSTM
-from .train import History, fit, pad_batch, softmax_cross_entropy
+from .train import Adam, History, fit, minibatches, pad_batch, softmax_cross_entropy
 
 __all__ = ["BiLM", "Recipe", "scalar_mix", "cosine_matrix", "mean_cosines"]
 
@@ -375,6 +379,222 @@ class BiLM:
         return scalar_mix(self.layers(sequence), weights, gamma)
 
 
+# ---------------------------------------------------------------------- many BiLMs at once
+
+
+def _stacked_weights(params: dict, direction: str, layer: int) -> np.ndarray:
+    """One layer's ``[W_ih, b_ih + b_hh, W_hh]`` of every member, rows reordered o|i|f|g: ``(E, 4H, K)``."""
+    W = np.concatenate(
+        [
+            params[f"{direction}.{layer}.W_ih"],
+            (params[f"{direction}.{layer}.b_ih"] + params[f"{direction}.{layer}.b_hh"])[:, :, None],
+            params[f"{direction}.{layer}.W_hh"],
+        ],
+        axis=2,
+    )
+    H = W.shape[1] // 4
+    return W[:, np.r_[3 * H : 4 * H, 0 : 2 * H, 2 * H : 3 * H]]
+
+
+def _lanes_forward(W: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, dict]:
+    r"""One LSTM layer for ``M`` lanes at once, from zero state: the equations of :func:`rnnmem.lstm.step`.
+
+    ``W`` is ``(M, 4H, K)``, each lane's ``[W_ih, b_ih + b_hh, W_hh]`` with
+    rows o|i|f|g; ``x`` is ``(T, M, D, B)``, feature-major. Step ``t`` is one
+    batched product of ``W`` with ``[x_t; 1; h_{t-1}]`` ``(M, K, B)``; the
+    sigmoid gates are :math:`\sigma(z) = (1 + \tanh(z/2))/2`, so one ``tanh``
+    activates all four. Returns the outputs ``(T, M, H, B)`` and what
+    :func:`_lanes_backward` needs.
+    """
+    T, M, D, B = x.shape
+    H = W.shape[1] // 4
+    K = D + 1 + H
+    dtype = W.dtype
+    half = dtype.type(0.5)
+    scaled = W.copy()
+    scaled[:, : 3 * H] *= half
+    rows = np.empty((T + 1, M, K, B), dtype=dtype)  # rows[t] = [x_t; 1; h_{t-1}]
+    rows[:T, :, :D] = x
+    rows[:, :, D] = 1.0
+    rows[0, :, D + 1 :] = 0.0
+    gates = np.empty((T, M, 4 * H, B), dtype=dtype)  # o, i, f, g after activation
+    cells = np.empty((T + 1, M, H, B), dtype=dtype)
+    cells[0] = 0.0
+    tanh_cell = np.empty((T, M, H, B), dtype=dtype)
+    ig = np.empty((M, H, B), dtype=dtype)
+    multiply, add, tanh, matmul = np.multiply, np.add, np.tanh, np.matmul
+    for t in range(T):
+        z = gates[t]
+        matmul(scaled, rows[t], z)
+        tanh(z, z)  # tanh(z/2) for o, i, f; tanh(z) for g
+        sigmoids = z[:, : 3 * H]
+        multiply(sigmoids, half, sigmoids)
+        add(sigmoids, half, sigmoids)
+        multiply(z[:, H : 2 * H], z[:, 3 * H :], ig)
+        c = cells[t + 1]
+        multiply(z[:, 2 * H : 3 * H], cells[t], c)
+        add(c, ig, c)
+        tanh(c, tanh_cell[t])
+        multiply(z[:, :H], tanh_cell[t], rows[t + 1, :, D + 1 :])
+    cache = {"W": W, "rows": rows, "gates": gates, "cells": cells, "tanh_cell": tanh_cell}
+    return rows[1:, :, D + 1 :], cache
+
+
+def _lanes_backward(cache: dict, dy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Exact backpropagation through :func:`_lanes_forward`: ``dy`` ``(T, M, H, B)`` -> (d\ ``W``, d\ ``x``).
+
+    A gate's pre-activation gradient is :math:`\partial L/\partial h_t` (o) or
+    :math:`\partial L/\partial c_t` (i, f, g) times a coefficient known from
+    the forward pass, :math:`\tanh(c_t)\, o(1-o)`, :math:`g\, i(1-i)`,
+    :math:`c_{t-1} f(1-f)`, :math:`i(1-g^2)`; and :math:`\partial L/\partial c_t`
+    gains :math:`\partial L/\partial h_t\, o(1-\tanh^2 c_t)`. The coefficients of
+    all steps are computed at once; the loop over the steps runs the recursion.
+    """
+    W, rows, gates, cells, tanh_cell = (cache[k] for k in ("W", "rows", "gates", "cells", "tanh_cell"))
+    T, M, H, B = dy.shape
+    K = W.shape[2]
+    D = K - 1 - H
+    dtype = W.dtype
+    one = dtype.type(1.0)
+    o, i, f, g = (gates[:, :, k * H : (k + 1) * H] for k in range(4))
+    coef = np.empty((T, M, 4 * H, B), dtype=dtype)
+    np.subtract(one, gates[:, :, : 3 * H], out=coef[:, :, : 3 * H])
+    np.multiply(coef[:, :, : 3 * H], gates[:, :, : 3 * H], out=coef[:, :, : 3 * H])  # o(1-o), i(1-i), f(1-f)
+    np.multiply(coef[:, :, :H], tanh_cell, out=coef[:, :, :H])
+    np.multiply(coef[:, :, H : 2 * H], g, out=coef[:, :, H : 2 * H])
+    np.multiply(coef[:, :, 2 * H : 3 * H], cells[:-1], out=coef[:, :, 2 * H : 3 * H])
+    np.multiply(g, g, out=coef[:, :, 3 * H :])
+    np.subtract(one, coef[:, :, 3 * H :], out=coef[:, :, 3 * H :])
+    np.multiply(coef[:, :, 3 * H :], i, out=coef[:, :, 3 * H :])
+    to_cell = np.multiply(tanh_cell, tanh_cell)
+    np.subtract(one, to_cell, out=to_cell)
+    np.multiply(to_cell, o, out=to_cell)
+    W_hT = np.ascontiguousarray(W[:, :, D + 1 :].transpose(0, 2, 1))  # (M, H, 4H)
+    W_xT = np.ascontiguousarray(W[:, :, :D].transpose(0, 2, 1))  # (M, D, 4H)
+    d_recurrent = np.zeros((M, H, B), dtype=dtype)
+    d_cell = np.zeros((M, H, B), dtype=dtype)
+    d_hidden = np.empty((M, H, B), dtype=dtype)
+    scratch = np.empty((M, H, B), dtype=dtype)
+    dW = np.zeros((M, 4 * H, K), dtype=dtype)
+    dW_t = np.empty((M, 4 * H, K), dtype=dtype)
+    dx = np.empty((T, M, D, B), dtype=dtype)
+    by_gate = coef.reshape(T, M, 4, H, B)
+    multiply, add, matmul = np.multiply, np.add, np.matmul
+    for t in range(T - 1, -1, -1):
+        add(dy[t], d_recurrent, d_hidden)
+        multiply(coef[t, :, :H], d_hidden, coef[t, :, :H])
+        multiply(to_cell[t], d_hidden, scratch)
+        add(d_cell, scratch, d_cell)
+        multiply(by_gate[t, :, 1:], d_cell[:, None], by_gate[t, :, 1:])
+        multiply(d_cell, f[t], d_cell)
+        matmul(W_hT, coef[t], d_recurrent)
+        matmul(W_xT, coef[t], dx[t])
+        matmul(coef[t], rows[t].transpose(0, 2, 1), dW_t)
+        add(dW, dW_t, dW)
+    return dW, dx
+
+
+class _Stack:
+    """``E`` BiLMs of one shape, every parameter stacked on a leading member axis, in one ``dtype``.
+
+    The parameters have :meth:`BiLM.parameters`' names, each with the member
+    first (``embedding`` is ``(E, V, dim)``). The forward and backward LSTMs of
+    every member run as ``2 E`` lanes of one batched pass per layer.
+    """
+
+    def __init__(self, models: Sequence[BiLM], dtype: Any) -> None:
+        first = models[0]
+        self.vocab_size, self.dim, self.num_layers, self.pad_id = (
+            first.vocab_size,
+            first.dim,
+            first.num_layers,
+            first.pad_id,
+        )
+        self.dtype = check_dtype("dtype", dtype)
+        self.params = {k: np.stack([m.parameters()[k] for m in models]).astype(self.dtype) for k in first.parameters()}
+
+    @property
+    def size(self) -> int:
+        return int(self.params["embedding"].shape[0])
+
+    def member(self, e: int) -> BiLM:
+        """Member ``e`` as a :class:`BiLM` of its own, in float64 (a copy)."""
+        model = BiLM(self.vocab_size, dim=self.dim, num_layers=self.num_layers, pad_id=self.pad_id, seed=0)
+        for k, p in model.parameters().items():
+            p[...] = self.params[k][e]
+        return model
+
+    def loss_and_grads(self, batches: Sequence[Sequence[np.ndarray]]) -> tuple[np.ndarray, dict]:
+        """Each member's :meth:`BiLM.loss_and_grads` on its own batch: losses ``(E,)`` and stacked gradients.
+
+        ``batches[e]`` is member ``e``'s list of sequences; every member's
+        batch holds the same number of sequences.
+        """
+        longest = max(len(s) for b in batches for s in b)
+        seq = np.full((self.size, len(batches[0]), longest), self.pad_id, dtype=np.int64)
+        for e, batch in enumerate(batches):
+            for b, s in enumerate(batch):
+                seq[e, b, : len(s)] = s
+        lengths = np.array([[len(s) for s in batch] for batch in batches])
+        return self.padded_loss_and_grads(seq, lengths)
+
+    def padded_loss_and_grads(self, seq: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, dict]:
+        """:meth:`loss_and_grads` of sequences already padded: ids ``(E, B, T + 1)``, ``lengths`` ``(E, B)``."""
+        E, V, D, L, pad = self.size, self.vocab_size, self.dim, self.num_layers, self.pad_id
+        params, dtype = self.params, self.dtype
+        T = seq.shape[2] - 1
+        seq = seq.transpose(0, 2, 1)  # (E, T + 1, B)
+        step = np.arange(T + 1)[None, :, None]
+        length = lengths[:, None, :]
+        real = step < length
+        # The backward model reads each sequence reversed, then padded at the end (as BiLM._directions).
+        reverse = np.where(real, np.take_along_axis(seq, np.where(real, length - 1 - step, 0), axis=1), pad)
+        both = np.stack([seq, reverse])  # (2, E, T + 1, B): lane d * E + e
+        B = seq.shape[2]
+        ids = both[:, :, :-1].transpose(2, 0, 1, 3).reshape(T, 2 * E, B)
+        targets = both[:, :, 1:].transpose(2, 0, 1, 3).reshape(T, 2 * E, B)
+        mask = np.broadcast_to(real[None, :, 1:], (2, E, T, B)).transpose(2, 0, 1, 3).reshape(T, 2 * E, B)
+        member = np.tile(np.arange(E), 2)  # the member of each lane
+        h = params["embedding"][member[None, :, None], ids].transpose(0, 1, 3, 2)  # (T, 2E, D, B)
+        caches = []
+        for layer in range(L):
+            W = np.concatenate([_stacked_weights(params, d, layer) for d in ("forward", "backward")])
+            h, cache = _lanes_forward(W, h)
+            caches.append(cache)
+        weight = params["softmax.weight"][member]  # (2E, V, D)
+        logits = np.matmul(weight, h)  # (T, 2E, V, B)
+        logits += params["softmax.bias"][member][None, :, :, None]
+        logits -= logits.max(axis=2, keepdims=True)
+        p = np.exp(logits)
+        norm = p.sum(axis=2)
+        chosen = np.take_along_axis(logits, targets[:, :, None, :], axis=2)[:, :, 0]
+        count = mask.sum(axis=(0, 2))  # real tokens per lane
+        per_lane = ((np.log(norm) - chosen) * mask).sum(axis=(0, 2), dtype=np.float64) / count
+        losses = 0.5 * (per_lane[:E] + per_lane[E:])  # the mean of the two directions
+        p /= norm[:, :, None, :]
+        picked = np.take_along_axis(p, targets[:, :, None, :], axis=2)
+        np.put_along_axis(p, targets[:, :, None, :], picked - 1.0, axis=2)
+        p *= (mask / (2.0 * count)[None, :, None]).astype(dtype)[:, :, None, :]  # d loss / d logits
+        d_weight = np.matmul(p, h.transpose(0, 1, 3, 2)).sum(axis=0)  # (2E, V, D)
+        d_bias = p.sum(axis=(0, 3))
+        grads = {"softmax.weight": d_weight[:E] + d_weight[E:], "softmax.bias": d_bias[:E] + d_bias[E:]}
+        dh = np.matmul(weight.transpose(0, 2, 1), p)  # (T, 2E, D, B)
+        H = D
+        for layer in range(L - 1, -1, -1):
+            dW, dh = _lanes_backward(caches[layer], dh)
+            for k, direction in enumerate(("forward", "backward")):
+                part = dW[k * E : (k + 1) * E]  # rows o|i|f|g, back to i|f|g|o
+                torch = np.concatenate([part[:, H : 3 * H], part[:, 3 * H :], part[:, :H]], axis=1)
+                grads[f"{direction}.{layer}.W_ih"] = torch[:, :, :D]
+                grads[f"{direction}.{layer}.W_hh"] = torch[:, :, D + 1 :]
+                grads[f"{direction}.{layer}.b_ih"] = torch[:, :, D].copy()
+                grads[f"{direction}.{layer}.b_hh"] = torch[:, :, D].copy()
+        rows = (ids + V * member[None, :, None])[:, :, None, :] * D + np.arange(D)[None, None, :, None]
+        d_embedding = np.bincount(rows.ravel(), weights=dh.ravel(), minlength=E * V * D)  # sums rows by token
+        grads["embedding"] = d_embedding.reshape(E, V, D).astype(dtype)
+        return losses, grads
+
+
 def _check_count(name: str, value: Any) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
@@ -392,6 +612,12 @@ class Recipe:
     minibatches is an argument of :meth:`model` and :meth:`fit`, not of the
     recipe, so one recipe serves every seed.
 
+    ``steps`` is 5,000: long enough for the book's language models to learn to
+    read a cue a few words from the noun (their loss on the noun falls well
+    below that of a model that ignores the cue, :func:`rnnmem.probe.slot_loss`),
+    which 200 steps are not. :meth:`fit_many` trains several seeds at once
+    and keeps the models at chosen steps of the same run.
+
     >>> recipe = Recipe(dim=4, num_layers=1, steps=3, batch_size=2)
     >>> model, history = recipe.fit([[1, 3, 4, 2], [1, 4, 3, 2]], vocab_size=5, seed=0)
     >>> model, history.steps
@@ -404,7 +630,7 @@ class Recipe:
 
     dim: int = 16
     num_layers: int = 2
-    steps: int = 200
+    steps: int = 5000
     batch_size: int = 32
     lr: float = 0.02
     max_norm: float = 1.0
@@ -439,3 +665,91 @@ class Recipe:
             seed=seed,
         )
         return model, history
+
+    def fit_many(
+        self,
+        sequences: Sequence[Sequence[Sequence[int]]],
+        vocab_size: int,
+        seeds: Sequence[int],
+        *,
+        checkpoints: Sequence[int] = (),
+        dtype: Any = np.float64,
+    ) -> tuple[list[dict[int, BiLM]], list[History]]:
+        """One :meth:`fit` per seed, all trained at once; with copies of each model at ``checkpoints``.
+
+        Member ``k`` is drawn with ``seeds[k]`` and trained on
+        ``sequences[k]``, with the minibatches, Adam steps and clipping (by its
+        own gradient's global norm) that :meth:`fit` gives that seed: in
+        float64 it is :meth:`fit`'s model up to the rounding of a differently
+        ordered sum. The parameters of all members are stacked, so one step of
+        every member is one batched pass; ``dtype`` float32 halves the memory
+        traffic and takes about half the time.
+
+        Returns ``(models, histories)``: ``models[k][step]`` is member ``k``
+        after ``step`` updates, as a float64 :class:`BiLM`, for each ``step``
+        of ``checkpoints`` (0 is the untrained model; each at most
+        :attr:`steps`); ``histories[k]`` its :class:`History`. Every member's
+        sequences must be as many, so that the members' minibatches are the same
+        size at every step.
+
+        >>> recipe = Recipe(dim=4, num_layers=1, steps=3, batch_size=2)
+        >>> data = [[[1, 3, 4, 2], [1, 4, 3, 2]], [[1, 4, 2], [1, 3, 3, 4, 2]]]
+        >>> models, histories = recipe.fit_many(data, 5, seeds=[0, 1], checkpoints=[0, 3])
+        >>> sorted(models[1]), histories[1].steps
+        ([0, 3], 3)
+        >>> alone, _ = recipe.fit(data[1], 5, seed=1)
+        >>> bool(np.allclose(models[1][3].embedding, alone.embedding, atol=1e-12))
+        True
+        """
+        if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence) or not seeds:
+            raise ValueError(f"seeds must be a non-empty list of whole numbers >= 0, got {seeds!r}")
+        seeds = [check_nonnegative_int(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
+        if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Sequence) or len(sequences) != len(seeds):
+            raise ValueError(f"sequences must hold one list of sequences per seed ({len(seeds)}), got {sequences!r}")
+        if isinstance(checkpoints, (str, bytes)) or not isinstance(checkpoints, Sequence):
+            raise ValueError(f"checkpoints must be a list of step counts, got {checkpoints!r}")
+        marks = [check_nonnegative_int(f"checkpoints[{k}]", c) for k, c in enumerate(checkpoints)]
+        for k, c in enumerate(marks):
+            if c > self.steps:
+                raise ValueError(f"checkpoints[{k}] must be at most steps = {self.steps}, got {c}")
+        models = [self.model(vocab_size, s) for s in seeds]
+        data = [[np.asarray(x) for x in models[0]._check_sequences(list(seqs))] for seqs in sequences]
+        if len({len(d) for d in data}) != 1:
+            raise ValueError(
+                f"sequences must hold as many sequences for every seed (one minibatch size per step), "
+                f"got {[len(d) for d in data]}"
+            )
+        stack = _Stack(models, dtype)
+        E = stack.size
+        longest = max(len(x) for d in data for x in d)
+        padded = np.full((E, len(data[0]), longest), stack.pad_id, dtype=np.int64)
+        for e, d in enumerate(data):
+            for n, x in enumerate(d):
+                padded[e, n, : len(x)] = x
+        lengths = np.array([[len(x) for x in d] for d in data])
+        batches = [minibatches(len(d), self.batch_size, s) for d, s in zip(data, seeds)]
+        opt = Adam(stack.params, lr=self.lr)
+        histories = [History() for _ in seeds]
+        kept: list[dict[int, BiLM]] = [{} for _ in seeds]
+        member = np.arange(E)[:, None]
+        for step in range(self.steps + 1):
+            if step in marks:
+                for e in range(E):
+                    kept[e][step] = stack.member(e)
+            if step == self.steps:
+                break
+            chosen = np.stack([next(b) for b in batches])  # (E, B): each member's minibatch
+            losses, grads = stack.padded_loss_and_grads(padded[member, chosen], lengths[member, chosen])
+            if not np.isfinite(losses).all():
+                bad = int(np.argmin(np.isfinite(losses)))
+                raise ValueError(f"the loss of seed {seeds[bad]} is not finite, {losses[bad]}, at step {step}")
+            norms = np.sqrt(sum((g.astype(np.float64) ** 2).reshape(E, -1).sum(axis=1) for g in grads.values()))
+            scale = np.where(norms > self.max_norm, self.max_norm / np.maximum(norms, 1e-300), 1.0)
+            for g in grads.values():
+                g *= scale.astype(g.dtype).reshape((E,) + (1,) * (g.ndim - 1))
+            opt.step(grads)
+            for e, history in enumerate(histories):
+                history.losses.append(float(losses[e]))
+                history.grad_norms.append(float(norms[e]))
+                history.clipped += int(norms[e] > self.max_norm)
+        return kept, histories

@@ -1,4 +1,4 @@
-r"""A toy corpus that tests context at a distance: one ambiguous noun, its sense given k words away.
+r"""A toy corpus that tests context a few words away: one ambiguous noun, its sense given k words off.
 
 Three nouns carry two senses each, and in both senses they are nouns used in
 the same frame, ``the <noun> was``, so neither the part of speech nor the
@@ -7,18 +7,24 @@ immediate neighbours tell the senses apart:
 =====  ==========================  =============================  ======================
 word   sense                       cues (one per sentence)        nouns of the same topic
 =====  ==========================  =============================  ======================
-bank   river, money                river fish reeds / money       shore stream /
-                                   loan cash                      vault teller
-plant  garden, factory             garden seeds soil / factory    flower hedge /
-                                   steel workers                  mill furnace
-bat    cave, cricket               cave wings insects / cricket   owl moth / ball umpire
-                                   match wicket
+bank   river, money                river fish reeds boat /        shore stream /
+                                   money loan cash coins          vault teller
+plant  garden, factory             garden seeds soil roses /      flower hedge /
+                                   factory steel workers engines  mill furnace
+bat    cave, cricket               cave wings insects roost /     owl moth / ball umpire
+                                   cricket match wicket pitch
 =====  ==========================  =============================  ======================
+
+Each sense has four cues, so that half of each sense's cues can be given
+one label and half the other: a labelling of the cues that is independent of
+the sense (the control task of :func:`rnnmem.probe.control_labels`).
 
 Every sentence has exactly ``length`` words. One slot holds a noun, preceded
 by ``the`` and followed by ``was``; one other word, the **cue**, names the
 topic, ``k`` words before the noun (direction ``"before"``) or ``k`` words
-after it (``"after"``); every other word is a neutral filler from
+after it (``"after"``); at distance 1 the cue takes the place of ``the``
+(before) or ``was`` (after), the one shape in which the cue is the noun's
+neighbour. Every other word is a neutral filler from
 :data:`FILLERS`, the same lists for every topic. The noun slot holds the
 ambiguous word in half the sentences and one of its sense's topic nouns in the
 other half, so a language model has a reason to read the cue: it predicts
@@ -56,6 +62,7 @@ __all__ = [
     "FILLERS",
     "DIRECTIONS",
     "DISTANCES",
+    "NEIGHBOUR",
     "LENGTH",
     "Template",
     "Sentence",
@@ -63,6 +70,7 @@ __all__ = [
     "make_templates",
     "make_corpus",
     "occurrences",
+    "KNOWLEDGE",
     "slot_entropy",
     "tokenize",
     "Vocabulary",
@@ -83,12 +91,12 @@ SENSES: dict[str, tuple[str, str]] = {
 """For each ambiguous word, its two senses."""
 
 CUES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("bank", "river"): ("river", "fish", "reeds"),
-    ("bank", "money"): ("money", "loan", "cash"),
-    ("plant", "garden"): ("garden", "seeds", "soil"),
-    ("plant", "factory"): ("factory", "steel", "workers"),
-    ("bat", "cave"): ("cave", "wings", "insects"),
-    ("bat", "cricket"): ("cricket", "match", "wicket"),
+    ("bank", "river"): ("river", "fish", "reeds", "boat"),
+    ("bank", "money"): ("money", "loan", "cash", "coins"),
+    ("plant", "garden"): ("garden", "seeds", "soil", "roses"),
+    ("plant", "factory"): ("factory", "steel", "workers", "engines"),
+    ("bat", "cave"): ("cave", "wings", "insects", "roost"),
+    ("bat", "cricket"): ("cricket", "match", "wicket", "pitch"),
 }
 """For each ``(word, sense)``, the words that name its topic: one of them is a sentence's cue."""
 
@@ -126,7 +134,10 @@ DIRECTIONS = ("before", "after")
 """Where the cue stands relative to the noun."""
 
 DISTANCES = (2, 3, 4, 6, 8)
-"""The chapter's cue distances, in words (the cue is never the noun's neighbour)."""
+"""The chapter's cue distances, in words: a few words away, never the noun's neighbour."""
+
+NEIGHBOUR = 1
+"""The distance of the positive control: the cue next to the noun, in the place of ``the`` or ``was``."""
 
 LENGTH = 12
 """The chapter's sentence length, in words."""
@@ -139,8 +150,9 @@ class Template:
     """The shape of a sentence: ``length`` words, the noun at ``position``, the cue ``distance`` words away.
 
     The cue stands before the noun (``direction == "before"``) or after it
-    (``"after"``); ``the`` precedes the noun and ``was`` follows it; every
-    other word is a filler, drawn anew for each sentence. :attr:`words` shows
+    (``"after"``); ``the`` precedes the noun and ``was`` follows it, except at
+    distance 1, where the cue takes the place of one of them; every other word
+    is a filler, drawn anew for each sentence. :attr:`words` shows
     the shape, :meth:`fill` writes a sentence.
 
     >>> t = Template("before", 3, 4, 7)
@@ -148,6 +160,8 @@ class Template:
     ('{filler}', '{cue}', '{filler}', 'the', '{noun}', 'was', '{filler}')
     >>> t.cue_position, t.fill("river", "bank", ["so", "it", "there"])
     (1, 'so river it the bank was there')
+    >>> Template("after", 1, 1, 4).words
+    ('the', '{noun}', '{cue}', '{filler}')
     """
 
     direction: str
@@ -162,7 +176,7 @@ class Template:
 
     @property
     def words(self) -> tuple:
-        """The shape: ``"{cue}"``, ``"{noun}"`` and ``"{filler}"`` slots around ``the`` and ``was``."""
+        """The shape: ``"{cue}"``, ``"{noun}"`` and ``"{filler}"`` slots around ``the`` and ``was`` (the cue last)."""
         out = ["{filler}"] * self.length
         out[self.position - 1 : self.position + 2] = ["the", "{noun}", "was"]
         out[self.cue_position] = "{cue}"
@@ -231,14 +245,15 @@ def make_templates(distances: Sequence[int] = DISTANCES, length: int = LENGTH) -
     For each direction, each distance ``k`` in the order given, each place of
     the noun where ``the``, ``was`` and the cue fit. Each direction and
     distance needs at least two places, one for each split, so ``k`` may be
-    at most ``length - 3``: a larger distance does not fit the sentence.
+    at most ``length - 3``: a larger distance does not fit the sentence. At
+    ``k = 1`` the cue replaces ``the`` or ``was`` (:class:`Template`).
 
     >>> [(t.direction, t.distance, t.position) for t in make_templates(distances=[3], length=6)]
     [('before', 3, 3), ('before', 3, 4), ('after', 3, 1), ('after', 3, 2)]
     >>> make_templates(distances=[9], length=8)
     Traceback (most recent call last):
     ...
-    ValueError: distances[0] must be a cue distance from 2 to length - 3 = 5 (two places for the noun in a sentence of 8 words), got 9
+    ValueError: distances[0] must be a cue distance from 1 to length - 3 = 5 (two places for the noun in a sentence of 8 words), got 9
     """
     length = check_positive_int("length", length)
     if length < 5:
@@ -246,9 +261,9 @@ def make_templates(distances: Sequence[int] = DISTANCES, length: int = LENGTH) -
 
     def one(name: str, k: Any) -> int:
         k = check_positive_int(name, k)
-        if not 2 <= k <= length - 3:
+        if not 1 <= k <= length - 3:
             raise ValueError(
-                f"{name} must be a cue distance from 2 to length - 3 = {length - 3} "
+                f"{name} must be a cue distance from 1 to length - 3 = {length - 3} "
                 f"(two places for the noun in a sentence of {length} words), got {k}"
             )
         return k
@@ -321,7 +336,7 @@ def make_corpus(
             tpl = templates[t]
             cue = CUES[(word, sense)][int(rng.integers(len(CUES[(word, sense)])))]
             noun = word if ambiguous else NOUNS[(word, sense)][int(rng.integers(len(NOUNS[(word, sense)])))]
-            fillers = [FILLERS[int(j)] for j in rng.integers(len(FILLERS), size=tpl.length - 4)]
+            fillers = [FILLERS[int(j)] for j in rng.integers(len(FILLERS), size=tpl.words.count("{filler}"))]
             out.append(
                 Sentence(
                     tpl.fill(cue, noun, fillers), word, sense, noun, cue, tpl.direction, tpl.distance, t, tpl.position
@@ -361,24 +376,31 @@ def occurrences(sentences: Sequence[Sentence], word: str) -> list[Sentence]:
     return out
 
 
-def slot_entropy(sense_known: bool) -> float:
-    """The entropy (nats) of the noun slot, knowing the sense (the cue) or knowing nothing about it.
+KNOWLEDGE = ("nothing", "word", "sense")
+"""What a language model may know of the topic when it predicts the noun (:func:`slot_entropy`)."""
 
-    Knowing the sense, the slot holds the ambiguous word with probability
-    1/2 and each of the sense's topic nouns with an equal share of the other
-    half; knowing nothing, it mixes the six ``(word, sense)`` pairs equally.
-    These are the floors a language model reaches at the slot with and
-    without the cue.
 
-    >>> round(slot_entropy(True), 3), round(slot_entropy(False), 3)
-    (1.04, 2.485)
+def slot_entropy(knowing: str) -> float:
+    """The entropy (nats) of the noun slot for a model that knows ``knowing`` of the sentence's topic.
+
+    ``"sense"``: the cue's sense (the slot holds the ambiguous word with
+    probability 1/2 and each of the sense's topic nouns with an equal share of
+    the other half); ``"word"``: only which ambiguous word the cue belongs to
+    (the word with 1/2, the topic nouns of both its senses sharing the rest);
+    ``"nothing"``: the six ``(word, sense)`` pairs mixed equally. These are
+    the floors a language model's loss on the noun reaches at best: a cue
+    read as naming the word's family of nouns brings it from the last to the
+    middle one, and only a cue read for its sense to the first.
+
+    >>> [round(slot_entropy(k), 3) for k in KNOWLEDGE]
+    [2.485, 1.386, 1.04]
     """
-    if not isinstance(sense_known, (bool, np.bool_)):
-        raise ValueError(f"sense_known must be True or False, got {sense_known!r}")
+    check_choice("knowing", knowing, KNOWLEDGE)
     keys = list(CUES)
+    chosen = {"sense": keys[:1], "word": [k for k in keys if k[0] == keys[0][0]], "nothing": keys}[knowing]
     p: dict[str, float] = {}
-    for key in keys[:1] if sense_known else keys:
-        share = 1.0 / (1 if sense_known else len(keys))
+    for key in chosen:
+        share = 1.0 / len(chosen)
         p[key[0]] = p.get(key[0], 0.0) + share / 2
         for noun in NOUNS[key]:
             p[noun] = p.get(noun, 0.0) + share / 2 / len(NOUNS[key])
@@ -476,7 +498,7 @@ def vocabulary() -> Vocabulary:
 
     >>> vocab = vocabulary()
     >>> len(vocab), vocab.encode("the bank was")[1:-1] == [vocab.id("the"), vocab.id("bank"), vocab.id("was")]
-    (54, True)
+    (60, True)
     """
     words = list(FILLERS) + ["the", "was"] + list(SENSES)
     words += [w for group in CUES.values() for w in group] + [w for group in NOUNS.values() for w in group]

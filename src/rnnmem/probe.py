@@ -26,6 +26,13 @@ recovers a label, the vectors hold it in a form a linear map can read.
   the trainer is :class:`rnnmem.train.Adam`, full batch.
 * :func:`compare` runs the chapter's whole comparison for one seed: corpus,
   language model, vectors, probes, held-out accuracies.
+* :func:`control_labels` is Hewitt and Liang's (2019) control task for the
+  sense probe: every cue word given a random label of its own, independent
+  of the sense.
+* :func:`measure` trains several seeds' language models in one run and
+  probes each at the :data:`CHECKPOINTS` of that run: the sense, the
+  control task and the positive control (the cue next to the noun), by
+  direction of the state and side of the cue.
 
 Labels are 0 and 1; a prediction is 1 where :math:`z > 0`. Bad input raises
 :class:`ValueError` naming the argument.
@@ -33,15 +40,17 @@ Labels are 0 and 1; a prediction is 1 where :math:`z > 0`. Bad input raises
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
 from . import corpus as _corpus
 from .bilm import Recipe
-from .checks import check_finite, check_positive, check_positive_int
+from .checks import check_choice, check_finite, check_positive, check_positive_int, check_seed
 from .memory import sigmoid
 from .train import Adam
 
@@ -55,8 +64,17 @@ __all__ = [
     "accuracy",
     "Comparison",
     "METHODS",
+    "CHECKPOINTS",
+    "TASKS",
+    "DIRECTIONS",
     "slot_loss",
+    "slot_sense",
+    "loss_interval",
+    "loss_difference",
+    "control_labels",
     "compare",
+    "Run",
+    "measure",
 ]
 
 
@@ -361,6 +379,32 @@ trained BiLM's top-layer forward states, backward states, and the two joined;
 ELMo's mixture of every layer, trained through the probe.
 """
 
+CHECKPOINTS = (0, 200, 1000, 5000)
+"""The steps of one training run at which :func:`measure` reads the language models.
+
+The rule, fixed before any probe was fitted: 0 (the untrained network), 200
+(where the book's recipe used to stop, and the models had not learned to use
+the cue) and then five times as many steps each time up to
+:attr:`rnnmem.bilm.Recipe.steps`, 5,000. A geometric grid, because a
+language model's loss falls fast at first and slowly later; four
+checkpoints, because each costs a set of probes and the whole chapter's
+render has a budget of time.
+"""
+
+TASKS = ("sense", "control", "neighbour")
+"""What :func:`measure` probes at each checkpoint.
+
+``sense``: the sense of the ambiguous word, its cue 2 to 8 words away
+(:data:`rnnmem.corpus.DISTANCES`); ``control``: Hewitt and Liang's (2019)
+control task on the same occurrences, the labels of :func:`control_labels`;
+``neighbour``: the sense again, on a corpus whose cue is the noun's neighbour
+(:data:`rnnmem.corpus.NEIGHBOUR`), a positive control: a state that has just
+read the cue should hold it.
+"""
+
+DIRECTIONS = ("forward", "backward")
+"""The halves of the top layer :func:`measure` probes: the forward model's state, the backward model's."""
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -392,21 +436,12 @@ class Comparison:
         return self.correct[method] / self.total
 
 
-def slot_loss(model: Any, vocab: Any, sentences: Sequence[Any]) -> dict:
-    """How well a language model predicts the noun: mean cross-entropy (nats) by model direction and cue side.
+def _slot_log_probs(model: Any, vocab: Any, sentences: Sequence[Any]) -> dict:
+    """``{(model direction, cue side): (sentences, log-probabilities (N, V))}`` of the noun slot.
 
-    For each sentence, the forward model predicts the noun from its top state
-    at ``the`` (it has read everything before the noun), the backward model
-    from its top state at ``was`` (everything after). Returns
-    ``{(model direction, cue direction): loss}``. A model that reads the cue
-    when it has read past it scores lower with the cue on its side (the
-    forward model with the cue ``"before"``) than on the other side.
-
-    >>> from rnnmem import bilm, corpus
-    >>> c, vocab = corpus.make_corpus(12, 24, seed=0), corpus.vocabulary()
-    >>> losses = slot_loss(bilm.BiLM(len(vocab), dim=4, seed=0), vocab, c.held_out)
-    >>> sorted(losses), round(losses[("forward", "before")], 1)
-    ([('backward', 'after'), ('backward', 'before'), ('forward', 'after'), ('forward', 'before')], 4.0)
+    The forward model predicts the noun from its top state at ``the`` (the
+    word before it), the backward model from its top state at ``was`` (the
+    word after it).
     """
     if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Sequence) or not sentences:
         raise ValueError(f"sentences must be a non-empty list of Sentence (an empty split?), got {sentences!r}")
@@ -417,14 +452,151 @@ def slot_loss(model: Any, vocab: Any, sentences: Sequence[Any]) -> dict:
         if not chosen:
             continue
         seqs = [vocab.encode(s) for s in chosen]
-        targets = np.array([vocab.id(s.noun) for s in chosen])
         for direction, offset, half in (("forward", -1, slice(0, D)), ("backward", 1, slice(D, 2 * D))):
             top = model.layers_at(seqs, [s.position + offset for s in chosen])[-1][:, half]
             z = top @ model.softmax_weight.T + model.softmax_bias
             z = z - z.max(axis=1, keepdims=True)
-            log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-            out[(direction, cue_side)] = float(-log_p[np.arange(len(chosen)), targets].mean())
+            out[(direction, cue_side)] = (chosen, z - np.log(np.exp(z).sum(axis=1, keepdims=True)))
     return dict(sorted(out.items()))
+
+
+def slot_loss(model: Any, vocab: Any, sentences: Sequence[Any], *, mean: bool = True) -> dict:
+    """How well a language model predicts the noun: cross-entropy (nats) by model direction and cue side.
+
+    For each sentence, the forward model predicts the noun from its top state
+    at ``the`` (it has read everything before the noun), the backward model
+    from its top state at ``was`` (everything after). Returns
+    ``{(model direction, cue direction): loss}``: the mean over the
+    sentences, or (``mean=False``) the array of each sentence's loss. A model
+    that reads the cue when it has read past it scores lower with the cue on
+    its side (the forward model with the cue ``"before"``) than on the other
+    side; the floors are :func:`rnnmem.corpus.slot_entropy`.
+
+    >>> from rnnmem import bilm, corpus
+    >>> c, vocab = corpus.make_corpus(12, 24, seed=0), corpus.vocabulary()
+    >>> losses = slot_loss(bilm.BiLM(len(vocab), dim=4, seed=0), vocab, c.held_out)
+    >>> sorted(losses), round(losses[("forward", "before")], 1)
+    ([('backward', 'after'), ('backward', 'before'), ('forward', 'after'), ('forward', 'before')], 4.1)
+    """
+    out = {}
+    for key, (chosen, log_p) in _slot_log_probs(model, vocab, sentences).items():
+        each = -log_p[np.arange(len(chosen)), [vocab.id(s.noun) for s in chosen]]
+        out[key] = float(each.mean()) if mean else each
+    return out
+
+
+def slot_sense(model: Any, vocab: Any, sentences: Sequence[Any]) -> dict:
+    """Whether the language model reads the cue's *sense* where it predicts the noun: ``(correct, total)``.
+
+    A sentence counts as correct when the model, at the state that predicts
+    the noun (as in :func:`slot_loss`), gives the topic nouns of the cue's
+    sense more probability than those of the ambiguous word's other sense
+    (``shore`` and ``stream`` against ``vault`` and ``teller`` after a river
+    cue). A model that reads the cue only as naming the word's family of
+    nouns, or not at all, is correct half the time. Returns
+    ``{(model direction, cue side): (correct, total)}``.
+
+    >>> from rnnmem import bilm, corpus
+    >>> c, vocab = corpus.make_corpus(12, 24, seed=0), corpus.vocabulary()
+    >>> correct, total = slot_sense(bilm.BiLM(len(vocab), dim=4, seed=0), vocab, c.held_out)[("forward", "before")]
+    >>> total == sum(s.direction == "before" for s in c.held_out), 0 <= correct <= total
+    (True, True)
+    """
+    out = {}
+    for key, (chosen, log_p) in _slot_log_probs(model, vocab, sentences).items():
+        p = np.exp(log_p)
+        correct = 0
+        for s, row in zip(chosen, p):
+            other = next(x for x in _corpus.SENSES[s.word] if x != s.sense)
+            own = sum(row[vocab.id(n)] for n in _corpus.NOUNS[(s.word, s.sense)])
+            correct += int(own > sum(row[vocab.id(n)] for n in _corpus.NOUNS[(s.word, other)]))
+        out[key] = (correct, len(chosen))
+    return out
+
+
+def loss_interval(values: Any, level: float = 0.95) -> tuple[float, float, float]:
+    r"""The mean of ``values`` and its normal-approximation interval, :math:`\bar x \pm z\, s/\sqrt n`.
+
+    ``s`` is the sample standard deviation and :math:`z` the two-sided normal
+    quantile of ``level`` (1.96 at 95%). The chapter uses it for a mean loss
+    over a thousand or more held-out sentences, where the mean's sampling
+    distribution is close to normal. Returns ``(mean, lower, upper)``.
+
+    >>> [round(x, 3) for x in loss_interval([1.0, 2.0, 3.0, 4.0])]
+    [2.5, 1.235, 3.765]
+    """
+    v = np.asarray(check_finite("values", values), dtype=np.float64).ravel()
+    if v.size < 2:
+        raise ValueError(f"values must hold at least two numbers (a spread needs two), got {v.size}")
+    level = float(check_finite("level", level))
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be a number strictly between 0 and 1, got {level!r}")
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    half = z * float(v.std(ddof=1)) / float(np.sqrt(v.size))
+    mean = float(v.mean())
+    return mean, mean - half, mean + half
+
+
+def loss_difference(a: Any, b: Any) -> tuple[float, float]:
+    r"""The difference of two mean losses and the two-sided p of a large-sample z-test: ``(mean(a) - mean(b), p)``.
+
+    With :math:`d = \bar a - \bar b` and :math:`s_d = \sqrt{s_a^2/n_a + s_b^2/n_b}`
+    (sample variances), :math:`p = 2\,\Phi(-|d|/s_d)`: Welch's statistic
+    read against the normal distribution, which is what it tends to for the
+    hundreds of held-out sentences the chapter compares.
+
+    >>> d, p = loss_difference([1.0, 2.0, 3.0, 4.0] * 50, [2.0, 3.0, 4.0, 5.0] * 50)
+    >>> d, p < 1e-10
+    (-1.0, True)
+    """
+    x = np.asarray(check_finite("a", a), dtype=np.float64).ravel()
+    y = np.asarray(check_finite("b", b), dtype=np.float64).ravel()
+    for name, v in (("a", x), ("b", y)):
+        if v.size < 2:
+            raise ValueError(f"{name} must hold at least two numbers (a spread needs two), got {v.size}")
+    d = float(x.mean() - y.mean())
+    spread = float(np.sqrt(x.var(ddof=1) / x.size + y.var(ddof=1) / y.size))
+    if spread == 0.0:
+        return d, 1.0 if d == 0.0 else 0.0
+    return d, float(math.erfc(abs(d) / spread / math.sqrt(2.0)))  # 2 (1 - Phi(|z|)), accurate in the far tail
+
+
+def control_labels(word: str, seed: Any = 0) -> dict:
+    """Hewitt and Liang's control task for one ambiguous word: a fixed random label for each of its cues.
+
+    Hewitt and Liang (2019) pair a probing task with a *control task*: the
+    same inputs, each word type given a random label of its own, so that a
+    probe can score well only by reading which word it is, not the property
+    the task names. Here the label of an occurrence is decided by its cue
+    word, as the sense is; the control gives each cue a label instead of its
+    sense. Of the four cues of each sense, two drawn with ``seed`` get 1 and
+    two get 0, so the control labels are balanced and independent of the
+    sense: a probe that reads only the sense scores one half on them, and one
+    that reads which cue it was can score as well as on the senses.
+
+    Returns ``{cue: 0 or 1}`` for the word's eight cues.
+
+    >>> from rnnmem import corpus
+    >>> labels = control_labels("bank", seed=0)
+    >>> [sum(labels[c] for c in corpus.CUES[("bank", sense)]) for sense in corpus.SENSES["bank"]]
+    [2, 2]
+    """
+    check_choice("word", word, tuple(_corpus.SENSES))
+    rng = check_seed("seed", seed)
+    out = {}
+    for sense in _corpus.SENSES[word]:
+        cues = _corpus.CUES[(word, sense)]
+        if len(cues) % 2:
+            raise ValueError(f"the cues of {(word, sense)!r} must be even in number to split evenly, got {len(cues)}")
+        ones = set(rng.permutation(len(cues))[: len(cues) // 2].tolist())
+        out.update({c: int(k in ones) for k, c in enumerate(cues)})
+    return out
+
+
+def _check_window(window: Any) -> int:
+    if isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer)) or window < 0:
+        raise ValueError(f"window must be a whole number >= 0, got {window!r}")
+    return int(window)
 
 
 def compare(
@@ -457,13 +629,19 @@ def compare(
     recipe = Recipe() if recipe is None else recipe
     if not isinstance(recipe, Recipe):
         raise ValueError(f"recipe must be an rnnmem.bilm.Recipe, got {type(recipe).__name__}")
-    if isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer)) or window < 0:
-        raise ValueError(f"window must be a whole number >= 0, got {window!r}")
+    window = _check_window(window)
     data = _corpus.make_corpus(n_train, n_held_out, distances=distances, length=length, seed=seed)
     vocab = _corpus.vocabulary()
     train_seqs = [vocab.encode(s) for s in data.train]
     untrained = recipe.model(len(vocab), seed)
     model, history = recipe.fit(train_seqs, len(vocab), seed)
+    return _compare(int(seed), data, vocab, model, untrained, list(history.losses), window, l2)
+
+
+def _compare(
+    seed: int, data: Any, vocab: Any, model: Any, untrained: Any, losses: list, window: int, l2: float
+) -> Comparison:
+    """:func:`compare` of a trained ``model`` (and its ``untrained`` start) on the corpus ``data``."""
     slots = slot_loss(model, vocab, data.held_out)
     D, L = model.dim, model.num_layers
     correct = {m: 0 for m in METHODS}
@@ -505,6 +683,137 @@ def compare(
             for cell, h in zip(where, hit):
                 c, n = cells[method].get(cell, (0, 0))
                 cells[method][cell] = (c + int(h), n + 1)
-    return Comparison(
-        int(seed), correct, total, cells, majority / total, s_by_word, gamma_by_word, slots, list(history.losses)
+    return Comparison(seed, correct, total, cells, majority / total, s_by_word, gamma_by_word, slots, losses)
+
+
+@dataclass(frozen=True)
+class Run:
+    """What :func:`measure` read from one seed's training run.
+
+    ``checkpoints`` are the steps read. ``counts[(step, task, direction,
+    side)]`` is ``(correct, total)``: the held-out occurrences whose label
+    (of ``task`` in :data:`TASKS`) a probe on the top layer's ``direction``
+    half got right, among those with the cue on ``side`` (``"before"`` or
+    ``"after"`` the noun). ``slot[(step, direction, side)]`` is the array of
+    the held-out sentences' losses on the noun (:func:`slot_loss`), and
+    ``reading[(step, direction, side)]`` the ``(correct, total)`` of the
+    language model's own reading of the sense there (:func:`slot_sense`).
+    ``final`` is :func:`compare`'s comparison of the model at the last
+    checkpoint; ``losses`` the training loss at every step.
+    """
+
+    seed: int
+    checkpoints: tuple
+    counts: dict
+    slot: dict
+    reading: dict
+    final: Comparison
+    losses: list
+
+
+def _probe_counts(model: Any, vocab: Any, data: Any, labels_of: Any, l2: float) -> dict:
+    """``(direction, side) -> (correct, total)`` of per-word probes on the top layer's two halves.
+
+    ``labels_of(word, sentence)`` gives an occurrence's label (0 or 1). For
+    each ambiguous word and each half, one probe is fitted on all the word's
+    training occurrences and scored on its held-out ones, counted by the side
+    of the cue.
+    """
+    D, L = model.dim, model.num_layers
+    out: dict = {}
+    for word in _corpus.SENSES:
+        fitted = {}
+        for name, sentences in (("train", data.train), ("held out", data.held_out)):
+            occ = _corpus.occurrences(sentences, word)
+            top = model.layers_at([vocab.encode(s) for s in occ], [s.position for s in occ])[L]
+            y = np.array([labels_of(word, s) for s in occ])
+            fitted[name] = (top, y, [s.direction for s in occ])
+        (x_tr, y_tr, _), (x_ho, y_ho, sides) = fitted["train"], fitted["held out"]
+        for direction, half in (("forward", slice(0, D)), ("backward", slice(D, 2 * D))):
+            hit = fit_logistic(x_tr[:, half], y_tr, l2=l2).predict(x_ho[:, half]) == y_ho
+            for side in _corpus.DIRECTIONS:
+                chosen = np.array([s == side for s in sides])
+                c, n = out.get((direction, side), (0, 0))
+                out[(direction, side)] = (c + int(hit[chosen].sum()), n + int(chosen.sum()))
+    return out
+
+
+def measure(
+    seeds: Sequence[int],
+    recipe: Recipe | None = None,
+    *,
+    checkpoints: Sequence[int] = CHECKPOINTS,
+    dtype: Any = np.float64,
+    n_train: int = 1200,
+    n_held_out: int = 600,
+    window: int = 3,
+    l2: float = 0.01,
+) -> list[Run]:
+    """Train one language model per seed and probe each at ``checkpoints`` of its run: the chapter's measurement.
+
+    Seed ``s`` draws its corpus, its model's weights and its minibatches, as
+    in :func:`compare`; the models of all seeds train at once
+    (:meth:`rnnmem.bilm.Recipe.fit_many`, in ``dtype``). At each checkpoint,
+    for each of :data:`TASKS` and each half of the top layer
+    (:data:`DIRECTIONS`), one logistic probe per ambiguous word is fitted on
+    the training occurrences and scored on the held-out ones
+    (:func:`_probe_counts`), and the noun's loss is read on every held-out
+    sentence (:func:`slot_loss`), with the model's own reading of the sense
+    there (:func:`slot_sense`). The ``neighbour`` task uses a corpus of its
+    own, drawn with the same seed, whose cue stands next to the noun; the
+    language model never trains on it. The ``control`` labels of word ``i``
+    (in the order of :data:`rnnmem.corpus.SENSES`) under seed ``s`` are
+    :func:`control_labels` drawn with ``numpy.random.default_rng([s, i])``. At the last checkpoint,
+    :func:`compare`'s comparison of every representation is made as well.
+
+    >>> small = Recipe(dim=4, num_layers=1, steps=4, batch_size=8)
+    >>> (run,) = measure([0], small, checkpoints=[0, 4], n_train=48, n_held_out=48)
+    >>> run.counts[(4, "control", "forward", "before")][1] > 0, sorted(run.slot)[0]
+    (True, (0, 'backward', 'after'))
+    """
+    recipe = Recipe() if recipe is None else recipe
+    if not isinstance(recipe, Recipe):
+        raise ValueError(f"recipe must be an rnnmem.bilm.Recipe, got {type(recipe).__name__}")
+    window = _check_window(window)
+    if isinstance(checkpoints, (str, bytes)) or not isinstance(checkpoints, Sequence) or not checkpoints:
+        raise ValueError(f"checkpoints must be a non-empty list of step counts, got {checkpoints!r}")
+    marks = sorted(set(int(c) for c in checkpoints))
+    vocab = _corpus.vocabulary()
+    seeds = list(seeds) if isinstance(seeds, Sequence) and not isinstance(seeds, (str, bytes)) else seeds
+    if not isinstance(seeds, list) or not seeds:
+        raise ValueError(f"seeds must be a non-empty list of whole numbers >= 0, got {seeds!r}")
+    corpora = [_corpus.make_corpus(n_train, n_held_out, seed=s) for s in seeds]
+    neighbours = [_corpus.make_corpus(n_train, n_held_out, distances=[_corpus.NEIGHBOUR], seed=s) for s in seeds]
+    models, histories = recipe.fit_many(
+        [[vocab.encode(x) for x in c.train] for c in corpora], len(vocab), seeds, checkpoints=marks, dtype=dtype
     )
+    runs = []
+    for k, seed in enumerate(seeds):
+        data, near = corpora[k], neighbours[k]
+        control = {w: control_labels(w, np.random.default_rng([seed, i])) for i, w in enumerate(_corpus.SENSES)}
+
+        def sense(word: str, s: Any) -> int:
+            return _corpus.SENSES[word].index(s.sense)
+
+        def shuffled(word: str, s: Any, control: dict = control) -> int:
+            return control[word][s.cue]
+
+        counts, slot, reading = {}, {}, {}
+        for step in marks:
+            model = models[k][step]
+            for task, corpus_, labels_of in (
+                ("sense", data, sense),
+                ("control", data, shuffled),
+                ("neighbour", near, sense),
+            ):
+                for (direction, side), count in _probe_counts(model, vocab, corpus_, labels_of, l2).items():
+                    counts[(step, task, direction, side)] = count
+            for key, each in slot_loss(model, vocab, data.held_out, mean=False).items():
+                slot[(step,) + key] = each
+            for key, count in slot_sense(model, vocab, data.held_out).items():
+                reading[(step,) + key] = count
+        final = _compare(
+            int(seed), data, vocab, models[k][marks[-1]], models[k][marks[0]], histories[k].losses, window, l2
+        )
+        runs.append(Run(int(seed), tuple(marks), counts, slot, reading, final, list(histories[k].losses)))
+    return runs

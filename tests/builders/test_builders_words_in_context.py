@@ -1,99 +1,162 @@
-"""The figures and tables of "Words in context": each renders, agrees with the page, and names a bad argument."""
+"""The figures and tables of "Words in context": each renders, agrees with the page, and names a bad argument.
+
+The page's sentences that state an ordering or a sign in words of their own
+(not filled in from a builder's computed text) are held here against the
+values of the page's own items.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from rnnmem import corpus, probe
-from rnnmem.site.builders.words_in_context import NAMES, _comparison
+from rnnmem import bilm, corpus, probe
+from rnnmem.site.builders import words_in_context as w
 from rnnmem.site.directives import find_directives
+from rnnmem.stats import fisher_exact, wilson
 
 PAGE_NAME = "docs/chapters/words-in-context.md"
 PAGE = Path(__file__).resolve().parents[2] / PAGE_NAME
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE_NAME)
-    return d
+def page_items(book_items) -> dict:
+    """The page's own items, by builder name: (directive, item)."""
+    from rnnmem.site import registry
+
+    out = {}
+    for d in find_directives(PAGE.read_text(), PAGE_NAME):
+        if registry.get(d.kind, d.name).module == "rnnmem.site.builders.words_in_context":
+            out[d.name] = book_items[d.where]
+    return out
 
 
 def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(book_items):
     """The page's own items, as the session rendered them into the shared cache (tests/conftest.py)."""
-    from rnnmem.site import registry
-
-    directives = [
-        d
-        for d in find_directives(PAGE.read_text(), PAGE_NAME)  # the ELMo diagram has its own test
-        if registry.get(d.kind, d.name).module == "rnnmem.site.builders.words_in_context"
+    items = page_items(book_items)
+    assert sorted(items) == [
+        "bilm_loss",
+        "cue_distance_curves",
+        "cue_distance_table",
+        "layer_table",
+        "mixture_table",
+        "probe_steps_curves",
+        "probe_steps_table",
+        "probe_table",
+        "slot_curves",
+        "slot_table",
     ]
-    names = sorted((d.kind, d.name) for d in directives)
-    assert names == [
-        ("figure", "bilm_loss"),
-        ("figure", "cue_distance_curves"),
-        ("table", "cue_distance_table"),
-        ("table", "layer_table"),
-        ("table", "mixture_table"),
-        ("table", "probe_table"),
-        ("table", "slot_table"),
-    ]
-    tables = {}
-    for d in directives:
-        _, item = book_items[d.where]
+    for name, (d, item) in items.items():
+        assert d.args.get("seeds", w.SEEDS) == w.SEEDS, name  # one measurement for the whole page
         if d.kind == "figure":
             assert item.content.startswith(b"<?xml") and b"<svg" in item.content
-        else:
-            tables[d.name] = item.content.decode()
-    # the static row scores chance exactly on every seed; chance is one half; ten seeds, 300 occurrences each
+    tables = {name: item.content.decode() for name, (d, item) in items.items() if d.kind == "table"}
+    # the static row scores chance exactly on every seed; chance is one half
     probe_rows = tables["probe_table"]
-    assert "| static row \\(E_w\\) | 0.50 ± 0.00 | 0.50 | 0.50 |" in probe_rows, probe_rows
-    assert "| chance (the commoner sense) | 0.50 ± 0.00 | 0.50 | 0.50 |" in probe_rows
-    assert "mean ± sd over 10 seeds" in probe_rows and "300 held-out occurrences per seed" in probe_rows
+    assert "| static row \\(E_w\\) | 0.50 [" in probe_rows and "| 0.50 | 0.50 |" in probe_rows, probe_rows
+    assert "| chance (the commoner sense) | 0.50 | 0.50 | 0.50 |" in probe_rows
+    assert f"{w.SEEDS} seeds" in probe_rows and "300 held-out occurrences per seed" in probe_rows
     assert probe_rows.count("\n| ") == len(probe.METHODS) + 1  # methods, chance (after the heading)
-    # the seed-0 run of the page's snippet is one of the ten: the highest seed is at least its accuracy
-    seed0 = _comparison(0)
-    for method, name in NAMES.items():
-        row = next(line for line in probe_rows.splitlines() if line.startswith(f"| {name} |"))
-        low, high = (float(x) for x in row.split("|")[3:5])
-        assert low <= round(seed0.accuracy(method), 2) <= high, (method, row)
+    steps = tables["probe_steps_table"]
+    assert steps.count("\n| ") == len(probe.CHECKPOINTS) * 2 * 2  # checkpoint, direction, side
+    for step in probe.CHECKPOINTS:
+        assert f"\n| {step:,} | forward, cue before |" in steps
+    slot = tables["slot_table"]
+    assert slot.count("\n| ") == len(probe.CHECKPOINTS) * 2 * 2
+    for k in corpus.KNOWLEDGE:
+        assert f"{corpus.slot_entropy(k):.2f} for a model that" in slot
     assert tables["cue_distance_table"].count("\n| before,") == len(corpus.DISTANCES)
     assert tables["cue_distance_table"].count("\n| after,") == len(corpus.DISTANCES)
-    slot = tables["slot_table"]
-    assert "| floor, knowing the cue |  | 1.04 |" in slot and "| floor, not knowing it |  | 2.48 |" in slot
-    assert tables["mixture_table"].count("\n| *") == 3
-    assert "of 10 |" in tables["layer_table"]
+    assert tables["mixture_table"].count("\n| *") == len(corpus.SENSES)
+    assert "Fisher's exact test" in tables["layer_table"]
+
+
+def test_the_sentences_the_page_writes_itself_hold_on_its_own_values(book_items):
+    items = page_items(book_items)
+    steps = items["probe_steps_table"][1].values
+    slot = items["slot_table"][1].values
+    for d in ("forward", "backward"):
+        # "a model that has learned to guess a topic is more often confidently wrong" with no cue to read
+        assert slot["other"][d] > slot["floor"]["nothing"]
+        # "This is the control task at work: the untrained network's score ... is a score for recognizing words"
+        assert steps["untrained_versus"][d].startswith("not detectably different")
+        assert steps["untrained_sense"][d] > 0.5 and steps["untrained_control"][d] > 0.5
+        # "Training removed from the state at the noun what the untrained network kept, even a cue read one
+        # step before, and put little of the sense there."
+        assert steps["neighbour_fall"][d].startswith("lower")
+        assert steps["neighbour_untrained_words"][d] == "above one half"
+        assert steps["last_sense"][d] < steps["untrained_sense"][d]
+        assert steps["last_versus"][d].startswith("not detectably different")
+    # "... a score for recognizing the cue word, as the control task showed"; and the bag sees a near cue
+    probe_values = items["probe_table"][1].values
+    assert probe_values["mean"]["untrained"] > 0.5
+    distance = items["cue_distance_table"][1].values
+    assert distance["bag_near"] > distance["bag_far_high"]
+    # the summary: "The static layer's weight falls to zero by construction"
+    assert items["mixture_table"][1].values["s0_max"] < 0.05
 
 
 def test_the_builders_use_the_recipe_declared_in_the_core():
     import inspect
 
-    from rnnmem.site.builders import words_in_context
-
-    source = inspect.getsource(words_in_context)
+    source = inspect.getsource(w)
     assert "bilm.Recipe()" in source
     for field in ("lr=", "steps=", "batch_size=", "dim="):  # no second copy of the recipe
         assert field not in source, field
 
 
-def test_the_values_the_page_reads_are_those_of_the_tables():
-    import numpy as np
+@pytest.fixture(scope="module")
+def small(request):
+    """Two seeds of a tiny recipe, read at two checkpoints, in place of the page's measurement."""
+    runs = tuple(probe.measure([0, 1], bilm.Recipe(dim=4, num_layers=2, steps=3), checkpoints=[0, 3]))
+    keep = w._runs
+    w._runs = lambda seeds: runs  # type: ignore[assignment]  # the builders read this stand-in
+    request.addfinalizer(lambda: setattr(w, "_runs", keep))
+    return runs
 
-    from rnnmem.site.builders import words_in_context as w
 
-    runs = [_comparison(s) for s in range(2)]
+def test_the_values_the_page_reads_are_those_of_the_runs(small):
+    runs = small
     _, values = w.probe_table(seeds=2)
     for method in probe.METHODS:
-        assert values["mean"][w._key(method)] == pytest.approx(np.mean([r.accuracy(method) for r in runs]))
+        correct = sum(r.final.correct[method] for r in runs)
+        assert values["mean"][w._key(method)] == pytest.approx(correct / sum(r.final.total for r in runs))
     best = max(probe.METHODS, key=lambda m: values["mean"][w._key(m)])
     assert values["first"] == w.PLAIN[best] and values["ranked"].startswith(w.PLAIN[best])
     assert values["static_min"] == values["static_max"] == 0.5
+    _, steps = w.probe_steps_table(seeds=2)
+    sense = w._pooled(r.counts[(0, "sense", "forward", "before")] for r in runs)
+    control = w._pooled(r.counts[(0, "control", "forward", "before")] for r in runs)
+    assert steps["untrained_sense"]["forward"] == sense[0] / sense[1]
+    assert steps["untrained_selectivity"]["forward"] == pytest.approx((sense[0] - control[0]) / sense[1])
+    assert w._p(fisher_exact(*sense, *control)) in steps["untrained_versus"]["forward"]
     _, slot = w.slot_table(seeds=2)
-    assert slot["lowest"] == pytest.approx(min(min(r.slot_loss.values()) for r in runs))
-    assert slot["possible_saving"] == pytest.approx(corpus.slot_entropy(False) - corpus.slot_entropy(True))
+    pooled = np.concatenate([r.slot[(3, "backward", "after")] for r in runs])
+    assert slot["own"]["backward"] == pytest.approx(pooled.mean())
+    assert (slot["own_low"]["backward"], slot["own_high"]["backward"]) == pytest.approx(probe.loss_interval(pooled)[1:])
+    assert slot["floor"]["word"] == corpus.slot_entropy("word")
     _, layers = w.layer_table(seeds=2)
-    assert layers["lower_wins"] + layers["upper_wins"] <= 2
+    lower = w._pooled((r.final.correct["layer 1"], r.final.total) for r in runs)
+    assert layers["lower"] == lower[0] / lower[1]
     _, distance = w.cue_distance_table(seeds=2)
     assert 0 <= distance["trained_off"] <= 0.5 and distance["nearest"] < distance["farthest"]
     _, mixture = w.mixture_table(seeds=2)
     assert 0 <= mixture["s0_max"] <= 1 and mixture["words"] == len(corpus.SENSES)
+    fig, loss = w.bilm_loss(seed=1, seeds=2, window=2)
+    assert loss["steps"] == 3 and loss["first"] == runs[1].losses[0]
+    with pytest.raises(ValueError, match="seed must be one of the 2 seeds trained"):
+        w.bilm_loss(seed=2, seeds=2)
+
+
+def test_the_computed_words_follow_the_tests():
+    assert w._versus((90, 100), (50, 100)).startswith("higher (Fisher's exact test, p = ")
+    assert w._versus((50, 100), (90, 100)).startswith("lower")
+    assert w._versus((52, 100), (50, 100)).startswith("not detectably different")
+    assert w._chance_words(60, 100) == "above one half" and wilson(60, 100)[0] > 0.5
+    assert w._chance_words(55, 100) == "no detectable difference from one half"
+    assert w._chance_words(30, 100) == "below one half"
+    assert w._against_floor((2.0, 1.9, 2.1), 2.48) == "below"
+    assert w._against_floor((2.4, 2.3, 2.5), 2.48) == "not detectably different from"
+    assert w._against_floor((2.0, 1.9, 2.1), 1.39) == "above"
+    assert w._p(0.0312) == "p = 0.03" and w._p(3.2e-7) == "p = 3 × 10⁻⁷" and w._p(0.0) == "p < 10⁻⁹⁹"

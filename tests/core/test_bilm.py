@@ -163,6 +163,7 @@ def test_the_same_seed_gives_the_same_model_and_the_same_training():
 def test_the_recipe_is_declared_once_and_frozen():
     recipe = Recipe()
     assert (recipe.dim, recipe.num_layers) == (16, 2)
+    assert recipe.steps >= 1000  # long enough to learn the cue: not the 200 steps before which it had not
     with pytest.raises(AttributeError):
         recipe.steps = 1  # type: ignore[misc]  # frozen: nobody changes it in passing (the test tries)
     assert Recipe(steps=3) != recipe and Recipe(steps=3).dim == recipe.dim
@@ -191,6 +192,68 @@ def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_res
     far = [1, 4, 5, 6, 7, 9, 2]  # a word outside the window changed
     assert np.array_equal(model.bag_of_rows([seq], [1], 2), model.bag_of_rows([far], [1], 2))
     assert not np.array_equal(model.bag_of_rows([seq], [1], 3), model.bag_of_rows([far], [1], 3))
+
+
+def test_each_member_of_a_stack_has_the_loss_and_gradient_of_its_own_bilm():
+    models = [BiLM(9, dim=3, num_layers=2, seed=s) for s in (0, 4, 7)]
+    for m in models:  # larger weights: gates away from 1/2
+        for p in m.parameters().values():
+            p *= 2.0
+    batches = [  # different lengths within and across members: padding and reversal are exercised
+        [[1, 4, 5, 6, 2], [1, 3, 2]],
+        [[1, 6, 6, 4, 5, 3, 2], [1, 8, 2]],
+        [[1, 4, 2], [1, 5, 7, 5, 2]],
+    ]
+    stack = bilm._Stack(models, np.float64)
+    losses, grads = stack.loss_and_grads([[np.array(s) for s in b] for b in batches])
+    assert set(grads) == set(models[0].parameters())
+    for e, (model, batch) in enumerate(zip(models, batches)):
+        loss, own = model.loss_and_grads(batch)
+        assert losses[e] == pytest.approx(loss, rel=1e-13)
+        for name, g in own.items():
+            np.testing.assert_allclose(grads[name][e], g, rtol=0, atol=1e-13 * max(1.0, np.abs(g).max()))
+        assert np.array_equal(stack.member(e).embedding, model.embedding)
+
+
+def test_a_float32_stack_agrees_with_float64_to_its_precision():
+    models = [BiLM(9, dim=4, num_layers=2, seed=s) for s in (1, 2)]
+    batches = [[np.array([1, 4, 5, 6, 2]), np.array([1, 3, 7, 2])]] * 2
+    wide = bilm._Stack(models, np.float64).loss_and_grads(batches)
+    narrow = bilm._Stack(models, np.float32).loss_and_grads(batches)
+    assert narrow[1]["forward.0.W_hh"].dtype == np.float32
+    np.testing.assert_allclose(narrow[0], wide[0], rtol=1e-5)
+    for name, g in wide[1].items():
+        np.testing.assert_allclose(narrow[1][name], g, rtol=0, atol=1e-5 * max(1.0, np.abs(g).max()))
+
+
+def test_fit_many_trains_each_seed_as_fit_does_and_keeps_its_checkpoints():
+    vocab = corpus.vocabulary()
+    seqs = [[vocab.encode(s) for s in corpus.make_corpus(48, 12, seed=k).train] for k in (3, 8)]
+    recipe = Recipe(dim=6, steps=7, batch_size=10, lr=0.05, max_norm=0.1)  # an epoch ends mid-run; clipping acts
+    models, histories = recipe.fit_many(seqs, len(vocab), [3, 8], checkpoints=[0, 2, 7])
+    for k, seed in enumerate((3, 8)):
+        assert sorted(models[k]) == [0, 2, 7]
+        start = recipe.model(len(vocab), seed)
+        assert np.array_equal(models[k][0].embedding, start.embedding)
+        alone, history = recipe.fit(seqs[k], len(vocab), seed)
+        assert history.clipped > 0 and histories[k].clipped == history.clipped
+        np.testing.assert_allclose(histories[k].losses, history.losses, rtol=1e-12)
+        for name, p in alone.parameters().items():
+            np.testing.assert_allclose(models[k][7].parameters()[name], p, rtol=0, atol=1e-10)
+        two, _ = Recipe(dim=6, steps=2, batch_size=10, lr=0.05, max_norm=0.1).fit(seqs[k], len(vocab), seed)
+        np.testing.assert_allclose(models[k][2].embedding, two.embedding, rtol=0, atol=1e-10)
+    assert not np.allclose(models[0][7].embedding, models[0][2].embedding)  # the copies are not one array
+
+
+def test_fit_many_in_float32_follows_float64_early_in_training():
+    vocab = corpus.vocabulary()
+    seqs = [[vocab.encode(s) for s in corpus.make_corpus(48, 12, seed=0).train]]
+    recipe = Recipe(dim=8, steps=5, batch_size=16)
+    wide, _ = recipe.fit_many(seqs, len(vocab), [0], checkpoints=[5])
+    narrow, history = recipe.fit_many(seqs, len(vocab), [0], checkpoints=[5], dtype=np.float32)
+    assert narrow[0][5].embedding.dtype == np.float64  # members come back as float64 models
+    np.testing.assert_allclose(narrow[0][5].embedding, wide[0][5].embedding, rtol=0, atol=1e-3)
+    assert history[0].steps == 5
 
 
 @pytest.mark.parametrize(
@@ -231,6 +294,21 @@ def test_a_bag_of_rows_is_the_mean_of_the_rows_in_the_window_and_ignores_the_res
         (lambda: Recipe(lr=-0.1), "lr must be a positive finite number, got -0.1"),
         (lambda: Recipe(max_norm=float("inf")), "max_norm must be a positive finite number, got inf"),
         (lambda: Recipe(batch_size=2.5), "batch_size must be a whole number >= 1, got 2.5"),  # type: ignore[arg-type]  # a bad value on purpose
+        (lambda: Recipe(steps=3).fit_many([[[1, 3, 2]]], 5, []), "seeds must be a non-empty list"),
+        (lambda: Recipe(steps=3).fit_many([[[1, 3, 2]]], 5, [-1]), r"seeds\[0\] must be a whole number >= 0"),
+        (lambda: Recipe(steps=3).fit_many([[[1, 3, 2]]], 5, [0, 1]), r"sequences must hold one list .* \(2\)"),
+        (
+            lambda: Recipe(steps=3).fit_many([[[1, 3, 2]]], 5, [0], checkpoints=[4]),
+            r"checkpoints\[0\] must be at most steps = 3, got 4",
+        ),
+        (
+            lambda: Recipe(steps=3).fit_many([[[1, 3, 2]], [[1, 3, 2], [1, 4, 2]]], 5, [0, 1]),
+            r"sequences must hold as many sequences for every seed .* got \[1, 2\]",
+        ),
+        (
+            lambda: Recipe(steps=3).fit_many([[[1, 3, 2]]], 5, [0], dtype=np.int32),
+            "dtype must be float32 or float64, got int32",
+        ),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

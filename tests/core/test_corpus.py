@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from rnnmem import corpus
@@ -74,6 +75,27 @@ def test_templates_cover_every_place_the_cue_fits():
         assert t.words.count("{filler}") == t.length - 4
 
 
+def test_at_distance_one_the_cue_takes_the_place_of_the_or_was_and_nothing_else_changes():
+    near = make_corpus(120, 60, distances=[corpus.NEIGHBOUR], seed=2)
+    for s in near.train + near.held_out:
+        words = s.tokens
+        assert len(words) == LENGTH and s.distance == 1 and words[s.position] == s.noun
+        if s.direction == "before":
+            assert words[s.position - 1] == s.cue and words[s.position + 1] == "was"
+        else:
+            assert words[s.position - 1] == "the" and words[s.position + 1] == s.cue
+        others = [w for i, w in enumerate(words) if abs(i - s.position) > 1]
+        assert all(w in FILLERS for w in others), s.text
+    assert {s.direction for s in near.held_out} == set(corpus.DIRECTIONS)
+    assert not {s.text for s in near.held_out} & {s.text for s in near.train}
+
+
+def test_each_sense_has_an_even_number_of_cues_and_no_word_names_two_topics():
+    assert all(len(cues) % 2 == 0 for cues in CUES.values())
+    topic_words = [w for g in CUES.values() for w in g] + [w for g in NOUNS.values() for w in g]
+    assert len(topic_words) == len(set(topic_words)) and not set(topic_words) & set(FILLERS)
+
+
 def test_the_vocabulary_holds_every_word_of_the_lists_and_nothing_else():
     vocab = vocabulary()
     words = set(FILLERS) | {"the", "was"} | set(SENSES)
@@ -82,8 +104,13 @@ def test_the_vocabulary_holds_every_word_of_the_lists_and_nothing_else():
     assert all(vocab.decode(vocab.encode(s))[1:-1] == s.tokens for s in DATA.held_out[:50])
 
 
-def test_slot_entropy_knowing_the_cue_is_lower():
-    assert slot_entropy(True) < slot_entropy(False)
+def test_slot_entropy_falls_with_what_is_known_and_matches_a_direct_count():
+    nothing, word, sense = (slot_entropy(k) for k in corpus.KNOWLEDGE)
+    assert sense < word < nothing
+    # knowing nothing: each ambiguous word 1/6, each of the 12 topic nouns 1/24
+    assert nothing == pytest.approx(-(3 * (1 / 6) * np.log(1 / 6) + 12 * (1 / 24) * np.log(1 / 24)), rel=1e-14)
+    assert word == pytest.approx(-(0.5 * np.log(0.5) + 4 * (1 / 8) * np.log(1 / 8)), rel=1e-14)
+    assert sense == pytest.approx(-(0.5 * np.log(0.5) + 2 * 0.25 * np.log(0.25)), rel=1e-14)
 
 
 @pytest.mark.parametrize(
@@ -91,9 +118,9 @@ def test_slot_entropy_knowing_the_cue_is_lower():
     [
         (
             lambda: make_corpus(10, 10, distances=[11]),
-            r"distances\[0\] must be a cue distance from 2 to length - 3 = 9",
+            r"distances\[0\] must be a cue distance from 1 to length - 3 = 9",
         ),
-        (lambda: make_corpus(10, 10, distances=[1]), r"distances\[0\] must be a cue distance from 2"),
+        (lambda: make_corpus(10, 10, distances=[0]), r"distances\[0\] must be a whole number >= 1, got 0"),
         (lambda: make_corpus(10, 10, distances=[]), "distances must be a non-empty list"),
         (lambda: make_corpus(10, 10, distances=[3, 3]), "distances must not repeat a distance"),
         (lambda: make_corpus(0, 10), "n_train must be a whole number >= 1, got 0"),
@@ -113,7 +140,7 @@ def test_slot_entropy_knowing_the_cue_is_lower():
         (lambda: Template("before", 2, 2, 6).fill("fish", "bank", ["so"]), "fillers must hold 2 words"),
         (lambda: tokenize(3), "text must be a string, got int"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: Vocabulary([]), "texts must hold at least one word"),
-        (lambda: slot_entropy("yes"), "sense_known must be True or False"),  # type: ignore[arg-type]  # a bad value on purpose
+        (lambda: slot_entropy("yes"), "knowing must be one of 'nothing', 'word', 'sense', got 'yes'"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from rnnmem import probe
+from rnnmem import bilm, corpus, probe
 from rnnmem.bilm import Recipe
 from rnnmem.probe import fit_logistic, fit_mixture, logistic_loss_and_grads, mixture_loss_and_grads
+from rnnmem.stats import wilson
 
 
 def numeric_gradient(f, x, eps=1e-6):
@@ -97,6 +100,107 @@ def test_compare_scores_held_out_occurrences_and_the_static_row_at_chance():
     assert again.correct == c.correct and again.losses == c.losses
 
 
+def test_the_control_labels_split_every_sense_evenly_and_change_with_the_seed():
+    draws = []
+    for seed in range(6):
+        for word, senses in corpus.SENSES.items():
+            labels = probe.control_labels(word, seed)
+            assert set(labels) == {c for sense in senses for c in corpus.CUES[(word, sense)]}
+            for sense in senses:  # half of each sense's cues get 1: the labels say nothing of the sense
+                cues = corpus.CUES[(word, sense)]
+                assert sum(labels[c] for c in cues) == len(cues) // 2
+            assert labels == probe.control_labels(word, seed)
+        draws.append(probe.control_labels("bank", seed))
+    assert len({tuple(sorted(d.items())) for d in draws}) > 1
+
+
+def test_slot_loss_per_sentence_averages_to_the_mean():
+    data, vocab = corpus.make_corpus(24, 36, seed=1), corpus.vocabulary()
+    model = bilm.BiLM(len(vocab), dim=4, seed=2)
+    means = probe.slot_loss(model, vocab, data.held_out)
+    each = probe.slot_loss(model, vocab, data.held_out, mean=False)
+    for key, values in each.items():
+        assert values.shape == (sum(s.direction == key[1] for s in data.held_out),)
+        assert means[key] == pytest.approx(float(values.mean()), rel=1e-14)
+
+
+def test_slot_sense_counts_the_sentences_whose_sense_the_model_prefers_at_the_slot():
+    data, vocab = corpus.make_corpus(24, 48, seed=3), corpus.vocabulary()
+    model = bilm.BiLM(len(vocab), dim=4, seed=0)
+    for noun in corpus.NOUNS[("bank", "river")]:  # a model sure of the river's nouns, whatever it read
+        model.softmax_bias[vocab.id(noun)] = 30.0
+    bank = [s for s in data.held_out if s.word == "bank"]
+    counts = probe.slot_sense(model, vocab, bank)
+    for (direction, side), (correct, total) in counts.items():
+        chosen = [s for s in bank if s.direction == side]
+        assert total == len(chosen) and correct == sum(s.sense == "river" for s in chosen), (direction, side)
+
+
+def test_loss_difference_is_welchs_statistic_read_against_the_normal():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(2.0, 1.0, 300), rng.normal(2.2, 2.0, 500)
+    d, p = probe.loss_difference(a, b)
+    z = (a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    assert d == pytest.approx(a.mean() - b.mean()) and p == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-9)
+    assert probe.loss_difference(a, a) == (0.0, 1.0)
+    assert probe.loss_difference(b, a)[1] == pytest.approx(p)
+
+
+def test_loss_interval_is_the_mean_plus_minus_z_standard_errors():
+    rng = np.random.default_rng(0)
+    values = rng.exponential(2.0, size=400)
+    mean, low, high = probe.loss_interval(values)
+    half = 1.959963984540054 * values.std(ddof=1) / np.sqrt(values.size)
+    assert mean == pytest.approx(values.mean()) and (low, high) == pytest.approx((mean - half, mean + half))
+    assert probe.loss_interval(values, level=0.5)[2] < high
+
+
+def test_measure_probes_every_checkpoint_task_direction_and_side_on_held_out_occurrences():
+    small = Recipe(dim=4, num_layers=2, steps=3, batch_size=8)
+    runs = probe.measure([1, 4], small, checkpoints=[3, 0], n_train=72, n_held_out=48)
+    assert [r.seed for r in runs] == [1, 4] and runs[0].checkpoints == (0, 3)
+    vocab = corpus.vocabulary()
+    for run in runs:
+        data = corpus.make_corpus(72, 48, seed=run.seed)
+        near = corpus.make_corpus(72, 48, distances=[corpus.NEIGHBOUR], seed=run.seed)
+        for (step, task, direction, side), (correct, total) in run.counts.items():
+            source = near if task == "neighbour" else data
+            expected = sum(s.ambiguous and s.direction == side for s in source.held_out)
+            assert total == expected and 0 <= correct <= total, (step, task, direction, side)
+        assert len(run.counts) == 2 * len(probe.TASKS) * 2 * 2
+        # checkpoint 0 is the untrained model of the seed: probing it directly gives the same counts
+        untrained = small.model(len(vocab), run.seed)
+        direct = probe._probe_counts(untrained, vocab, data, lambda w, s: corpus.SENSES[w].index(s.sense), 0.01)
+        for key, count in direct.items():
+            assert run.counts[(0, "sense") + key] == count
+        assert run.slot[(0, "forward", "before")] == pytest.approx(
+            probe.slot_loss(untrained, vocab, data.held_out, mean=False)[("forward", "before")], rel=1e-12
+        )
+        assert run.final.total == sum(s.ambiguous for s in data.held_out) and len(run.losses) == 3
+        assert (
+            run.reading[(0, "backward", "after")]
+            == probe.slot_sense(untrained, vocab, data.held_out)[("backward", "after")]
+        )
+    # the control task is not the sense task: its labels disagree on about half the occurrences
+    data = corpus.make_corpus(72, 48, seed=1)
+    control = {w: probe.control_labels(w, np.random.default_rng([1, i])) for i, w in enumerate(corpus.SENSES)}
+    occ = [s for s in data.held_out if s.ambiguous]
+    agree = np.mean([control[s.word][s.cue] == corpus.SENSES[s.word].index(s.sense) for s in occ])
+    assert 0.2 < agree < 0.8
+
+
+def test_a_state_that_has_just_read_the_cue_holds_it_the_positive_control():
+    """Untrained, the forward state at the noun has read the cue one step before: a probe reads the sense there."""
+    vocab = corpus.vocabulary()
+    near = corpus.make_corpus(distances=[corpus.NEIGHBOUR], seed=0)
+    model = Recipe().model(len(vocab), seed=0)
+    counts = probe._probe_counts(model, vocab, near, lambda w, s: corpus.SENSES[w].index(s.sense), 0.01)
+    low, _ = wilson(*counts[("forward", "before")])
+    assert low > 0.5  # above chance beyond its 95% interval
+    low, high = wilson(*counts[("forward", "after")])  # the forward state has not read a cue after the noun
+    assert low <= 0.5 <= high
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -114,7 +218,18 @@ def test_compare_scores_held_out_occurrences_and_the_static_row_at_chance():
         (lambda: probe.accuracy([], []), "predicted and y must be non-empty"),
         (lambda: probe.compare(recipe="fast"), "recipe must be an rnnmem.bilm.Recipe, got str"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: probe.compare(window=-1), "window must be a whole number >= 0, got -1"),
-        (lambda: probe.compare(distances=[12]), r"distances\[0\] must be a cue distance from 2 to length - 3 = 9"),
+        (lambda: probe.compare(distances=[12]), r"distances\[0\] must be a cue distance from 1 to length - 3 = 9"),
+        (lambda: probe.control_labels("river"), "word must be one of 'bank', 'plant', 'bat', got 'river'"),
+        (lambda: probe.control_labels("bank", seed=-2), "seed must be a whole number >= 0"),
+        (lambda: probe.measure([]), "seeds must be a non-empty list"),
+        (lambda: probe.measure([0], checkpoints=[]), "checkpoints must be a non-empty list"),
+        (lambda: probe.measure([0], recipe=3), "recipe must be an rnnmem.bilm.Recipe, got int"),  # type: ignore[arg-type]  # a bad value on purpose
+        (lambda: probe.measure([0], Recipe(steps=2), checkpoints=[3]), "checkpoints.* must be at most steps = 2"),
+        (lambda: probe.measure([0], window=-1), "window must be a whole number >= 0, got -1"),
+        (lambda: probe.loss_interval([1.0]), "values must hold at least two numbers"),
+        (lambda: probe.loss_difference([1.0, 2.0], [3.0]), "b must hold at least two numbers"),
+        (lambda: probe.loss_interval([1.0, 2.0], level=1.0), "level must be a number strictly between 0 and 1"),
+        (lambda: probe.slot_sense(None, None, []), "sentences must be a non-empty list"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

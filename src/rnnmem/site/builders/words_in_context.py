@@ -1,9 +1,29 @@
 """Figures and tables of the chapter "Words in context".
 
-Every builder reads the same measurements: :func:`rnnmem.probe.compare` for
-seeds ``0 .. seeds - 1``, with the training recipe :class:`rnnmem.bilm.Recipe`
-declared once in the core (the page's snippets use the same one). Each seed's
-comparison is computed once per process (:func:`_comparison` keeps it).
+Every builder reads the same measurement, :func:`rnnmem.probe.measure` of
+seeds ``0 .. seeds - 1``: one training run per seed with the recipe
+:class:`rnnmem.bilm.Recipe` declared once in the core (the page's snippets use
+the same one), read at :data:`rnnmem.probe.CHECKPOINTS`. The run is computed
+once per process (:func:`_runs` keeps it).
+
+**How many seeds, and in what precision.** The rule, set by cost alone: the
+models train in float32 (the core's stacked trainer, about three times
+faster than float64; builders' numbers may differ across processors, and the
+page says so), and the chapter uses :data:`SEEDS` seeds, the most whose
+5,000 steps keep the chapter's whole cold render within a minute of what it
+cost before on the book's shared two-core machine at its usual load (about
+12 s of processor time per seed, training and probing; about twice that in
+wall time when the machine is busy). Five seeds added 70 s of wall time on a
+busy machine, more than the minute; four add less. Four seeds are fewer than the
+twenty a count over seeds needs, so no number here counts seeds: every accuracy is a count of
+held-out occurrences pooled over the seeds, with its Wilson interval, and the
+seeds are stated beside it; a mean loss comes with its 95% interval over the
+held-out sentences and the lowest and highest seed.
+
+**Tests on the page.** A difference between two accuracies is stated as one
+only when Fisher's exact test on the two counts gives ``p < 0.05``
+(:data:`ALPHA`), and the page prints the ``p``; otherwise the page says there
+is no detectable difference.
 """
 
 from __future__ import annotations
@@ -15,13 +35,25 @@ import numpy as np
 
 from rnnmem import bilm, corpus, probe
 from rnnmem.checks import NonNegativeInt, PositiveInt
+from rnnmem.stats import fisher_exact, wilson
 
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
 
+SEEDS = 4
+"""The seeds the chapter trains (see the module's docstring for the rule)."""
+
+ALPHA = 0.05
+"""The level below which Fisher's ``p`` lets the page call two accuracies different."""
+
 WINDOW = inspect.signature(probe.compare).parameters["window"].default
 """The bag of rows' half-width: the default of :func:`rnnmem.probe.compare`, which the builders use."""
+
+OWN = {"forward": "before", "backward": "after"}
+"""The side of the noun each direction's state has read: its *own* side."""
+
+OTHER = {"forward": "after", "backward": "before"}
 
 NAMES = {
     "static": "static row \\(E_w\\)",
@@ -35,33 +67,6 @@ NAMES = {
 }
 """How the page names each of :data:`rnnmem.probe.METHODS`."""
 
-CURVES = ("forward", "backward", "both", "untrained", "bag")
-LABELS = {
-    "forward": "trained, forward",
-    "backward": "trained, backward",
-    "both": "trained, both joined",
-    "untrained": "untrained, both joined",
-    "bag": f"bag of rows ±{WINDOW}",
-}
-
-
-@cache
-def _comparison(seed: int) -> probe.Comparison:
-    """The chapter's comparison for one seed, with the recipe of the core."""
-    return probe.compare(seed, bilm.Recipe())
-
-
-def _comparisons(seeds: int) -> list[probe.Comparison]:
-    if seeds < 2:
-        raise ValueError(f"seeds must be at least 2 (a spread needs two runs), got {seeds}")
-    return [_comparison(s) for s in range(seeds)]
-
-
-def _key(method: str) -> str:
-    """A method's name in a builder's values: ``layer 1`` becomes ``layer1``."""
-    return method.replace(" ", "")
-
-
 PLAIN = {
     "static": "the static row",
     "bag": "the bag of rows",
@@ -74,31 +79,439 @@ PLAIN = {
 }
 """How the page's sentences name each method."""
 
+CURVES = ("forward", "backward", "both", "untrained", "bag")
+LABELS = {
+    "forward": "trained, forward",
+    "backward": "trained, backward",
+    "both": "trained, both joined",
+    "untrained": "untrained, both joined",
+    "bag": f"bag of rows ±{WINDOW}",
+}
+
+
+@cache
+def _runs(seeds: int) -> tuple[probe.Run, ...]:
+    """The chapter's measurement for seeds ``0 .. seeds - 1``, with the recipe of the core, in float32."""
+    return tuple(probe.measure(list(range(seeds)), bilm.Recipe(), dtype=np.float32))
+
+
+def _measured(seeds: int) -> tuple[probe.Run, ...]:
+    if seeds < 2:
+        raise ValueError(f"seeds must be at least 2 (a spread needs two runs), got {seeds}")
+    return _runs(seeds)
+
+
+def _key(method: str) -> str:
+    """A method's name in a builder's values: ``layer 1`` becomes ``layer1``."""
+    return method.replace(" ", "")
+
 
 def _join(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _spread(values) -> str:
-    v = np.asarray(values, dtype=np.float64)
-    return f"{v.mean():.2f} ± {v.std(ddof=1):.2f}"
+def _pooled(pairs) -> tuple[int, int]:
+    """``(correct, total)`` summed over seeds."""
+    pairs = list(pairs)
+    return sum(c for c, _ in pairs), sum(n for _, n in pairs)
+
+
+def _rate(correct: int, total: int) -> str:
+    """An accuracy and its 95% Wilson interval, as the tables print it."""
+    low, high = wilson(correct, total)
+    return f"{correct / total:.2f} [{low:.2f}, {high:.2f}]"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _p(p: float) -> str:
+    """A p-value as the page prints it: two decimals, or one significant digit times a power of ten.
+
+    >>> _p(0.0312), _p(3.2e-7), _p(0.0)
+    ('p = 0.03', 'p = 3 × 10⁻⁷', 'p < 10⁻⁹⁹')
+    """
+    if p >= 0.01:
+        return f"p = {p:.2f}"
+    if p < 1e-99:
+        return "p < 10⁻⁹⁹"
+    mantissa, exponent = f"{p:.0e}".split("e")
+    return f"p = {mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def _versus(a: tuple[int, int], b: tuple[int, int]) -> str:
+    """Computed words for how the accuracy ``a`` stands against ``b`` (to follow "is"), with Fisher's p."""
+    p = fisher_exact(a[0], a[1], b[0], b[1])
+    if p >= ALPHA:
+        return f"not detectably different (Fisher's exact test, {_p(p)})"
+    side = "higher" if a[0] / a[1] > b[0] / b[1] else "lower"
+    return f"{side} (Fisher's exact test, {_p(p)})"
+
+
+def _chance_words(correct: int, total: int) -> str:
+    """Computed words for an accuracy against one half: inside or outside its Wilson interval."""
+    low, high = wilson(correct, total)
+    if low <= 0.5 <= high:
+        return "no detectable difference from one half"
+    return "above one half" if low > 0.5 else "below one half"
+
+
+def _slot(runs, step: int, direction: str, side: str) -> tuple[float, float, float]:
+    return probe.loss_interval(np.concatenate([r.slot[(step, direction, side)] for r in runs]))
+
+
+def _checkpoint_labels(steps) -> list[str]:
+    return [f"{s:,}" for s in steps]
+
+
+# ---------------------------------------------------------------------- the language models
+
+
+@figure()
+def bilm_loss(seed: NonNegativeInt = 0, seeds: PositiveInt = SEEDS, window: PositiveInt = 100):
+    """One seed's minibatch loss at every step, its running mean, the checkpoints, and the uniform guess ln V."""
+    runs = _measured(seeds)
+    if seed >= len(runs):
+        raise ValueError(f"seed must be one of the {len(runs)} seeds trained (0 to {len(runs) - 1}), got {seed}")
+    run = runs[seed]
+    losses = np.array(run.losses)
+    V = len(corpus.vocabulary())
+    k = np.arange(1, losses.size + 1)
+    fig, ax = new_figure(height=2.9)
+    ax.plot(k, losses, color=PALETTE[0], alpha=0.25, linewidth=0.6, label="minibatch loss")
+    if window <= losses.size:
+        mean = np.convolve(losses, np.ones(window) / window, mode="valid")
+        ax.plot(k[window - 1 :], mean, color=PALETTE[0], label=f"mean of the last {window} steps")
+    uniform = np.log(V)
+    ax.axhline(uniform, color="#777777", linestyle="--", linewidth=1.0)
+    ax.annotate(
+        f"uniform guess, ln {V} = {uniform:.2f}",
+        (losses.size, uniform),
+        textcoords="offset points",
+        xytext=(-4, 4),
+        ha="right",
+        va="bottom",
+        color="#555555",
+    )
+    for step in run.checkpoints[1:]:
+        ax.axvline(step, color="#bbbbbb", linewidth=0.8, linestyle=":")
+    ax.set_xlim(0, losses.size)
+    ax.set_ylim(0, uniform * 1.15)
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("cross-entropy (nats per token)")
+    ax.legend(loc="lower left")
+    tail = losses[-window:] if window <= losses.size else losses
+    return fig, {
+        "seed": seed,
+        "steps": int(losses.size),
+        "first": float(losses[0]),
+        "last_mean": float(np.mean(tail)),
+        "window": window,
+        "vocabulary": V,
+        "uniform": float(uniform),
+        "checkpoints": _join(_checkpoint_labels(run.checkpoints[1:])),
+        "seeds": len(runs),
+    }
+
+
+FLOORS = {"nothing": "knows nothing of the topic", "word": "knows the word, not the sense", "sense": "knows the sense"}
+
+
+def _pooled_slot(runs, step: int, direction: str, side: str) -> np.ndarray:
+    return np.concatenate([r.slot[(step, direction, side)] for r in runs])
+
+
+def _against_floor(interval: tuple[float, float, float], floor: float) -> str:
+    """Computed words for a mean loss against a floor: below, above, or neither, by its 95% interval."""
+    _, low, high = interval
+    if high < floor:
+        return "below"
+    if low > floor:
+        return "above"
+    return "not detectably different from"
+
+
+def _slot_values(runs) -> dict:
+    """What the page reads off the slot: losses, floors, the models' reading of the sense."""
+    steps = runs[0].checkpoints
+    last = steps[-1]
+    floors = {k: corpus.slot_entropy(k) for k in corpus.KNOWLEDGE}
+    own = {d: _slot(runs, last, d, OWN[d]) for d in OWN}
+    other = {d: _slot(runs, last, d, OTHER[d]) for d in OWN}
+    early = {d: _slot(runs, steps[1], d, OWN[d]) for d in OWN}
+    per_seed = [float(r.slot[(last, d, OWN[d])].mean()) for r in runs for d in OWN]
+    reading = {d: _pooled(r.reading[(last, d, OWN[d])] for r in runs) for d in OWN}
+    versus = {}
+    for d in OWN:
+        diff, p = probe.loss_difference(_pooled_slot(runs, last, d, OWN[d]), _pooled_slot(runs, last, d, OTHER[d]))
+        test = f"a z-test over the held-out sentences, {_p(p)}"
+        if p >= ALPHA:
+            versus[d] = f"not detectably different from its loss with the cue on the other side ({test})"
+        else:
+            side = "lower" if diff < 0 else "higher"
+            versus[d] = f"{abs(diff):.2f} nats {side} than with the cue on the other side ({test})"
+    return {
+        "seeds": len(runs),
+        "last": last,
+        "first_trained": steps[1],
+        "floor": floors,
+        "own": {d: own[d][0] for d in OWN},
+        "own_low": {d: own[d][1] for d in OWN},
+        "own_high": {d: own[d][2] for d in OWN},
+        "own_vs_nothing": {d: _against_floor(own[d], floors["nothing"]) for d in OWN},
+        "own_vs_word": {d: _against_floor(own[d], floors["word"]) for d in OWN},
+        "own_vs_other": versus,
+        "other": {d: other[d][0] for d in OWN},
+        "early": {d: early[d][0] for d in OWN},
+        "early_vs_nothing": {d: _against_floor(early[d], floors["nothing"]) for d in OWN},
+        "seed_low": min(per_seed),
+        "seed_high": max(per_seed),
+        "reading": {d: reading[d][0] / reading[d][1] for d in OWN},
+        "reading_low": {d: wilson(*reading[d])[0] for d in OWN},
+        "reading_high": {d: wilson(*reading[d])[1] for d in OWN},
+        "reading_words": {d: _chance_words(*reading[d]) for d in OWN},
+    }
+
+
+@figure()
+def slot_curves(seeds: PositiveInt = SEEDS):
+    """The noun's loss against the training step, cue on the state's own side and on the other, with the floors."""
+    runs = _measured(seeds)
+    steps = runs[0].checkpoints
+    x = np.arange(len(steps))
+    fig, axes = new_figure(ncols=2, height=3.6, sharey=True)
+    for ax, direction in zip(axes, OWN):
+        for side, colour, marker, label in (
+            (OWN[direction], PALETTE[0], "o", "cue on its own side (read)"),
+            (OTHER[direction], PALETTE[1], "s", "cue on the other side"),
+        ):
+            mean, low, high = np.array([_slot(runs, s, direction, side) for s in steps[1:]]).T
+            ax.errorbar(
+                x[1:],
+                mean,
+                yerr=[mean - low, high - mean],
+                color=colour,
+                marker=marker,
+                markersize=4,
+                capsize=2,
+                linewidth=1.2,
+                label=label,
+            )
+        for knowing, style in zip(corpus.KNOWLEDGE, ("--", "-.", ":")):
+            ax.axhline(corpus.slot_entropy(knowing), color="#777777", linestyle=style, linewidth=0.9)
+        ax.set_title(f"{direction} model")
+        ax.set_xticks(x[1:], _checkpoint_labels(steps[1:]))
+        ax.set_xlim(0.5, len(steps) - 0.5)
+    for knowing, y in ((k, corpus.slot_entropy(k)) for k in corpus.KNOWLEDGE):
+        axes[1].annotate(
+            FLOORS[knowing],
+            (len(steps) - 0.55, y),
+            textcoords="offset points",
+            xytext=(0, 2),
+            ha="right",
+            va="bottom",
+            color="#555555",
+            fontsize=7,
+        )
+    axes[0].set_ylabel("loss on the noun (nats)")
+    fig.supxlabel("Adam step (checkpoints of one run per seed)")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncols=2)
+    return fig, _slot_values(runs)
 
 
 @table()
-def probe_table(seeds: PositiveInt = 10):
-    """Held-out sense accuracy of a probe on each representation: mean ± standard deviation over seeds."""
-    runs = _comparisons(seeds)
+def slot_table(seeds: PositiveInt = SEEDS):
+    """The noun's loss and the models' own reading of its sense, by checkpoint, direction and side of the cue."""
+    runs = _measured(seeds)
     rows = []
+    for step in runs[0].checkpoints:
+        for direction in OWN:
+            for side in (OWN[direction], OTHER[direction]):
+                mean, low, high = _slot(runs, step, direction, side)
+                reading = _pooled(r.reading[(step, direction, side)] for r in runs)
+                rows.append(
+                    [
+                        f"{step:,}",
+                        f"{direction} model, cue {side}",
+                        "yes" if side == OWN[direction] else "no",
+                        f"{mean:.2f} [{low:.2f}, {high:.2f}]",
+                        _rate(*reading),
+                    ]
+                )
+    n = _pooled(runs[0].reading[(runs[0].checkpoints[0], "forward", s)] for s in corpus.DIRECTIONS)[1]
+    floors = ", ".join(f"{corpus.slot_entropy(k):.2f} for a model that {FLOORS[k]}" for k in corpus.KNOWLEDGE)
+    table = Table(
+        columns=[
+            "step",
+            "prediction of the noun",
+            "has read the cue",
+            "loss, nats [95% interval]",
+            "cue's sense preferred [95% interval]",
+        ],
+        rows=rows,
+        align=["right", "left", "center", "right", "right"],
+        notes=f"{len(runs)} seeds, about {n} held-out sentences each, pooled. Floors of the loss: {floors}.",
+    )
+    return table, _slot_values(runs)
+
+
+# ---------------------------------------------------------------------- probes at the checkpoints
+
+
+def _step_counts(runs, step, task, direction, side) -> tuple[int, int]:
+    return _pooled(r.counts[(step, task, direction, side)] for r in runs)
+
+
+def _steps_values(runs) -> dict:
+    """What the page reads off the probes at the checkpoints."""
+    steps = runs[0].checkpoints
+    first, last = steps[0], steps[-1]
+    c = {
+        (s, t, d, side): _step_counts(runs, s, t, d, side)
+        for s in steps
+        for t in probe.TASKS
+        for d in OWN
+        for side in corpus.DIRECTIONS
+    }
+
+    def acc(key) -> float:
+        return c[key][0] / c[key][1]
+
+    own = {(s, t, d): c[(s, t, d, OWN[d])] for s in steps for t in probe.TASKS for d in OWN}
+    trained = [acc((s, "sense", d, side)) for s in steps[1:] for d in OWN for side in corpus.DIRECTIONS]
+    selectivity = {
+        (s, d): (own[(s, "sense", d)][0] - own[(s, "control", d)][0]) / own[(s, "sense", d)][1]
+        for s in steps
+        for d in OWN
+    }
+    return {
+        "seeds": len(runs),
+        "alpha": ALPHA,
+        "first": first,
+        "last": last,
+        "untrained_sense": {d: acc((first, "sense", d, OWN[d])) for d in OWN},
+        "untrained_control": {d: acc((first, "control", d, OWN[d])) for d in OWN},
+        "untrained_selectivity": {d: selectivity[(first, d)] for d in OWN},
+        "untrained_versus": {d: _versus(own[(first, "sense", d)], own[(first, "control", d)]) for d in OWN},
+        "untrained_other": {d: acc((first, "sense", d, OTHER[d])) for d in OWN},
+        "neighbour_untrained": {d: acc((first, "neighbour", d, OWN[d])) for d in OWN},
+        "neighbour_untrained_words": {d: _chance_words(*own[(first, "neighbour", d)]) for d in OWN},
+        "neighbour_last": {d: acc((last, "neighbour", d, OWN[d])) for d in OWN},
+        "neighbour_fall": {d: _versus(own[(last, "neighbour", d)], own[(first, "neighbour", d)]) for d in OWN},
+        "last_sense": {d: acc((last, "sense", d, OWN[d])) for d in OWN},
+        "last_sense_words": {d: _chance_words(*own[(last, "sense", d)]) for d in OWN},
+        "last_control": {d: acc((last, "control", d, OWN[d])) for d in OWN},
+        "last_selectivity": {d: selectivity[(last, d)] for d in OWN},
+        "last_versus": {d: _versus(own[(last, "sense", d)], own[(last, "control", d)]) for d in OWN},
+        "trained_low": min(trained),
+        "trained_high": max(trained),
+        "occurrences": min(n for _, n in c.values()),
+    }
+
+
+@table()
+def probe_steps_table(seeds: PositiveInt = SEEDS):
+    """Probe accuracy at each checkpoint, by direction and side: the sense, the control task, selectivity, the cue next to the noun."""
+    runs = _measured(seeds)
+    rows = []
+    for step in runs[0].checkpoints:
+        for direction in OWN:
+            for side in (OWN[direction], OTHER[direction]):
+                sense = _step_counts(runs, step, "sense", direction, side)
+                control = _step_counts(runs, step, "control", direction, side)
+                near = _step_counts(runs, step, "neighbour", direction, side)
+                p = fisher_exact(sense[0], sense[1], control[0], control[1])
+                rows.append(
+                    [
+                        f"{step:,}",
+                        f"{direction}, cue {side}",
+                        _rate(*sense),
+                        _rate(*control),
+                        f"{(sense[0] - control[0]) / sense[1]:+.2f} ({_p(p)})",
+                        _rate(*near),
+                    ]
+                )
+    table = Table(
+        columns=[
+            "step",
+            "state, cue",
+            "sense [95% interval]",
+            "control task",
+            "selectivity (Fisher's p)",
+            "cue next to the noun",
+        ],
+        rows=rows,
+        align=["right", "left", "right", "right", "right", "right"],
+        notes=f"Held-out occurrences of bank, plant and bat pooled over {len(runs)} seeds; "
+        "selectivity is the sense accuracy minus the control task's.",
+    )
+    return table, _steps_values(runs)
+
+
+@figure()
+def probe_steps_curves(seeds: PositiveInt = SEEDS):
+    """Probe accuracy against the checkpoint, one panel per direction, with chance marked."""
+    runs = _measured(seeds)
+    steps = runs[0].checkpoints
+    x = np.arange(len(steps))
+    fig, axes = new_figure(ncols=2, height=3.9, sharey=True)
+    lines = (
+        ("sense", "own", PALETTE[0], "-", "o", "sense, own side"),
+        ("control", "own", PALETTE[3], "--", "^", "control task, own side"),
+        ("neighbour", "own", PALETTE[2], "-", "D", "sense, cue next to noun"),
+        ("sense", "other", PALETTE[1], ":", "s", "sense, other side"),
+    )
+    for ax, direction in zip(axes, OWN):
+        for task, which, colour, line, marker, label in lines:
+            side = OWN[direction] if which == "own" else OTHER[direction]
+            counts = [_step_counts(runs, s, task, direction, side) for s in steps]
+            acc = np.array([c / n for c, n in counts])
+            bounds = np.array([wilson(c, n) for c, n in counts])
+            ax.errorbar(
+                x,
+                acc,
+                yerr=[acc - bounds[:, 0], bounds[:, 1] - acc],
+                color=colour,
+                linestyle=line,
+                marker=marker,
+                markersize=4,
+                capsize=2,
+                linewidth=1.2,
+                label=label,
+            )
+        ax.axhline(0.5, color="#999999", linewidth=0.8)
+        ax.set_title(f"{direction} states")
+        ax.set_xticks(x, _checkpoint_labels(steps))
+        ax.set_ylim(0.3, 1.0)
+    axes[0].set_ylabel("held-out accuracy")
+    fig.supxlabel("Adam step")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", ncols=2)
+    return fig, _steps_values(runs)
+
+
+# ---------------------------------------------------------------------- every representation, fully trained
+
+
+def _final(runs) -> list[probe.Comparison]:
+    return [r.final for r in runs]
+
+
+@table()
+def probe_table(seeds: PositiveInt = SEEDS):
+    """Held-out sense accuracy of a probe on each representation, at the last checkpoint, pooled over seeds."""
+    runs = _final(_measured(seeds))
+    rows = []
+    counts = {m: _pooled((r.correct[m], r.total) for r in runs) for m in probe.METHODS}
     for method in probe.METHODS:
         acc = [r.accuracy(method) for r in runs]
-        rows.append([NAMES[method], _spread(acc), f"{min(acc):.2f}", f"{max(acc):.2f}"])
+        rows.append([NAMES[method], _rate(*counts[method]), f"{min(acc):.2f}", f"{max(acc):.2f}"])
     chance = [r.chance for r in runs]
-    rows.append(["chance (the commoner sense)", _spread(chance), f"{min(chance):.2f}", f"{max(chance):.2f}"])
+    rows.append(["chance (the commoner sense)", f"{np.mean(chance):.2f}", f"{min(chance):.2f}", f"{max(chance):.2f}"])
     total = runs[0].total
     table = Table(
         columns=[
             "representation",
-            f"held-out accuracy, mean ± sd over {len(runs)} seeds",
+            f"held-out accuracy, {len(runs)} seeds [95% interval]",
             "lowest seed",
             "highest seed",
         ],
@@ -107,28 +520,27 @@ def probe_table(seeds: PositiveInt = 10):
         notes=f"{total} held-out occurrences per seed (bank, plant and bat together), "
         "from templates neither the language model nor the probe saw.",
     )
-    mean = {m: float(np.mean([r.accuracy(m) for r in runs])) for m in probe.METHODS}
-    ranked = sorted(probe.METHODS, key=lambda m: -mean[m])
+    share = {m: c / n for m, (c, n) in counts.items()}
+    ranked = sorted(probe.METHODS, key=lambda m: -share[m])
     trained = ("forward", "backward", "both", "layer 1", "mixture")
     static = [r.accuracy("static") for r in runs]
     return table, {
         "seeds": len(runs),
         "total": total,
-        "mean": {_key(m): mean[m] for m in probe.METHODS},
+        "mean": {_key(m): share[m] for m in probe.METHODS},
         "ranked": _join([PLAIN[m] for m in ranked]),
         "first": PLAIN[ranked[0]],
-        "second": PLAIN[ranked[1]],
         "static_min": float(min(static)),
         "static_max": float(max(static)),
-        "trained_max": max(mean[m] for m in trained),
-        "trained_min": min(mean[m] for m in trained),
-        "trained_below_untrained": sum(mean[m] < mean["untrained"] for m in trained),
-        "trained_count": len(trained),
+        "trained_max": max(share[m] for m in trained),
+        "trained_min": min(share[m] for m in trained),
+        "both_versus_untrained": _versus(counts["both"], counts["untrained"]),
+        "bag_versus_untrained": _versus(counts["bag"], counts["untrained"]),
     }
 
 
-def _cell_accuracy(runs, method, direction, k) -> np.ndarray:
-    return np.array([r.cells[method][(direction, k)][0] / r.cells[method][(direction, k)][1] for r in runs])
+def _cell(runs, method, direction, k) -> tuple[int, int]:
+    return _pooled(r.cells[method][(direction, k)] for r in runs)
 
 
 def _distances(runs) -> list[int]:
@@ -136,18 +548,16 @@ def _distances(runs) -> list[int]:
 
 
 @table()
-def cue_distance_table(seeds: PositiveInt = 10):
-    """Held-out accuracy by the cue's side and distance, for each curve: mean ± sd over seeds."""
-    runs = _comparisons(seeds)
+def cue_distance_table(seeds: PositiveInt = SEEDS):
+    """Held-out accuracy by the cue's side and distance, for each curve, pooled over seeds."""
+    runs = _final(_measured(seeds))
     rows = []
     for direction in corpus.DIRECTIONS:
         for k in _distances(runs):
-            n = int(np.mean([r.cells["both"][(direction, k)][1] for r in runs]))
-            rows.append(
-                [f"{direction}, {k} words", str(n)] + [_spread(_cell_accuracy(runs, m, direction, k)) for m in CURVES]
-            )
+            n = _cell(runs, "both", direction, k)[1]
+            rows.append([f"{direction}, {k} words", str(n)] + [_rate(*_cell(runs, m, direction, k)) for m in CURVES])
     table = Table(
-        columns=["cue", "occurrences per seed (mean)"] + [LABELS[m] for m in CURVES],
+        columns=["cue", f"occurrences ({len(runs)} seeds)"] + [LABELS[m] for m in CURVES],
         rows=rows,
         align=["left", "right"] + ["right"] * len(CURVES),
     )
@@ -157,38 +567,38 @@ def cue_distance_table(seeds: PositiveInt = 10):
 def _distance_values(runs) -> dict:
     """What the page reads off the distance curves: the bag's step, the untrained decay, the trained states."""
     ks = _distances(runs)
-    mean = {
-        (m, d, k): float(_cell_accuracy(runs, m, d, k).mean()) for m in CURVES for d in corpus.DIRECTIONS for k in ks
+    acc = {
+        (m, d, k): (lambda c: c[0] / c[1])(_cell(runs, m, d, k)) for m in CURVES for d in corpus.DIRECTIONS for k in ks
     }
     near = [k for k in ks if k <= WINDOW]
     far = [k for k in ks if k > WINDOW]
-    both_sides = corpus.DIRECTIONS
-    own = {"forward": "before", "backward": "after"}
-    trained = [mean[(m, d, k)] for m in ("forward", "backward", "both") for d in both_sides for k in ks]
-    own_side = {m: [mean[(m, own[m], k)] for k in near] for m in own}
-    counts = {(d, k): int(np.mean([r.cells["both"][(d, k)][1] for r in runs])) for d in both_sides for k in ks}
+    sides = corpus.DIRECTIONS
+    trained = [acc[(m, d, k)] for m in ("forward", "backward", "both") for d in sides for k in ks]
+    counts = {(d, k): _cell(runs, "both", d, k)[1] for d in sides for k in ks}
     fewest = min(counts, key=counts.__getitem__)
+    nearest_untrained = {d: _cell(runs, "untrained", d, ks[0]) for d in sides}
+    farthest_untrained = {d: _cell(runs, "untrained", d, ks[-1]) for d in sides}
     return {
         "seeds": len(runs),
         "window": WINDOW,
         "nearest": ks[0],
         "farthest": ks[-1],
-        "bag_near": min(mean[("bag", d, k)] for d in both_sides for k in near),
-        "bag_far_low": min(mean[("bag", d, k)] for d in both_sides for k in far),
-        "bag_far_high": max(mean[("bag", d, k)] for d in both_sides for k in far),
-        "untrained_nearest": {d: mean[("untrained", d, ks[0])] for d in both_sides},
-        "untrained_farthest": {d: mean[("untrained", d, ks[-1])] for d in both_sides},
+        "bag_near": min(acc[("bag", d, k)] for d in sides for k in near),
+        "bag_far_low": min(acc[("bag", d, k)] for d in sides for k in far),
+        "bag_far_high": max(acc[("bag", d, k)] for d in sides for k in far),
+        "untrained_nearest": {d: acc[("untrained", d, ks[0])] for d in sides},
+        "untrained_farthest": {d: acc[("untrained", d, ks[-1])] for d in sides},
+        "untrained_decay": {d: _versus(farthest_untrained[d], nearest_untrained[d]) for d in sides},
         "trained_off": max(abs(a - 0.5) for a in trained),
-        "own_near": {m: max(own_side[m]) for m in own},
         "fewest": counts[fewest],
         "fewest_at": fewest[1],
     }
 
 
 @figure()
-def cue_distance_curves(seeds: PositiveInt = 10):
+def cue_distance_curves(seeds: PositiveInt = SEEDS):
     """Held-out accuracy against the cue's distance, one panel per side of the cue, with chance marked."""
-    runs = _comparisons(seeds)
+    runs = _final(_measured(seeds))
     ks = _distances(runs)
     fig, axes = new_figure(ncols=2, height=4.4, sharey=True)
     styles = {
@@ -200,12 +610,14 @@ def cue_distance_curves(seeds: PositiveInt = 10):
     }
     for ax, direction in zip(axes, corpus.DIRECTIONS):
         for m in CURVES:
-            acc = np.array([_cell_accuracy(runs, m, direction, k) for k in ks])  # (k, seed)
+            counts = [_cell(runs, m, direction, k) for k in ks]
+            acc = np.array([c / n for c, n in counts])
+            bounds = np.array([wilson(c, n) for c, n in counts])
             colour, line, marker = styles[m]
             ax.errorbar(
                 ks,
-                acc.mean(axis=1),
-                yerr=acc.std(axis=1, ddof=1),
+                acc,
+                yerr=[acc - bounds[:, 0], bounds[:, 1] - acc],
                 color=colour,
                 linestyle=line,
                 marker=marker,
@@ -234,9 +646,9 @@ def cue_distance_curves(seeds: PositiveInt = 10):
 
 
 @table()
-def mixture_table(seeds: PositiveInt = 10):
-    """ELMo's mixture trained through the probe: layer weights and scale per word, and each layer alone."""
-    runs = _comparisons(seeds)
+def mixture_table(seeds: PositiveInt = SEEDS):
+    """ELMo's mixture trained through the probe: layer weights and scale per word, mean ± sd over seeds."""
+    runs = _final(_measured(seeds))
     rows = []
     for word in corpus.SENSES:
         s = np.array([r.s[word] for r in runs])  # (seed, J)
@@ -253,120 +665,42 @@ def mixture_table(seeds: PositiveInt = 10):
     return table, {
         "seeds": len(runs),
         "layers": J,
-        "s0_max": float(mean[:, 0].max()),
-        "s1": {w: float(m[1]) for w, m in zip(corpus.SENSES, mean)},
-        "top_layer": {w: int(np.argmax(m)) for w, m in zip(corpus.SENSES, mean)},
+        "s0_max": float(s[:, :, 0].max()),
         "first_on_top": int(sum(np.argmax(m) == 1 for m in mean)),
         "words": len(mean),
     }
 
 
+def _spread(values) -> str:
+    v = np.asarray(values, dtype=np.float64)
+    return f"{v.mean():.2f} ± {v.std(ddof=1):.2f}"
+
+
 @table()
-def layer_table(seeds: PositiveInt = 10):
-    """The lower layer against the upper layer, seed by seed: accuracies and how often each wins."""
-    runs = _comparisons(seeds)
-    lower = np.array([r.accuracy("layer 1") for r in runs])
-    upper = np.array([r.accuracy("both") for r in runs])
-    mixture = np.array([r.accuracy("mixture") for r in runs])
+def layer_table(seeds: PositiveInt = SEEDS):
+    """The lower layer against the upper layer and the mixture: pooled accuracies, and Fisher's test of the two layers."""
+    runs = _final(_measured(seeds))
+    lower = _pooled((r.correct["layer 1"], r.total) for r in runs)
+    upper = _pooled((r.correct["both"], r.total) for r in runs)
+    mixture = _pooled((r.correct["mixture"], r.total) for r in runs)
+    p = fisher_exact(lower[0], lower[1], upper[0], upper[1])
     rows = [
-        ["layer 1 (lower)", _spread(lower)],
-        ["layer 2 (upper)", _spread(upper)],
-        ["upper minus lower", _spread(upper - lower)],
-        ["ELMo mixture", _spread(mixture)],
-        ["seeds where the upper layer scores higher", f"{int((upper > lower).sum())} of {len(runs)}"],
-        ["seeds where the lower layer scores higher", f"{int((upper < lower).sum())} of {len(runs)}"],
+        ["layer 1 (lower)", _rate(*lower)],
+        ["layer 2 (upper)", _rate(*upper)],
+        ["ELMo mixture", _rate(*mixture)],
+        ["lower minus upper", f"{(lower[0] - upper[0]) / lower[1]:+.2f} (Fisher's exact test, {_p(p)})"],
     ]
     table = Table(
-        columns=["held-out sense accuracy", f"mean ± sd over {len(runs)} seeds"], rows=rows, align=["left", "right"]
-    )
-    return table, {
-        "seeds": len(runs),
-        "lower_wins": int((upper < lower).sum()),
-        "upper_wins": int((upper > lower).sum()),
-        "lower_minus_upper": float((lower - upper).mean()),
-        "lower": float(lower.mean()),
-        "upper": float(upper.mean()),
-        "mixture": float(mixture.mean()),
-        "off_chance": float(max(abs(lower.mean() - 0.5), abs(upper.mean() - 0.5))),
-    }
-
-
-@table()
-def slot_table(seeds: PositiveInt = 10):
-    """The language models' loss on the noun, by model direction and side of the cue, against the two floors."""
-    runs = _comparisons(seeds)
-    rows = []
-    for direction in ("forward", "backward"):
-        for side in corpus.DIRECTIONS:
-            reads = (direction == "forward") == (side == "before")
-            rows.append(
-                [
-                    f"{direction} model, cue {side} the noun",
-                    "yes" if reads else "no",
-                    _spread([r.slot_loss[(direction, side)] for r in runs]),
-                ]
-            )
-    rows.append(["floor, knowing the cue", "", f"{corpus.slot_entropy(True):.2f}"])
-    rows.append(["floor, not knowing it", "", f"{corpus.slot_entropy(False):.2f}"])
-    table = Table(
-        columns=["prediction of the noun", "has read the cue", f"nats, mean ± sd over {len(runs)} seeds"],
+        columns=["held-out sense accuracy", f"{len(runs)} seeds pooled [95% interval]"],
         rows=rows,
-        align=["left", "center", "right"],
+        align=["left", "right"],
     )
-    loss = {
-        (d, side): float(np.mean([r.slot_loss[(d, side)] for r in runs]))
-        for d in ("forward", "backward")
-        for side in corpus.DIRECTIONS
-    }
-    lowest = min(min(r.slot_loss.values()) for r in runs)
-    own = {"forward": "before", "backward": "after"}
-    other = {"forward": "after", "backward": "before"}
-    saving = {d: loss[(d, other[d])] - loss[(d, own[d])] for d in own}
     return table, {
         "seeds": len(runs),
-        "floor_known": corpus.slot_entropy(True),
-        "floor_unknown": corpus.slot_entropy(False),
-        "lowest": float(lowest),
-        "above_floor": bool(lowest >= corpus.slot_entropy(False) - 0.005),
-        "own_saving": saving,
-        "largest_saving": max(saving.values()),
-        "possible_saving": corpus.slot_entropy(False) - corpus.slot_entropy(True),
-    }
-
-
-@figure()
-def bilm_loss(seed: NonNegativeInt = 0, window: PositiveInt = 20):
-    """One seed's minibatch loss at every step, its running mean, and the uniform guess ln V."""
-    losses = np.array(_comparison(seed).losses)
-    V = len(corpus.vocabulary())
-    k = np.arange(1, losses.size + 1)
-    fig, ax = new_figure(height=2.9)
-    ax.plot(k, losses, color=PALETTE[0], alpha=0.35, linewidth=1.0, label="minibatch loss")
-    if window <= losses.size:
-        mean = np.convolve(losses, np.ones(window) / window, mode="valid")
-        ax.plot(k[window - 1 :], mean, color=PALETTE[0], label=f"mean of the last {window} steps")
-    uniform = np.log(V)
-    ax.axhline(uniform, color="#777777", linestyle="--", linewidth=1.0)
-    ax.annotate(
-        f"uniform guess, ln {V} = {uniform:.2f}",
-        (losses.size, uniform),
-        textcoords="offset points",
-        xytext=(-4, 4),
-        ha="right",
-        va="bottom",
-        color="#555555",
-    )
-    ax.set_xlim(0, losses.size)
-    ax.set_ylim(0, uniform * 1.15)
-    ax.set_xlabel("Adam step")
-    ax.set_ylabel("cross-entropy (nats per token)")
-    ax.legend(loc="center right")
-    tail = losses[-window:] if window <= losses.size else losses
-    return fig, {
-        "steps": int(losses.size),
-        "first": float(losses[0]),
-        "last_mean": float(np.mean(tail)),
-        "window": window,
-        "vocabulary": V,
-        "uniform": float(uniform),
+        "lower": lower[0] / lower[1],
+        "upper": upper[0] / upper[1],
+        "mixture": mixture[0] / mixture[1],
+        "versus": _versus(lower, upper),
+        "lower_words": _chance_words(*lower),
+        "upper_words": _chance_words(*upper),
     }
