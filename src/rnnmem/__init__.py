@@ -35,6 +35,8 @@ Modules, each one idea:
   when they succeed.
 * :mod:`rnnmem.experiments`: the lab's experiments: model specs, the design, runs as
   values, and what is read from their results (success counts, measured horizons).
+* :mod:`rnnmem.stats`: the statistics the lab reports: intervals for counts and times,
+  Fisher's exact test, and the lag at which success falls to one half.
 """
 
 from . import (
@@ -65,6 +67,7 @@ from . import (
     probe,
     rnn,
     scaling,
+    stats,
     tasks,
     train,
 )
@@ -109,5 +112,6 @@ __all__ = [
     "experiments",
     "leaky",
     "carry",
+    "stats",
     "__version__",
 ]

@@ -1,0 +1,624 @@
+r"""The statistics the lab reports: intervals for counts and times, a test of two counts, a dose-response fit.
+
+The lab trains 20 or more seeds per cell and reads, for each, whether and when
+it succeeded. This module turns those readings into the numbers a chapter
+states, each with its uncertainty:
+
+* :func:`wilson`: a confidence interval for a share of successes (Wilson 1927);
+* :func:`fisher_exact`: the two-sided p-value of Fisher's exact test on two
+  counts, computed in exact integer arithmetic, so it is the same on every
+  processor;
+* :func:`quartiles` and :func:`bootstrap_median`: the spread of a sample and an
+  interval for its median (the percentile bootstrap, seeded);
+* :func:`kaplan_meier`: the share of runs still without success after ``t``
+  updates, when some runs never succeed within the budget (censored times),
+  with its median and the median's interval (Brookmeyer and Crowley 1982);
+* :func:`logistic_fit`: the share of successes against the lag, a logistic
+  curve fitted by Firth's penalized likelihood (Firth 1993; Heinze and
+  Schemper 2002), and the lag :math:`x_{50}` at which it crosses one half,
+  with a profile-likelihood interval.
+
+Normal quantiles come from :class:`statistics.NormalDist`; nothing here needs
+scipy. No function calls BLAS or LAPACK (the two-by-two systems of the fit are
+solved in closed form), so the numbers do not depend on the BLAS kernel.
+Every function raises :class:`ValueError` naming the argument, its value and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from .checks import (
+    _show,
+    check_nonnegative_int,
+    check_positive_int,
+    check_seed,
+)
+from .memory import sigmoid
+
+__all__ = [
+    "wilson",
+    "fisher_exact",
+    "bootstrap_median",
+    "quartiles",
+    "KaplanMeier",
+    "kaplan_meier",
+    "LogisticFit",
+    "logistic_fit",
+]
+
+
+# -- argument checks -------------------------------------------------------------------------------------
+
+
+def _level(level: Any) -> float:
+    """A confidence level strictly inside (0, 1)."""
+    ok = isinstance(level, (int, float, np.integer, np.floating)) and not isinstance(level, (bool, np.bool_))
+    if not ok or not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must be a number strictly between 0 and 1 (0.95 for 95%), got {_show(level)}")
+    return float(level)
+
+
+def _z(level: float) -> float:
+    """The two-sided standard normal quantile of ``level``: 1.96 for 0.95."""
+    return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+def _count(name: str, successes: Any, trials_name: str, trials: Any) -> tuple[int, int]:
+    """(successes, trials): whole numbers with 0 <= successes <= trials and trials >= 1."""
+    n = check_positive_int(trials_name, trials)
+    k = check_nonnegative_int(name, successes)
+    if k > n:
+        raise ValueError(f"{name} must be a whole number from 0 to {trials_name} = {n}, got {_show(successes)}")
+    return k, n
+
+
+def _sample(name: str, values: Any) -> np.ndarray:
+    """A non-empty one-dimensional array of finite real numbers, as float64."""
+    arr = np.asarray(values) if not isinstance(values, (str, bytes)) else np.asarray([values])
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise ValueError(f"{name} must be a one-dimensional sequence of real numbers, got {_show(values)}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty one-dimensional sequence of numbers, got shape {arr.shape}: {_show(values)}"
+        )
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must hold finite numbers only, got {_show(values)}")
+    return arr
+
+
+# -- a share of successes ----------------------------------------------------------------------------------
+
+
+def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    r"""The Wilson score interval for a proportion (Wilson 1927): ``successes`` of ``n``, at ``level``.
+
+    The interval is the set of :math:`p` that a two-sided score test at
+    ``level`` does not reject, with :math:`\hat p = k/n` and :math:`z` the
+    normal quantile (1.96 at 95%):
+
+    .. math::
+        \frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}.
+
+    Unlike the textbook :math:`\hat p \pm z\sqrt{\hat p(1-\hat p)/n}`, it stays
+    inside [0, 1] and does not shrink to a point at 0 or ``n`` successes; the
+    bounds are exactly 0 when ``successes`` is 0 and exactly 1 when it is
+    ``n``. It always contains :math:`\hat p`.
+
+    >>> [round(b, 3) for b in wilson(15, 20)]
+    [0.531, 0.888]
+    >>> wilson(0, 20)[0], wilson(20, 20)[1]
+    (0.0, 1.0)
+    """
+    k, n = _count("successes", successes, "n", n)
+    z = _z(_level(level))
+    p = k / n
+    denominator = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denominator
+    lower = 0.0 if k == 0 else min(max(centre - half, 0.0), p)
+    upper = 1.0 if k == n else max(min(centre + half, 1.0), p)
+    return lower, upper
+
+
+# -- two shares compared -----------------------------------------------------------------------------------
+
+
+def fisher_exact(a: int, n_a: int, b: int, n_b: int) -> float:
+    r"""Two-sided p-value of Fisher's exact test: ``a`` successes of ``n_a`` against ``b`` of ``n_b``.
+
+    With the margins fixed (``a + b`` successes among ``n_a + n_b`` runs), the
+    number of successes in the first group is hypergeometric,
+    :math:`P(x) = \binom{n_a}{x}\binom{n_b}{a+b-x} / \binom{n_a+n_b}{a+b}`.
+    The p-value is the sum of :math:`P(x)` over every table no more probable
+    than the one observed, :math:`P(x) \le P(a)\,(1 + 10^{-7})` (R's
+    ``fisher.test`` and its relative tolerance). The sum is exact (integers
+    from :func:`math.comb`, one :class:`fractions.Fraction`), rounded once to
+    a float, so it is identical on every processor.
+
+    Fisher's tea-tasting table (3 of 4 against 1 of 4) gives 34/70:
+
+    >>> round(fisher_exact(3, 4, 1, 4), 4)
+    0.4857
+    >>> f"{fisher_exact(20, 20, 5, 20):.1e}"
+    '7.7e-07'
+    """
+    a, n_a = _count("a", a, "n_a", n_a)
+    b, n_b = _count("b", b, "n_b", n_b)
+    m = a + b
+    weights = {x: math.comb(n_a, x) * math.comb(n_b, m - x) for x in range(max(0, m - n_b), min(n_a, m) + 1)}
+    observed = weights[a]
+    # P(x) <= P(a) (1 + 1e-7), multiplied through by 10**7 C(N, m) to stay in integers.
+    tail = sum(w for w in weights.values() if w * 10**7 <= observed * (10**7 + 1))
+    return float(Fraction(tail, math.comb(n_a + n_b, m)))
+
+
+# -- a sample of times --------------------------------------------------------------------------------------
+
+
+def quartiles(values: Any) -> tuple[float, float, float]:
+    """The first quartile, the median and the third quartile of ``values``.
+
+    Computed by :func:`numpy.quantile` with its default method, ``"linear"``
+    (Hyndman and Fan's type 7, R's default as well): the quantile at
+    :math:`q` interpolates linearly between the order statistics around
+    position :math:`q(n-1)`, counted from 0.
+
+    >>> quartiles([1, 2, 3, 4, 5, 6, 7, 8])
+    (2.75, 4.5, 6.25)
+    """
+    arr = _sample("values", values)
+    q1, q2, q3 = np.quantile(arr, [0.25, 0.5, 0.75])
+    return float(q1), float(q2), float(q3)
+
+
+def bootstrap_median(
+    values: Any, level: float = 0.95, resamples: int = 2000, seed: Any = 0
+) -> tuple[float, float, float]:
+    """The median of ``values`` and a percentile bootstrap interval for it: (median, lower, upper).
+
+    ``resamples`` samples of the same size are drawn from ``values`` with
+    replacement by a :class:`numpy.random.Generator` made from ``seed``
+    (:func:`rnnmem.checks.check_seed`; the default 0 makes the interval
+    deterministic), and the interval runs between the ``(1 - level)/2`` and
+    ``(1 + level)/2`` quantiles of their medians (Efron and Tibshirani 1993,
+    ch. 13; quantiles by numpy's default linear method). The percentile
+    interval of a median is coarse for small samples: its bounds are sample
+    values or midpoints of two, and it need not be centred on the median.
+
+    >>> median, lower, upper = bootstrap_median([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5])
+    >>> median, lower <= median <= upper
+    (4.0, True)
+    """
+    arr = _sample("values", values)
+    level = _level(level)
+    resamples = check_positive_int("resamples", resamples)
+    rng = check_seed("seed", seed)
+    medians = np.median(arr[rng.integers(0, arr.size, size=(resamples, arr.size))], axis=1)
+    lower, upper = np.quantile(medians, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return float(np.median(arr)), float(lower), float(upper)
+
+
+# -- times to success, some never reached: Kaplan-Meier -----------------------------------------------------
+
+
+def _reals(name: str, value: Any) -> Any:
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_ or np.isnan(arr).any():
+        raise ValueError(f"{name} must be a real number or an array of them (not NaN), got {_show(value)}")
+    return arr.astype(np.float64)
+
+
+def _exact_survival(at_risk: np.ndarray, events: np.ndarray) -> list[Fraction]:
+    """The survival after each time as an exact fraction, the running product of (n_j - d_j)/n_j."""
+    out, s = [], Fraction(1)
+    for r, d in zip(at_risk.tolist(), events.tolist()):
+        s *= Fraction(r - d, r)
+        out.append(s)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class KaplanMeier:
+    r"""A Kaplan-Meier estimate of :math:`S(t)`, the share of runs without success after ``t`` updates.
+
+    ``times`` are the distinct times at which at least one run succeeded,
+    increasing; ``survival[j]`` is :math:`S` just after ``times[j]``;
+    ``at_risk[j]`` is the number of runs not yet succeeded and not censored
+    before ``times[j]`` (a run censored at ``times[j]`` counts as at risk
+    there); ``events[j]`` is how many succeeded at ``times[j]``; ``n`` is the
+    number of runs. :math:`S(t) = 1` before the first time.
+    """
+
+    times: np.ndarray
+    survival: np.ndarray
+    at_risk: np.ndarray
+    events: np.ndarray
+    n: int
+
+    def survival_at(self, t: Any) -> Any:
+        """:math:`S(t)`, the estimated share of runs without success after ``t`` updates (a step function).
+
+        A scalar gives a float, an array an array.
+
+        >>> km = kaplan_meier([2, 3, 3, 5, 8], [True, True, False, True, False])
+        >>> km.survival_at(1), km.survival_at(3), km.survival_at([5, 100]).tolist()
+        (1.0, 0.6, [0.3, 0.3])
+        """
+        arr = _reals("t", t)
+        values = np.concatenate([[1.0], self.survival])[np.searchsorted(self.times, arr, side="right")]
+        return float(values) if arr.ndim == 0 and not isinstance(t, np.ndarray) else values
+
+    def success_by(self, t: Any) -> Any:
+        """:math:`1 - S(t)`: the estimated share of runs that have succeeded by ``t`` updates.
+
+        >>> kaplan_meier([2, 3, 3, 5, 8], [True, True, False, True, False]).success_by(3)
+        0.4
+        """
+        return 1.0 - self.survival_at(t)
+
+    def median(self) -> float | None:
+        """The median time to success: the first time at which :math:`S(t) \\le 1/2`, or None if it never is.
+
+        The comparison is exact (the survival as a fraction), so a curve that
+        lands on one half exactly takes that time. (R's ``survfit`` takes the
+        midpoint to the next time in that case; this module does not.)
+
+        >>> kaplan_meier([2, 3, 3, 5, 8], [True, True, False, True, False]).median()
+        5.0
+        >>> kaplan_meier([4, 9, 9], [True, False, False]).median() is None
+        True
+        """
+        for t, s in zip(self.times.tolist(), _exact_survival(self.at_risk, self.events)):
+            if s <= Fraction(1, 2):
+                return float(t)
+        return None
+
+    def confidence_band(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        r"""Pointwise (lower, upper) bounds of :math:`S` at each of ``times``, on the log-log scale.
+
+        Greenwood's variance, :math:`\sum_{t_i \le t} d_i / (n_i (n_i - d_i))`
+        for :math:`\widehat{\operatorname{var}} \log S(t)`, gives the standard
+        error of :math:`\log(-\log S)` as its square root over
+        :math:`|\log S|`, and the bounds :math:`S^{\exp(\pm z\,\mathrm{se})}`
+        (Kalbfleisch and Prentice 1980; R's ``conf.type = "log-log"``). They
+        stay inside [0, 1]. Where :math:`S = 0` (every run left has succeeded)
+        both bounds are 0.
+
+        >>> lower, upper = kaplan_meier([2, 3, 3, 5, 8], [True, True, False, True, False]).confidence_band()
+        >>> lower.round(3).tolist(), upper.round(3).tolist()
+        ([0.204, 0.126, 0.012], [0.969, 0.882, 0.719])
+        """
+        z = _z(_level(level))
+        lower, upper, greenwood = [], [], 0.0
+        for s, r, d in zip(self.survival.tolist(), self.at_risk.tolist(), self.events.tolist()):
+            if r == d:
+                greenwood = math.inf
+            else:
+                greenwood += d / (r * (r - d))
+            if s == 0.0 or math.isinf(greenwood):
+                lower.append(0.0)
+                upper.append(0.0)
+                continue
+            se = math.sqrt(greenwood) / abs(math.log(s))
+            lower.append(s ** math.exp(z * se))
+            upper.append(s ** math.exp(-z * se))
+        return np.array(lower), np.array(upper)
+
+    def median_interval(self, level: float = 0.95) -> tuple[float | None, float | None]:
+        """A confidence interval for :meth:`median` by the method of Brookmeyer and Crowley (1982).
+
+        The interval holds the times whose survival is not significantly
+        different from one half, read off the log-log band
+        (:meth:`confidence_band`) as R's ``survival`` package does: the lower
+        bound is the first time the band's lower curve is at or below one half,
+        the upper bound the first time its upper curve is. A bound the data
+        never reach is None ("not reached"): with few successes the upper
+        bound, and with none, both.
+
+        >>> km = kaplan_meier([3, 4, 5, 6, 7, 8, 9, 10, 12, 15], [True] * 8 + [False] * 2)
+        >>> km.median(), km.median_interval()
+        (7.0, (3.0, 10.0))
+        """
+        lower, upper = self.confidence_band(level)
+        times = self.times.tolist()
+        low = next((t for t, v in zip(times, lower.tolist()) if v <= 0.5), None)
+        high = next((t for t, v in zip(times, upper.tolist()) if v <= 0.5), None)
+        return (None if low is None else float(low)), (None if high is None else float(high))
+
+
+def kaplan_meier(times: Any, observed: Any) -> KaplanMeier:
+    """The Kaplan-Meier estimate (Kaplan and Meier 1958) of the share of runs without success after ``t`` updates.
+
+    ``times[i]`` is when run ``i`` succeeded (``observed[i]`` True) or, for a
+    run that never succeeded within its budget, the budget it was given
+    (``observed[i]`` False: censored, known only to be longer). At each
+    distinct time :math:`t_j` of success, with :math:`n_j` runs at risk and
+    :math:`d_j` succeeding, :math:`S(t) = \\prod_{t_j \\le t} (1 - d_j/n_j)`.
+    A run censored at a time of success counts as at risk there. Times must be
+    finite and >= 0; ``observed`` holds booleans.
+
+    >>> km = kaplan_meier([2, 3, 3, 5, 8], [True, True, False, True, False])
+    >>> km.times.tolist(), km.at_risk.tolist(), km.events.tolist(), km.survival.round(2).tolist()
+    ([2.0, 3.0, 5.0], [5, 4, 2], [1, 1, 1], [0.8, 0.6, 0.3])
+    """
+    t = _sample("times", times)
+    if (t < 0).any():
+        raise ValueError(f"times must be >= 0 (updates until success), got {_show(times)}")
+    obs = np.asarray(observed)
+    if obs.dtype != np.bool_:
+        raise ValueError(f"observed must hold True (succeeded) or False (censored) values, got {_show(observed)}")
+    if obs.shape != t.shape:
+        raise ValueError(f"observed must have the shape of times, {t.shape}, got shape {obs.shape}")
+    event_times = np.unique(t[obs])
+    at_risk = np.array([int((t >= u).sum()) for u in event_times], dtype=np.int64)
+    events = np.array([int(((t == u) & obs).sum()) for u in event_times], dtype=np.int64)
+    # Exact products, rounded once: a curve that reaches 1/2 is 0.5, not one ulp off it.
+    survival = np.array([float(v) for v in _exact_survival(at_risk, events)], dtype=np.float64)
+    for arr in (event_times, survival, at_risk, events):
+        arr.setflags(write=False)
+    return KaplanMeier(event_times, survival, at_risk, events, int(t.size))
+
+
+# -- a share of successes against the lag: Firth's logistic regression ------------------------------------
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    r"""A logistic curve :math:`p(x) = \sigma(b_0 + b_1 x)` fitted by Firth's penalized likelihood.
+
+    ``intercept`` and ``slope`` are :math:`b_0, b_1` in the units of ``x``.
+    ``x50`` is :math:`-b_0/b_1`, the ``x`` at which :math:`p = 1/2`, when it
+    lies within the ``x`` tried (between ``x_min`` and ``x_max``); otherwise
+    None, and one flag says where the curve is:
+
+    * ``above_grid``: the fitted :math:`p` is above one half at every ``x``
+      tried (success at every lag, say). For a success that falls with ``x``,
+      as the lab's does with the lag, its 50% point lies beyond the longest
+      ``x`` tried.
+    * ``below_grid``: the fitted :math:`p` is below one half at every ``x``
+      tried: the 50% point lies before the shortest ``x`` (for a success that
+      falls with ``x``).
+
+    ``x50_interval`` is the ``level`` profile penalized-likelihood interval for
+    :math:`x_{50}` (None, None when ``x50`` is None; a bound is None when the
+    profile never leaves the interval on that side, that is the data do not
+    bound :math:`x_{50}` there). ``slope_p`` is the two-sided p-value of the
+    penalized likelihood-ratio test of :math:`b_1 = 0` (no change with
+    ``x``). ``iterations`` counts the Newton steps of the fit.
+    """
+
+    intercept: float
+    slope: float
+    x50: float | None
+    x50_interval: tuple[float | None, float | None]
+    below_grid: bool
+    above_grid: bool
+    slope_p: float
+    level: float
+    x_min: float
+    x_max: float
+    iterations: int
+
+    def predict(self, x: Any) -> Any:
+        """The fitted success probability :math:`\\sigma(b_0 + b_1 x)` at ``x`` (a float, or an array for an array).
+
+        >>> fit = logistic_fit([10, 20, 30, 40], [9, 7, 3, 1], [10, 10, 10, 10])
+        >>> round(fit.predict(25.0), 2), fit.predict([10.0, 40.0]).round(2).tolist()
+        (0.5, [0.89, 0.11])
+        """
+        arr = _reals("x", x)
+        p = sigmoid(self.intercept + self.slope * arr)
+        return float(p) if np.ndim(arr) == 0 and not isinstance(x, np.ndarray) else np.asarray(p)
+
+
+class _Binomial:
+    r"""Grouped binomial data on a centred and scaled axis, and Firth's penalized likelihood on it.
+
+    The Firth estimate is equivariant under an affine change of ``x`` (the
+    penalty, the Jeffreys prior, changes by a constant), so the fit runs on
+    :math:`z = (x - c)/s` and is mapped back. The coefficients
+    :math:`\beta = (a_0, a_1)` of :math:`\eta = a_0 + a_1 z` are a linear
+    function of the parameters being fitted, :math:`\beta = J\theta`
+    (:math:`J` the identity for the fit; one column for a profile), and
+    :math:`\eta` is computed from :math:`\theta` directly (``columns``), so
+    that a profile far from the data loses no digits to cancellation.
+    """
+
+    def __init__(self, z: np.ndarray, k: np.ndarray, n: np.ndarray):
+        self.z, self.k, self.n = z, k, n
+
+    def parts(self, eta: np.ndarray) -> tuple[float, tuple[float, float], tuple[float, float, float]]:
+        """(penalized log-likelihood, Firth's modified score in (a0, a1), the information's entries (S0, S1, S2))."""
+        p = sigmoid(eta)
+        w = self.n * p * (1.0 - p)
+        s0, s1, s2 = float(w.sum()), float((w * self.z).sum()), float((w * self.z * self.z).sum())
+        det = s0 * s2 - s1 * s1
+        if not (det > 0.0 and math.isfinite(det)):
+            return -math.inf, (0.0, 0.0), (s0, s1, s2)
+        # Hat values of the weighted fit: h_i = w_i (1, z_i) I^-1 (1, z_i)^T.
+        h = w * (s2 - 2.0 * s1 * self.z + s0 * self.z * self.z) / det
+        resid = self.k - self.n * p + h * (0.5 - p)
+        score = (float(resid.sum()), float((resid * self.z).sum()))
+        # log p and log(1 - p) without overflow.
+        loglik = float((-self.k * np.logaddexp(0.0, -eta) - (self.n - self.k) * np.logaddexp(0.0, eta)).sum())
+        return loglik + 0.5 * math.log(det), score, (s0, s1, s2)
+
+    def maximize(
+        self, theta: list[float], columns: list[np.ndarray], jacobian: list[tuple[float, float]]
+    ) -> tuple[list[float], float, int]:
+        r"""Newton's method with step halving for the penalized likelihood over ``theta``: (estimate, value, steps).
+
+        :math:`\eta = \sum_j \theta_j\,\text{columns}_j` and
+        :math:`\beta = \sum_j \theta_j\,\text{jacobian}_j`; one or two
+        parameters. Steps use the expected information,
+        :math:`(J^T I J)^{-1} J^T U^*` (as Firth and ``logistf`` do), and are
+        halved until the penalized likelihood does not decrease. Raises
+        ValueError if it does not converge.
+        """
+
+        def eta(t: list[float]) -> np.ndarray:
+            return sum((tj * col for tj, col in zip(t, columns)), np.zeros_like(self.z))
+
+        value, score, info = self.parts(eta(theta))
+        for step in range(1, 201):
+            s0, s1, s2 = info
+            # J^T U* and J^T I J for the columns of J.
+            g = [d0 * score[0] + d1 * score[1] for d0, d1 in jacobian]
+            m = [[d0 * e0 * s0 + (d0 * e1 + d1 * e0) * s1 + d1 * e1 * s2 for e0, e1 in jacobian] for d0, d1 in jacobian]
+            if len(theta) == 1:
+                delta = [g[0] / m[0][0]]
+            else:
+                det = m[0][0] * m[1][1] - m[0][1] * m[1][0]
+                delta = [(m[1][1] * g[0] - m[0][1] * g[1]) / det, (m[0][0] * g[1] - m[1][0] * g[0]) / det]
+            tolerance = 1e-10 * (1.0 + max(abs(t) for t in theta))
+            for _ in range(100):
+                trial = [t + d for t, d in zip(theta, delta)]
+                trial_value, trial_score, trial_info = self.parts(eta(trial))
+                if trial_value >= value - 1e-12 * (1.0 + abs(value)):
+                    break
+                delta = [d / 2.0 for d in delta]
+            else:
+                if max(abs(d) for d in delta) * 2.0**100 < tolerance:  # at the top, up to rounding
+                    return theta, value, step
+                raise ValueError("the logistic fit did not converge: step halving found no ascent")
+            theta, value, score, info = trial, trial_value, trial_score, trial_info
+            if max(abs(d) for d in delta) < tolerance:
+                return theta, value, step
+        raise ValueError("the logistic fit did not converge in 200 Newton steps")
+
+
+def _counts(x: Any, successes: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    xs = _sample("x", x)
+    arrays = []
+    for name, value in (("successes", successes), ("n", n)):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_ or arr.ndim != 1:
+            raise ValueError(f"{name} must be a one-dimensional sequence of whole numbers, got {_show(value)}")
+        if arr.shape != xs.shape:
+            raise ValueError(f"{name} must have the shape of x, {xs.shape}, got shape {arr.shape}")
+        if not (np.isfinite(arr).all() and (arr == np.floor(arr)).all()):
+            raise ValueError(f"{name} must hold whole numbers, got {_show(value)}")
+        arrays.append(arr.astype(np.float64))
+    k, m = arrays
+    if (m < 1).any():
+        raise ValueError(f"n must hold whole numbers >= 1 (runs at each x), got {_show(n)}")
+    if (k < 0).any() or (k > m).any():
+        raise ValueError(f"successes must hold whole numbers from 0 to n at each x, got {_show(successes)}")
+    if np.unique(xs).size < 2:
+        raise ValueError(f"x must hold at least two distinct values to fit a slope, got {_show(x)}")
+    return xs, k, m
+
+
+def logistic_fit(x: Any, successes: Any, n: Any, level: float = 0.95) -> LogisticFit:
+    r"""Binomial logistic regression of success on ``x`` by Firth's penalized likelihood, and its 50% point.
+
+    ``successes[i]`` of ``n[i]`` runs succeed at ``x[i]`` (here the lag; an
+    ``x`` may repeat). The model is :math:`p(x) = \sigma(b_0 + b_1 x)`. Plain
+    maximum likelihood has no finite estimate when the data are separated
+    (every seed succeeds up to some lag and none beyond), which is the lab's
+    common case; Firth's penalty :math:`\tfrac12 \log\det I(\beta)` (the
+    Jeffreys prior; Firth 1993, Heinze and Schemper 2002) keeps the estimate
+    finite and removes its first-order bias. The estimate solves the modified
+    score equations
+
+    .. math::
+        \sum_i \bigl(k_i - n_i p_i + h_i (\tfrac12 - p_i)\bigr) (1, x_i) = 0,
+
+    with :math:`h_i` the hat values of the weighted fit (weights
+    :math:`n_i p_i (1 - p_i)`), found by Newton's method with the expected
+    information and step halving; ValueError if it does not converge.
+
+    :math:`x_{50} = -b_0/b_1` and its ``level`` interval by the profile
+    penalized likelihood: the :math:`x_{50}` whose best constrained fit is
+    within :math:`\chi^2_1(\text{level})/2` of the maximum (found by bisection),
+    as ``logistf`` does for a coefficient. When the fitted curve stays above
+    (or below) one half at every ``x`` tried, ``x50`` is None and
+    ``above_grid`` (or ``below_grid``) is True: see :class:`LogisticFit`.
+
+    >>> fit = logistic_fit([10, 20, 30, 40], [10, 10, 0, 0], [10, 10, 10, 10])
+    >>> round(fit.x50, 1), [round(b, 1) for b in fit.x50_interval], fit.slope < 0
+    (25.0, [22.0, 28.0], True)
+    >>> fit = logistic_fit([10, 20, 30], [20, 20, 20], [20, 20, 20])
+    >>> fit.x50, fit.above_grid, fit.below_grid
+    (None, True, False)
+    """
+    xs, k, m = _counts(x, successes, n)
+    level = _level(level)
+    centre = float(xs.mean())
+    scale = float(xs.std())
+    data = _Binomial((xs - centre) / scale, k, m)
+    ones = np.ones_like(data.z)
+    (a0, a1), best, steps = data.maximize([0.0, 0.0], [ones, data.z], [(1.0, 0.0), (0.0, 1.0)])
+    # Map back from z = (x - c)/s: b1 = a1/s, b0 = a0 - a1 c/s.
+    intercept, slope = a0 - a1 * centre / scale, a1 / scale
+    x_min, x_max = float(xs.min()), float(xs.max())
+    _, null_value, _ = data.maximize([a0], [ones], [(1.0, 0.0)])  # b1 = 0
+    statistic = max(0.0, 2.0 * (best - null_value))
+    slope_p = math.erfc(math.sqrt(statistic / 2.0))
+
+    z50 = -a0 / a1 if a1 != 0.0 else None
+    inside = z50 is not None and x_min <= centre + scale * z50 <= x_max
+    if not inside:
+        p_grid = float(sigmoid(a0 + a1 * float(data.z[0])))
+        return LogisticFit(
+            intercept, slope, None, (None, None), p_grid < 0.5, p_grid > 0.5, slope_p, level, x_min, x_max, steps
+        )
+    assert z50 is not None
+    limit = _z(level) ** 2  # the chi-square(1) quantile at level
+
+    def excess(c: float) -> float:
+        """2 (best - profile(c)) - chi2: below 0 inside the interval."""
+        # eta = a (z - c), from a = 0 (p = 1/2 everywhere: weights that are never 0).
+        _, value, _ = data.maximize([0.0], [data.z - c], [(-c, 1.0)])
+        return 2.0 * (best - value) - limit
+
+    lower, upper = _root(excess, z50, -1.0), _root(excess, z50, 1.0)
+    bounds = tuple(None if b is None else centre + scale * b for b in (lower, upper))
+    return LogisticFit(
+        intercept,
+        slope,
+        centre + scale * z50,
+        (bounds[0], bounds[1]),
+        False,
+        False,
+        slope_p,
+        level,
+        x_min,
+        x_max,
+        steps,
+    )
+
+
+def _root(excess: Callable[[float], float], start: float, sign: float) -> float | None:
+    """Where ``excess`` turns positive going from ``start`` in the direction ``sign``; None if not within 1e4.
+
+    Steps outward, doubling from 0.25 (the axis is scaled to unit spread),
+    then bisects to 1e-10.
+    """
+    inner, step = start, 0.25
+    while True:
+        outer = start + sign * step
+        if excess(outer) > 0.0:
+            break
+        inner, step = outer, 2.0 * step
+        if step > 1e4:
+            return None
+    for _ in range(200):
+        mid = 0.5 * (inner + outer)
+        if abs(outer - inner) < 1e-10 * (1.0 + abs(mid)):
+            break
+        if excess(mid) > 0.0:
+            outer = mid
+        else:
+            inner = mid
+    return 0.5 * (inner + outer)
