@@ -146,17 +146,30 @@ def _interval(outcome: Outcome) -> str:
 
 
 def compare(a: Outcome, b: Outcome) -> dict:
-    """Two cells compared by Fisher's exact test: the counts, p, and the difference in words.
+    """Two cells compared by Fisher's exact test: the counts, p, and the comparison in words.
 
-    ``words`` is "more", "fewer" (successes of ``a`` against ``b``) when
-    :math:`p <` :data:`ALPHA`, else "no detectable difference in".
+    ``phrase`` is "more successes than" or "fewer successes than" (``a``
+    against ``b``) when :math:`p <` :data:`ALPHA`, else "no detectable
+    difference from"; ``verdict`` says the same of the pair.
     """
     p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
-    if p >= ALPHA:
-        words = "no detectable difference in"
-    else:
-        words = "more" if a.rate > b.rate else "fewer"
-    return {"a": a.successes, "b": b.successes, "n": a.n, "p": _p(p), "p_value": p, "words": words, "differ": p < ALPHA}
+    differ = p < ALPHA
+    phrase = (
+        ("more successes than" if a.rate > b.rate else "fewer successes than")
+        if differ
+        else "no detectable difference from"
+    )
+    verdict = "a difference" if differ else "no detectable difference"
+    return {
+        "a": a.successes,
+        "b": b.successes,
+        "n": a.n,
+        "p": _p(p),
+        "p_value": p,
+        "phrase": phrase,
+        "verdict": verdict,
+        "differ": differ,
+    }
 
 
 def _budget_key(budget: int) -> str:
@@ -286,29 +299,23 @@ def _horizons(res: SweepResult) -> dict:
 
 
 def _fit_words(fit, lags: list[int]) -> dict:
-    """L50 and its interval as numbers and as text ("> 64" where the fit puts it beyond the grid)."""
+    """L50 and its interval as numbers and as text: "> 64" where the fitted success stays above one half at
+    every lag tried, "< 4" where it stays below; an interval bound the data do not set is "open"."""
+    if fit.x50 is None:
+        text = f"> {lags[-1]}" if fit.above_grid == (fit.slope <= 0) else f"< {lags[0]}"
+        return {"x50": None, "lo": None, "hi": None, "inside": False, "text": text, "interval": "", "slope": fit.slope}
     lo, hi = fit.x50_interval
-    x50 = fit.x50
-    inside = lags[0] <= x50 <= lags[-1]
-    if inside:
-        text = f"{x50:.0f}"
-    elif x50 > lags[-1] or (math.isnan(x50) and fit.slope >= 0):
-        text = f"> {lags[-1]}"
-    else:
-        text = f"< {lags[0]}"
 
-    def bound(v: float) -> str:
-        if not math.isfinite(v) or v > 10 * lags[-1]:
-            return "∞" if (not math.isfinite(v) and v > 0) or v > 10 * lags[-1] else "−∞"
-        return f"{max(v, 0.0):.0f}"
+    def bound(v: float | None) -> str:
+        return "open" if v is None else f"{v:.0f}"
 
     return {
-        "x50": x50,
+        "x50": fit.x50,
         "lo": lo,
         "hi": hi,
-        "inside": inside,
-        "text": text,
-        "interval": f"[{bound(lo)}, {bound(hi)}]" if inside else "",
+        "inside": True,
+        "text": f"{fit.x50:.0f}",
+        "interval": f"[{bound(lo)}, {bound(hi)}]",
         "slope": fit.slope,
     }
 
