@@ -483,6 +483,16 @@ DESIGN = Design()
 # ---------------------------------------------------------------------------- results
 
 
+def _while_training(values: np.ndarray, result: lab.LabResult) -> np.ndarray:
+    """``values`` ``(E, evaluations)`` with NaN after each member's success: a retired member is measured
+    as it retired at later evaluations too, and those repeats are not training."""
+    out = np.array(values, dtype=float)
+    for e, s in enumerate(result.success_step):
+        if s is not None:
+            out[e, np.asarray(result.eval_steps) > s] = np.nan
+    return out
+
+
 @dataclass(frozen=True)
 class RunResult:
     """What the lab keeps of one trained ensemble (axis 0 is the member, in the order of the seeds).
@@ -527,7 +537,7 @@ class RunResult:
             success_step=tuple(result.success_step),
             diverged_at=tuple(result.diverged_at),
             params={k: v.copy() for k, v in result.ensemble.params.items()},
-            diagnostics=dict(diagnostics or {}),
+            diagnostics={name: _while_training(values, result) for name, values in (diagnostics or {}).items()},
         )
 
     @property
