@@ -42,7 +42,13 @@ two options then overwrite the forget-gate rows:
   :math:`u \sim U[1, T_{\max} - 1]` per unit, and :math:`b_i = -b_f`, assigned
   the same way (``b_ih`` holds the value, ``b_hh``'s slice is 0), with
   :math:`u` drawn by :func:`rnnmem.init.chrono_biases` from the member's
-  generator after the readout.
+  generator after the readout;
+* ``input_bias=b``, applied last (after the draw, ``forget_bias`` and
+  chrono): the effective input-gate bias :math:`b_{ii} + b_{hi}` of every
+  unit is exactly :math:`b`, assigned as ``b_ih[i] = b`` and ``b_hh[i] = 0``.
+  So chrono with ``input_bias=0`` is chrono with :math:`b_i = 0`, and
+  ``forget_bias=3, input_bias=-3`` a fixed :math:`b_f = 3` with
+  :math:`b_i = -b_f`.
 
 Sequences are time first, ``(T, B, D)`` shared by every member or
 ``(T, E, B, D)`` one batch per member. Bad input raises :class:`ValueError`
@@ -90,12 +96,14 @@ class Ensemble:
     r"""``E`` independent models (recurrent layer and readout), parameters stacked on axis 0.
 
     ``Ensemble(model, input_size, hidden_size, output_size, seeds, *,
-    forget_bias=None, init="default", t_max=None, dtype=np.float64)``: one
-    member per seed (see the module for what each draws). ``forget_bias`` is
+    forget_bias=None, init="default", t_max=None, input_bias=None,
+    dtype=np.float64)``: one member per seed (see the module for what each
+    draws). ``forget_bias`` is
     ``None``, one number for every member, or a list with one entry per
     member, a number or ``None`` (LSTM only); ``init`` is ``"default"`` or
     ``"chrono"``, or a list of them, one per member; chrono needs
-    ``t_max > 2`` (LSTM only). So configurations stack like seeds: members
+    ``t_max > 2`` (LSTM only); ``input_bias`` is ``None`` or one number for
+    every member (LSTM only). So configurations stack like seeds: members
     with :math:`b_f = 0`, :math:`b_f = 1` and chrono in one ensemble.
     ``params`` maps each name to its live stacked array (views into one
     block of every parameter, member by member).
@@ -126,6 +134,7 @@ class Ensemble:
         forget_bias: Any = None,
         init: Any = "default",
         t_max: float | None = None,
+        input_bias: float | None = None,
         dtype: Any = np.float64,
     ) -> None:
         self.model = check_choice("model", model, MODELS)
@@ -157,8 +166,13 @@ class Ensemble:
                 raise ValueError(f"t_max must be greater than 2 (u is drawn from [1, t_max - 1]), got {t_max!r}")
         elif t_max is not None:
             raise ValueError(f"t_max is used only with init='chrono', got t_max={t_max!r} with init={init!r}")
+        if input_bias is not None:
+            if self.model != "lstm":
+                raise ValueError(f"input_bias sets the LSTM's input gate; model must be 'lstm', got {model!r}")
+            input_bias = float(check_finite("input_bias", input_bias))
         self.forget_bias = None if biases is None else tuple(biases)
         self.t_max = t_max
+        self.input_bias = input_bias
         G = cells.GATES[self.model]
         shapes = {
             "weight_ih_l0": (G * H, D),
@@ -181,15 +195,25 @@ class Ensemble:
                 b_f, b_i = _init.chrono_biases(H, t_max, seed=rng)
                 stacked["bias_ih_l0"][e, H : 2 * H], stacked["bias_ih_l0"][e, 0:H] = b_f, b_i
                 stacked["bias_hh_l0"][e, 0 : 2 * H] = 0.0
+            if input_bias is not None:  # last: after the draw, forget_bias and chrono
+                stacked["bias_ih_l0"][e, 0:H] = input_bias
+                stacked["bias_hh_l0"][e, 0:H] = 0.0
         # The live arrays are views into one (E, P) block, member e's parameters in row e, so that an
         # optimizer can update every array of every member in one pass (rnnmem.lab does).
-        sizes = [int(np.prod(shape)) for shape in shapes.values()]
-        self._flat = np.empty((E, sum(sizes)), dtype=self.dtype)
+        self._shapes = shapes
+        self._flat = np.empty((E, sum(int(np.prod(shape)) for shape in shapes.values())), dtype=self.dtype)
+        self._bind()
+        for name, value in stacked.items():
+            self.params[name][...] = value
+
+    def _bind(self) -> None:
+        """Make ``params`` views into ``_flat`` (member e's parameters in row e) and empty the scratch space."""
+        E, start = self._flat.shape[0], 0
         self.params = {}
-        for (name, shape), start, size in zip(shapes.items(), np.cumsum([0] + sizes), sizes):
-            view = self._flat[:, start : start + size].reshape((E,) + shape)
-            view[...] = stacked[name]
-            self.params[name] = view
+        for name, shape in self._shapes.items():
+            size = int(np.prod(shape))
+            self.params[name] = self._flat[:, start : start + size].reshape((E,) + shape)
+            start += size
         self._cache: Any = None
         self._workspace: dict = {}
 
@@ -244,10 +268,37 @@ class Ensemble:
         sd = {name: self.params[name][e].copy() for name in RECURRENT_NAMES}
         return cells.MODELS[self.model].from_torch_state_dict(sd, dtype=self.dtype)
 
-    def _check_member(self, e: Any) -> int:
-        k = check_nonnegative_int("e", e)
+    def select(self, members: Any) -> Ensemble:
+        """A new ensemble of the given members, in the given order, with copies of their parameters.
+
+        Each member keeps its seed and configuration; the copy computes what
+        the member computes here, bit for bit (members never mix).
+
+        >>> ens = Ensemble("rnn", 2, 3, 1, seeds=[5, 6, 7])
+        >>> two = ens.select([2, 0])
+        >>> two.seeds, bool(np.array_equal(two.params["weight_hh_l0"][1], ens.params["weight_hh_l0"][0]))
+        ((7, 5), True)
+        """
+        if isinstance(members, (str, bytes)) or not isinstance(members, (list, tuple, np.ndarray)) or not len(members):
+            raise ValueError(f"members must be a non-empty list of member indices, got {members!r}")
+        rows = [self._check_member(e, f"members[{k}]") for k, e in enumerate(members)]
+        new = object.__new__(Ensemble)
+        new.__dict__.update(
+            {k: v for k, v in self.__dict__.items() if k not in ("_flat", "params", "_cache", "_workspace")}
+        )
+        new.seeds = tuple(self.seeds[e] for e in rows)
+        new.inits = tuple(self.inits[e] for e in rows)
+        new.init = self.init if isinstance(self.init, str) else new.inits
+        if self.forget_bias is not None:
+            new.forget_bias = tuple(self.forget_bias[e] for e in rows)
+        new._flat = self._flat[rows]  # a copy, C-contiguous
+        new._bind()
+        return new
+
+    def _check_member(self, e: Any, name: str = "e") -> int:
+        k = check_nonnegative_int(name, e)
         if k >= self.size:
-            raise ValueError(f"e must be a member index from 0 to {self.size - 1}, got {e!r}")
+            raise ValueError(f"{name} must be a member index from 0 to {self.size - 1}, got {e!r}")
         return k
 
     # ------------------------------------------------------------------ layout, buffers and inputs
@@ -318,30 +369,48 @@ class Ensemble:
         """
         return self._forward(x).transpose(1, 2, 0).copy()
 
-    def _forward(self, x: Any, carry_masks: Any = None, keep: bool = True) -> np.ndarray:
+    def _forward(self, x: Any, carry_masks: Any = None, keep: bool = True, hidden_masks: Any = None) -> np.ndarray:
         """The forward pass; the last hidden states feature-major, (H, E, B).
 
         ``keep=False`` (scoring only) stores one step of gates at a time instead of every step's,
         so the work stays in the cache; the numbers computed are the same. No backward pass follows.
+
+        With ``hidden_masks``, the rows that enter the products hold :math:`M_t \\odot h_{t-1}` and
+        the states themselves are kept in ``states`` (T + 1, H, E, B): the GRU's interpolation, the
+        RNN's slope and the readout read them, unmasked.
         """
         self._cache = None
         rows, T, B = self._rows(x)
         masks = None if carry_masks is None else self._check_masks(carry_masks, T, B)
+        hidden = None if hidden_masks is None else self._check_masks(hidden_masks, T, B, "hidden_masks")
+        states = None
+        if hidden is not None:
+            states = self._buffer("states", (T + 1, self.hidden_size, self.size, B))
+            states[0] = 0.0
         with np.errstate(over="ignore", invalid="ignore"):
             if self.model == "lstm":
-                cache = self._forward_lstm(rows, T, B, masks, keep)
+                cache = self._forward_lstm(rows, T, B, masks, keep, hidden, states)
             elif self.model == "gru":
-                cache = self._forward_gru(rows, T, B, keep)
+                cache = self._forward_gru(rows, T, B, keep, hidden, states)
             elif self.model == "rnn":
-                cache = self._forward_rnn(rows, T, B)
+                cache = self._forward_rnn(rows, T, B, hidden, states)
             else:  # unreachable: __init__ admits MODELS only
                 raise ValueError(f"model {self.model!r} has no stacked forward pass")
         if keep:
-            cache.update(rows=rows, T=T, B=B, masks=masks)
+            cache.update(rows=rows, T=T, B=B, masks=masks, hidden=hidden, states=states)
             self._cache = cache
-        return rows[T, : self.hidden_size]
+        return rows[T, : self.hidden_size] if states is None else states[T]
 
-    def _forward_rnn(self, rows, T, B):
+    def _new_state(self, rows, t, hidden, states):
+        """Where step t writes h_t: the rows of step t + 1, or (hidden masks) the unmasked states."""
+        return rows[t + 1, : self.hidden_size] if states is None else states[t + 1]
+
+    def _mask_state(self, rows, t, T, hidden, states):
+        """With hidden masks, step t + 1's rows get M_{t+1} h_t (the product's input)."""
+        if states is not None and t + 1 < T:
+            np.multiply(hidden[t + 1], states[t + 1], out=rows[t + 1, : self.hidden_size])
+
+    def _forward_rnn(self, rows, T, B, hidden=None, states=None):
         H = self.hidden_size
         p = self.params
         W = self._stacked(
@@ -349,14 +418,15 @@ class Ensemble:
             np.full(H, -2.0, dtype=self.dtype),
         )
         for t in range(T):
-            h_next = rows[t + 1, :H]
+            h_next = self._new_state(rows, t, hidden, states)
             _matmul(W, rows[t], h_next)  # -2 z_t
             _sigmoid_of_negated(h_next)  # sigma(2 z_t)
             h_next *= 2.0
             h_next -= 1.0  # h_t = tanh(z_t)
+            self._mask_state(rows, t, T, hidden, states)
         return {}
 
-    def _forward_gru(self, rows, T, B, keep=True):
+    def _forward_gru(self, rows, T, B, keep=True, hidden=None, states=None):
         # Four row blocks: r and z from the state, the input and both biases; the candidate's
         # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
         E, H, D = self.size, self.hidden_size, self.input_size
@@ -387,25 +457,26 @@ class Ensemble:
             _sigmoid_of_negated(a)
             np.multiply(a, 2.0, out=n_t)
             n_t -= 1.0  # n_t = tanh(a_n)
-            h_next = rows[t + 1, :H]
-            np.subtract(rows[t, :H], n_t, out=h_next)  # h_t = n + z (h_{t-1} - n)
+            h_prev = rows[t, :H] if states is None else states[t]
+            h_next = self._new_state(rows, t, hidden, states)
+            np.subtract(h_prev, n_t, out=h_next)  # h_t = n + z (h_{t-1} - n)
             h_next *= g[H : 2 * H]
             h_next += n_t
+            self._mask_state(rows, t, T, hidden, states)
         return {"gates": gates, "candidate": candidate}
 
-    def _check_masks(self, masks: Any, T: int, B: int) -> np.ndarray:
-        """Carry-line masks (T, E, B, H), LSTM only, as (T, H, E, B)."""
+    def _check_masks(self, masks: Any, T: int, B: int, name: str = "carry_masks") -> np.ndarray:
+        """Carry-line masks (LSTM only) or hidden-state masks (T, E, B, H), as (T, H, E, B)."""
         E, H = self.size, self.hidden_size
-        if self.model != "lstm":
+        if name == "carry_masks" and self.model != "lstm":
             raise ValueError(f"carry_masks multiply the LSTM's cell state; model must be 'lstm', got {self.model!r}")
         arr = np.asarray(masks)
         if arr.shape != (T, E, B, H):
-            raise ValueError(
-                f"carry_masks must have shape ({T}, {E}, {B}, {H}) like the cell states, got shape {arr.shape}"
-            )
+            what = "the cell states" if name == "carry_masks" else "the hidden states"
+            raise ValueError(f"{name} must have shape ({T}, {E}, {B}, {H}) like {what}, got shape {arr.shape}")
         return np.ascontiguousarray(arr.transpose(0, 3, 1, 2), dtype=self.dtype)
 
-    def _forward_lstm(self, rows, T, B, masks=None, keep=True):
+    def _forward_lstm(self, rows, T, B, masks=None, keep=True, hidden=None, states=None):
         # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1,
         # which then takes sigma(2z)'s place in `gates`.
         E, H = self.size, self.hidden_size
@@ -442,7 +513,8 @@ class Ensemble:
             _sigmoid_of_negated(tc)
             tc *= 2.0
             tc -= 1.0  # tanh(c_t)
-            np.multiply(g[3 * H :], tc, out=rows[t + 1, :H])  # h_t = o tanh(c_t)
+            np.multiply(g[3 * H :], tc, out=self._new_state(rows, t, hidden, states))  # h_t = o tanh(c_t)
+            self._mask_state(rows, t, T, hidden, states)
         return {"gates": gates, "cell": cell, "tanh_cell": tanh_cell, "carried": carried}
 
     # ------------------------------------------------------------------ backward
@@ -457,13 +529,23 @@ class Ensemble:
         batch of :math:`\|\partial L / \partial h_s\|` per sequence (``B``
         times the norm of that sequence's row of the gradient, the loss being
         a mean over the batch), the gradient that reaches step :math:`s`
-        through the recurrence.
+        through the recurrence; for the LSTM also ``"cell_step_norms"``
+        ``(E, T)``, the same for the cell state, :math:`\|\partial L /
+        \partial c_s\|`. Each is the total derivative with respect to the
+        state as a node of the computation, through every later step: for the
+        LSTM, :math:`\delta c_s = \delta h_s \odot o_s \odot (1 -
+        \tanh^2 c_s) + f_{s+1} \odot \delta c_{s+1}` (through :math:`h_s =
+        o_s \tanh c_s` and the carry line), where :math:`\delta h_s` reaches
+        :math:`h_s` through the products of step :math:`s + 1` (its
+        :math:`c_s` is upstream of it). (The gradient of an *initial* cell
+        state in :meth:`rnnmem.lstm.LSTM.backward` holds the initial
+        :math:`h` fixed: the carry term alone.)
 
         >>> ens = Ensemble("lstm", 2, 3, 1, seeds=[0])
         >>> h = ens.forward(np.ones((6, 4, 2)))
         >>> grads = ens.backward(np.ones_like(h), step_norms=True)
-        >>> grads["weight_hh_l0"].shape, grads["step_norms"].shape
-        ((1, 12, 3), (1, 6))
+        >>> grads["weight_hh_l0"].shape, grads["step_norms"].shape, grads["cell_step_norms"].shape
+        ((1, 12, 3), (1, 6), (1, 6))
         """
         if self._cache is None:
             raise ValueError("backward needs a forward pass first: call forward(x) before backward(d_last)")
@@ -475,12 +557,19 @@ class Ensemble:
 
     def _backward(self, dh: np.ndarray, step_norms: bool) -> dict:
         """backward, from the gradient of the last hidden states feature-major, (H, E, B)."""
-        run = {"rnn": self._backward_rnn, "gru": self._backward_gru, "lstm": self._backward_lstm}[self.model]
-        norms = np.zeros((self.size, self._cache["T"])) if step_norms else None
+        E, T = self.size, self._cache["T"]
+        norms = {"h": np.zeros((E, T)), "c": np.zeros((E, T))} if step_norms else None
         with np.errstate(over="ignore", invalid="ignore"):
-            grads = run(self._cache, dh, norms)
-        if step_norms:
-            grads["step_norms"] = norms
+            if self.model == "lstm":
+                grads = self._backward_lstm(self._cache, dh, norms)
+            elif self.model == "gru":
+                grads = self._backward_gru(self._cache, dh, norms)
+            else:
+                grads = self._backward_rnn(self._cache, dh, norms)
+        if norms is not None:
+            grads["step_norms"] = norms["h"]
+            if self.model == "lstm":
+                grads["cell_step_norms"] = norms["c"]
         return grads
 
     def _accumulate(self, total: np.ndarray, d_rows: np.ndarray, rows_t: np.ndarray) -> None:
@@ -496,19 +585,21 @@ class Ensemble:
 
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        rows = cache["rows"]
+        rows, hidden, states = cache["rows"], cache["hidden"], cache["states"]
         total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
         d_pre = self._buffer("d_pre", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for t in range(T - 1, -1, -1):
             if norms is not None:
-                norms[:, t] = _sequence_norms(dh)
-            h = rows[t + 1, :H]
+                norms["h"][:, t] = _sequence_norms(dh)
+            h = rows[t + 1, :H] if states is None else states[t + 1]
             np.multiply(h, h, out=d_pre)
             np.subtract(1.0, d_pre, out=d_pre)  # tanh' = 1 - h^2
             d_pre *= dh
             self._accumulate(total, d_pre, rows[t])
             _matmul(W_hhT, d_pre, dh)
+            if hidden is not None:
+                dh *= hidden[t]  # h_{t-1} entered the product as M_t h_{t-1}
         d_W_hh, d_W_ih, d_b = self._split(total)
         return {
             "weight_ih_l0": d_W_ih.copy(),
@@ -530,6 +621,7 @@ class Ensemble:
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
+        hidden, states = cache["hidden"], cache["states"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
         d_rows = self._buffer("d_rows", (4 * H, E, B))
         kept = self._buffer("kept", (H, E, B))
@@ -543,7 +635,7 @@ class Ensemble:
             np.multiply(n, n, out=c_n)
             np.subtract(1.0, c_n, out=c_n)
             c_n *= 1.0 - z  # n's input part: (1 - z)(1 - n^2)
-            np.subtract(rows[span, :H], n, out=c_z)
+            np.subtract(rows[span, :H] if states is None else states[span], n, out=c_z)
             c_z *= z * (1.0 - z)  # z: (h_prev - n) z (1 - z)
             np.multiply(c_n, gates[span, 2 * H : 3 * H], out=c_r)
             c_r *= -0.5  # the forward pass kept -2 (W_hn h + b_hn)
@@ -551,11 +643,13 @@ class Ensemble:
             np.multiply(c_n, r, out=c_sn)  # W_hn h + b_hn sits inside r * (.)
             for t in range(stop - 1, start - 1, -1):
                 if norms is not None:
-                    norms[:, t] = _sequence_norms(dh)
+                    norms["h"][:, t] = _sequence_norms(dh)
                 np.multiply(coef[t - start].reshape(4, H, E, B), dh, out=d_rows.reshape(4, H, E, B))
                 self._accumulate(total, d_rows, rows[t])
                 np.multiply(dh, gates[t, H : 2 * H], out=kept)
                 _matmul(W_hhT, d_rows[: 3 * H], dh)
+                if hidden is not None:
+                    dh *= hidden[t]  # through the products, h_{t-1} entered as M_t h_{t-1}
                 dh += kept
         H2, H3 = 2 * H, 3 * H
         d_W_hh_rz, d_W_ih_rz, d_b_rz = self._split(total, slice(0, H2))
@@ -570,7 +664,7 @@ class Ensemble:
 
     def _backward_lstm(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
-        rows, gates, masks = cache["rows"], cache["gates"], cache["masks"]
+        rows, gates, masks, hidden = cache["rows"], cache["gates"], cache["masks"], cache["hidden"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
         d_pre = self._buffer("d_pre", (4 * H, E, B))
         dc = np.zeros((H, E, B), dtype=self.dtype)
@@ -603,9 +697,11 @@ class Ensemble:
             for t in range(stop - 1, start - 1, -1):
                 j = t - start
                 if norms is not None:
-                    norms[:, t] = _sequence_norms(dh)
+                    norms["h"][:, t] = _sequence_norms(dh)
                 np.multiply(dh, to_cell[j], out=scratch)
                 dc += scratch
+                if norms is not None:
+                    norms["c"][:, t] = _sequence_norms(dc)  # dL/dc_{t+1}, through every later step
                 np.multiply(coef[j, : 3 * H].reshape(3, H, E, B), dc, out=d_pre[: 3 * H].reshape(3, H, E, B))
                 np.multiply(c_o[j], dh, out=d_pre[3 * H :])
                 dc *= gates[t, H : 2 * H]
@@ -613,6 +709,8 @@ class Ensemble:
                     dc *= masks[t]
                 self._accumulate(total, d_pre, rows[t])
                 _matmul(W_hhT, d_pre, dh)
+                if hidden is not None:
+                    dh *= hidden[t]  # h_{t-1} entered the products as M_t h_{t-1}
         d_W_hh, d_W_ih, d_b = self._split(total)
         return {
             "weight_ih_l0": d_W_ih.copy(),
@@ -650,7 +748,14 @@ class Ensemble:
             return self._readout(self._forward(x, keep=False)).transpose(0, 2, 1)
 
     def loss_and_grads(
-        self, x: Any, targets: Any, kind: str, *, step_norms: bool = False, carry_masks: Any = None
+        self,
+        x: Any,
+        targets: Any,
+        kind: str,
+        *,
+        step_norms: bool = False,
+        carry_masks: Any = None,
+        hidden_masks: Any = None,
     ) -> tuple:
         r"""Each member's loss on its batch and the gradients of every parameter array.
 
@@ -667,6 +772,15 @@ class Ensemble:
         + i_t \odot g_t` (dropout on the cell state; the caller draws the
         masks and their scale).
 
+        ``hidden_masks`` (any cell), ``(T, E, B, H)`` like the hidden states,
+        multiplies the previous hidden state where it enters the recurrent
+        product, :math:`W_{hh} h_{t-1} \to W_{hh} (M_t \odot h_{t-1})`, in
+        every gate block at once (one mask shared by the LSTM's four gates and
+        the GRU's three, as Gal and Ghahramani 2016 tie them); entry ``t``
+        multiplies :math:`h_{t-1}` at step ``t`` (entry 0 multiplies the zero
+        initial state). The state itself, its other paths (the GRU's
+        interpolation) and the readout are not masked.
+
         >>> ens = Ensemble("lstm", 1, 2, 1, seeds=[0, 1])
         >>> losses, grads = ens.loss_and_grads(np.ones((3, 4, 1)), np.ones(4), "regression")
         >>> losses.shape, sorted(grads)[:2]
@@ -674,7 +788,7 @@ class Ensemble:
         """
         kind = check_choice("kind", kind, KINDS)
         E = self.size
-        hT = self._forward(x, carry_masks)  # (H, E, B)
+        hT = self._forward(x, carry_masks, hidden_masks=hidden_masks)  # (H, E, B)
         B = self._cache["B"]
         y = self._check_targets(targets, kind, E, B)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
