@@ -51,7 +51,7 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from . import lab, memory, stats, tasks
+from . import diagnostics, lab, memory, stats, tasks
 from .checks import (
     Check,
     check_choice,
@@ -694,8 +694,6 @@ class _Probe:
         self.values: dict[str, dict[tuple[int, int], float]] = {}
 
     def __call__(self, done: int, ens: Any) -> None:
-        from . import diagnostics  # noqa: PLC0415  # the engine's measurements, needed only by a probed run
-
         measured = diagnostics.checkpoint(ens, self.task, self.inputs, self.targets)
         for name, column in measured.items():
             kept = self.values.setdefault(name, {})

@@ -32,11 +32,11 @@ def render(tmp_path, text: str) -> str:
     return Renderer(tmp_path).render(one(text)).content.decode()
 
 
-SWEEP = 'models=["rnn", "lstm:0", "lstm:1"] short_lags=[1, 2] long_lags=[2] seeds=2 hidden=4 budgets=[25, 50] threshold=0.5 extend_to=3'
+SWEEP = 'models=["rnn", "lstm:0", "lstm:1"] short_lags=[1, 2] long_lags=[1, 2] seeds=2 hidden=4 budgets=[25, 50] threshold=0.5 extend_to=3'
 ARGS = dict(
     models=["rnn", "lstm:0", "lstm:1"],
     short_lags=[1, 2],
-    long_lags=[2],
+    long_lags=[1, 2],
     seeds=2,
     hidden=4,
     budgets=[25, 50],
@@ -66,11 +66,7 @@ def test_the_horizon_table_gives_the_start_and_the_lag_learned_within_each_budge
             fit = res.fit(spec, b)
             words = values["fits"][spec.key][f"u{b}"]
             assert (words["x50"] is None) == (fit.x50 is None)
-            assert (
-                rows[[s.key for s in res.sweep.models].index(spec)][3 if b == 25 else 4]
-                .strip()
-                .startswith(words["text"])
-            )
+            assert rows[list(res.sweep.models).index(spec)][3 if b == 25 else 4].strip().startswith(words["text"])
 
 
 def test_the_sweep_values_are_the_outcomes_of_the_runs():
@@ -131,7 +127,8 @@ def test_the_wilson_table_gives_every_count_its_interval(tmp_path):
 
 def test_the_heatmap_marks_the_starting_horizons(tmp_path):
     fig, values = mm.success_heatmap(**ARGS)
-    assert values["horizon"]["lstm1"] == pytest.approx(memory.horizon(memory.sigmoid(1.0)))
+    # every predicted horizon here (14.7 steps for b_f = 1) lies beyond the longest lag tried, 2
+    assert memory.horizon(memory.sigmoid(1.0)) > 2 and values["horizon"]["lstm1"] == "beyond"
     assert b"<path" in Renderer(tmp_path).render(one(f'<!-- figure: success_heatmap {SWEEP} caption="c" -->')).content
 
 
@@ -142,7 +139,7 @@ def test_the_survival_and_accuracy_figures_read_the_outcomes():
         o = res.outcome(spec, 2, 50)
         assert km["km"][spec.key]["lag2"]["by_long"] == pytest.approx(o.successes / o.n)
     with pytest.raises(ValueError, match="^lags must be lags of long_lags"):
-        mm.survival_curves(lags=[1], **ARGS)
+        mm.survival_curves(lags=[3], **ARGS)
     _, acc = mm.final_accuracy(**ARGS)
     assert acc["median"]["rnn"]["u25"]["lag1"] == pytest.approx(res.outcome("rnn", 1, 25).accuracy()[1])
 
@@ -173,10 +170,10 @@ def test_the_controls_compare_each_arm_with_its_pair(tmp_path):
     _, bias = mm.bias_sweep_table(biases=[0, 3], **small)
     assert bias["keep"]["b3"] == pytest.approx(float(memory.sigmoid(3.0)) ** 3)
     assert set(bias["adjacent"]) == {"b0-b3"}
-    _, drop = mm.dropout_table(keep=0.5, bias=1, **small)
-    assert drop["equivalent"] == pytest.approx(float(memory.bias_for_gate(memory.sigmoid(1.0) / 0.5)))
+    _, drop = mm.dropout_table(keep=0.9, bias=1, **small)
+    assert drop["equivalent"] == pytest.approx(float(memory.bias_for_gate(memory.sigmoid(1.0) / 0.9)))
     assert set(drop["counts"]) == {"none", "carry_step", "carry_sequence", "hidden_sequence", "equivalent"}
-    assert drop["survive_step"] == pytest.approx(0.125)
+    assert drop["survive_step"] == pytest.approx(0.9**3)
     _, sgd = mm.sgd_table(
         models=["rnn"], lags=[2], rates=[0.1, 1.0], calibration_lag=1, **{k: v for k, v in small.items() if k != "lag"}
     )
@@ -298,7 +295,7 @@ def test_the_pool_never_forks_this_process(monkeypatch, recorded):
         (mm.dropout_table, {"keep": 1.5}, "keep"),
         (mm.dropout_table, {"bias": "big"}, "bias"),
         (mm.sgd_table, {"rates": [0.1, 0]}, "rates[1]"),
-        (mm.input_bias_table, {"pairs": [["lstm:x", "rnn"]]}, "pairs[0]"),
+        (mm.input_bias_table, {"pairs": [["lstm:x", "rnn"]]}, "pairs[0][0]"),
     ],
 )
 def test_a_bad_argument_fails_naming_it(builder, args, name):
