@@ -771,7 +771,7 @@ class RecallRun:
         """Train the run (:func:`rnnmem.lab.train`); a pure function of the run."""
         task = tasks.recall(self.lag, self.alphabet)
         probe = _probe(task, self.seeds, self.probe, self.design.eval_size) if self.probe else None
-        extra = {} if self.model.input_bias is None else {"input_bias": self.model.input_bias}
+        extra: dict[str, Any] = {} if self.model.input_bias is None else {"input_bias": self.model.input_bias}
         result = lab.train(
             task,
             self.model.cell,

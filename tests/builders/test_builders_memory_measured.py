@@ -361,4 +361,4 @@ def test_a_sweep_over_the_same_models_reuses_the_same_runs():
     a = Sweep(["lstm:1", "rnn"], [2, 3], [3], (0, 1))  # type: ignore[arg-type]  # texts and lists, converted on purpose
     b = Sweep([ModelSpec("lstm", 1.0), "rnn"], (2, 3), (3,), [0, 1])  # type: ignore[arg-type]  # a text and a list, converted on purpose
     assert a.first_runs() == b.first_runs() and {hash(r) for r in a.first_runs()} == {hash(r) for r in b.first_runs()}
-    assert a.run("rnn", 2, 300) == RecallRun("rnn", 2, (0, 1), a.design)
+    assert a.run("rnn", 2, 300) == RecallRun("rnn", 2, (0, 1), a.design)  # type: ignore[arg-type]  # converted on purpose

@@ -206,8 +206,8 @@ def test_a_recall_run_trains_what_lab_train_trains_with_the_design():
 
 def test_the_probe_files_each_diagnostic_under_its_member_and_changes_nothing():
     design = Design(hidden=4, steps=10, eval_every=5, threshold=0.5)
-    probed = RecallRun("rnn", 2, (3, 1), design, probe=8).execute()
-    plain = RecallRun("rnn", 2, (3, 1), design, probe=0).execute()
+    probed = RecallRun("rnn", 2, (3, 1), design, probe=8).execute()  # type: ignore[arg-type]  # converted on purpose
+    plain = RecallRun("rnn", 2, (3, 1), design, probe=0).execute()  # type: ignore[arg-type]  # converted on purpose
     assert np.array_equal(probed.losses, plain.losses, equal_nan=True) and plain.diagnostics == {}
     rho = probed.diagnostics["spectral_radius"]
     assert rho.shape == (2, len(probed.eval_steps))
@@ -224,8 +224,8 @@ def test_the_first_updates_are_the_same_whatever_the_budget():
         Design(hidden=8, steps=60, eval_every=5, threshold=0.3),
     )
     for model in ("rnn", "lstm:1"):
-        a = RecallRun(model, 2, (0, 1, 2), short).execute()
-        b = RecallRun(model, 2, (0, 1, 2), long).execute()
+        a = RecallRun(model, 2, (0, 1, 2), short).execute()  # type: ignore[arg-type]  # converted on purpose
+        b = RecallRun(model, 2, (0, 1, 2), long).execute()  # type: ignore[arg-type]  # converted on purpose
         assert np.array_equal(a.losses[:, :20], b.losses[:, :20], equal_nan=True)
         k = len(a.eval_steps)
         assert np.array_equal(a.scores, b.scores[:, :k], equal_nan=True)
@@ -302,15 +302,15 @@ def fake_result(successes: int, n: int, budget: int, at: int) -> RunResult:
 
 def test_the_sweep_extends_each_grid_by_its_rule_and_reads_the_short_budget_from_the_long_runs():
     sweep = Sweep(
-        ["rnn", "lstm:2"],
+        ["rnn", "lstm:2"],  # type: ignore[arg-type]  # converted on purpose
         short_lags=(4, 8),
         long_lags=(8,),
-        seeds=range(4),
+        seeds=range(4),  # type: ignore[arg-type]  # converted on purpose
         design=SMALL,
         budgets=(10, 30),
         extend_step=4,
         extend_to=20,
-    )  # type: ignore[arg-type]  # converted on purpose
+    )
 
     def table(run: RecallRun) -> RunResult:
         # the RNN: 1 of 4 by update 5 up to lag 12, none beyond; the LSTM: 2 of 4 at update 20 up to lag 16
@@ -342,7 +342,7 @@ def test_the_sweep_extends_each_grid_by_its_rule_and_reads_the_short_budget_from
     with pytest.raises(ValueError, match="^models must be a non-empty list"):
         Sweep((), (1,), (1,))
     with pytest.raises(ValueError, match="^budgets must be two numbers of updates, short then long"):
-        Sweep(["rnn"], (1,), (1,), budgets=(30, 10))
+        Sweep(["rnn"], (1,), (1,), budgets=(30, 10))  # type: ignore[arg-type]  # converted on purpose
 
 
 def test_the_lag_learned_is_the_logistic_fit_of_the_counts():

@@ -252,7 +252,7 @@ def _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, exten
         tuple(long_lags),
         tuple(range(seeds)),
         _design(hidden, threshold),
-        tuple(budgets),  # type: ignore[arg-type]  # checked by Sweep
+        tuple(budgets),
         extend_to=extend_to,
     )
     return sweep.execute(runs)
@@ -275,7 +275,7 @@ def _horizons(res: SweepResult) -> dict:
     A gate's factor does not depend on the lag; chrono's does (its lifetimes scale with T = lag + 2)."""
     sweep = res.sweep
     hidden, seeds = sweep.design.hidden, sweep.seeds
-    out = {}
+    out: dict = {}
     for spec in sweep.models:
         lags = sorted(set(res.lags(spec, sweep.budgets[0])) | set(res.lags(spec, sweep.budgets[1])))
         if spec.init == "chrono":
@@ -849,7 +849,8 @@ def input_bias_table(
     specs = [ModelSpec.parse(m, f"pairs[{i}][{j}]") for i, pair in enumerate(pairs) for j, m in enumerate(pair)]
     outcomes = _control_runs(specs, lag, seeds, hidden, steps, threshold)
     by = dict(zip(specs, outcomes))
-    rows, values = [], {"lag": lag, "seeds": seeds, "steps": steps, "reach": {}, "counts": {}, "vs": {}, "median": {}}
+    rows: list = []
+    values: dict = {"lag": lag, "seeds": seeds, "steps": steps, "reach": {}, "counts": {}, "vs": {}, "median": {}}
     for i in range(0, len(specs), 2):
         a, b = specs[i], specs[i + 1]
         c = compare(by[b], by[a])
