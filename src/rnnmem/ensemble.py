@@ -57,7 +57,7 @@ naming the argument.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -67,7 +67,7 @@ from ._recurrent import Recurrent
 from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .gru import GRU  # noqa: F401  (the examples use it)
 
-__all__ = ["MODELS", "INITS", "KINDS", "Ensemble"]
+__all__ = ["MODELS", "INITS", "KINDS", "Ensemble", "OneHot"]
 
 MODELS = ("rnn", "gru", "lstm")
 """The cells (:data:`rnnmem.cells.NAMES`) an :class:`Ensemble` stacks: those with a stacked forward and
@@ -82,6 +82,17 @@ KINDS = ("classification", "regression")
 
 RECURRENT_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 READOUT_NAMES = ("readout_weight", "readout_bias")
+
+
+class OneHot(NamedTuple):
+    """Inputs that are one-hot vectors, given by the index of each one's single 1: ``ids`` ``(T, B)`` shared
+    by the members or ``(T, E, B)`` one batch per member, whole numbers below the input size.
+
+    ``Ensemble`` methods that take ``x`` take this too, and compute exactly what they compute from the
+    vectors themselves (``np.eye(D)[ids]``), without building them.
+    """
+
+    ids: np.ndarray
 
 
 def _seeds(seeds: Any) -> tuple:
@@ -308,16 +319,21 @@ class Ensemble:
     # [h_t; x_t; 1] for every member, (K, E, B) with K = H + D + 1, so that a step of all members is
     # ONE batched product with the stacked weights [W_hh, W_ih, b] (E, G H, K), giving every
     # pre-activation, biases included; in the backward pass the same rows give every weight and
-    # bias gradient, one product per step. Member e's matrix is the slice [:, e] of such an array,
-    # (rows, B) with a row stride of E B numbers: the products read and write it in place
-    # (:func:`_matmul`). A gate (or the state) of every member is then a block of rows, (H, E, B),
-    # ONE contiguous stretch of memory, so each elementwise operation of a step is a single pass
-    # over contiguous numbers (numpy runs those several times faster than strided ones).
+    # bias gradient, one product per step. Member e's matrix is the slice [:, e] of such an array, (rows, B) with a row stride of
+    # E B numbers: the products read and write it in place (:func:`_matmul`). A gate (or the state)
+    # of every member is then a block of rows, (H, E, B), ONE contiguous stretch of memory, so each
+    # elementwise operation of a step is a single pass over contiguous numbers (numpy runs those
+    # several times faster than strided ones).
     #
-    # Every nonlinearity is computed through one exp: sigma(z) = 1/(1 + exp(-z)) and
-    # tanh(z) = 2 sigma(2z) - 1 (numpy's tanh costs about three exps). The minus signs and the
-    # factors 2 are folded into the stacked weights (scaling by a power of two is exact), so a
-    # pre-activation comes out of the product already as -z or -2z.
+    # The LSTM's forward pass stacks its gate blocks in the order o|i|f|g (torch's is i|f|g|o), so
+    # that the three sigmoid gates are one block; its backward pass keeps torch's order, in which the
+    # three gates that dc_t drives (i, f, g) are one block.
+    #
+    # Nonlinearities, with the factors folded into the stacked weights (scaling by a power of two is
+    # exact), so that a pre-activation comes out of the product already scaled:
+    # * float64: through one exp, sigma(z) = 1/(1 + exp(-z)) and tanh(z) = 2/(1 + exp(-2z)) - 1
+    #   (numpy's float64 tanh costs about two exps);
+    # * float32: through one tanh, numpy's fastest float32 function, sigma(z) = (1 + tanh(z/2))/2.
 
     def _buffer(self, name: str, shape: tuple) -> np.ndarray:
         key = (name, shape)
@@ -326,9 +342,16 @@ class Ensemble:
             buf = self._workspace[key] = np.empty(shape, dtype=self.dtype)
         return buf
 
+    @property
+    def _through_tanh(self) -> bool:
+        """Whether the nonlinearities go through tanh (float32) or through exp (float64)."""
+        return self.dtype == np.float32
+
     def _rows(self, x: Any) -> tuple:
         """The (T + 1, K, E, B) array of rows [h_t; x_t; 1], with x filled in and h_0 = 0; and T, B."""
         D, E, H = self.input_size, self.size, self.hidden_size
+        if isinstance(x, OneHot):
+            return self._one_hot_rows(x)
         arr = np.asarray(x)
         if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
             raise ValueError(f"x must hold real numbers, got dtype {arr.dtype}")
@@ -348,11 +371,46 @@ class Ensemble:
         rows[:, H + D] = 1.0
         return rows, T, B
 
+    def _one_hot_rows(self, x: OneHot) -> tuple:
+        """_rows for one-hot inputs given by their indices: zeros, and a one where each index says."""
+        D, E, H = self.input_size, self.size, self.hidden_size
+        ids = np.asarray(x.ids)
+        if ids.dtype.kind not in "iu" or ids.ndim not in (2, 3) or min(ids.shape) < 1:
+            raise ValueError(
+                f"x.ids must be whole numbers of shape (T, B) shared by the members or (T, {E}, B), "
+                f"got {ids.dtype} of shape {ids.shape}"
+            )
+        if ids.ndim == 3 and ids.shape[1] != E:
+            raise ValueError(f"x.ids must have shape (T, B) or (T, {E}, B), got shape {ids.shape}")
+        if ids.min() < 0 or ids.max() >= D:
+            raise ValueError(
+                f"x.ids must be indices from 0 to {D - 1} (the input size), got {ids.min()} to {ids.max()}"
+            )
+        T, B = ids.shape[0], ids.shape[-1]
+        K = H + D + 1
+        rows = self._buffer("rows", (T + 1, K, E, B))
+        rows[0, :H] = 0.0
+        rows[:T, H : H + D] = 0.0
+        rows[:, H + D] = 1.0
+        key = ("one_hot_at", T, B)
+        at = self._workspace.get(key)
+        if at is None:  # where index 0 of step t, member e, sequence b goes in the flat rows
+            t, e, b = np.ogrid[:T, :E, :B]
+            at = self._workspace[key] = ((t * K + H) * E + e) * B + b
+        where = at + (ids if ids.ndim == 3 else ids[:, None, :]) * (E * B)
+        rows.reshape(-1)[where.reshape(-1)] = 1.0
+        return rows, T, B
+
     def _stacked(self, blocks: list, scale: np.ndarray) -> np.ndarray:
         """Row blocks [W_h, W_x, b] side by side, (E, rows, K), each row times its scale."""
         W = np.concatenate([blocks[0], blocks[1], blocks[2][:, :, None]], axis=2)
         W *= scale[:, None]
         return W
+
+    def _gate_rows(self, a: np.ndarray) -> np.ndarray:
+        """An (E, G H, ...) array of the LSTM's gate rows from torch's order i|f|g|o to the inside's o|i|f|g."""
+        H = self.hidden_size
+        return np.concatenate([a[:, 3 * H :], a[:, : 3 * H]], axis=1)
 
     # ------------------------------------------------------------------ forward
 
@@ -360,8 +418,8 @@ class Ensemble:
         """Run every member over its sequences; return the last hidden states ``(E, B, H)``.
 
         ``x`` is ``(T, B, D)`` (the same sequences for every member) or
-        ``(T, E, B, D)``; the state starts at zero. What :meth:`backward`
-        needs is kept until the next call.
+        ``(T, E, B, D)``, or a :class:`OneHot`; the state starts at zero. What
+        :meth:`backward` needs is kept until the next call.
 
         >>> ens = Ensemble("rnn", 1, 2, 1, seeds=[0, 1])
         >>> ens.forward(np.ones((4, 3, 1))).shape
@@ -387,7 +445,7 @@ class Ensemble:
         if hidden is not None:
             states = self._buffer("states", (T + 1, self.hidden_size, self.size, B))
             states[0] = 0.0
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             if self.model == "lstm":
                 cache = self._forward_lstm(rows, T, B, masks, keep, hidden, states)
             elif self.model == "gru":
@@ -413,16 +471,15 @@ class Ensemble:
     def _forward_rnn(self, rows, T, B, hidden=None, states=None):
         H = self.hidden_size
         p = self.params
+        tanh = self._through_tanh
         W = self._stacked(
             [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
-            np.full(H, -2.0, dtype=self.dtype),
+            np.full(H, 1.0 if tanh else -2.0, dtype=self.dtype),
         )
         for t in range(T):
             h_next = self._new_state(rows, t, hidden, states)
-            _matmul(W, rows[t], h_next)  # -2 z_t
-            _sigmoid_of_negated(h_next)  # sigma(2 z_t)
-            h_next *= 2.0
-            h_next -= 1.0  # h_t = tanh(z_t)
+            _matmul(W, rows[t], h_next)  # z_t (float32) or -2 z_t (float64)
+            _tanh(h_next, h_next, tanh)  # h_t = tanh(z_t)
             self._mask_state(rows, t, T, hidden, states)
         return {}
 
@@ -431,6 +488,7 @@ class Ensemble:
         # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
         E, H, D = self.size, self.hidden_size, self.input_size
         p = self.params
+        tanh = self._through_tanh
         W_ih, W_hh, b_ih, b_hh = p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]
         rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
         zero_h, zero_x = np.zeros((E, H, H), dtype=self.dtype), np.zeros((E, H, D), dtype=self.dtype)
@@ -440,23 +498,21 @@ class Ensemble:
                 np.concatenate([W_ih[:, rz], zero_x, W_ih[:, n]], axis=1),
                 np.concatenate([b_ih[:, rz] + b_hh[:, rz], b_hh[:, n], b_ih[:, n]], axis=1),
             ],
-            np.repeat(np.array([-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H),
+            np.repeat(np.array([0.5, 0.5, 1.0, 1.0] if tanh else [-1.0, -1.0, -2.0, -2.0], dtype=self.dtype), H),
         )
         kept = T if keep else 1
-        gates = self._buffer("gates", (kept, 4 * H, E, B))  # r | z | -2 (W_hn h + b_hn) | sigma(2 a_n)
+        gates = self._buffer("gates", (kept, 4 * H, E, B))  # r | z | s (W_hn h + b_hn) | s a_n, s = 1 or -2
         candidate = self._buffer("candidate", (kept, H, E, B))
         scratch = self._buffer("scratch", (H, E, B))
         for t in range(T):
             k = t if keep else 0
             g, n_t = gates[k], candidate[k]
             _matmul(W, rows[t], g)
-            _sigmoid_of_negated(g[: 2 * H])  # r_t, z_t
+            _sigmoid(g[: 2 * H], tanh)  # r_t, z_t
             np.multiply(g[:H], g[2 * H : 3 * H], out=scratch)
             a = g[3 * H :]
-            a += scratch  # -2 a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
-            _sigmoid_of_negated(a)
-            np.multiply(a, 2.0, out=n_t)
-            n_t -= 1.0  # n_t = tanh(a_n)
+            a += scratch  # s a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
+            _tanh(a, n_t, tanh)  # n_t = tanh(a_n)
             h_prev = rows[t, :H] if states is None else states[t]
             h_next = self._new_state(rows, t, hidden, states)
             np.subtract(h_prev, n_t, out=h_next)  # h_t = n + z (h_{t-1} - n)
@@ -477,16 +533,18 @@ class Ensemble:
         return np.ascontiguousarray(arr.transpose(0, 3, 1, 2), dtype=self.dtype)
 
     def _forward_lstm(self, rows, T, B, masks=None, keep=True, hidden=None, states=None):
-        # i, f, o come out as sigma(z); g as sigma(2z), whence the candidate tanh(z) = 2 sigma(2z) - 1,
-        # which then takes sigma(2z)'s place in `gates`.
+        # Gate blocks o|i|f|g: the sigmoid gates o, i, f, then the candidate g = tanh(z_g).
         E, H = self.size, self.hidden_size
         p = self.params
+        tanh = self._through_tanh
         W = self._stacked(
-            [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
-            np.repeat(np.array([-1.0, -1.0, -2.0, -1.0], dtype=self.dtype), H),
+            [self._gate_rows(p[k]) for k in ("weight_hh_l0", "weight_ih_l0")]
+            + [self._gate_rows(p["bias_ih_l0"] + p["bias_hh_l0"])],
+            np.repeat(np.array([0.5, 0.5, 0.5, 1.0] if tanh else [-1.0, -1.0, -1.0, -2.0], dtype=self.dtype), H),
         )
+        numerators = np.repeat(np.array([1.0, 1.0, 1.0, 2.0], dtype=self.dtype), H)[:, None, None]
         kept = T if keep else 1
-        gates = self._buffer("gates", (kept, 4 * H, E, B))  # i | f | g | o
+        gates = self._buffer("gates", (kept, 4 * H, E, B))  # o | i | f | g
         cell = self._buffer("cell", (T + 1 if keep else 2, H, E, B))
         tanh_cell = self._buffer("tanh_cell", (kept, H, E, B))
         written = self._buffer("written", (H, E, B))
@@ -496,24 +554,32 @@ class Ensemble:
             k, c_prev, c_next = (t, t, t + 1) if keep else (0, t % 2, (t + 1) % 2)
             g = gates[k]
             _matmul(W, rows[t], g)
-            _sigmoid_of_negated(g)  # i, f, sigma(2 z_g), o
-            candidate = g[2 * H : 3 * H]
-            candidate *= 2.0
-            candidate -= 1.0  # g_t
+            if tanh:
+                np.tanh(g, out=g)
+                sig = g[: 3 * H]
+                sig += 1.0
+                sig *= 0.5  # o, i, f = (1 + tanh(z/2)) / 2; g = tanh(z)
+            else:
+                np.exp(g, out=g)
+                g += 1.0
+                np.divide(numerators, g, out=g)  # o, i, f = 1/(1 + exp(-z)); 2/(1 + exp(-2 z_g))
+                g[3 * H :] -= 1.0  # g = tanh(z_g)
+            o, i, f, candidate = g[:H], g[H : 2 * H], g[2 * H : 3 * H], g[3 * H :]
             if masks is not None:  # dropout on the carry line:
                 np.multiply(masks[t], cell[c_prev], out=carried[t])  # f multiplies M_t c_{t-1}
                 c_prev_used = carried[t]
             else:
                 c_prev_used = cell[c_prev]
-            np.multiply(g[H : 2 * H], c_prev_used, out=cell[c_next])
-            np.multiply(g[:H], candidate, out=written)
+            np.multiply(f, c_prev_used, out=cell[c_next])
+            np.multiply(i, candidate, out=written)
             cell[c_next] += written  # c_t = f c_{t-1} + i g
             tc = tanh_cell[k]
-            np.multiply(cell[c_next], -2.0, out=tc)
-            _sigmoid_of_negated(tc)
-            tc *= 2.0
-            tc -= 1.0  # tanh(c_t)
-            np.multiply(g[3 * H :], tc, out=self._new_state(rows, t, hidden, states))  # h_t = o tanh(c_t)
+            if tanh:
+                np.tanh(cell[c_next], out=tc)
+            else:
+                np.multiply(cell[c_next], -2.0, out=tc)
+                _tanh(tc, tc, False)  # tanh(c_t)
+            np.multiply(o, tc, out=self._new_state(rows, t, hidden, states))  # h_t = o tanh(c_t)
             self._mask_state(rows, t, T, hidden, states)
         return {"gates": gates, "cell": cell, "tanh_cell": tanh_cell, "carried": carried}
 
@@ -583,6 +649,16 @@ class Ensemble:
         H, D = self.hidden_size, self.input_size
         return total[:, rows, :H], total[:, rows, H : H + D], total[:, rows, H + D]
 
+    def _chunks(self, T: int, rows_per_step: int, B: int):
+        """Spans of steps, last first, each small enough (about 2**18 numbers per array) to stay in cache.
+
+        The backward pass computes its coefficients one span at a time, from
+        the forward pass's stored values, just before the steps that use them.
+        """
+        chunk = max(1, min(T, 2**18 // (self.size * rows_per_step * B)))
+        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
+            yield start, min(start + chunk, T)
+
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, hidden, states = cache["rows"], cache["hidden"], cache["states"]
@@ -608,16 +684,6 @@ class Ensemble:
             "bias_hh_l0": d_b.copy(),
         }
 
-    def _chunks(self, T: int, rows_per_step: int, B: int):
-        """Spans of steps, last first, each small enough (about 2**18 numbers per array) to stay in cache.
-
-        The backward pass computes its coefficients one span at a time, from
-        the forward pass's stored values, just before the steps that use them.
-        """
-        chunk = max(1, min(T, 2**18 // (self.size * rows_per_step * B)))
-        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
-            yield start, min(start + chunk, T)
-
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
@@ -626,20 +692,27 @@ class Ensemble:
         d_rows = self._buffer("d_rows", (4 * H, E, B))
         kept = self._buffer("kept", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
+        state_scale = 1.0 if self._through_tanh else -0.5  # the forward pass kept s (W_hn h + b_hn), s = 1 or -2
         for start, stop in self._chunks(T, 4 * H, B):
             span = slice(start, stop)
             r, z, n = gates[span, :H], gates[span, H : 2 * H], candidate[span]
             # Gradients of the four row blocks' outputs = dh_t * coefficient, known from the forward pass.
             coef = self._buffer("coef", (stop - start, 4 * H, E, B))
             c_r, c_z, c_sn, c_n = (coef[:, k * H : (k + 1) * H] for k in range(4))
+            slope = self._buffer("slope", (stop - start, H, E, B))  # scratch, in place of temporaries
             np.multiply(n, n, out=c_n)
             np.subtract(1.0, c_n, out=c_n)
-            c_n *= 1.0 - z  # n's input part: (1 - z)(1 - n^2)
+            np.subtract(1.0, z, out=slope)
+            c_n *= slope  # n's input part: (1 - z)(1 - n^2)
             np.subtract(rows[span, :H] if states is None else states[span], n, out=c_z)
-            c_z *= z * (1.0 - z)  # z: (h_prev - n) z (1 - z)
+            slope *= z
+            c_z *= slope  # z: (h_prev - n) z (1 - z)
             np.multiply(c_n, gates[span, 2 * H : 3 * H], out=c_r)
-            c_r *= -0.5  # the forward pass kept -2 (W_hn h + b_hn)
-            c_r *= r * (1.0 - r)  # r: via r * (W_hn h + b_hn)
+            if state_scale != 1.0:
+                c_r *= state_scale
+            np.subtract(1.0, r, out=slope)
+            slope *= r
+            c_r *= slope  # r: via r * (W_hn h + b_hn)
             np.multiply(c_n, r, out=c_sn)  # W_hn h + b_hn sits inside r * (.)
             for t in range(stop - 1, start - 1, -1):
                 if norms is not None:
@@ -663,26 +736,27 @@ class Ensemble:
         }
 
     def _backward_lstm(self, cache, dh, norms):
+        # The forward pass kept the gates in the order o|i|f|g; the gradients of the pre-activations are
+        # in torch's order i|f|g|o, the three that dc_t drives first, as the weights' gradients are.
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, masks, hidden = cache["rows"], cache["gates"], cache["masks"], cache["hidden"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
-        d_pre = self._buffer("d_pre", (4 * H, E, B))
+        d_pre = self._buffer("d_pre", (4 * H, E, B))  # i | f | g | o
         dc = np.zeros((H, E, B), dtype=self.dtype)
         scratch = self._buffer("scratch", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
         for start, stop in self._chunks(T, 4 * H, B):
             span = slice(start, stop)
-            i, f, o = gates[span, :H], gates[span, H : 2 * H], gates[span, 3 * H :]
-            candidate, tanh_cell = gates[span, 2 * H : 3 * H], cache["tanh_cell"][span]
+            o, i_f = gates[span, :H], gates[span, H : 3 * H]
+            i, candidate, tanh_cell = gates[span, H : 2 * H], gates[span, 3 * H :], cache["tanh_cell"][span]
             # d(pre-activation) of i, f, g = dc_t * coefficient, of o = dh_t * coefficient:
             # the slope of the gate's nonlinearity times what the gate multiplies.
             coef = self._buffer("coef", (stop - start, 4 * H, E, B))
             c_i, c_f, c_g, c_o = (coef[:, k * H : (k + 1) * H] for k in range(4))
-            np.subtract(1.0, i, out=c_i)
-            c_i *= i
+            c_if = coef[:, : 2 * H]
+            np.subtract(1.0, i_f, out=c_if)
+            c_if *= i_f  # s (1 - s) of i and f
             c_i *= candidate  # i multiplies g
-            np.subtract(1.0, f, out=c_f)
-            c_f *= f
             c_f *= cache["carried"][span]  # f multiplies c_{t-1} (times its mask)
             np.multiply(candidate, candidate, out=c_g)
             np.subtract(1.0, c_g, out=c_g)
@@ -704,7 +778,7 @@ class Ensemble:
                     norms["c"][:, t] = _sequence_norms(dc)  # dL/dc_{t+1}, through every later step
                 np.multiply(coef[j, : 3 * H].reshape(3, H, E, B), dc, out=d_pre[: 3 * H].reshape(3, H, E, B))
                 np.multiply(c_o[j], dh, out=d_pre[3 * H :])
-                dc *= gates[t, H : 2 * H]
+                dc *= gates[t, 2 * H : 3 * H]  # f_t
                 if masks is not None:
                     dc *= masks[t]
                 self._accumulate(total, d_pre, rows[t])
@@ -832,11 +906,30 @@ class Ensemble:
         return np.asarray(check_finite("targets", y), dtype=self.dtype)
 
 
-def _sigmoid_of_negated(a: np.ndarray) -> None:
-    """Overwrite ``a = -z`` with sigma(z) = 1/(1 + exp(-z)) (exp may overflow to inf: sigma = 0)."""
-    np.exp(a, out=a)
-    a += 1.0
-    np.reciprocal(a, out=a)
+def _sigmoid(a: np.ndarray, through_tanh: bool) -> None:
+    """Overwrite ``a`` with sigma(z): from ``a = z/2``, (1 + tanh(z/2))/2; else from ``a = -z``, 1/(1 + exp(-z)).
+
+    (exp may overflow to inf: sigma = 0.)
+    """
+    if through_tanh:
+        np.tanh(a, out=a)
+        a += 1.0
+        a *= 0.5
+    else:
+        np.exp(a, out=a)
+        a += 1.0
+        np.divide(1.0, a, out=a)  # as np.reciprocal computes it, in one vectorized pass
+
+
+def _tanh(a: np.ndarray, out: np.ndarray, through_tanh: bool) -> None:
+    """``out`` = tanh(z): from ``a = z``, numpy's tanh; else from ``a = -2z``, 2/(1 + exp(-2z)) - 1 (``a`` is overwritten)."""
+    if through_tanh:
+        np.tanh(a, out=out)
+    else:
+        np.exp(a, out=a)
+        a += 1.0
+        np.divide(2.0, a, out=out)  # = 2 (1/a) exactly: the factor 2 is a power of two
+        out -= 1.0
 
 
 def _sequence_norms(dh: np.ndarray) -> np.ndarray:

@@ -58,7 +58,7 @@ import numpy as np
 
 from . import cells
 from .checks import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
-from .ensemble import INITS, MODELS, Ensemble
+from .ensemble import INITS, MODELS, Ensemble, OneHot
 from .tasks import Task
 from .train import Adam
 
@@ -281,13 +281,12 @@ def make_ensemble(
     )
 
 
-def evaluate(
-    ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray, chunk: int | None = None
-) -> np.ndarray:
+def evaluate(ensemble: Ensemble, task: Task, inputs: Any, targets: np.ndarray, chunk: int | None = None) -> np.ndarray:
     """Each member's score on one set of sequences, ``(E,)``: accuracy, or mean squared error.
 
-    ``inputs`` ``(T, N, D)`` and ``targets`` ``(N,)`` are shared by every
-    member; they are run ``chunk`` sequences at a time. The default depends
+    ``inputs`` ``(T, N, D)`` (or a :class:`~rnnmem.ensemble.OneHot` of ids
+    ``(T, N)``) and ``targets`` ``(N,)`` are shared by every member; they are
+    run ``chunk`` sequences at a time. The default depends
     on the sequences' length and the model's size, never on the number of
     members, so that a member scores the same, bit for bit, in any ensemble
     (a regression's sum of squares is summed chunk by chunk).
@@ -298,14 +297,19 @@ def evaluate(
     >>> evaluate(make_ensemble(task, "rnn", [0, 1], hidden=4), task, *batch).shape
     (2,)
     """
-    T, N = inputs.shape[:2]
+    T, N = (inputs.ids if isinstance(inputs, OneHot) else inputs).shape[:2]
     if chunk is None:
         gates = cells.GATES[ensemble.model]
         chunk = max(1, min(N, 2**17 // (T * gates * ensemble.hidden_size)))
     chunk = check_positive_int("chunk", chunk)
     total = np.zeros(ensemble.size)
     for start in range(0, N, chunk):
-        out = ensemble.predict(inputs[:, start : start + chunk])
+        part = (
+            OneHot(inputs.ids[:, start : start + chunk])
+            if isinstance(inputs, OneHot)
+            else inputs[:, start : start + chunk]
+        )
+        out = ensemble.predict(part)
         y = targets[start : start + chunk]
         with np.errstate(invalid="ignore", over="ignore"):
             if task.kind == "classification":
@@ -447,6 +451,8 @@ def train(
     )
     E, H = full.size, full.hidden_size
     held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
+    # One-hot inputs (recall) go to the ensemble as their indices: the same numbers, without the vectors.
+    held_out_x = OneHot(held_out.inputs.argmax(axis=2)) if task.one_hot else held_out.inputs
     if task.kind == "classification":
 
         def passed(score):
@@ -493,7 +499,7 @@ def train(
     def evaluation(done: int) -> None:
         score = retired_score.copy()
         if ens is not None:
-            score[members] = evaluate(ens, task, held_out.inputs, held_out.targets)
+            score[members] = evaluate(ens, task, held_out_x, held_out.targets)
         eval_steps.append(done)
         scores.append(score)
         for e in range(E):
@@ -513,7 +519,12 @@ def train(
     done = 0
     while done < steps:
         if ens is not None:
-            x, y = task.sample_each(batch, streams)  # (T, E, B, D), (E, B): each member's batch from its stream
+            # each member's batch from its own stream: inputs (T, E, B, D) or their one-hot indices (T, E, B)
+            if task.one_hot:
+                ids, y = task.sample_ids_each(batch, streams)
+                x: Any = OneHot(ids)
+            else:
+                x, y = task.sample_each(batch, streams)
             carry_masks = _masks(carry_keep, carry_mask, carry_streams, task.length, batch, H)
             hidden_masks = _masks(hidden_keep, hidden_mask, hidden_streams, task.length, batch, H)
             loss, norm = _update(ens, opt, x, y, task.kind, clip, live[members], carry_masks, hidden_masks)
@@ -525,7 +536,7 @@ def train(
             losses[members[ok], done] = loss[ok]
             grad_norms[members[ok], done] = norm[ok]
             if retire and bad.size:  # a diverged member leaves at once, with its score as it stopped
-                retired_score[members[bad]] = evaluate(ens.select(bad), task, held_out.inputs, held_out.targets)
+                retired_score[members[bad]] = evaluate(ens.select(bad), task, held_out_x, held_out.targets)
                 leave(bad)
         done += 1
         if progress is not None:

@@ -120,7 +120,39 @@ class Task:
         rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
         if self.name == "adding":
             return _adding_batches(n, self.length, rngs)
-        return _recall_batches(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        tokens = _recall_tokens_each(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        inputs = np.eye(self.input_size)[tokens.transpose(1, 0, 2)]  # one-hot rows, (T, S, n, K + 2)
+        return Batch(inputs, tokens[:, 0].copy())
+
+    @property
+    def one_hot(self) -> bool:
+        """Whether every input vector is one-hot (recall: a token), so that it can be given by its index."""
+        return self.name != "adding"
+
+    def sample_ids_each(self, n: int, seeds: Any) -> Batch:
+        """:meth:`sample_each` with each one-hot input vector given by the index of its 1 (:attr:`one_hot` tasks).
+
+        Returns ``Batch(ids (T, S, n) int64, targets (S, n))``, drawn from the
+        streams exactly as :meth:`sample_each` draws: its inputs are
+        ``np.eye(input_size)[ids]``, without the vectors being built.
+
+        >>> task = recall(lag=3, alphabet=4)
+        >>> ids, targets = task.sample_ids_each(2, [0, 1])
+        >>> ids.shape, bool((np.eye(task.input_size)[ids] == task.sample_each(2, [0, 1]).inputs).all())
+        ((5, 2, 2), True)
+        >>> adding(5).sample_ids_each(2, [0])
+        Traceback (most recent call last):
+        ...
+        ValueError: sample_ids_each needs one-hot inputs; the adding problem's are real numbers
+        """
+        if not self.one_hot:
+            raise ValueError("sample_ids_each needs one-hot inputs; the adding problem's are real numbers")
+        n = check_positive_int("n", n)
+        if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (list, tuple)) or not seeds:
+            raise ValueError(f"seeds must be a non-empty list of seeds, one per stream, got {seeds!r}")
+        rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
+        tokens = _recall_tokens_each(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        return Batch(tokens.transpose(1, 0, 2), tokens[:, 0].copy())
 
 
 def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
@@ -243,12 +275,12 @@ def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.G
     return Batch(inputs, tokens[0].copy())
 
 
-def _recall_batches(n: int, lag: int, alphabet: int, blank: bool, rngs: list) -> Batch:
+def _recall_tokens_each(n: int, lag: int, alphabet: int, blank: bool, rngs: list) -> np.ndarray:
+    """Token ids (S, T, n), stream s's batch drawn from ``rngs[s]``."""
     tokens = np.empty((len(rngs), lag + 2, n), dtype=np.int64)
     for k, rng in enumerate(rngs):
         _recall_tokens(tokens[k], lag, alphabet, blank, rng)
-    inputs = np.eye(alphabet + 2)[tokens.transpose(1, 0, 2)]  # one-hot rows, (T, S, n, K + 2)
-    return Batch(inputs, tokens[:, 0].copy())
+    return tokens
 
 
 def _adding_draw(n: int, length: int, rng: np.random.Generator) -> tuple:

@@ -422,3 +422,48 @@ def test_input_bias_is_applied_last_and_refused_outside_the_lstm():
     assert ens.input_bias == 0.5 and chrono.input_bias is None
     with pytest.raises(ValueError, match="input_bias sets the LSTM's input gate; model must be 'lstm', got 'rnn'"):
         Ensemble("rnn", 2, H, 1, seeds=[0], input_bias=0.0)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_float32_computes_the_same_equations_through_tanh(model):
+    """float32 runs its nonlinearities through tanh, float64 through exp: both are the single model's equations."""
+    rng = np.random.default_rng(10)
+    E, T, B, D, H = 2, 9, 5, 4, 6
+    ens64 = Ensemble(model, D, H, 3, seeds=[3, 4])
+    ens32 = Ensemble(model, D, H, 3, seeds=[3, 4], dtype=np.float32)
+    x = rng.normal(size=(T, E, B, D))
+    y = rng.integers(0, 3, size=(E, B))
+    masks = (rng.random((T, E, B, H)) < 0.8) / 0.8
+    loss64, grads64 = ens64.loss_and_grads(x, y, "classification", hidden_masks=masks)
+    loss32, grads32 = ens32.loss_and_grads(x, y, "classification", hidden_masks=masks)
+    assert grads32["weight_hh_l0"].dtype == np.float32
+    np.testing.assert_allclose(loss32, loss64, rtol=1e-5)
+    for name, g in grads64.items():
+        np.testing.assert_allclose(grads32[name], g, rtol=0, atol=2e-5 * np.abs(g).max(), err_msg=name)
+    h32 = ens32.forward(x)
+    for e in range(E):
+        outputs_and_state = ens64.member(e).forward(x[:, e])
+        np.testing.assert_allclose(h32[e], last_state(ens64.member(e), outputs_and_state), rtol=0, atol=1e-5)
+
+
+def test_one_hot_inputs_by_index_are_the_vectors_themselves():
+    from rnnmem.ensemble import OneHot
+
+    rng = np.random.default_rng(11)
+    E, T, B, D, H = 3, 6, 4, 5, 3
+    for model in MODELS:
+        ens = Ensemble(model, D, H, 2, seeds=[0, 1, 2])
+        ids = rng.integers(0, D, size=(T, E, B))
+        y = rng.integers(0, 2, size=(E, B))
+        by_vector = ens.loss_and_grads(np.eye(D)[ids], y, "classification")
+        by_index = ens.loss_and_grads(OneHot(ids), y, "classification")
+        assert np.array_equal(by_vector[0], by_index[0])
+        assert all(np.array_equal(by_vector[1][k], by_index[1][k]) for k in by_vector[1])
+        shared = rng.integers(0, D, size=(T, B))
+        assert np.array_equal(ens.predict(np.eye(D)[shared]), ens.predict(OneHot(shared)))
+    with pytest.raises(ValueError, match=r"x.ids must be indices from 0 to 4 \(the input size\), got 0 to 5"):
+        ens.forward(OneHot(np.array([[0, 5]])))
+    with pytest.raises(ValueError, match=r"x.ids must have shape \(T, B\) or \(T, 3, B\), got shape \(2, 2, 2\)"):
+        ens.forward(OneHot(np.zeros((2, 2, 2), dtype=int)))
+    with pytest.raises(ValueError, match="x.ids must be whole numbers of shape"):
+        ens.forward(OneHot(np.zeros((2, 2))))

@@ -250,6 +250,17 @@ def test_each_members_batches_are_what_its_stream_draws_alone(task):
             one = task.sample(5, seed=rng)
             assert np.array_equal(both.inputs[:, k], one.inputs) and np.array_equal(both.targets[k], one.targets)
     assert np.array_equal(task.sample_each(5, [1, 2]).inputs[:, 1], task.sample(5, seed=2).inputs)
+    if task.one_hot:  # the lab's draw: the same batches, each input vector by the index of its 1
+        by_index = [np.random.default_rng((s, 1)) for s in (3, 8, 3)]
+        by_vector = [np.random.default_rng((s, 1)) for s in (3, 8, 3)]
+        for _ in range(2):
+            ids, targets = task.sample_ids_each(5, by_index)
+            vectors = task.sample_each(5, by_vector)
+            assert np.array_equal(np.eye(task.input_size)[ids], vectors.inputs)
+            assert np.array_equal(targets, vectors.targets)
+    else:
+        with pytest.raises(ValueError, match="sample_ids_each needs one-hot inputs"):
+            task.sample_ids_each(5, [0])
     assert not np.array_equal(both.inputs[:, 0], both.inputs[:, 1])
     with pytest.raises(ValueError, match=r"seeds must be a non-empty list of seeds, one per stream, got \[\]"):
         task.sample_each(5, [])
