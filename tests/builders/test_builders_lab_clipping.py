@@ -1,0 +1,302 @@
+"""The clipping experiment's figure and table: small runs render what they claim, and every sentence the
+section builds from them says what the counts and tests say.
+
+The science (design, calibration, training loop, reading) is tested in tests/core/test_clip_lab.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+
+from rnnmem import clip_lab, stats
+from rnnmem.checks import check_arguments
+from rnnmem.clip_lab import ArmReading, ClipDesign, Divergence, Member, Rung
+from rnnmem.site.builders import lab_clipping as lc
+from rnnmem.site.builders import memory_measured as mm
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+
+UPDATES = 12
+ARGS = dict(length=6, hidden=3, batch=4, updates=UPDATES, seeds=3, exponents=[-1, 0, 6], eval_every=4, eval_size=32)
+TEXT = " ".join(f"{k}={v!r}".replace("'", '"') for k, v in ARGS.items())
+
+
+def one(text: str):
+    (d,) = find_directives(text, "docs/chapters/memory-measured.md")
+    return d
+
+
+def render(tmp_path, text: str) -> str:
+    return Renderer(tmp_path).render(one(text)).content.decode()
+
+
+def experiment():
+    """The small experiment both builders draw (its runs are shared through the lab's pool)."""
+    return lc._experiment("rnn", **{k: v for k, v in ARGS.items()}, success=0.4, diverge=10.0)
+
+
+# ---------------------------------------------------------------------------- the table and the figure
+
+
+def test_the_table_shows_every_rung_and_arm_with_its_counts_intervals_and_tests(tmp_path):
+    text = render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
+    lad, rungs, _ = experiment()
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines() if line.startswith("| ")][1:]
+    assert len(rows) == 2 * len(rungs)
+    for k, rung in enumerate(rungs):
+        first, second = rows[2 * k], rows[2 * k + 1]
+        assert first[0] == lc._rate(rung.rate) and second[0] == "" and second[6] == second[7] == ""
+        assert first[1] == f"{2.0 ** lad.design.exponents[k]:g}"
+        assert first[2] == "none" and second[2] == f"at {lad.clip:.2f}"
+        for row, arm in ((first, rung.unclipped), (second, rung.clipped)):
+            lo, hi = stats.wilson(arm.diverged, arm.n)
+            assert row[3] == f"{arm.diverged}/{arm.n} ({lo:.2f}–{hi:.2f})"
+            lo, hi = stats.wilson(arm.succeeded, arm.n)
+            assert row[4] == f"{arm.succeeded}/{arm.n} ({lo:.2f}–{hi:.2f})"
+            if arm.diverged == arm.n:
+                assert row[5] == "–"
+            else:
+                q1, median, q3 = stats.quartiles(arm.ratios)
+                assert row[5] == f"{median:.2f} ({q1:.2f}–{q3:.2f})"
+        assert first[6] == lc._p_tex(rung.p_diverged) and first[7] == lc._p_tex(rung.p_success)
+    # the rung of a step sixty-four times the edge: every unclipped network diverges
+    assert rungs[-1].unclipped.diverged == rungs[-1].unclipped.n
+
+
+def test_the_figure_draws_the_rung_the_rule_picks(tmp_path):
+    svg = render(tmp_path, f'<!-- figure: clipping_curves {TEXT} caption="c" alt="a" -->')
+    assert svg.lstrip().startswith("<?xml") or "<svg" in svg
+    _, values = lc.clipping_curves(**ARGS)
+    lad, rungs, _ = experiment()
+    chosen = clip_lab.figure_rung(rungs)
+    assert values["figure_rung"] == chosen and values["rate_text"] == lc._rate(rungs[chosen].rate)
+    assert values["figure_free_diverged"] == rungs[chosen].unclipped.diverged
+    assert values["figure_clipped_diverged"] == rungs[chosen].clipped.diverged
+    assert values["window"] == max(1, -(-UPDATES // lc.FIGURE_WINDOWS))
+
+
+def test_the_figure_and_the_table_share_their_runs(tmp_path, monkeypatch):
+    render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
+    monkeypatch.setattr(mm, "_execute", lambda run: pytest.fail(f"trained {run} again"))
+    render(tmp_path / "other", f'<!-- figure: clipping_curves {TEXT} caption="c" -->')
+
+
+# ---------------------------------------------------------------------------- the values the prose reads
+
+
+def test_the_values_are_the_design_the_calibration_and_the_counts():
+    _, values = lc.clipping_counts(**ARGS)
+    lad, rungs, _ = experiment()
+    d, cal = lad.design, lad.calibration
+    assert cal is not None
+    assert (values["length"], values["hidden"], values["batch"], values["updates"]) == (6, 3, 4, 12)
+    # "the unclipped arm trains seeds 0 to ..., the clipped arm seeds ... to ..."
+    assert d.arm_seeds("unclipped") == tuple(range(values["last_free_seed"] + 1))
+    assert d.arm_seeds("clipped") == tuple(range(values["first_clipped_seed"], values["last_clipped_seed"] + 1))
+    assert values["networks"] == len(cal.seeds) == 2 * d.seeds
+    # "the first marked value, far_start to far_end steps back"
+    assert values["far_start"] == d.length // 2 and values["far_end"] == d.length - 1
+    # "descent is stable at the start below 2 / lambda, the edge; the ladder takes these multiples of it"
+    assert values["sharpness"] == cal.sharpness_median and values["edge"] == 2 / cal.sharpness_median
+    assert values["rates"] == lc._join([lc._rate(cal.edge * 2.0**k) for k in d.exponents])
+    assert values["multiples"] == lc._join([f"{2.0**k:g}" for k in d.exponents])
+    assert values["clip"] == lad.clip == cal.clip
+    assert values["r2"] == pytest.approx(1 - d.success)
+    assert values["level"] == clip_lab.detection_level(len(rungs)) and values["alpha"] == clip_lab.ALPHA
+    assert values["free_diverged"] == sum(r.unclipped.diverged for r in rungs)
+    assert values["clipped_diverged"] == sum(r.clipped.diverged for r in rungs)
+    assert values["free_succeeded"] == sum(r.unclipped.succeeded for r in rungs)
+    assert values["clipped_succeeded"] == sum(r.clipped.succeeded for r in rungs)
+    assert values["runs"] == len(rungs) * d.seeds
+    for arm in ("unclipped", "clipped"):
+        medians = [getattr(r, arm).quartiles[1] for r in rungs if getattr(r, arm).quartiles is not None]
+        assert values["median_low"][arm] == min(medians) and values["median_high"][arm] == max(medians)
+    for k, r in enumerate(rungs):
+        assert f"{r.unclipped.diverged} at {lc._rate(r.rate)}" in values["free_by_rate"]
+        assert values["diverged"][f"r{k}"] == [r.unclipped.diverged, r.clipped.diverged]
+        assert values["p_diverged"][f"r{k}"] == r.p_diverged
+
+
+# ---------------------------------------------------------------------------- the sentences
+
+
+def arm(name: str, diverged: int, succeeded: int, n: int = 20) -> ArmReading:
+    return ArmReading(
+        arm=name,
+        n=n,
+        diverged=diverged,
+        succeeded=succeeded,
+        diverged_interval=stats.wilson(diverged, n),
+        success_interval=stats.wilson(succeeded, n),
+        ratios=np.linspace(0.5, 1.0, n - diverged),
+        quartiles=None,
+        outcomes=("diverged",) * diverged + ("succeeded",) * succeeded + ("trained",) * (n - diverged - succeeded),
+        members=tuple(Member(s, 0.1) for s in range(n)),
+    )
+
+
+def rung(rate: float, free: tuple[int, int], clipped: tuple[int, int], n: int = 20) -> Rung:
+    a, b = arm("unclipped", *free, n=n), arm("clipped", *clipped, n=n)
+    return Rung(
+        exponent=0,
+        rate=rate,
+        unclipped=a,
+        clipped=b,
+        p_diverged=stats.fisher_exact(a.diverged, n, b.diverged, n),
+        p_success=stats.fisher_exact(a.succeeded, n, b.succeeded, n),
+    )
+
+
+LEVEL = clip_lab.detection_level(3)
+
+
+def test_no_detectable_difference_is_said_where_fisher_says_so():
+    rungs = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (3, 0), (1, 0)), rung(0.4, (5, 2), (4, 2))]
+    assert all(r.p_diverged >= LEVEL for r in rungs)
+    sentence = lc._differences(rungs, "diverged", LEVEL)
+    smallest = min(r.p_diverged for r in rungs)
+    assert sentence == f"There is no detectable difference at any rate (p ≥ {lc._p(smallest)})"
+    assert lc._differences(rungs[:1], "succeeded", LEVEL) == "There is no detectable difference at any rate (p = 1)"
+    assert lc._verdict(rungs, LEVEL) == (
+        "made no detectable difference to diverging and made no detectable difference to learning"
+    )
+
+
+def test_a_detectable_difference_is_named_with_its_direction_and_its_p():
+    rungs = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (20, 0), (1, 0)), rung(0.4, (0, 0), (19, 0))]
+    sentence = lc._differences(rungs, "diverged", LEVEL)
+    assert sentence.startswith(
+        f"Fewer networks diverged with clipping at learning rate 0.2 (p = {lc._p(rungs[1].p_diverged)})"
+    )
+    assert f"more networks diverged with clipping at learning rate 0.4 (p = {lc._p(rungs[2].p_diverged)})" in sentence
+    assert sentence.endswith("there is no detectable difference at 0.1 (p = 1)")
+    verdict = lc._verdict(rungs, LEVEL)
+    assert verdict.startswith("kept networks from diverging at learning rate 0.2")
+    assert "made more networks diverge at learning rate 0.4" in verdict
+    assert verdict.endswith("made no detectable difference to learning")
+
+
+def test_learning_is_worded_from_the_success_counts():
+    rungs = [rung(0.1, (0, 2), (0, 18)), rung(0.2, (0, 0), (0, 0))]
+    level = clip_lab.detection_level(2)
+    assert rungs[0].p_success < level
+    assert lc._differences(rungs, "succeeded", level).startswith(
+        "More networks learned with clipping at learning rate 0.1"
+    )
+    assert "made more networks learn at learning rate 0.1" in lc._verdict(rungs, level)
+
+
+def test_the_figure_rule_is_worded_from_its_p():
+    rungs = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (9, 0), (1, 0))]
+    chosen = clip_lab.figure_rung(rungs)
+    assert chosen == 1 and f"(p = {lc._p(rungs[1].p_diverged)})" in lc._figure_rule(rungs, chosen, LEVEL)
+    flat = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (2, 0), (2, 0))]
+    assert lc._figure_rule(flat, clip_lab.figure_rung(flat), LEVEL).startswith("the lowest rate")
+
+
+def test_p_values_are_printed_to_two_digits_and_small_ones_as_powers_of_ten():
+    assert lc._p(0.4857) == "0.49" and lc._p(1.0) == "1" and lc._p(7.7e-07) == "7.7 × 10⁻⁷"
+    assert lc._p_tex(7.7e-07) == "\\(7.7 \\times 10^{-7}\\)" and lc._p_tex(0.012) == "0.012"
+
+
+def divergence(sigma_last: list[float]) -> Divergence:
+    n = len(sigma_last)
+    first = np.tile([0.1, 0.1, 0.1, 0.7], (n, 1))
+    last = np.tile([0.6, 0.1, 0.1, 0.2], (n, 1))
+    return Divergence(
+        members=tuple(Member(s, 1.0) for s in range(n)),
+        updates=np.arange(5, 5 + n),
+        shares_first=first,
+        shares_last=last,
+        sigma_start=np.full(n, 0.6),
+        sigma_last=np.array(sigma_last),
+    )
+
+
+@pytest.mark.parametrize(
+    "sigma, says",
+    [
+        ([0.7, 0.8, 0.9], "what threw these networks was the size of a step, not a gradient exploding"),
+        ([1.2, 1.5, 3.0], "the condition for an explosion through time held, though it does not prove one"),
+        ([0.9, 1.5, 3.0], "Only for those 2 could the recurrence stretch a gradient"),
+    ],
+)
+def test_the_diagnosis_says_what_the_spectral_norms_allow(monkeypatch, sigma, says):
+    r = rung(0.3, (3, 0), (0, 0))
+    monkeypatch.setattr(clip_lab, "divergences", lambda reading, results: divergence(sigma))
+    values = lc._diagnosis(r, {})
+    assert says in values["meaning"]
+    assert values["above_one"] == sum(s > 1 for s in sigma)
+    words = values["words"]
+    assert words.startswith(f"Without clipping, 3 of {r.unclipped.n} networks diverged there, between updates 5 and 7")
+    assert "carried a median 60% of the squared gradient norm and the readout 20%, against 10% and 70%" in words
+    assert "the recurrent share had grown" in words
+    assert f"median {np.median(sigma):.2f}, from 0.60 at the start" in words
+
+
+def test_the_diagnosis_reads_real_divergences():
+    lad, rungs, results = experiment()
+    top = rungs[-1]
+    values = lc._diagnosis(top, results)
+    div = clip_lab.divergences(top.unclipped, results)
+    assert values["diverged"] == len(div.members) == top.unclipped.n
+    assert values["above_one"] == int(np.sum(div.sigma_last > 1))
+    rec = clip_lab.GROUPS.index("recurrent")
+    assert values["recurrent_last"] == float(np.nanmedian(div.shares_last[:, rec]))
+    assert re.search(r"carried a median \d+% of the squared gradient norm", values["words"])
+    quiet = dataclasses.replace(
+        top, unclipped=dataclasses.replace(top.unclipped, outcomes=("trained",) * top.unclipped.n)
+    )
+    assert lc._diagnosis(quiet, results)["words"] == "No network diverged there without clipping."
+
+
+# ---------------------------------------------------------------------------- bad arguments
+
+
+@pytest.mark.parametrize(
+    "args, name",
+    [
+        ({"model": "cnn"}, "model"),
+        ({"length": 1}, "length"),
+        ({"seeds": 0}, "seeds"),
+        ({"exponents": [0.5]}, "exponents[0]"),
+        ({"exponents": []}, "exponents"),
+        ({"success": -1}, "success"),
+        ({"updates": 0}, "updates"),
+    ],
+)
+def test_a_bad_argument_fails_naming_it(args, name):
+    with pytest.raises(ValueError) as info:
+        check_arguments(lc.clipping_counts, args)
+    assert str(info.value).startswith(f"{name} must")
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("success=1.5", "success must be a ratio to the baseline in (0, 1), got 1.5"),
+        ("diverge=0.5", "diverge must be a ratio to the baseline above 1, got 0.5"),
+        ("exponents=[1, 0]", "exponents must be increasing and distinct, got (1, 0)"),
+    ],
+)
+def test_a_relation_the_signature_cannot_state_fails_the_build_naming_it(tmp_path, text, says):
+    with pytest.raises(DirectiveError) as info:
+        Renderer(tmp_path).render(one(f"<!-- table: clipping_counts {text} -->"))
+    assert says in str(info.value)
+
+
+def test_the_design_the_directives_default_to_is_the_core_design():
+    d = lc.clipping_counts.__wrapped__ if hasattr(lc.clipping_counts, "__wrapped__") else lc.clipping_counts
+    import inspect
+
+    defaults = {k: p.default for k, p in inspect.signature(d).parameters.items()}
+    design = ClipDesign(
+        model=defaults["model"],
+        **{k: v for k, v in defaults.items() if k not in ("model", "exponents")},
+        exponents=tuple(defaults["exponents"]),
+    )
+    assert dataclasses.replace(design, calibration=clip_lab.DESIGN.calibration) == clip_lab.DESIGN
