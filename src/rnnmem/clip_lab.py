@@ -118,10 +118,13 @@ __all__ = [
     "figure_rung",
     "top_singular_value",
     "ALPHA",
+    "EXPLOSION",
     "detection_level",
     "Divergence",
     "divergences",
+    "gradient_reach",
     "window_quantiles",
+    "log_windows",
 ]
 
 GROUPS = ("recurrent", "biases", "input", "readout")
@@ -851,6 +854,12 @@ ALPHA = 0.05
 """The family-wise level at which a difference between the arms is called detectable (see :func:`detection_level`)."""
 
 
+EXPLOSION = 2.0
+r"""A gradient *explodes through time* here when, going back, it reaches at least this many times its size at
+the last step: an entry of :func:`gradient_reach` of 2 or more. Growth that compounds from step to step
+passes any such factor within a few steps; a gradient that merely holds its size (entries near 1) does not."""
+
+
 def detection_level(rungs: int) -> float:
     """The level at which one rung's Fisher p counts as a detectable difference: :data:`ALPHA` over the rungs.
 
@@ -886,6 +895,10 @@ class Divergence:
     sigma_last: np.ndarray
     """``(n,)``: the largest singular value of :math:`W_{hh}` when the member left (before the step it did
     not take)."""
+    reach_start: np.ndarray
+    """``(n, T)``: :func:`gradient_reach` of each member at the start."""
+    reach_last: np.ndarray
+    """``(n, T)``: :func:`gradient_reach` of each member with the weights it had when it left."""
 
 
 def _shares(norms: np.ndarray) -> np.ndarray:
@@ -893,8 +906,38 @@ def _shares(norms: np.ndarray) -> np.ndarray:
     return squares / squares.sum()
 
 
+def gradient_reach(
+    design: ClipDesign, seeds: Sequence[int], params: Mapping[str, np.ndarray] | None = None
+) -> np.ndarray:
+    r"""How much of the gradient at the last step reaches each step back: ``(n, T)``, distance 0 first.
+
+    Entry :math:`k` of row :math:`e` is :math:`\|\partial\ell/\partial h_{T-k}\| /
+    \|\partial\ell/\partial h_T\|` for network :math:`e`
+    (:func:`rnnmem.lab.gradient_by_step`, float64, on 256 sequences of the
+    task drawn with seed 1, as :func:`rnnmem.experiments.gradient_reach`
+    draws them). A gradient that explodes through time grows as it goes back
+    (entries above 1); one that vanishes shrinks. The networks are those of
+    ``seeds`` (:func:`untrained`), or carry ``params`` (stacked like
+    :attr:`ClipResult.params`, one row per seed).
+
+    >>> reach = gradient_reach(ClipDesign(length=5, hidden=3), [0, 1])
+    >>> reach.shape, reach[:, 0].tolist()
+    ((2, 5), [1.0, 1.0])
+    """
+    ens = untrained(design, list(seeds))
+    if params is not None:
+        for name, p in ens.params.items():
+            p[...] = params[name]
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = lab.gradient_by_step(ens, design.task, n=256, seed=1)
+        return norms[:, ::-1] / norms[:, -1:]
+
+
 def divergences(reading: ArmReading, results: Mapping[Any, ClipResult]) -> Divergence:
-    r"""The members of ``reading`` that diverged, with their gradient shares and :math:`\|W_{hh}\|_2`.
+    r"""The members of ``reading`` that diverged: gradient shares, :math:`\|W_{hh}\|_2` and :func:`gradient_reach`.
+
+    ``results`` are the results of one design's runs, keyed by run (the
+    design is read from the keys).
 
     >>> d = ClipDesign(length=4, hidden=2, updates=3, seeds=2, exponents=(0,), parts=1)
     >>> lad = ClipLadder(d, rates=(1e6,), clip=1.0)
@@ -902,10 +945,16 @@ def divergences(reading: ArmReading, results: Mapping[Any, ClipResult]) -> Diver
     >>> div = divergences(lad.read(results)[0].unclipped, results)
     >>> len(div.members), div.shares_first.shape, bool(np.allclose(div.shares_first.sum(axis=1), 1))
     (2, (2, 4), True)
+    >>> div.reach_last.shape
+    (2, 4)
     """
     by_member = {m: r for r in results.values() for m in r.members}
+    designs = {run.design for run in results}
+    if len(designs) != 1:
+        raise ValueError(f"results must come from runs of one design, got {len(designs)} designs")
+    (design,) = designs
     chosen = [m for m, o in zip(reading.members, reading.outcomes) if o == "diverged"]
-    updates, first, last, s0, s1 = [], [], [], [], []
+    updates, first, last, s0, s1, left = [], [], [], [], [], []
     for m in chosen:
         r = by_member[m]
         i = r.index(m)
@@ -916,7 +965,14 @@ def divergences(reading: ArmReading, results: Mapping[Any, ClipResult]) -> Diver
         last.append(_shares(r.norms[i, :, finite[0]]) if finite else np.full(len(GROUPS), np.nan))
         s0.append(r.sigma[i, 0])
         s1.append(r.sigma[i, 1])
+        left.append({name: p[i] for name, p in r.params.items()})
     n = len(chosen)
+    seeds = [m.seed for m in chosen]
+    if n:
+        reach_start = gradient_reach(design, seeds)
+        reach_last = gradient_reach(design, seeds, {name: np.stack([p[name] for p in left]) for name in PARAM_GROUPS})
+    else:
+        reach_start = reach_last = np.zeros((0, design.length))
     return Divergence(
         members=tuple(chosen),
         updates=np.array(updates, dtype=int),
@@ -924,31 +980,47 @@ def divergences(reading: ArmReading, results: Mapping[Any, ClipResult]) -> Diver
         shares_last=np.array(last).reshape(n, len(GROUPS)),
         sigma_start=np.array(s0, dtype=float),
         sigma_last=np.array(s1, dtype=float),
+        reach_start=reach_start,
+        reach_last=reach_last,
     )
 
 
-def window_quantiles(values: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Quantiles of ``values`` ``(members, updates)`` over windows of ``width`` updates: the window
-    centres ``(W,)`` and ``(W, 4)``: lower quartile, median, upper quartile and maximum.
+def log_windows(updates: int, windows: int) -> np.ndarray:
+    """Window edges for :func:`window_quantiles` that widen geometrically: about ``windows`` windows over
+    updates 1 to ``updates``, each at least one update wide (so the first updates stay apart).
 
-    Each window pools every finite value of every member in it (NaN marks a
-    member that has left); a window with none gives NaN. Updates are counted
-    from 1, so window ``w`` covers updates ``w width + 1`` to ``(w + 1) width``.
+    >>> log_windows(100, 5).tolist()
+    [1, 2, 3, 6, 16, 40, 101]
+    """
+    updates = check_positive_int("updates", updates)
+    windows = check_positive_int("windows", windows)  # the first windows // 5 updates get one window each
+    edges = np.unique(np.round(np.geomspace(1, updates + 1, windows + 1)).astype(int))
+    return np.unique(np.concatenate([np.arange(1, min(updates + 1, windows // 5 + 1) + 1), edges]))
 
-    >>> centres, q = window_quantiles(np.arange(1.0, 9.0).reshape(2, 4), 2)
+
+def window_quantiles(values: np.ndarray, edges: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Quantiles of ``values`` ``(members, updates)`` over windows of updates: the window centres ``(W,)``
+    and ``(W, 4)``: lower quartile, median, upper quartile and maximum.
+
+    Updates are counted from 1 (column ``u - 1`` is update ``u``); window
+    ``w`` holds updates ``edges[w]`` to ``edges[w + 1] - 1``. Each window
+    pools every finite value of every member in it (NaN marks a member that
+    has left); a window with none gives NaN.
+
+    >>> centres, q = window_quantiles(np.arange(1.0, 9.0).reshape(2, 4), [1, 3, 5])
     >>> centres.tolist(), q[:, 1].tolist(), q[:, 3].tolist()
     ([1.5, 3.5], [3.5, 5.5], [6.0, 8.0])
     """
     values = np.asarray(values, dtype=np.float64)
-    width = check_positive_int("width", width)
-    U = values.shape[1]
-    starts = np.arange(0, U, width)
-    out = np.full((starts.size, 4), np.nan)
-    for w, a in enumerate(starts):
-        block = values[:, a : a + width]
+    edges = [check_positive_int(f"edges[{k}]", e) for k, e in enumerate(edges)]
+    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"edges must be at least two increasing update numbers, got {edges!r}")
+    out = np.full((len(edges) - 1, 4), np.nan)
+    for w, (a, b) in enumerate(zip(edges, edges[1:])):
+        block = values[:, a - 1 : b - 1]
         block = block[np.isfinite(block)]
         if block.size:
             out[w, :3] = np.quantile(block, [0.25, 0.5, 0.75])
             out[w, 3] = block.max()
-    centres = np.array([(a + 1 + min(a + width, U)) / 2 for a in starts])
+    centres = np.array([(a + b - 1) / 2 for a, b in zip(edges, edges[1:])])
     return centres, out

@@ -76,7 +76,7 @@ def test_the_figure_draws_the_rung_the_rule_picks(tmp_path):
     assert values["figure_rung"] == chosen and values["rate_text"] == lc._rate(rungs[chosen].rate)
     assert values["figure_free_diverged"] == rungs[chosen].unclipped.diverged
     assert values["figure_clipped_diverged"] == rungs[chosen].clipped.diverged
-    assert values["window"] == max(1, -(-UPDATES // lc.FIGURE_WINDOWS))
+    assert values["windows"] == len(clip_lab.log_windows(UPDATES, lc.FIGURE_WINDOWS)) - 1
 
 
 def test_the_figure_and_the_table_share_their_runs(tmp_path, monkeypatch):
@@ -203,39 +203,75 @@ def test_p_values_are_printed_to_two_digits_and_small_ones_as_powers_of_ten():
     assert lc._p_tex(7.7e-07) == "\\(7.7 \\times 10^{-7}\\)" and lc._p_tex(0.012) == "0.012"
 
 
-def divergence(sigma_last: list[float]) -> Divergence:
-    n = len(sigma_last)
-    first = np.tile([0.1, 0.1, 0.1, 0.7], (n, 1))
-    last = np.tile([0.6, 0.1, 0.1, 0.2], (n, 1))
+def divergence(peaks: list[float], T: int = 10) -> Divergence:
+    """Synthetic divergences: network e's gradient shrinks going back, but peaks at ``peaks[e]`` at distance 2."""
+    n = len(peaks)
+    reach = np.tile(0.5 ** np.arange(T), (n, 1))
+    reach_last = reach.copy()
+    reach_last[:, 2] = peaks
     return Divergence(
         members=tuple(Member(s, 1.0) for s in range(n)),
         updates=np.arange(5, 5 + n),
-        shares_first=first,
-        shares_last=last,
+        shares_first=np.tile([0.1, 0.1, 0.1, 0.7], (n, 1)),
+        shares_last=np.tile([0.6, 0.1, 0.1, 0.2], (n, 1)),
         sigma_start=np.full(n, 0.6),
-        sigma_last=np.array(sigma_last),
+        sigma_last=np.full(n, 1.25),
+        reach_start=reach,
+        reach_last=reach_last,
     )
 
 
 @pytest.mark.parametrize(
-    "sigma, says",
+    "peaks, exponent, says",
     [
-        ([0.7, 0.8, 0.9], "what threw these networks was the size of a step, not a gradient exploding"),
-        ([1.2, 1.5, 3.0], "the condition for an explosion through time held, though it does not prove one"),
-        ([0.9, 1.5, 3.0], "Only for those 2 could the recurrence stretch a gradient"),
+        (
+            [0.7, 0.8, 0.9],
+            1,
+            "No gradient exploded through time: none grew, going back, to 2 times its size at the last step. "
+            "What threw these networks was the size of a step, at a learning rate above the edge of stability.",
+        ),
+        ([1.2, 1.5, 1.9], 0, "No gradient exploded through time"),
+        ([1.2, 1.5, 1.9], 0, "the size of a step, at the edge of stability."),
+        (
+            [2.5, 3.0, 4.0],
+            1,
+            "For every one of them the gradient grew, going back, to 2 times its size at the last "
+            "step or more: an explosion through time.",
+        ),
+        (
+            [0.9, 1.5, 3.0],
+            -1,
+            "For 1 of them the gradient grew, going back, to 2 times its size at the last step or more, an explosion "
+            "through time; for the other 2 it did not, and what threw them was the size of a step, below the edge "
+            "of stability.",
+        ),
     ],
 )
-def test_the_diagnosis_says_what_the_spectral_norms_allow(monkeypatch, sigma, says):
-    r = rung(0.3, (3, 0), (0, 0))
-    monkeypatch.setattr(clip_lab, "divergences", lambda reading, results: divergence(sigma))
+def test_the_diagnosis_says_what_the_gradient_reaching_back_shows(monkeypatch, peaks, exponent, says):
+    r = dataclasses.replace(rung(0.3, (3, 0), (0, 0)), exponent=exponent)
+    monkeypatch.setattr(clip_lab, "divergences", lambda reading, results: divergence(peaks))
     values = lc._diagnosis(r, {})
     assert says in values["meaning"]
-    assert values["above_one"] == sum(s > 1 for s in sigma)
+    assert values["grew_last"] == sum(p > 1 for p in peaks) and values["grew_start"] == 0
+    assert values["exploded"] == sum(p >= clip_lab.EXPLOSION for p in peaks)
+    k = values["exploded"]
+    assert ("not a gradient exploding" in values["cause"]) == (k == 0)
+    assert (values["cause"] == "a gradient exploding through time") == (k == 3)
     words = values["words"]
     assert words.startswith(f"Without clipping, 3 of {r.unclipped.n} networks diverged there, between updates 5 and 7")
-    assert "carried a median 60% of the squared gradient norm and the readout 20%, against 10% and 70%" in words
-    assert "the recurrent share had grown" in words
-    assert f"median {np.median(sigma):.2f}, from 0.60 at the start" in words
+    assert (
+        "the readout carried a median 20% of the squared gradient norm and $W_{hh}$ 60%, against 70% and 10%" in words
+    )
+    assert "had a median of 1.25 (0.60 at the start)" in words
+    # distance 5 of 10: 0.5 ** 5, the same before and after (only distance 2 was changed)
+    assert "a median 0.03 reached 5 steps back (0.03 at the start)" in words
+    if values["grew_last"]:
+        assert (
+            f"for {values['grew_last']} of the 3 it grew somewhere on the way back, to at most {max(peaks):.3g}"
+            in words
+        )
+    else:
+        assert words.endswith("for none did it grow anywhere on the way back.")
 
 
 def test_the_diagnosis_reads_real_divergences():
@@ -244,14 +280,51 @@ def test_the_diagnosis_reads_real_divergences():
     values = lc._diagnosis(top, results)
     div = clip_lab.divergences(top.unclipped, results)
     assert values["diverged"] == len(div.members) == top.unclipped.n
-    assert values["above_one"] == int(np.sum(div.sigma_last > 1))
+    far = lad.design.length // 2
+    assert values["distance"] == far
+    assert values["reach_last"] == float(np.nanmedian(div.reach_last[:, far]))
+    assert values["grew_last"] == int(np.sum(np.nanmax(div.reach_last[:, 1:], axis=1) > 1))
+    assert values["exploded"] == int(np.sum(np.nanmax(div.reach_last[:, 1:], axis=1) >= clip_lab.EXPLOSION))
     rec = clip_lab.GROUPS.index("recurrent")
     assert values["recurrent_last"] == float(np.nanmedian(div.shares_last[:, rec]))
-    assert re.search(r"carried a median \d+% of the squared gradient norm", values["words"])
+    assert re.search(r"the readout carried a median \d+% of the squared gradient norm", values["words"])
     quiet = dataclasses.replace(
         top, unclipped=dataclasses.replace(top.unclipped, outcomes=("trained",) * top.unclipped.n)
     )
     assert lc._diagnosis(quiet, results)["words"] == "No network diverged there without clipping."
+
+
+def test_the_limit_of_what_the_learning_counts_say_is_worded_from_them():
+    none = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (3, 0), (0, 0))]
+    words = lc._learning_limit(none, 3.8e-14, 50)
+    assert words.startswith("Since no network learned at any rate, this experiment cannot tell")
+    assert "a median 3.8 × 10⁻¹⁴ of the gradient at the last step reached 50 steps back" in words
+    some = [rung(0.1, (0, 1), (0, 0))]
+    assert lc._learning_limit(some, 0.2, 50).startswith("At the start, a median 0.20 of the gradient")
+    assert lc._learning(none) == "No network learned, at any rate, with or without clipping."
+    assert lc._learning(some) == "Networks that learned: 1 without clipping (1 at 0.1) and 0 with it (0 at 0.1)."
+
+
+def test_the_fate_of_the_clipped_arm_is_worded_from_its_counts():
+    calm = rung(0.2, (5, 0), (0, 0))
+    assert lc._survivors(calm).startswith("None of the 20 clipped networks diverged; they ended with a median")
+    assert lc._survivors(calm).endswith("and none learned.")
+    some = rung(0.2, (5, 0), (3, 2))
+    assert lc._survivors(some).startswith("3 of the 20 clipped networks diverged too; the other 17 ended")
+    assert lc._survivors(some).endswith("and 2 learned.")
+    assert lc._survivors(rung(0.2, (20, 0), (20, 0))) == "All 20 clipped networks diverged too."
+    assert lc._range([0.997, 0.999]) == "1.00" and lc._range([0.997, 1.04]) == "between 1.00 and 1.04"
+
+
+def test_the_start_reach_is_the_median_over_the_untrained_networks_of_both_arms():
+    lad, _, _ = experiment()
+    _, values = lc.clipping_counts(**ARGS)
+    reach = clip_lab.gradient_reach(lad.design, list(lad.calibration.seeds))[:, lad.design.length // 2]
+    assert values["start_reach"] == float(np.median(reach))
+
+
+def test_small_shares_are_printed_as_powers_of_ten():
+    assert lc._small(0.5) == "0.50" and lc._small(3.2e-7) == "3.2 × 10⁻⁷" and lc._small(float("nan")) == "–"
 
 
 # ---------------------------------------------------------------------------- bad arguments

@@ -347,17 +347,45 @@ def test_divergences_read_the_shares_where_each_member_left():
         if np.isfinite(r.norms[i, :, u]).all():
             assert np.allclose(div.shares_last[k], r.norms[i, :, u] ** 2 / (r.norms[i, :, u] ** 2).sum())
         assert div.sigma_last[k] == r.sigma[i, 1]
+        left = {name: p[i : i + 1] for name, p in r.params.items()}
+        assert np.array_equal(div.reach_last[k : k + 1], clip_lab.gradient_reach(design, [m.seed], left))
+        assert np.array_equal(div.reach_start[k : k + 1], clip_lab.gradient_reach(design, [m.seed]))
     assert np.allclose(div.shares_last.sum(axis=1), 1)
+
+
+def test_gradient_reach_is_the_share_of_the_last_steps_gradient_that_reaches_each_step_back():
+    design = ClipDesign(length=8, hidden=4)
+    reach = clip_lab.gradient_reach(design, [0, 1])
+    norms = lab.gradient_by_step(clip_lab.untrained(design, [0, 1]), design.task, n=256, seed=1)
+    assert np.allclose(reach, norms[:, ::-1] / norms[:, -1:]) and np.all(reach[:, 0] == 1)
+    ens = clip_lab.untrained(design, [0, 1])
+    params = {k: v.copy() for k, v in ens.params.items()}
+    params["weight_hh_l0"][0] = 0.0  # no recurrence: nothing reaches back
+    params["weight_hh_l0"][1] = 1.5 * np.eye(4)  # a gain of 1.5 near a state of zero, where tanh' is one:
+    params["weight_ih_l0"][1] *= 1e-3  # tiny inputs and no biases keep the state there,
+    params["bias_ih_l0"][1] = params["bias_hh_l0"][1] = 0.0
+    reach = clip_lab.gradient_reach(design, [0, 1], params)
+    assert np.all(reach[0, 1:] == 0)
+    assert np.allclose(reach[1], 1.5 ** np.arange(8), rtol=1e-2)  # and the gradient grows by 1.5 per step back
 
 
 def test_window_quantiles_pool_the_finite_values_of_each_window():
     rng = np.random.default_rng(0)
     values = rng.random((5, 23))
     values[1, 10:] = np.nan  # a member that left
-    centres, q = clip_lab.window_quantiles(values, 10)
+    centres, q = clip_lab.window_quantiles(values, [1, 11, 21, 24])
     assert centres.tolist() == [5.5, 15.5, 22.0]
     for w, (a, b) in enumerate([(0, 10), (10, 20), (20, 23)]):
         block = values[:, a:b][np.isfinite(values[:, a:b])]
         assert np.allclose(q[w], [*np.quantile(block, [0.25, 0.5, 0.75]), block.max()])
-    _, empty = clip_lab.window_quantiles(np.full((2, 4), np.nan), 2)
+    _, empty = clip_lab.window_quantiles(np.full((2, 4), np.nan), [1, 3, 5])
     assert np.isnan(empty).all()
+    with pytest.raises(ValueError, match="^edges must be"):
+        clip_lab.window_quantiles(values, [3, 3])
+
+
+def test_log_windows_cover_every_update_once_and_keep_the_first_ones_apart():
+    edges = clip_lab.log_windows(1500, 150)
+    assert edges[0] == 1 and edges[-1] == 1501 and np.all(np.diff(edges) >= 1)
+    assert edges[:20].tolist() == list(range(1, 21))  # the first updates, one window each
+    assert 100 <= len(edges) - 1 <= 200

@@ -36,9 +36,11 @@ from ..style import PALETTE, new_figure
 from ..tables import Table
 from .memory_measured import runs
 
-FIGURE_WINDOWS = 150
-"""The figure pools the updates into this many windows (:func:`rnnmem.clip_lab.window_quantiles`): a line of
-1,500 points per network would make the page too heavy, and a window's maximum still shows a spike."""
+FIGURE_WINDOWS = 60
+"""The figure pools the updates into about this many windows, widening on its logarithmic update axis
+(:func:`rnnmem.clip_lab.log_windows`, :func:`rnnmem.clip_lab.window_quantiles`): a line of every update of
+every network would make the page too heavy, and a window's maximum still shows a spike. The first updates,
+where a step that overshoots shows, keep a window each."""
 
 ARM_COLOURS = {"unclipped": PALETTE[1], "clipped": PALETTE[0]}
 
@@ -50,6 +52,12 @@ ARM_COLOURS = {"unclipped": PALETTE[1], "clipped": PALETTE[0]}
 def _ladder(design: ClipDesign) -> ClipLadder:
     """The experiment of ``design``: calibrated once per process (it is a pure function of the design)."""
     return clip_lab.ladder(design)
+
+
+@functools.cache
+def _start_reach(design: ClipDesign, seeds: tuple[int, ...]) -> float:
+    """The median share of the last step's gradient that reaches ``length // 2`` steps back, untrained."""
+    return float(np.median(clip_lab.gradient_reach(design, list(seeds))[:, design.length // 2]))
 
 
 def _experiment(model, length, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size):
@@ -164,27 +172,41 @@ def _share(value: float) -> str:
     return "–" if not math.isfinite(value) else f"{100 * value:.0f}%"
 
 
+def _small(value: float) -> str:
+    """A share in prose: two decimals, or a power of ten in Unicode below 0.01."""
+    if not math.isfinite(value):
+        return "–"
+    if value >= 0.01:
+        return f"{value:.2f}"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def _diagnosis(rung: Rung, results: dict) -> dict:
-    """What the unclipped networks that diverged at ``rung`` looked like where they left, in numbers and words."""
+    """What the unclipped networks that diverged at ``rung`` looked like where they left, in numbers and words.
+
+    The gradient *grew going back* for a network when some entry of its
+    :func:`rnnmem.clip_lab.gradient_reach` past distance 0 is above 1: the
+    mark of a gradient exploding through time. The words say which networks
+    show it, from those numbers.
+    """
     div = clip_lab.divergences(rung.unclipped, results)
     n = len(div.members)
     rec, out = GROUPS.index("recurrent"), GROUPS.index("readout")
+    far = div.reach_last.shape[1] // 2
     if n == 0:
         return {
             "diverged": 0,
             "words": "No network diverged there without clipping.",
             "meaning": "",
-            "median_update": None,
-            "recurrent_first": None,
-            "recurrent_last": None,
-            "readout_first": None,
-            "readout_last": None,
-            "sigma_start": None,
-            "sigma_last": None,
-            "above_one": 0,
+            "cause": "nothing: none diverged",
+            "distance": far,
         }
+    peak_start = np.nanmax(div.reach_start[:, 1:], axis=1)
+    peak_last = np.nanmax(div.reach_last[:, 1:], axis=1)
     values: dict[str, Any] = {
         "diverged": n,
+        "distance": far,
         "median_update": float(np.median(div.updates)),
         "first_update": int(div.updates.min()),
         "last_update": int(div.updates.max()),
@@ -194,7 +216,12 @@ def _diagnosis(rung: Rung, results: dict) -> dict:
         "readout_last": float(np.nanmedian(div.shares_last[:, out])),
         "sigma_start": float(np.nanmedian(div.sigma_start)),
         "sigma_last": float(np.nanmedian(div.sigma_last)),
-        "above_one": int(np.sum(div.sigma_last > 1.0)),
+        "reach_start": float(np.nanmedian(div.reach_start[:, far])),
+        "reach_last": float(np.nanmedian(div.reach_last[:, far])),
+        "grew_start": int(np.sum(peak_start > 1.0)),
+        "grew_last": int(np.sum(peak_last > 1.0)),
+        "peak_last": float(peak_last.max()),
+        "exploded": int(np.sum(peak_last >= clip_lab.EXPLOSION)),
     }
     when = (
         f"at update {values['first_update']}"
@@ -202,35 +229,103 @@ def _diagnosis(rung: Rung, results: dict) -> dict:
         else f"between updates {values['first_update']} and {values['last_update']} "
         f"(median {values['median_update']:g})"
     )
-    grew = values["recurrent_last"] > values["recurrent_first"]
     values["words"] = (
         f"Without clipping, {n} of {rung.unclipped.n} networks diverged there, {when}. "
-        f"Where they left, the recurrent weights $W_{{hh}}$ carried a median "
-        f"{_share(values['recurrent_last'])} of the squared gradient norm and the readout "
-        f"{_share(values['readout_last'])}, against {_share(values['recurrent_first'])} and "
-        f"{_share(values['readout_first'])} at the first update: the recurrent share had "
-        f"{'grown' if grew else 'not grown'}. "
-        f"For {values['above_one']} of the {n}, $\\|W_{{hh}}\\|_2$ was above one when they left "
-        f"(median {values['sigma_last']:.2f}, from {values['sigma_start']:.2f} at the start)."
+        f"Where they left, the readout carried a median {_share(values['readout_last'])} of the squared "
+        f"gradient norm and $W_{{hh}}$ {_share(values['recurrent_last'])}, against "
+        f"{_share(values['readout_first'])} and {_share(values['recurrent_first'])} at the first update, and "
+        f"$\\|W_{{hh}}\\|_2$ had a median of {values['sigma_last']:.2f} ({values['sigma_start']:.2f} at the "
+        f"start). Of the gradient at the last step, a median {_small(values['reach_last'])} reached {far} steps "
+        f"back ({_small(values['reach_start'])} at the start)"
+        + (
+            "; for none did it grow anywhere on the way back."
+            if values["grew_last"] == 0
+            else f"; for {values['grew_last']} of the {n} it grew somewhere on the way back, to at most "
+            f"{values['peak_last']:.3g} times its size at the last step."
+        )
     )
-    if values["above_one"] == 0:
+    step = (
+        "at a learning rate above the edge of stability"
+        if rung.exponent > 0
+        else "at the edge of stability"
+        if rung.exponent == 0
+        else "below the edge of stability"
+    )
+    k = values["exploded"]
+    grow = f"grew, going back, to {clip_lab.EXPLOSION:g} times its size at the last step"
+    if k == 0:
         values["meaning"] = (
-            "Where they left, with $\\|W_{hh}\\|_2 \\le 1$, a gradient could not grow from step to step going back, since "
-            "$\\tanh' \\le 1$: what threw these networks was the size of a step, not a gradient exploding "
-            "through time."
+            f"No gradient exploded through time: none {grow}. What threw these networks was the size of a step, {step}."
         )
-    elif values["above_one"] == n:
-        values["meaning"] = (
-            "With $\\|W_{hh}\\|_2 > 1$ the recurrence could stretch a gradient as it goes back through time: "
-            "the condition for an explosion through time held, though it does not prove one."
-        )
+        values["cause"] = f"the size of a step, {step}, not a gradient exploding through time"
+    elif k == n:
+        values["meaning"] = f"For every one of them the gradient {grow} or more: an explosion through time."
+        values["cause"] = "a gradient exploding through time"
     else:
         values["meaning"] = (
-            f"Only for those {values['above_one']} could the recurrence stretch a gradient as it goes back "
-            f"through time; for the other {n - values['above_one']}, with $\\|W_{{hh}}\\|_2 \\le 1$ and "
-            f"$\\tanh' \\le 1$, it could not, and what threw them was the size of a step."
+            f"For {k} of them the gradient {grow} or more, an explosion through time; for the other {n - k} it "
+            f"did not, and what threw them was the size of a step, {step}."
+        )
+        values["cause"] = (
+            f"a gradient exploding through time ({k} of them) or the size of a step, {step} (the other {n - k})"
         )
     return values
+
+
+def _range(values: list[float]) -> str:
+    """``"between 0.99 and 1.04"``, or ``"1.00"`` when both ends print alike; ``"–"`` for none."""
+    if not values:
+        return "–"
+    low, high = f"{min(values):.2f}", f"{max(values):.2f}"
+    return low if low == high else f"between {low} and {high}"
+
+
+def _learning(rungs: list[Rung]) -> str:
+    """Whether any network learned, in a sentence with the counts by rate."""
+    free = sum(r.unclipped.succeeded for r in rungs)
+    clipped = sum(r.clipped.succeeded for r in rungs)
+    if free == clipped == 0:
+        return "No network learned, at any rate, with or without clipping."
+    by = {
+        arm: _join([f"{getattr(r, arm).succeeded} at {_rate(r.rate)}" for r in rungs])
+        for arm in ("unclipped", "clipped")
+    }
+    return (
+        f"Networks that learned: {free} without clipping ({by['unclipped']}) and {clipped} with it ({by['clipped']})."
+    )
+
+
+def _learning_limit(rungs: list[Rung], start_reach: float, far: int) -> str:
+    """What the counts of learning can say, and the gradient that would teach the task at the start."""
+    reach = (
+        f"At the start, a median {_small(start_reach)} of the gradient at the last step reached {far} steps back, "
+        f"the nearest the first marked value can lie; clipping only ever shrinks a gradient, so it cannot raise "
+        f"that share."
+    )
+    if sum(r.unclipped.succeeded + r.clipped.succeeded for r in rungs) == 0:
+        return (
+            "Since no network learned at any rate, this experiment cannot tell whether clipping helps a network "
+            "learn the adding problem, only that none learned here with it or without it. " + reach
+        )
+    return reach
+
+
+def _survivors(rung: Rung) -> str:
+    """What became of the clipped arm at ``rung``, in a sentence."""
+    arm = rung.clipped
+    learned = "none learned" if arm.succeeded == 0 else f"{arm.succeeded} learned"
+    if arm.diverged == arm.n:
+        return f"All {arm.n} clipped networks diverged too."
+    median = arm.quartiles[1] if arm.quartiles is not None else math.nan
+    if arm.diverged == 0:
+        return (
+            f"None of the {arm.n} clipped networks diverged; they ended with a median held-out error of "
+            f"{median:.2f} times the baseline, and {learned}."
+        )
+    return (
+        f"{arm.diverged} of the {arm.n} clipped networks diverged too; the other {arm.n - arm.diverged} ended "
+        f"with a median held-out error of {median:.2f} times the baseline, and {learned}."
+    )
 
 
 def _figure_rule(rungs: list[Rung], chosen: int, level: float) -> str:
@@ -248,6 +343,7 @@ def _values(lad: ClipLadder, rungs: list[Rung], results: dict) -> dict:
     keys = [f"r{k}" for k in range(len(rungs))]
     cal = lad.calibration
     assert cal is not None, "the ladder of a build is made by clip_lab.ladder, which keeps its calibration"
+    start_reach = _start_reach(d, cal.seeds)
     medians = {
         arm: [getattr(r, arm).quartiles[1] for r in rungs if getattr(r, arm).quartiles is not None]
         for arm in ("unclipped", "clipped")
@@ -297,6 +393,11 @@ def _values(lad: ClipLadder, rungs: list[Rung], results: dict) -> dict:
         "divergence_test": _differences(rungs, "diverged", level),
         "success_test": _differences(rungs, "succeeded", level),
         "verdict": _verdict(rungs, level),
+        "learning": _learning(rungs),
+        "start_reach": start_reach,
+        "learning_limit": _learning_limit(rungs, start_reach, d.length // 2),
+        "error_range": {arm: _range(v) for arm, v in medians.items()},
+        "figure_survivors": _survivors(rungs[chosen]),
         "median_low": {arm: (min(v) if v else None) for arm, v in medians.items()},
         "median_high": {arm: (max(v) if v else None) for arm, v in medians.items()},
         "figure_rung": chosen,
@@ -410,7 +511,7 @@ def clipping_curves(
     d = lad.design
     rung = rungs[values["figure_rung"]]
     by_member = {m: r for r in results.values() for m in r.members}
-    width = max(1, math.ceil(d.updates / FIGURE_WINDOWS))
+    edges = clip_lab.log_windows(d.updates, FIGURE_WINDOWS)
     from matplotlib.ticker import NullFormatter
 
     fig, axes = new_figure(nrows=3, height=6.4, sharex=True)
@@ -425,7 +526,7 @@ def clipping_curves(
         label = "no clipping" if arm.arm == "unclipped" else f"clipped at norm {lad.clip:.2f}"
         for ax, _, read in panels:
             series = np.array([read(by_member[m], by_member[m].index(m)) for m in arm.members])
-            centres, q = clip_lab.window_quantiles(series, width)
+            centres, q = clip_lab.window_quantiles(series, edges)
             ax.fill_between(centres, q[:, 0], q[:, 2], color=colour, alpha=0.22, linewidth=0)
             ax.plot(centres, q[:, 1], color=colour, linewidth=1.4, label=label if ax is axes[0] else None)
             ax.plot(centres, q[:, 3], color=colour, linewidth=0.8, linestyle=":")
@@ -447,7 +548,8 @@ def clipping_curves(
     for ax, ylabel, _ in panels:
         ax.set_ylabel(ylabel)
     axes[-1].set_xlabel(f"update (gradient descent at learning rate {_rate(rung.rate)})")
-    axes[-1].set_xlim(0, d.updates)
+    axes[-1].set_xscale("log")
+    axes[-1].set_xlim(1, d.updates)
     axes[0].legend(loc="upper right")
-    values = dict(values, window=width, rate_text=_rate(rung.rate))
+    values = dict(values, windows=len(edges) - 1, rate_text=_rate(rung.rate))
     return fig, values
