@@ -79,6 +79,53 @@ def test_the_figure_draws_the_rung_the_rule_picks(tmp_path):
     assert values["windows"] == len(clip_lab.log_windows(UPDATES, lc.FIGURE_WINDOWS)) - 1
 
 
+def test_the_figure_draws_what_its_caption_and_alt_text_say():
+    fig, values = lc.clipping_curves(**ARGS)
+    lad, rungs, _ = experiment()
+    rung = rungs[values["figure_rung"]]
+    top = fig.axes[0]
+    crosses = [line for line in top.lines if line.get_marker() == "x"]
+    assert len(crosses) == rung.unclipped.diverged + rung.clipped.diverged  # a cross per network that diverged
+    orange, blue = lc.ARM_COLOURS["unclipped"], lc.ARM_COLOURS["clipped"]
+    assert (orange, blue) == ("#d9731a", "#1f6fb2")  # the alt text names them orange and blue
+    assert {line.get_color() for line in crosses} <= {orange} | ({blue} if rung.clipped.diverged else set())
+    flat = {
+        round(float(line.get_ydata()[0]), 12): line.get_linestyle()
+        for line in top.lines
+        if len(set(line.get_ydata())) == 1 and len(line.get_ydata()) == 2
+    }
+    baseline = lad.design.task.baseline_mse
+    assert flat[round(baseline, 12)] == ":" and flat[round(lad.design.diverge * baseline, 12)] == "--"
+    assert [ax.get_yscale() for ax in fig.axes] == ["log"] * 3 and fig.axes[2].get_xscale() == "log"
+    assert "W_{hh}" in fig.axes[1].get_ylabel() and "readout" in fig.axes[2].get_ylabel()
+
+
+def test_the_section_s_fixed_claims_about_the_task_and_gradient_descent():
+    # "each step holds a value drawn uniformly from [0, 1] and a marker, one step in each half of the
+    # sequence is marked, and the target is the sum of the two marked values"
+    T = clip_lab.DESIGN.length
+    b = clip_lab.DESIGN.task.sample(2000, seed=5)
+    values, marks = b.inputs[:, :, 0], b.inputs[:, :, 1]
+    assert values.min() >= 0 and values.max() <= 1 and set(np.unique(marks)) == {0.0, 1.0}
+    assert np.all(marks[: T // 2].sum(axis=0) == 1) and np.all(marks[T // 2 :].sum(axis=0) == 1)
+    assert np.allclose((values * marks).sum(axis=0), b.targets)
+    # "on a quadratic of curvature lambda, gradient descent is stable only if eta < 2 / lambda"
+    lam = 6.0
+    for eta, shrinks in ((0.99 * 2 / lam, True), (1.01 * 2 / lam, False)):
+        x = 1.0
+        for _ in range(2000):
+            x -= eta * lam * x
+        assert (abs(x) < 1) == shrinks
+    # "since tanh' <= 1, going back a step can stretch a gradient only if ||W_hh||_2 > 1"
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        W = rng.standard_normal((6, 6))
+        W /= np.linalg.norm(W, 2) * rng.uniform(1.0, 3.0)  # spectral norm at most one
+        slope = 1 - np.tanh(rng.standard_normal(6)) ** 2
+        g = rng.standard_normal(6)
+        assert np.linalg.norm(W.T @ (slope * g)) <= np.linalg.norm(g) * (1 + 1e-12)
+
+
 def test_the_figure_and_the_table_share_their_runs(tmp_path, monkeypatch):
     render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
     monkeypatch.setattr(mm, "_execute", lambda run: pytest.fail(f"trained {run} again"))

@@ -235,6 +235,9 @@ def test_one_update_is_plain_gradient_descent_with_the_step_capped_by_clipping(c
         assert np.allclose(result.params[k][0], expected[k], rtol=1e-12, atol=1e-14)
     if clip is not None:
         assert step <= 0.3 * clip * (1 + 1e-12)
+    if clip == 100.0:  # a threshold above the norm changes nothing: clipping only ever shrinks
+        free = clip_lab.train_members(design, [Member(2, 0.3)])
+        assert all(np.array_equal(free.params[k], result.params[k]) for k in before)
     assert result.outcome == ("trained",) and result.left_at == (1,)
 
 
