@@ -19,8 +19,8 @@ are read, so that a snippet or a notebook can repeat any of its experiments.
   :data:`LONG_LAGS`, each extended by :data:`EXTEND_STEP` up to
   :data:`EXTEND_TO` by a rule stated before the runs (:class:`Sweep`); a
   member leaves training at its first success (``retire=True``).
-* **Runs** are frozen values, :class:`RecallRun`, :class:`DropoutRun` and
-  :class:`SGDRun`: everything a run depends on, and nothing else, so a run can
+* **Runs** are frozen values, :class:`RecallRun` and :class:`DropoutRun`
+  (the clipping experiment's are in :mod:`rnnmem.clip_lab`): everything a run depends on, and nothing else, so a run can
   key a cache, and ``run.execute()`` is a pure function of it (the same
   numbers in any process).
 * **One run, two budgets.** A member's first :data:`SHORT` updates are the
@@ -101,10 +101,8 @@ __all__ = [
     "Design",
     "RunResult",
     "Outcome",
-    "SGDResult",
     "RecallRun",
     "DropoutRun",
-    "SGDRun",
     "Sweep",
     "SweepResult",
     "check_model",
@@ -119,9 +117,6 @@ __all__ = [
     "rnn_spectra",
     "gradient_reach",
     "carry_survival",
-    "sgd_run",
-    "clip_ladder",
-    "figure_rung",
 ]
 
 ALPHABET = 8
@@ -651,38 +646,6 @@ class Outcome:
         return stats.quartiles(self.final)
 
 
-@dataclass(frozen=True)
-class SGDResult:
-    """One :func:`sgd_run`: curves, divergence and held-out error per member, and the baseline error."""
-
-    losses: np.ndarray
-    """``(E, steps)``: training loss per update (NaN once diverged)."""
-    grad_norms: np.ndarray
-    """``(E, steps)``: global gradient norm before clipping."""
-    diverged_at: tuple
-    """Per member: the update at which it diverged, or ``None``."""
-    mse: np.ndarray
-    """``(E,)``: held-out mean squared error at the end, NaN for a member that diverged."""
-    baseline: float
-    """The error of the best constant prediction (1/6 for the adding problem)."""
-
-    @property
-    def diverged(self) -> int:
-        """How many members diverged."""
-        return sum(d is not None for d in self.diverged_at)
-
-    @property
-    def error_ratio(self) -> np.ndarray:
-        """``(E,)``: held-out error over the baseline (NaN for a member that diverged)."""
-        return self.mse / self.baseline
-
-    @property
-    def median_ratio(self) -> float:
-        """The median of :attr:`error_ratio` over the members that did not diverge (NaN if none)."""
-        ok = self.error_ratio[np.isfinite(self.error_ratio)]
-        return float(np.median(ok)) if ok.size else math.nan
-
-
 # ---------------------------------------------------------------------------- runs
 
 
@@ -851,139 +814,11 @@ class DropoutRun:
         return RunResult.of(result)
 
 
-def sgd_run(
-    model: Any,
-    length: int,
-    lr: float,
-    clip: float | None,
-    seeds: Any,
-    *,
-    hidden: int = 16,
-    batch: int = 32,
-    steps: int = 200,
-    eval_size: int = 512,
-) -> SGDResult:
-    r"""Plain gradient descent (no Adam) on the adding problem of ``length``, with or without clipping.
-
-    :func:`rnnmem.lab.train` with ``optimizer="sgd"``,
-    :math:`\theta \leftarrow \theta - \eta\, g \min(1, \theta_c/\|g\|)` with
-    :math:`\theta_c` = ``clip`` (``None``: no clipping): a member whose loss or
-    gradient norm stops being finite is frozen and reported as diverged. The
-    held-out error is measured once, after the last update, on ``eval_size``
-    sequences; the baseline is the constant prediction's 1/6.
-
-    >>> free = sgd_run("rnn", 6, 1e12, None, [0], hidden=4, batch=8, steps=20)
-    >>> free.diverged, bool(np.isnan(free.mse[0])), round(free.baseline, 3)
-    (1, True, 0.167)
-    """
-    spec = ModelSpec.parse(model)
-    task = tasks.adding(length)
-    result = lab.train(
-        task,
-        spec.cell,
-        seeds=list(seeds),
-        hidden=hidden,
-        batch=batch,
-        steps=steps,
-        lr=lr,
-        clip=clip,
-        forget_bias=spec.forget_bias,
-        init=spec.init,
-        optimizer="sgd",
-        eval_every=steps,
-        eval_size=eval_size,
-    )
-    mse = np.where([d is None for d in result.diverged_at], result.scores[:, -1], np.nan)
-    return SGDResult(
-        losses=result.losses,
-        grad_norms=result.grad_norms,
-        diverged_at=tuple(result.diverged_at),
-        mse=mse,
-        baseline=task.baseline_mse,
-    )
-
-
-@dataclass(frozen=True)
-class SGDRun:
-    """One :func:`sgd_run` as a value: the model, the adding problem's length, the rate, the clipping norm.
-
-    >>> SGDRun("rnn", 6, 1e12, None, [0], hidden=4, batch=8, steps=20).execute().diverged
-    1
-    """
-
-    model: ModelSpec
-    length: int
-    lr: float
-    clip: float | None
-    seeds: tuple[int, ...]
-    hidden: int = 16
-    batch: int = 32
-    steps: int = 200
-    eval_size: int = 512
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "model", ModelSpec.parse(self.model))
-        object.__setattr__(self, "length", check_adding_length("length", self.length))
-        object.__setattr__(self, "lr", float(check_positive("lr", self.lr)))
-        if self.clip is not None:
-            object.__setattr__(self, "clip", float(check_positive("clip", self.clip)))
-        object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
-        for name in ("hidden", "batch", "steps", "eval_size"):
-            object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
-
-    @property
-    def cost(self) -> float:
-        """A relative cost: steps times members (times four, to weigh against the recall runs)."""
-        return 4 * self.length * len(self.seeds)
-
-    def execute(self) -> SGDResult:
-        """Train the run (:func:`sgd_run`); a pure function of the run."""
-        return sgd_run(
-            self.model,
-            self.length,
-            self.lr,
-            self.clip,
-            self.seeds,
-            hidden=self.hidden,
-            batch=self.batch,
-            steps=self.steps,
-            eval_size=self.eval_size,
-        )
-
-
-def clip_ladder(
-    model: Any, length: int, rates: Any, clip: float, seeds: Any, *, hidden: int = 16, batch: int = 32, steps: int = 200
-) -> list[tuple[SGDRun, SGDRun]]:
-    """The clipping experiment's runs: per learning rate, the unclipped run and the run clipped at ``clip``.
-
-    >>> [(a.lr, a.clip, b.clip) for a, b in clip_ladder("lstm:1", 20, [0.5, 1.0], 1.0, [0, 1])]
-    [(0.5, None, 1.0), (1.0, None, 1.0)]
-    """
-    rates = check_list("rates", rates, check_positive, "learning rates")
-    clip = float(check_positive("clip", clip))
-
-    def run(lr: float, c: float | None) -> SGDRun:
-        return SGDRun(model, length, lr, c, seeds, hidden=hidden, batch=batch, steps=steps)
-
-    return [(run(lr, None), run(lr, clip)) for lr in rates]
-
-
-def figure_rung(unclipped: list[SGDResult]) -> int:
-    """The rung the clipping figure shows: the first at which every unclipped seed diverged, else the last.
-
-    >>> ok = SGDResult(np.zeros((1, 1)), np.zeros((1, 1)), (None,), np.zeros(1), 1 / 6)
-    >>> bad = SGDResult(np.zeros((1, 1)), np.zeros((1, 1)), (0,), np.full(1, np.nan), 1 / 6)
-    >>> figure_rung([ok, bad, bad]), figure_rung([ok, ok])
-    (1, 1)
-    """
-    return next((k for k, run in enumerate(unclipped) if run.diverged == len(run.diverged_at)), len(unclipped) - 1)
-
-
 # ---------------------------------------------------------------------------- the sweep
 
 
 Train = Callable[[list], list]
-"""Trains a list of runs and returns their results in order (the builders pass a process pool)."""
+"""Trains a list of runs and returns their results in order (the builders pass a pool's)."""
 
 
 def _train_here(keys: list) -> list:

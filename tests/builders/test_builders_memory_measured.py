@@ -288,10 +288,6 @@ def test_the_pool_never_forks_this_process(monkeypatch, recorded):
         (mm.diagnostics_over_training, {"lag": 0}, "lag"),
         (mm.gradient_reach, {"sequences": 0}, "sequences"),
         (mm.bias_sweep, {"biases": ["two"]}, "biases[0]"),
-        (mm.clip_ladder_runs, {"rates": [0.5, -1]}, "rates[1]"),
-        (mm.clip_ladder_runs, {"clip": 0}, "clip"),
-        (mm.clip_ladder_table, {"model": "cnn"}, "model"),
-        (mm.clip_ladder_runs, {"length": 1}, "length"),
         (mm.dropout_table, {"keep": 1.5}, "keep"),
         (mm.dropout_table, {"bias": "big"}, "bias"),
         (mm.sgd_table, {"rates": [0.1, 0]}, "rates[1]"),
@@ -327,7 +323,6 @@ def test_the_signature_rules_pass_specs_as_written_and_whole_numbers_as_ints():
     "text, name",
     [
         ('<!-- table: lab_horizon_table models=["lstm:x"] -->', "models[0]"),
-        ('<!-- figure: clip_ladder_runs length=1 caption="c" -->', "length"),
     ],
 )
 def test_a_bad_argument_fails_the_build_naming_it(tmp_path, text, name):
@@ -349,12 +344,6 @@ def test_every_model_spec_has_a_label_and_a_name_in_prose():
         spec = ModelSpec.parse(text)
         assert (mm._label(spec), mm._prose(spec)) == (label, prose)
     assert mm._label(ModelSpec.parse("lstm:2"), tex=True) == "LSTM, \\(b_f = 2\\)"
-
-
-def test_the_clipping_values_count_their_runs():
-    _, clip = mm.clip_ladder_table(model="rnn", length=6, rates=[0.1, 1e12], clip=0.01, seeds=1, hidden=4, steps=20)
-    assert clip["runs"] == 2 and clip["clipped_diverged"] == 0 and clip["free_diverged"] >= 1
-    assert clip["rate"] == clip["first_free_diverged"] == 1e12
 
 
 def test_a_sweep_over_the_same_models_reuses_the_same_runs():

@@ -12,7 +12,7 @@ import pytest
 
 from rnnmem import experiments as ex
 from rnnmem import lab, memory, stats, tasks
-from rnnmem.experiments import Design, DropoutRun, ModelSpec, RecallRun, RunResult, SGDResult, SGDRun, Sweep
+from rnnmem.experiments import Design, DropoutRun, ModelSpec, RecallRun, RunResult, Sweep
 
 SMALL = Design(hidden=4, steps=6, threshold=0.5)
 SCHEMES: tuple[Literal["none", "carry-step", "carry-sequence", "hidden-sequence"], ...] = (
@@ -177,8 +177,6 @@ def test_a_run_is_a_value_holding_everything_it_depends_on():
         (lambda: RecallRun(ModelSpec("lstm"), 2, (0,), design={"hidden": 4}), "design must be a Design"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: DropoutRun("sometimes", 0.9, 2, 3, (0,)), "scheme must be one of"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: DropoutRun("none", 1.5, 2, 3, (0,)), "keep must be a keep probability"),
-        (lambda: SGDRun(ModelSpec("rnn"), 1, 0.1, None, (0,)), "length must be a whole number >= 2"),
-        (lambda: SGDRun(ModelSpec("rnn"), 6, 0.0, None, (0,)), "lr must be a positive"),
     ):
         with pytest.raises(ValueError, match="^" + re.escape(named)):
             bad()
@@ -407,49 +405,3 @@ def test_carry_survival_per_scheme():
     assert ex.carry_survival("carry-sequence", 0.9, 20) == ex.carry_survival("hidden-sequence", 0.9, 20) == 0.9
     with pytest.raises(ValueError, match="^scheme must be one of"):
         ex.carry_survival("per-batch", 0.9, 20)
-
-
-# ---------------------------------------------------------------------------- plain gradient descent
-
-
-def test_clipping_changes_every_step_of_gradient_descent_after_the_first():
-    free = ex.sgd_run("rnn", 6, 0.3, None, (0,), hidden=4, batch=8, steps=5)
-    clipped = ex.sgd_run("rnn", 6, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)
-    assert free.losses[0, 0] == clipped.losses[0, 0]  # same start, same batch
-    assert not np.array_equal(free.losses[0, 1:], clipped.losses[0, 1:])
-    assert clipped.baseline == pytest.approx(1 / 6)
-    assert np.array_equal(free.grad_norms[0, :1], clipped.grad_norms[0, :1])  # norms are before clipping
-
-
-def test_a_run_whose_loss_overflows_is_reported_as_diverged():
-    run = ex.sgd_run("rnn", 6, 1e12, None, (0,), hidden=4, batch=8, steps=20)
-    assert run.diverged_at[0] is not None and run.diverged == 1 and np.isnan(run.mse[0])
-    assert math.isnan(run.median_ratio)
-
-
-def test_the_error_ratio_is_over_the_baseline_and_its_median_skips_diverged_members():
-    r = SGDResult(np.zeros((3, 1)), np.zeros((3, 1)), (None, 0, None), np.array([1 / 6, np.nan, 1 / 2]), 1 / 6)
-    assert r.error_ratio[0] == pytest.approx(1.0) and np.isnan(r.error_ratio[1])
-    assert r.median_ratio == pytest.approx(2.0) and r.diverged == 1
-
-
-def test_the_clip_ladder_pairs_each_rate_and_the_figure_shows_the_first_rung_where_all_diverge():
-    ladder = ex.clip_ladder("lstm:1", 20, [0.5, 1.0, 2.0], 1.0, range(2), hidden=8, steps=10)
-    assert [(a.lr, a.clip, b.lr, b.clip) for a, b in ladder] == [(r, None, r, 1.0) for r in (0.5, 1.0, 2.0)]
-    assert all(a.seeds == (0, 1) and a.model == ModelSpec("lstm", 1.0) for pair in ladder for a in pair)
-
-    def result(diverged):
-        return SGDResult(np.zeros((2, 1)), np.zeros((2, 1)), diverged, np.zeros(2), 1 / 6)
-
-    some, every, none = result((3, None)), result((3, 5)), result((None, None))
-    assert ex.figure_rung([none, some, every, every]) == 2
-    assert ex.figure_rung([none, some]) == 1  # none where every seed diverged: the last rung
-    with pytest.raises(ValueError, match=r"^rates\[1\] must be a positive"):
-        ex.clip_ladder("rnn", 6, [0.5, -1], 1.0, [0])
-
-
-def test_an_sgd_run_is_the_sgd_function_of_its_fields():
-    run = SGDRun("rnn", 6, 0.3, 0.01, [0], hidden=4, batch=8, steps=5)  # type: ignore[arg-type]  # text and a list, converted on purpose
-    direct = ex.sgd_run("rnn", 6, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)
-    assert np.array_equal(run.execute().losses, direct.losses)
-    assert run == SGDRun(ModelSpec("rnn"), 6.0, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)  # type: ignore[arg-type]  # a float length, converted on purpose

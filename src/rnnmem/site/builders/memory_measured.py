@@ -52,7 +52,6 @@ from rnnmem.experiments import (
     SHORT,
     SHORT_LAGS,
     SURVIVAL_LAGS,
-    AddingLength,
     Design,
     DropoutRun,
     Keep,
@@ -65,9 +64,7 @@ from rnnmem.experiments import (
     SweepResult,
     Threshold,
     carry_survival,
-    clip_ladder,
     dropout_equivalent_bias,
-    figure_rung,
     rnn_spectra,
     sgd_rate,
     starting_factor,
@@ -77,6 +74,7 @@ from rnnmem.experiments import (
     gradient_reach as reach_by_distance,
 )
 
+from .. import runcache
 from ..arithmetic import arithmetic
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -182,9 +180,13 @@ def _budget_key(budget: int) -> str:
 def runs(keys: list) -> list:
     """The results of the runs ``keys`` (:mod:`rnnmem.experiments` runs), training those not yet kept.
 
-    The missing runs are trained costliest first, in up to :func:`workers` processes, started by
+    A run kept on disk by :mod:`rnnmem.site.runcache` (while a renderer renders) is read, not
+    trained. The missing runs are trained costliest first, in up to :func:`workers` processes, started by
     :func:`pool_context` (never by ``fork``).
     """
+    for k in dict.fromkeys(keys):
+        if k not in _RUNS and (kept := runcache.load(k)) is not None:
+            _RUNS[k] = kept
     missing = sorted({k for k in keys if k not in _RUNS}, key=lambda k: (-k.cost, repr(k)))
     processes = min(workers(), len(missing))
     if processes > 1:
@@ -193,9 +195,11 @@ def runs(keys: list) -> list:
         with ProcessPoolExecutor(processes, mp_context=pool_context(), initializer=_start_worker) as pool:
             for k, result in zip(missing, pool.map(_execute, missing)):
                 _RUNS[k] = result
+                runcache.save(k, result)
     else:
         for k in missing:
             _RUNS[k] = _execute(k)
+            runcache.save(k, _RUNS[k])
     return [_RUNS[k] for k in keys]
 
 
@@ -1114,130 +1118,3 @@ def sgd_table(
         "sgd_total": sum(pairs[k][0].successes for k in pairs),
         "adam_total": sum(pairs[k][1].successes for k in pairs),
     }
-
-
-# ---------------------------------------------------------------------------- (e) clipping
-
-
-def _power(value: float) -> str:
-    exponent = int(math.floor(math.log10(value)))
-    return f"\\({value / 10**exponent:.1f} \\times 10^{{{exponent}}}\\)"
-
-
-def _clip_ladder(model, length, rates, clip, seeds, hidden, steps) -> tuple[list, int]:
-    """Per rate ``(rate, unclipped result, clipped result)``, and the rung the figure shows."""
-    ladder = clip_ladder(model, length, rates, clip, range(seeds), hidden=hidden, batch=DESIGN.batch, steps=steps)
-    keys = [run for pair in ladder for run in pair]
-    results = dict(zip(keys, runs(keys)))
-    rungs = [(free.lr, results[free], results[clipped]) for free, clipped in ladder]
-    return rungs, figure_rung([free for _, free, _ in rungs])
-
-
-@figure()
-def clip_ladder_runs(
-    model: Model = "lstm:1",
-    length: AddingLength = 20,
-    rates: Sequence[Positive] = (0.5, 1.0, 2.0, 4.0),
-    clip: Positive = 1.0,
-    seeds: PositiveInt = 2,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 150,
-):
-    """Loss and gradient norm per update, unclipped and clipped, at the smallest rate where every unclipped seed diverges."""
-    ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden, steps)
-    lr, free, clipped = ladder[chosen]
-    spec, clip = ModelSpec.parse(model), float(clip)
-    fig, (top, bottom) = new_figure(nrows=2, height=4.8, sharex=True)
-    u = np.arange(1, steps + 1)
-    cap = 1e30  # values above are drawn at the top edge
-    for run, colour, name in ((free, PALETTE[1], "no clipping"), (clipped, PALETTE[0], f"clipped at norm {clip:g}")):
-        for e in range(seeds):
-            label = name if e == 0 else None
-            top.semilogy(u, np.minimum(run.losses[e], cap), color=colour, linewidth=1.0, alpha=0.85, label=label)
-            bottom.semilogy(u, np.minimum(run.grad_norms[e], cap), color=colour, linewidth=1.0, alpha=0.85)
-            if run.diverged_at[e] is not None:
-                top.plot(run.diverged_at[e], cap, marker="x", color=colour, markersize=8)
-    for ax, key in ((top, "losses"), (bottom, "grad_norms")):
-        values = np.concatenate([getattr(free, key).ravel(), getattr(clipped, key).ravel()])
-        values = np.minimum(values[np.isfinite(values) & (values > 0)], cap)
-        exponents = np.log10(values)
-        ax.set_ylim(10 ** (exponents.min() - 0.3), 10 ** (exponents.max() + 0.5))
-    top.axhline(free.baseline, color="#777777", linestyle=":", linewidth=1.0)
-    top.annotate(
-        "constant prediction",
-        (steps, free.baseline),
-        textcoords="offset points",
-        xytext=(-4, 4),
-        ha="right",
-        fontsize=8.5,
-        color="#555555",
-    )
-    top.set_ylabel("training loss (MSE)")
-    bottom.set_ylabel("gradient norm ‖g‖\nbefore clipping")
-    bottom.axhline(clip, color="#777777", linestyle="--", linewidth=0.8)
-    bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g},\n{_label(spec)}, adding problem T = {length})")
-    bottom.set_xlim(0, steps)
-    top.legend(loc="upper right", fontsize=8.5)
-    return fig, _clip_values(length, clip, seeds, steps, ladder, lr)
-
-
-def _clip_values(length, clip, seeds, steps, ladder, chosen_rate) -> dict:
-    """Diverged runs with and without clipping, and how close to the baseline the clipped runs end."""
-    clipped_ratio = np.concatenate([c.error_ratio for _, _, c in ladder])
-    finite = clipped_ratio[np.isfinite(clipped_ratio)]
-    return {
-        "seeds": seeds,
-        "steps": steps,
-        "length": length,
-        "clip": clip,
-        "rate": chosen_rate,
-        "rates": len(ladder),
-        "runs": len(ladder) * seeds,
-        "free_diverged": sum(f.diverged for _, f, _ in ladder),
-        "clipped_diverged": sum(c.diverged for _, _, c in ladder),
-        "first_free_diverged": next((lr for lr, f, _ in ladder if f.diverged > 0), "none"),
-        "clipped_best": float(finite.min()) if finite.size else None,
-        "clipped_worst": float(finite.max()) if finite.size else None,
-    }
-
-
-@table()
-def clip_ladder_table(
-    model: Model = "lstm:1",
-    length: AddingLength = 20,
-    rates: Sequence[Positive] = (0.5, 1.0, 2.0, 4.0),
-    clip: Positive = 1.0,
-    seeds: PositiveInt = 2,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 150,
-):
-    """Per learning rate: unclipped and clipped runs, diverged seeds and held-out MSE over the baseline."""
-    ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden, steps)
-    spec, clip = ModelSpec.parse(model), float(clip)
-
-    def outcome(run):
-        middle = run.median_ratio
-        ratio = "–" if math.isnan(middle) else f"{middle:.2f}" if middle < 1000 else _power(middle)
-        return [f"{run.diverged}/{seeds}", ratio]
-
-    rows = [
-        [f"{lr:g}" + (" (figure)" if k == chosen else "")] + outcome(free) + outcome(clipped)
-        for k, (lr, free, clipped) in enumerate(ladder)
-    ]
-    table = Table(
-        columns=[
-            "learning rate",
-            "diverged, no clipping",
-            "MSE / baseline, no clipping",
-            f"diverged, clipped at {clip:g}",
-            "MSE / baseline, clipped",
-        ],
-        rows=rows,
-        notes=(
-            f"{_label(spec, tex=True)}, adding problem of length {length}, {seeds} seeds, "
-            f"{steps} updates of plain gradient descent; held-out MSE over the "
-            f"constant-prediction baseline (median over the seeds that did not diverge; "
-            f"1 is no better than predicting 1)."
-        ),
-    )
-    return table, _clip_values(length, clip, seeds, steps, ladder, ladder[chosen][0])
