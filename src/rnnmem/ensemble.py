@@ -476,10 +476,10 @@ class Ensemble:
             [p["weight_hh_l0"], p["weight_ih_l0"], p["bias_ih_l0"] + p["bias_hh_l0"]],
             np.full(H, 1.0 if tanh else -2.0, dtype=self.dtype),
         )
+        product = self._buffer("step_product", (H, self.size, B))  # reused: the product writes into the cache
         for t in range(T):
-            h_next = self._new_state(rows, t, hidden, states)
-            _matmul(W, rows[t], h_next)  # z_t (float32) or -2 z_t (float64)
-            _tanh(h_next, h_next, tanh)  # h_t = tanh(z_t)
+            _matmul(W, rows[t], product)  # z_t (float32) or -2 z_t (float64)
+            _tanh(product, self._new_state(rows, t, hidden, states), tanh)  # h_t = tanh(z_t)
             self._mask_state(rows, t, T, hidden, states)
         return {}
 
@@ -504,13 +504,15 @@ class Ensemble:
         gates = self._buffer("gates", (kept, 4 * H, E, B))  # r | z | s (W_hn h + b_hn) | s a_n, s = 1 or -2
         candidate = self._buffer("candidate", (kept, H, E, B))
         scratch = self._buffer("scratch", (H, E, B))
+        product = self._buffer("step_product", (4 * H, E, B))  # reused: the product writes into the cache
         for t in range(T):
             k = t if keep else 0
             g, n_t = gates[k], candidate[k]
-            _matmul(W, rows[t], g)
-            _sigmoid(g[: 2 * H], tanh)  # r_t, z_t
-            np.multiply(g[:H], g[2 * H : 3 * H], out=scratch)
-            a = g[3 * H :]
+            _matmul(W, rows[t], product)
+            _sigmoid(product[: 2 * H], tanh, out=g[: 2 * H])  # r_t, z_t
+            np.copyto(g[2 * H : 3 * H], product[2 * H : 3 * H])  # s (W_hn h + b_hn), kept for the backward pass
+            np.multiply(g[:H], product[2 * H : 3 * H], out=scratch)
+            a = product[3 * H :]
             a += scratch  # s a_n, a_n = W_in x + b_in + r (W_hn h + b_hn)
             _tanh(a, n_t, tanh)  # n_t = tanh(a_n)
             h_prev = rows[t, :H] if states is None else states[t]
@@ -549,18 +551,19 @@ class Ensemble:
         tanh_cell = self._buffer("tanh_cell", (kept, H, E, B))
         written = self._buffer("written", (H, E, B))
         carried = cell if masks is None else self._buffer("carried", (T, H, E, B))
+        product = self._buffer("step_product", (4 * H, E, B))  # reused: the product writes into the cache
         cell[0] = 0.0
         for t in range(T):
             k, c_prev, c_next = (t, t, t + 1) if keep else (0, t % 2, (t + 1) % 2)
             g = gates[k]
-            _matmul(W, rows[t], g)
+            _matmul(W, rows[t], product)
             if tanh:
-                np.tanh(g, out=g)
+                np.tanh(product, out=g)
                 sig = g[: 3 * H]
                 sig += 1.0
                 sig *= 0.5  # o, i, f = (1 + tanh(z/2)) / 2; g = tanh(z)
             else:
-                np.exp(g, out=g)
+                np.exp(product, out=g)
                 g += 1.0
                 np.divide(numerators, g, out=g)  # o, i, f = 1/(1 + exp(-z)); 2/(1 + exp(-2 z_g))
                 g[3 * H :] -= 1.0  # g = tanh(z_g)
@@ -906,19 +909,20 @@ class Ensemble:
         return np.asarray(check_finite("targets", y), dtype=self.dtype)
 
 
-def _sigmoid(a: np.ndarray, through_tanh: bool) -> None:
-    """Overwrite ``a`` with sigma(z): from ``a = z/2``, (1 + tanh(z/2))/2; else from ``a = -z``, 1/(1 + exp(-z)).
+def _sigmoid(a: np.ndarray, through_tanh: bool, out: np.ndarray | None = None) -> None:
+    """``out`` (default ``a``) = sigma(z): from ``a = z/2``, (1 + tanh(z/2))/2; else from ``a = -z``, 1/(1 + exp(-z)).
 
     (exp may overflow to inf: sigma = 0.)
     """
+    out = a if out is None else out
     if through_tanh:
-        np.tanh(a, out=a)
-        a += 1.0
-        a *= 0.5
+        np.tanh(a, out=out)
+        out += 1.0
+        out *= 0.5
     else:
-        np.exp(a, out=a)
-        a += 1.0
-        np.divide(1.0, a, out=a)  # as np.reciprocal computes it, in one vectorized pass
+        np.exp(a, out=out)
+        out += 1.0
+        np.divide(1.0, out, out=out)  # as np.reciprocal computes it, in one vectorized pass
 
 
 def _tanh(a: np.ndarray, out: np.ndarray, through_tanh: bool) -> None:

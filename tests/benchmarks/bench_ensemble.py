@@ -292,7 +292,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"numpy {np.__version__}, BLAS: {blas}")
     if not args.no_torch:
-        print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s)")
+        config = torch.__config__.show()
+        blas_info = next(
+            (part.split("=")[1] for part in config.replace(",", " ").split() if part.startswith("BLAS_INFO=")), "?"
+        )
+        print(
+            f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), BLAS {blas_info} (inside torch, "
+            f"not seen by threadpoolctl), CPU capability {torch.backends.cpu.get_cpu_capability()}"
+        )
     coretype = {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if k in os.environ}
     if coretype:
         print(f"note: {coretype} is set; unset it for this benchmark")
