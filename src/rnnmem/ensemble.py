@@ -51,8 +51,13 @@ two options then overwrite the forget-gate rows:
   :math:`b_i = -b_f`.
 
 Sequences are time first, ``(T, B, D)`` shared by every member or
-``(T, E, B, D)`` one batch per member. Bad input raises :class:`ValueError`
-naming the argument.
+``(T, E, B, D)`` one batch per member; one-hot inputs can be given by the
+index of each vector's 1 (:class:`OneHot`), which computes the same numbers
+without building the vectors. :meth:`Ensemble.loss_and_grads` also takes
+dropout masks on the LSTM's cell state (``carry_masks``) and on the hidden
+state where it enters the recurrent product (``hidden_masks``, every cell),
+and :meth:`Ensemble.select` copies some members into an ensemble of their
+own. Bad input raises :class:`ValueError` naming the argument.
 """
 
 from __future__ import annotations
@@ -341,6 +346,15 @@ class Ensemble:
         if buf is None:
             buf = self._workspace[key] = np.empty(shape, dtype=self.dtype)
         return buf
+
+    @property
+    def _member_major(self) -> bool:
+        """Whether the weight gradients read member-major copies of the rows (:meth:`_gradient_rows`).
+
+        float32 GRUs and LSTMs do (measured 5 to 20% faster updates at the lab's sizes); the RNN's
+        products are too small for the copy to pay, and float64 keeps the sums of the versions before.
+        """
+        return self.dtype == np.float32 and self.model != "rnn"
 
     @property
     def _through_tanh(self) -> bool:
@@ -641,10 +655,27 @@ class Ensemble:
                 grads["cell_step_norms"] = norms["c"]
         return grads
 
+    def _gradient_rows(self, rows: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """Steps start..stop - 1 of ``rows`` as the weight gradients' products read them.
+
+        Either ``rows`` itself, (steps, K, E, B), each member's (K, B) block read transposed; or (see
+        :attr:`_member_major`) a member-major copy, (steps, E, B, K), each member's (B, K) block
+        contiguous, which BLAS multiplies about twice as fast (and sums in another order).
+        """
+        if not self._member_major:
+            return rows[start:stop]
+        out = self._buffer("member_rows", (stop - start,) + rows.shape[2:] + rows.shape[1:2])
+        np.copyto(out, rows[start:stop].transpose(0, 2, 3, 1))
+        return out
+
     def _accumulate(self, total: np.ndarray, d_rows: np.ndarray, rows_t: np.ndarray) -> None:
-        """total += d_rows (R, E, B) @ rows_t^T: step t's share of every weight and bias gradient, (E, R, K)."""
+        """total += d_rows (R, E, B) @ rows_t^T: step t's share of every weight and bias gradient, (E, R, K).
+
+        ``rows_t`` is one step of :meth:`_gradient_rows`: (K, E, B), or member-major (E, B, K).
+        """
         product = self._buffer("product", total.shape)
-        np.matmul(d_rows.transpose(1, 0, 2), rows_t.transpose(1, 2, 0), out=product)
+        second = rows_t if self._member_major else rows_t.transpose(1, 2, 0)
+        np.matmul(d_rows.transpose(1, 0, 2), second, out=product)
         total += product
 
     def _split(self, total: np.ndarray, rows: slice = slice(None)) -> tuple:
@@ -668,17 +699,19 @@ class Ensemble:
         total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
         d_pre = self._buffer("d_pre", (H, E, B))
         W_hhT = self.params["weight_hh_l0"].transpose(0, 2, 1)
-        for t in range(T - 1, -1, -1):
-            if norms is not None:
-                norms["h"][:, t] = _sequence_norms(dh)
-            h = rows[t + 1, :H] if states is None else states[t + 1]
-            np.multiply(h, h, out=d_pre)
-            np.subtract(1.0, d_pre, out=d_pre)  # tanh' = 1 - h^2
-            d_pre *= dh
-            self._accumulate(total, d_pre, rows[t])
-            _matmul(W_hhT, d_pre, dh)
-            if hidden is not None:
-                dh *= hidden[t]  # h_{t-1} entered the product as M_t h_{t-1}
+        for start, stop in self._chunks(T, H + self.input_size + 1, B):
+            gradient_rows = self._gradient_rows(rows, start, stop)
+            for t in range(stop - 1, start - 1, -1):
+                if norms is not None:
+                    norms["h"][:, t] = _sequence_norms(dh)
+                h = rows[t + 1, :H] if states is None else states[t + 1]
+                np.multiply(h, h, out=d_pre)
+                np.subtract(1.0, d_pre, out=d_pre)  # tanh' = 1 - h^2
+                d_pre *= dh
+                self._accumulate(total, d_pre, gradient_rows[t - start])
+                _matmul(W_hhT, d_pre, dh)
+                if hidden is not None:
+                    dh *= hidden[t]  # h_{t-1} entered the product as M_t h_{t-1}
         d_W_hh, d_W_ih, d_b = self._split(total)
         return {
             "weight_ih_l0": d_W_ih.copy(),
@@ -717,11 +750,12 @@ class Ensemble:
             slope *= r
             c_r *= slope  # r: via r * (W_hn h + b_hn)
             np.multiply(c_n, r, out=c_sn)  # W_hn h + b_hn sits inside r * (.)
+            gradient_rows = self._gradient_rows(rows, start, stop)
             for t in range(stop - 1, start - 1, -1):
                 if norms is not None:
                     norms["h"][:, t] = _sequence_norms(dh)
                 np.multiply(coef[t - start].reshape(4, H, E, B), dh, out=d_rows.reshape(4, H, E, B))
-                self._accumulate(total, d_rows, rows[t])
+                self._accumulate(total, d_rows, gradient_rows[t - start])
                 np.multiply(dh, gates[t, H : 2 * H], out=kept)
                 _matmul(W_hhT, d_rows[: 3 * H], dh)
                 if hidden is not None:
@@ -771,6 +805,7 @@ class Ensemble:
             np.multiply(tanh_cell, tanh_cell, out=to_cell)
             np.subtract(1.0, to_cell, out=to_cell)
             to_cell *= o
+            gradient_rows = self._gradient_rows(rows, start, stop)
             for t in range(stop - 1, start - 1, -1):
                 j = t - start
                 if norms is not None:
@@ -784,7 +819,7 @@ class Ensemble:
                 dc *= gates[t, 2 * H : 3 * H]  # f_t
                 if masks is not None:
                     dc *= masks[t]
-                self._accumulate(total, d_pre, rows[t])
+                self._accumulate(total, d_pre, gradient_rows[j])
                 _matmul(W_hhT, d_pre, dh)
                 if hidden is not None:
                     dh *= hidden[t]  # h_{t-1} entered the products as M_t h_{t-1}

@@ -29,7 +29,11 @@ A member's *updates to success* is the first evaluation at which it
 succeeds (a multiple of ``eval_every``), or ``None``: never within the budget.
 A member whose loss or gradient norm stops being finite is **diverged**: it
 is frozen from that update on (its parameters no longer change), reported
-with the update it diverged at, and never counted as a success.
+with the update it diverged at, and never counted as a success. With
+``retire=True`` a member leaves the stack at its first success (and a
+diverged one at once), and the others train on in a smaller one, each
+computing what it computes in the full stack; the run's cost then falls as
+members finish.
 
 Members never mix: member :math:`e` of an ensemble computes the same numbers,
 bit for bit, as the same seed trained alone (the batched product computes each
@@ -38,8 +42,9 @@ or a sum within one member), and the ensemble is faster because each step is
 one batched matrix product for all of them.
 
 **Precision.** Training runs in float64 unless ``dtype=np.float32`` is asked
-for. float32 is about twice as fast (the exponentials and the products both
-halve), but training is chaotic: a difference in the last bit of one product,
+for. float32 is about twice as fast (its products halve, and its
+nonlinearities go through numpy's float32 tanh, faster than float64's exp),
+but training is chaotic: a difference in the last bit of one product,
 such as another BLAS kernel produces, grows from update to update until, after
 some hundreds of updates, a member's accuracy and even whether it succeeds
 can differ. In float64 that difference starts about :math:`10^9` times
