@@ -6,6 +6,7 @@ factors, the plain gradient descent runs) is tested in tests/core/test_experimen
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import ClassVar
 
@@ -145,21 +146,39 @@ def test_the_survival_and_accuracy_figures_read_the_outcomes():
 
 
 def test_the_diagnostics_follow_each_member_until_it_stops():
-    fig, values = mm.diagnostics_over_training(lag=2, **ARGS)
+    fig, values = mm.diagnostics_over_training(lags=[2], **ARGS)
     res = sweep_result()
     run = res.result("rnn", 2, 50)
     won = [e for e, ok in enumerate(run.outcome(50).observed) if ok]
-    assert values["rnn"]["successes"] == len(won) and values["rnn"]["failures"] == 2 - len(won)
+    rnn = values["lag2"]["rnn"]
+    assert rnn["successes"] == len(won) and rnn["failures"] == 2 - len(won)
     rho = run.diagnostics["spectral_radius"]
     lost = [e for e in range(2) if e not in won]
     if lost:
-        assert values["rnn"]["lost"]["start"] == pytest.approx(float(np.median(rho[lost, 0])))
+        assert rnn["lost"]["start"] == pytest.approx(float(np.median(rho[lost, 0])))
+        assert f"{rnn['lost']['start']:.2f}" in rnn["text"] and rnn["lost"]["direction"] in rnn["text"]
+    else:
+        assert "no seed did not succeed" in rnn["text"]
+    if not won:
+        assert rnn["text"].startswith("no seed succeeded") and rnn["won"]["direction"] is None
     for e, s in enumerate(run.success_step):
         if s is not None:
             assert np.all(np.isnan(rho[e, run.eval_steps > s])), "nothing is measured after a member retires"
     assert mm._direction(1.0, 2.0) == "rose" and mm._direction(2.0, 1.0) == "fell"
+    with pytest.raises(ValueError, match="^a trend needs two finite values"):
+        mm._direction(float("nan"), 1.0)
     with pytest.raises(ValueError, match="^models must include"):
-        mm.diagnostics_over_training(lag=2, **(ARGS | {"models": ["rnn"]}))
+        mm.diagnostics_over_training(lags=[2], **(ARGS | {"models": ["rnn"]}))
+    with pytest.raises(ValueError, match=r"^lags\[0\] must be one of long_lags"):
+        mm.diagnostics_over_training(lags=[3], **ARGS)
+
+
+def test_a_group_clause_says_how_many_seeds_and_which_way():
+    assert mm._group_clause(0, "succeeded", math.nan, math.nan, "at their success", ".2f") == "no seed succeeded"
+    one = mm._group_clause(1, "succeeded", 0.5, 3.0, "at their success", ".2f")
+    assert one == "in the one seed that succeeded it rose from 0.50 to 3.00 at their success"
+    many = mm._group_clause(18, "did not", 0.59, 0.55, "at the end", ".2f")
+    assert many == "in the 18 seeds that did not it fell from 0.59 to 0.55 at the end"
 
 
 def test_the_controls_compare_each_arm_with_its_pair(tmp_path):
@@ -285,7 +304,7 @@ def test_the_pool_never_forks_this_process(monkeypatch, recorded):
         (mm.lab_horizon_table, {"budgets": [0, 5]}, "budgets[0]"),
         (mm.lab_horizon_table, {"hidden": -2}, "hidden"),
         (mm.survival_curves, {"lags": [0]}, "lags[0]"),
-        (mm.diagnostics_over_training, {"lag": 0}, "lag"),
+        (mm.diagnostics_over_training, {"lags": [0]}, "lags[0]"),
         (mm.gradient_reach, {"sequences": 0}, "sequences"),
         (mm.bias_sweep, {"biases": ["two"]}, "biases[0]"),
         (mm.dropout_table, {"keep": 1.5}, "keep"),

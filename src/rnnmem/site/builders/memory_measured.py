@@ -74,7 +74,7 @@ from rnnmem.experiments import (
     gradient_reach as reach_by_distance,
 )
 
-from .. import runcache
+from .. import placeholders, runcache
 from ..arithmetic import arithmetic
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -694,9 +694,26 @@ QUANTITY = {
 }
 
 
+DIAGNOSTIC_LAGS = (8, DIAGNOSTIC_LAG)
+"""The lags of the diagnostics figure: the shortest of the long grid, where most seeds succeed, and
+:data:`rnnmem.experiments.DIAGNOSTIC_LAG`, where most do not (both from the runs of the sweep)."""
+
+
+def _number(value: float, fmt: str) -> str:
+    return placeholders.sci(value, 1) if fmt == "sci" else f"{value:{fmt}}"
+
+
+def _group_clause(count: int, who: str, a: float, b: float, when: str, fmt: str) -> str:
+    """``in the 2 seeds that succeeded it rose from 0.60 to 3.85 at their success`` (or ``no seed ...``)."""
+    if count == 0:
+        return f"no seed {who}"
+    seeds = "the one seed" if count == 1 else f"the {count} seeds"
+    return f"in {seeds} that {who} it {_direction(a, b)} from {_number(a, fmt)} to {_number(b, fmt)} {when}"
+
+
 @figure()
 def diagnostics_over_training(
-    lag: PositiveInt = DIAGNOSTIC_LAG,
+    lags: Lags = DIAGNOSTIC_LAGS,
     models: Sequence[Model] = CONFIGS,
     short_lags: Lags = SHORT_LAGS,
     long_lags: Lags = LONG_LAGS,
@@ -706,45 +723,65 @@ def diagnostics_over_training(
     threshold: Threshold = 0.9,
     extend_to: PositiveInt = 64,
 ):
-    """Per member, over training at one lag (long budget): the RNN's ρ(W_hh), the b_f = 0 LSTM's median
-    forget bias, and the gradient reaching the b_f = 1 LSTM's first cell state; successes against failures."""
-    if lag not in list(long_lags):
-        raise ValueError(f"lag must be one of long_lags {list(long_lags)}, got {lag!r}")
+    """Per member, over training at each of ``lags`` (long budget): the RNN's ρ(W_hh), the b_f = 0 LSTM's
+    median forget bias, and the gradient reaching the b_f = 1 LSTM's first cell state; successes against
+    failures. Values per lag and model: the counts, the medians at the start and at each member's last
+    checkpoint, and ``text``, a clause that says it in words (``no seed succeeded`` when none did)."""
+    lags = list(lags)
+    for i, lag in enumerate(lags):
+        if lag not in list(long_lags):
+            raise ValueError(f"lags[{i}] must be one of long_lags {list(long_lags)}, got {lag!r}")
     needed = [m for m, _ in DIAGNOSED]
     if any(ModelSpec.parse(m) not in [ModelSpec.parse(x) for x in models] for m in needed):
         raise ValueError(f"models must include {needed}, got {list(models)}")
     res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
     long = res.sweep.budgets[1]
-    fig, axes = new_figure(nrows=len(DIAGNOSED), height=2.0 * len(DIAGNOSED) + 0.8, sharex=True)
-    values: dict = {"lag": lag, "long": long, "seeds": len(res.sweep.seeds)}
-    for ax, (model, name) in zip(axes, DIAGNOSED):
-        spec = ModelSpec.parse(model)
-        run = res.result(spec, lag, long)
-        ok = run.outcome(long).observed
-        for e in range(len(ok)):
-            x, y = _trajectory(run, name, e)
-            ax.plot(x, y, color=PALETTE[0] if ok[e] else PALETTE[1], linewidth=0.9, alpha=0.7)
-            if ok[e]:
-                ax.plot(x[-1], y[-1], marker="o", color=PALETTE[0], markersize=3)
-        if name == "grad_c_first":
-            ax.set_yscale("log")
-        if name == "spectral_radius":
-            ax.axhline(1.0, color="#777777", linestyle=":", linewidth=1.0)
-        ax.set_ylabel(f"{_short_label(spec)}:\n{QUANTITY[name]}")
-        won = [e for e in range(len(ok)) if ok[e]]
-        lost = [e for e in range(len(ok)) if not ok[e]]
-        entry: dict = {"successes": len(won), "failures": len(lost)}
-        for group, members in (("won", won), ("lost", lost)):
-            a, b = _start_end(run, name, members)
-            entry[group] = {"start": a, "end": b, "direction": _direction(a, b)}
-        if spec.cell == "rnn":
-            for group, members in (("won", won), ("lost", lost)):
-                a, b = _start_end(run, "spectral_norm", members)
-                entry[f"norm_{group}"] = {"start": a, "end": b}
-        values[spec.key] = entry
+    fig, grid = new_figure(
+        nrows=len(DIAGNOSED), ncols=len(lags), height=2.0 * len(DIAGNOSED) + 0.8, sharex=True, squeeze=False
+    )
+    values: dict = {"lags": lags, "long": long, "seeds": len(res.sweep.seeds)}
+    for col, lag in enumerate(lags):
+        at: dict = {}
+        for row, (model, name) in enumerate(DIAGNOSED):
+            ax = grid[row][col]
+            spec = ModelSpec.parse(model)
+            run = res.result(spec, lag, long)
+            ok = run.outcome(long).observed
+            for e in range(len(ok)):
+                x, y = _trajectory(run, name, e)
+                ax.plot(x, y, color=PALETTE[0] if ok[e] else PALETTE[1], linewidth=0.9, alpha=0.7)
+                if ok[e]:
+                    ax.plot(x[-1], y[-1], marker="o", color=PALETTE[0], markersize=3)
+            if name == "grad_c_first":
+                ax.set_yscale("log")
+            if name == "spectral_radius":
+                ax.axhline(1.0, color="#777777", linestyle=":", linewidth=1.0)
+            if col == 0:
+                ax.set_ylabel(f"{_short_label(spec)}:\n{QUANTITY[name]}")
+            if row == 0:
+                ax.set_title(f"lag {lag}", fontsize=10)
+            won = [e for e in range(len(ok)) if ok[e]]
+            lost = [e for e in range(len(ok)) if not ok[e]]
+            fmt = "sci" if name == "grad_c_first" else ".2f"
+            entry: dict = {"successes": len(won), "failures": len(lost)}
+            clauses = []
+            for group, members, who, when in (
+                ("won", won, "succeeded", "at their success"),
+                ("lost", lost, f"did not succeed within {long} updates", "at the end"),
+            ):
+                a, b = _start_end(run, name, members)
+                entry[group] = {"start": a, "end": b, "direction": _direction(a, b) if members else None}
+                clauses.append(_group_clause(len(members), who, a, b, when, fmt))
+            entry["text"] = "; ".join(clauses)
+            if spec.cell == "rnn":
+                for group, members in (("won", won), ("lost", lost)):
+                    a, b = _start_end(run, "spectral_norm", members)
+                    entry[f"norm_{group}"] = {"start": a, "end": b}
+            at[spec.key] = entry
+        values[f"lag{lag}"] = at
     from matplotlib.lines import Line2D
 
-    axes[0].legend(
+    grid[0][0].legend(
         handles=[
             Line2D([], [], color=PALETTE[0], label="succeeded (dot: at success)"),
             Line2D([], [], color=PALETTE[1], label=f"not within {long} updates"),
@@ -752,13 +789,14 @@ def diagnostics_over_training(
         loc="upper left",
         fontsize=8.5,
     )
-    axes[-1].set_xlabel(f"updates (lag {lag})")
+    for col in range(len(lags)):
+        grid[-1][col].set_xlabel("updates")
     return fig, values
 
 
 def _direction(start: float, end: float) -> str:
     if not (math.isfinite(start) and math.isfinite(end)):
-        return "could not be measured"
+        raise ValueError(f"a trend needs two finite values, got {start!r} and {end!r}")
     return "rose" if end > start else "fell" if end < start else "stayed"
 
 
@@ -1108,6 +1146,7 @@ def sgd_table(
         "rate": rate,
         "rates": _join([f"{r:g}" for r in rates]),
         "calibration": {f"{r:g}": o.successes for r, o in zip(rates, cal)},
+        "calibration_text": _join([f"{o.successes} at {r:g}" for r, o in zip(rates, cal)]),
         "calibration_model": _prose(ModelSpec.parse(calibration_model)),
         "calibration_lag": calibration_lag,
         "seeds": seeds,
