@@ -490,6 +490,9 @@ def train(
         assert ens is not None
         if ens is not full:
             full._flat[members] = ens._flat
+        else:  # from here on `full` only holds parameters: its scratch space goes
+            full._workspace.clear()
+            full._cache = None
         stay = np.setdiff1d(np.arange(ens.size), rows)
         members = members[stay]
         streams, carry_streams, hidden_streams = (
