@@ -384,8 +384,10 @@ def train(
     line, :math:`c_t = f_t \odot (M_t \odot c_{t-1}) + i_t \odot g_t` with
     :math:`M_t = m_t / p`, :math:`m_t \sim \text{Bernoulli}(p)` per unit and
     sequence: a fresh mask at every step (``carry_mask="step"``) or one mask
-    per sequence used at every step (``"sequence"``, as Gal and Ghahramani
-    2016 and Keras' ``recurrent_dropout`` do, scaled at every step). The masks
+    per sequence used at every step (``"sequence"``: RNNDrop, Moon et al.
+    2015, scaled at every step; Gal and Ghahramani 2016 and Keras'
+    ``recurrent_dropout`` mask the hidden state instead, see
+    ``hidden_keep``). The masks
     come from the member's own stream ``default_rng((seed, 3))``; evaluation
     uses no mask.
 

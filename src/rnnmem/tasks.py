@@ -15,7 +15,8 @@ whose stream it continues).
 * recall with ``distractors="blank"``: the same, with every distractor the
   blank token. The distance is the same but nothing interferes: what a model
   must resist is only time, not the writing of other tokens into its memory.
-* :func:`adding`, the adding problem (Hochreiter and Schmidhuber, 1997): each
+* :func:`adding`, the adding problem in the form of Le, Jaitly and Hinton (2015)
+  and Arjovsky, Shah and Bengio (2016), after Hochreiter and Schmidhuber (1997): each
   step is a pair (value :math:`u_t \sim U[0, 1]`, marker), two steps are
   marked, one in the first half of the sequence and one in the second; the
   target is the sum of the two marked values. Predicting the constant
@@ -195,7 +196,12 @@ def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
 
 
 def adding(length: int) -> Task:
-    r"""The adding problem (Hochreiter and Schmidhuber, 1997) over ``length`` steps.
+    r"""The adding problem over ``length`` steps, as Le, Jaitly and Hinton (2015) and Arjovsky, Shah and Bengio
+    (2016) pose it.
+
+    Hochreiter and Schmidhuber (1997) posed the original, with values in
+    :math:`[-1, 1]`, both marks in the first half of the sequence and a
+    rescaled target; this is the variant later papers benchmark on.
 
     Step :math:`t` is the pair :math:`(u_t, m_t)` with :math:`u_t \sim U[0, 1]`
     and the marker :math:`m_t \in \{0, 1\}`; exactly two steps are marked, one
