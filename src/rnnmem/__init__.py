@@ -37,6 +37,8 @@ Modules, each one idea:
   values, and what is read from their results (success counts, measured horizons).
 * :mod:`rnnmem.stats`: the statistics the lab reports: intervals for counts and times,
   Fisher's exact test, and the lag at which success falls to one half.
+* :mod:`rnnmem.clip_lab`: the clipping experiment: plain gradient descent with and
+  without clipping on a ladder of learning rates, gradient norms by parameter group.
 """
 
 from . import (
@@ -47,6 +49,7 @@ from . import (
     cell_paths,
     cells,
     checks,
+    clip_lab,
     clipping,
     corpus,
     data,
@@ -113,5 +116,6 @@ __all__ = [
     "leaky",
     "carry",
     "stats",
+    "clip_lab",
     "__version__",
 ]

@@ -1,41 +1,57 @@
-r"""The lab's experiments: models named by a spec, runs as values, and what is read from their results.
+r"""The lab's experiments: models named by a spec, runs as values, the recall design, and how results are read.
 
 The chapter "Memory, measured by training" trains ensembles with
 :func:`rnnmem.lab.train`; this module says what it trains and how the results
 are read, so that a snippet or a notebook can repeat any of its experiments.
 
 * **Models** are named by a spec, ``"rnn"``, ``"gru"``, ``"lstm"`` (PyTorch's
-  draw), ``"lstm:B"`` (the LSTM with effective forget bias :math:`b_f = B`)
-  or ``"lstm:chrono"`` (chrono initialization, Tallec and Ollivier 2018, with
-  :math:`T_{\max}` the sequence length). :meth:`ModelSpec.parse` is the one
-  parser of that language.
-* **The design** fixed before any result was looked at: recall over an
-  alphabet of :data:`ALPHABET` tokens, the models :data:`CONFIGS`, and the
-  training settings :data:`DESIGN` (a :class:`Design`).
-* **Runs** are frozen values, :class:`RecallRun`, :class:`DropoutRun` and
-  :class:`SGDRun`: everything a run depends on, and nothing else, so a run can
+  draw), ``"lstm:B"`` (the LSTM with effective forget bias :math:`b_f = B`),
+  ``"lstm:chrono"`` (chrono initialization, Tallec and Ollivier 2018, with
+  :math:`T_{\max}` the sequence length, which also sets :math:`b_i = -b_f`),
+  and any LSTM spec followed by ``":iB"`` (its effective input-gate bias set
+  to :math:`b_i = B`). :meth:`ModelSpec.parse` is the one parser of that
+  language.
+* **The design**, fixed before any result was looked at (the constants
+  below): recall over an alphabet of :data:`ALPHABET` tokens, the models
+  :data:`CONFIGS`, the seeds :data:`SEEDS` in every cell, the training
+  settings :data:`DESIGN`, in :data:`PRECISION`; two budgets
+  (:data:`SHORT`, :data:`LONG`) over the lags :data:`SHORT_LAGS` and
+  :data:`LONG_LAGS`, each extended by :data:`EXTEND_STEP` up to
+  :data:`EXTEND_TO` by a rule stated before the runs (:class:`Sweep`); a
+  member leaves training at its first success (``retire=True``).
+* **Runs** are frozen values, :class:`RecallRun` and :class:`DropoutRun`
+  (the clipping experiment's are in :mod:`rnnmem.clip_lab`): everything a run depends on, and nothing else, so a run can
   key a cache, and ``run.execute()`` is a pure function of it (the same
   numbers in any process).
-* **Reading the results**: a member *succeeds* when it reaches the threshold
-  and never diverges (:attr:`RunResult.successes`, the convention of
-  :mod:`rnnmem.lab`); the *measured horizon* of a model is the longest lag at
-  which at least half of its seeds succeed (:func:`measured_horizon`); the
-  *starting factor* is the per-step factor a gradient starts with
-  (:func:`starting_factor`); :func:`gradient_reach` is the share of the
-  gradient at the query that reaches each distance back.
+* **One run, two budgets.** A member's first :data:`SHORT` updates are the
+  same whatever the budget (its batches, its evaluations and, with
+  ``retire=True``, its retirement depend on nothing later), so the outcome
+  within :data:`SHORT` updates at a lag of the long grid is read from the
+  long run (:meth:`RunResult.outcome`); the tests hold the two equal.
+* **Reading the results** (:class:`Outcome`): successes out of the seeds with
+  a Wilson interval, final held-out accuracy (a retired member's is its
+  accuracy at retirement), updates to success as censored times
+  (Kaplan-Meier); per model and budget, a Firth logistic fit of success
+  against lag and its 50% lag, :func:`lag_learned`. Differences are tested
+  with Fisher's exact test (:func:`rnnmem.stats.fisher_exact`).
+* **Starting points**: the per-step factor a gradient starts with at zero
+  input (:func:`starting_factor`), the horizon it predicts
+  (:func:`starting_horizon`), the tanh RNN's spectral radius beside its
+  spectral norm (:func:`rnn_spectra`), and :func:`gradient_reach`, the share
+  of the gradient at the query that reaches each distance back.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from . import lab, memory, tasks
+from . import diagnostics, lab, memory, stats, tasks
 from .checks import (
     Check,
     check_choice,
@@ -51,7 +67,29 @@ from .ensemble import MODELS
 __all__ = [
     "ALPHABET",
     "CONFIGS",
+    "SEEDS",
+    "PRECISION",
     "DESIGN",
+    "SHORT",
+    "LONG",
+    "SHORT_LAGS",
+    "LONG_LAGS",
+    "LONG_LAGS_DESIGNED",
+    "LONG_LAGS_FALLBACK",
+    "EXTEND_STEP",
+    "EXTEND_TO",
+    "LONG_RATE",
+    "SURVIVAL_LAGS",
+    "DIAGNOSTIC_LAG",
+    "PROBE_SIZE",
+    "CONTROL_LAG",
+    "BIASES",
+    "INPUT_CONTROLS",
+    "DROPOUT_KEEP",
+    "DROPOUT_BIAS",
+    "SGD_RATES",
+    "SGD_CALIBRATION",
+    "SGD_LAGS",
     "SCHEMES",
     "MODEL_SPECS",
     "Model",
@@ -62,22 +100,23 @@ __all__ = [
     "ModelSpec",
     "Design",
     "RunResult",
-    "SGDResult",
+    "Outcome",
     "RecallRun",
     "DropoutRun",
-    "SGDRun",
     "Sweep",
+    "SweepResult",
     "check_model",
     "check_lags",
     "check_adding_length",
     "by_starting_horizon",
-    "measured_horizon",
+    "dropout_equivalent_bias",
+    "sgd_rate",
+    "lag_learned",
     "starting_factor",
+    "starting_horizon",
+    "rnn_spectra",
     "gradient_reach",
     "carry_survival",
-    "sgd_run",
-    "clip_ladder",
-    "figure_rung",
 ]
 
 ALPHABET = 8
@@ -86,14 +125,107 @@ ALPHABET = 8
 CONFIGS = ("rnn", "gru", "lstm:0", "lstm:1", "lstm:2", "lstm:chrono")
 """The models of the lab: the tanh RNN, the GRU, and the LSTM with forget bias 0, 1, 2 and chrono."""
 
-SCHEMES: tuple[Literal["none", "per-step", "per-sequence"], ...] = ("none", "per-step", "per-sequence")
-"""Dropout on the LSTM's carry line: none, a fresh mask at every step, one mask per sequence."""
+SEEDS = tuple(range(20))
+"""The seeds of every cell of the design: 0 to 19."""
 
-MODEL_SPECS = "'rnn', 'gru', 'lstm', 'lstm:B' with B a forget bias (a finite number), or 'lstm:chrono'"
+PRECISION = "float32"
+"""The arithmetic of every training run of the chapter's builders (the page's snippets keep float64)."""
+
+SHORT = 300
+"""The short budget: updates per member."""
+
+LONG = 1500
+"""The long budget: updates per member."""
+
+SHORT_LAGS = tuple(range(4, 41, 4))
+"""The lags of the short budget before extension: 4, 8, ..., 40."""
+
+LONG_LAGS_DESIGNED = (8, 16, 24, 32, 40)
+"""The lags of the long budget the design asked for (a sub-grid of :data:`SHORT_LAGS`)."""
+
+LONG_LAGS_FALLBACK = (8, 24, 40)
+"""The long budget's lags if the whole design's cold cost exceeds the chapter's budget (decided by cost)."""
+
+LONG_LAGS = LONG_LAGS_FALLBACK
+"""The long budget's lags before extension, as trained: the fallback. A cold render of the sweep at the
+designed grid had taken more than 600 s of wall time on the build machine's two worker processes, beyond the
+chapter's budget of about 180 s, before any of its results was read."""
+
+EXTEND_STEP = 8
+"""Past the last lag of a grid, lags are added in steps of this many ..."""
+
+EXTEND_TO = 64
+"""... up to this lag, while the extension rule of :class:`Sweep` holds."""
+
+LONG_RATE = 0.25
+"""The long budget is extended past a lag while a model's success rate there is at least this."""
+
+SURVIVAL_LAGS = (24, 40)
+"""The lags whose updates to success the chapter draws as survival curves (long budget)."""
+
+DIAGNOSTIC_LAG = 24
+"""The lag whose diagnostics over training the chapter draws, successes against failures (long budget)."""
+
+PROBE_SIZE = 64
+"""Held-out sequences (the first of the evaluation set) on which the diagnostics are measured."""
+
+CONTROL_LAG = 20
+"""The lag of the controls (short budget)."""
+
+BIASES = (0, 1, 2, 3, 4, 5)
+"""The forget biases of the bias sweep at :data:`CONTROL_LAG`."""
+
+INPUT_CONTROLS = (("lstm:chrono", "lstm:chrono:i0"), ("lstm:3:i-3", "lstm:3:i0"))
+"""Pairs that differ in the input-gate bias only: chrono (which sets b_i = -b_f) and chrono with b_i = 0;
+b_f = 3 with b_i = -3 and with b_i = 0."""
+
+DROPOUT_KEEP = 0.9
+"""Keep probability of the dropout controls."""
+
+DROPOUT_BIAS = 2.0
+"""Forget bias of the LSTM the dropout controls train."""
+
+SGD_RATES = (0.1, 0.3, 1.0, 3.0)
+"""The learning rates the SGD arm is calibrated over (most successes wins; a tie goes to the smaller)."""
+
+SGD_CALIBRATION = ("lstm:1", 4)
+"""The model and lag of the SGD arm's calibration."""
+
+SGD_LAGS = (8, 16, 24)
+"""The lags of the SGD arm, every model of :data:`CONFIGS`, short budget."""
+
+SCHEMES: tuple[Literal["none", "carry-step", "carry-sequence", "hidden-sequence"], ...] = (
+    "none",
+    "carry-step",
+    "carry-sequence",
+    "hidden-sequence",
+)
+"""Dropout of the LSTM: none; on the carry line c_{t-1}, a fresh mask at every step or one mask per sequence
+(RNNDrop, Moon et al. 2015); one mask per sequence on h_{t-1} in the recurrent product (Gal and Ghahramani 2016)."""
+
+MODEL_SPECS = (
+    "'rnn', 'gru', 'lstm', 'lstm:B' with B a forget bias (a finite number), or 'lstm:chrono', "
+    "an LSTM spec optionally followed by ':iB' (input-gate bias B)"
+)
 """The model-spec language in words (what an error message says is allowed)."""
 
 
 # ---------------------------------------------------------------------------- models
+
+
+def _number(text: str) -> float | None:
+    """``text`` as a finite float, or ``None``."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _short(value: float) -> str:
+    """A number as short as reads back exactly: ``2``, ``0.1234567``, ``3.8331...``."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 @dataclass(frozen=True)
@@ -103,14 +235,15 @@ class ModelSpec:
     ``cell`` is ``"rnn"``, ``"gru"`` or ``"lstm"``; ``forget_bias`` (LSTM only)
     sets the effective forget bias :math:`b_{if} + b_{hf}` of every unit, and
     ``init="chrono"`` (LSTM only, not with ``forget_bias``) draws chrono
-    biases with :math:`T_{\\max}` the sequence length; otherwise PyTorch's
-    uniform draw (:class:`rnnmem.ensemble.Ensemble`). ``str(spec)`` is the
-    spec's text, :meth:`parse` reads it back.
+    biases with :math:`T_{\\max}` the sequence length (and :math:`b_i = -b_f`);
+    ``input_bias`` (LSTM only) then sets the effective input-gate bias of every
+    unit; otherwise PyTorch's uniform draw (:class:`rnnmem.ensemble.Ensemble`).
+    ``str(spec)`` is the spec's text, :meth:`parse` reads it back.
 
     >>> ModelSpec.parse("lstm:2")
-    ModelSpec(cell='lstm', forget_bias=2.0, init='default')
-    >>> str(ModelSpec("lstm", init="chrono")), ModelSpec.parse("lstm:2").key
-    ('lstm:chrono', 'lstm2')
+    ModelSpec(cell='lstm', forget_bias=2.0, init='default', input_bias=None)
+    >>> str(ModelSpec("lstm", init="chrono", input_bias=0)), ModelSpec.parse("lstm:3:i-3").key
+    ('lstm:chrono:i0', 'lstm3_im3')
     >>> ModelSpec("gru", forget_bias=1)
     Traceback (most recent call last):
     ...
@@ -123,6 +256,8 @@ class ModelSpec:
     """The LSTM's effective forget bias, or ``None``: drawn (or chrono)."""
     init: str = "default"
     """``"default"`` (PyTorch's draw) or ``"chrono"``."""
+    input_bias: float | None = None
+    """The LSTM's effective input-gate bias, or ``None``: as the draw (or chrono) sets it."""
 
     def __post_init__(self) -> None:
         check_choice("cell", self.cell, MODELS)
@@ -135,62 +270,81 @@ class ModelSpec:
                 raise ValueError("forget_bias and init='chrono' both set the forget bias: give one of them")
         if self.init == "chrono" and self.cell != "lstm":
             raise ValueError(f"init='chrono' sets the LSTM's gate biases; cell must be 'lstm', got {self.cell!r}")
+        if self.input_bias is not None:
+            object.__setattr__(self, "input_bias", float(check_finite("input_bias", self.input_bias)))
+            if self.cell != "lstm":
+                raise ValueError(f"input_bias sets the LSTM's input gate; cell must be 'lstm', got {self.cell!r}")
 
     @classmethod
     def parse(cls, value: Any, name: str = "model") -> ModelSpec:
         """The model a spec names (:data:`MODEL_SPECS`); a :class:`ModelSpec` is returned as it is.
 
-        >>> [str(ModelSpec.parse(s)) for s in ("rnn", "lstm", "lstm:1.0", "lstm:chrono")]
-        ['rnn', 'lstm', 'lstm:1', 'lstm:chrono']
+        >>> [str(ModelSpec.parse(s)) for s in ("rnn", "lstm", "lstm:1.0", "lstm:chrono", "lstm:3:i-3.0")]
+        ['rnn', 'lstm', 'lstm:1', 'lstm:chrono', 'lstm:3:i-3']
         >>> ModelSpec.parse("lstm:x", "models[0]")
         Traceback (most recent call last):
         ...
         ValueError: models[0] must be a model: 'rnn', 'gru', 'lstm', 'lstm:B' with B a forget bias \
-(a finite number), or 'lstm:chrono', got 'lstm:x'
+(a finite number), or 'lstm:chrono', an LSTM spec optionally followed by ':iB' (input-gate bias B), got 'lstm:x'
         """
         if isinstance(value, ModelSpec):
             return value
         problem = ValueError(f"{name} must be a model: {MODEL_SPECS}, got {value!r}")
         if not isinstance(value, str):
             raise problem
-        cell, colon, rest = value.partition(":")
-        if cell not in MODELS or (colon and cell != "lstm"):
+        cell, *rest = value.split(":")
+        if cell not in MODELS or (rest and cell != "lstm") or len(rest) > 2:
             raise problem
-        if not colon:
-            return cls(cell)
-        if rest == "chrono":
-            return cls("lstm", init="chrono")
-        try:
-            bias = float(rest)
-        except ValueError:
-            raise problem from None
-        if not math.isfinite(bias):
+        input_bias = None
+        if rest and rest[-1].startswith("i"):
+            input_bias = _number(rest.pop()[1:])
+            if input_bias is None:
+                raise problem
+        if not rest:
+            return cls(cell, input_bias=input_bias)
+        (first,) = rest if len(rest) == 1 else (None,)
+        if first is None:
             raise problem
-        return cls("lstm", forget_bias=bias)
+        if first == "chrono":
+            return cls("lstm", init="chrono", input_bias=input_bias)
+        bias = _number(first)
+        if bias is None:
+            raise problem
+        return cls("lstm", forget_bias=bias, input_bias=input_bias)
 
     def __str__(self) -> str:
         if self.init == "chrono":
-            return "lstm:chrono"
-        if self.forget_bias is None:
-            return self.cell
-        short = f"{self.forget_bias:g}"
-        return f"lstm:{short if float(short) == self.forget_bias else repr(self.forget_bias)}"
+            text = "lstm:chrono"
+        elif self.forget_bias is None:
+            text = self.cell
+        else:
+            text = f"lstm:{_short(self.forget_bias)}"
+        return text if self.input_bias is None else f"{text}:i{_short(self.input_bias)}"
 
     @property
     def key(self) -> str:
-        """The model's name in a builder's values: ``rnn``, ``gru``, ``lstm``, ``lstm2`` (forget bias 2), ``chrono``.
+        """The model's name in a builder's values: ``rnn``, ``gru``, ``lstm2`` (forget bias 2), ``chrono``,
+        ``chrono_i0`` (input bias 0), ``lstm3_im3`` (input bias -3).
 
-        >>> ModelSpec.parse("lstm:chrono").key
-        'chrono'
+        >>> ModelSpec.parse("lstm:chrono").key, ModelSpec.parse("lstm:chrono:i0").key
+        ('chrono', 'chrono_i0')
         """
-        return "chrono" if self.init == "chrono" else str(self).replace(":", "")
+        if self.init == "chrono":
+            base = "chrono"
+        elif self.forget_bias is None:
+            base = self.cell
+        else:
+            base = f"lstm{_short(self.forget_bias)}"
+        if self.input_bias is None:
+            return base
+        return f"{base}_i{_short(self.input_bias)}".replace("-", "m")
 
 
 def check_model(name: str, value: Any) -> ModelSpec:
     """A model spec (:data:`MODEL_SPECS`), parsed, with errors naming ``name``.
 
     >>> check_model("model", "gru")
-    ModelSpec(cell='gru', forget_bias=None, init='default')
+    ModelSpec(cell='gru', forget_bias=None, init='default', input_bias=None)
     """
     return ModelSpec.parse(value, name)
 
@@ -212,6 +366,19 @@ def by_starting_horizon(models: Any) -> list[ModelSpec]:
         return math.inf if m.init == "chrono" else (m.forget_bias or 0.0)
 
     return sorted((m for m in specs if m.cell == "lstm"), key=rank)
+
+
+def dropout_equivalent_bias(forget_bias: float, keep: float) -> float:
+    r"""The forget bias whose gate equals :math:`\sigma(b_f)/p`: what a kept unit is carried by under a
+    per-sequence mask on the carry line rescaled by :math:`1/p` at every step.
+
+    >>> round(dropout_equivalent_bias(2.0, 0.9), 2)
+    3.83
+    """
+    f = float(memory.sigmoid(float(check_finite("forget_bias", forget_bias)))) / check_keep("keep", keep)
+    if not f < 1.0:
+        raise ValueError(f"sigma(forget_bias) / keep must be below 1, got {f!r}")
+    return float(memory.bias_for_gate(f))
 
 
 # ---------------------------------------------------------------------------- argument rules
@@ -273,26 +440,32 @@ def _seeds(name: str, values: Any) -> tuple[int, ...]:
     return tuple(check_list(name, values, check_nonnegative_int, "seeds (whole numbers >= 0)"))
 
 
+def _check_precision(value: Any) -> str:
+    return check_choice("dtype", value, ("float32", "float64"))
+
+
 # ---------------------------------------------------------------------------- the design
 
 
 @dataclass(frozen=True)
 class Design:
-    """How every recall run of the lab is trained and judged (the arguments of :func:`rnnmem.lab.train`).
+    """How every recall run of the lab is trained and judged (keyword arguments of :func:`rnnmem.lab.train`).
 
-    Hidden units, batch, Adam's learning rate, clipping by global norm
+    Hidden units, batch, the learning rate, clipping by global norm
     (``None``: none), the budget of updates, evaluation every ``eval_every``
-    updates on ``eval_size`` held-out sequences, and the success threshold.
+    updates on ``eval_size`` held-out sequences, the success threshold, and
+    the update rule (``"adam"``, or ``"sgd"`` for the SGD arm).
     """
 
     hidden: int = 16
     batch: int = 32
     lr: float = 0.01
     clip: float | None = 1.0
-    steps: int = 300
+    steps: int = SHORT
     eval_every: int = 25
     eval_size: int = 256
     threshold: float = 0.9
+    optimizer: str = "adam"
 
     def __post_init__(self) -> None:
         for name in ("hidden", "batch", "steps", "eval_every", "eval_size"):
@@ -301,6 +474,7 @@ class Design:
         if self.clip is not None:
             object.__setattr__(self, "clip", float(check_positive("clip", self.clip)))
         object.__setattr__(self, "threshold", lab.check_threshold(self.threshold))
+        check_choice("optimizer", self.optimizer, lab.OPTIMIZERS)
 
 
 DESIGN = Design()
@@ -310,12 +484,25 @@ DESIGN = Design()
 # ---------------------------------------------------------------------------- results
 
 
+def _while_training(values: np.ndarray, result: lab.LabResult) -> np.ndarray:
+    """``values`` ``(E, evaluations)`` with NaN after each member's success: a retired member is measured
+    as it retired at later evaluations too, and those repeats are not training."""
+    out = np.array(values, dtype=float)
+    for e, s in enumerate(result.success_step):
+        if s is not None:
+            out[e, np.asarray(result.eval_steps) > s] = np.nan
+    return out
+
+
 @dataclass(frozen=True)
 class RunResult:
     """What the lab keeps of one trained ensemble (axis 0 is the member, in the order of the seeds).
 
     A member *succeeds* when it reached the threshold and never diverged, as
-    :class:`rnnmem.lab.LabResult` counts it.
+    :class:`rnnmem.lab.LabResult` counts it. ``diagnostics`` holds, per
+    quantity of :func:`rnnmem.diagnostics.checkpoint`, an ``(E, evaluations)``
+    array measured at every evaluation (NaN where a member was no longer
+    trained, or the quantity is not the cell's).
     """
 
     eval_steps: np.ndarray
@@ -331,15 +518,17 @@ class RunResult:
     diverged_at: tuple
     """Per member: the update at which it diverged, or ``None``."""
     params: dict
-    """The trained parameters, stacked over members, as :attr:`rnnmem.ensemble.Ensemble.params`."""
+    """The trained parameters (a retired member's at retirement), stacked over members."""
+    diagnostics: dict = field(default_factory=dict)
+    """Per quantity, ``(E, evaluations)``: the diagnostics at every evaluation."""
 
     @classmethod
-    def of(cls, result: lab.LabResult) -> RunResult:
+    def of(cls, result: lab.LabResult, diagnostics: dict | None = None) -> RunResult:
         """The record of a :func:`rnnmem.lab.train` result (the parameters copied, the ensemble dropped).
 
         >>> run = RecallRun("gru", lag=1, seeds=(0,), design=Design(hidden=4, steps=2, eval_every=1)).execute()
-        >>> run.losses.shape, len(run.success_step)
-        ((1, 2), 1)
+        >>> run.losses.shape, len(run.success_step), run.diagnostics["spectral_radius"].shape
+        ((1, 2), 1, (1, 3))
         """
         return cls(
             eval_steps=result.eval_steps,
@@ -349,6 +538,7 @@ class RunResult:
             success_step=tuple(result.success_step),
             diverged_at=tuple(result.diverged_at),
             params={k: v.copy() for k, v in result.ensemble.params.items()},
+            diagnostics={name: _while_training(values, result) for name, values in (diagnostics or {}).items()},
         )
 
     @property
@@ -368,55 +558,148 @@ class RunResult:
 
     @property
     def final_scores(self) -> np.ndarray:
-        """``(E,)``: each member's held-out score at the last evaluation."""
-        return self.scores[:, -1]
+        """``(E,)``: each member's held-out score at the end of its training (at retirement, for a retired one)."""
+        return self.outcome(int(self.eval_steps[-1])).final
+
+    def outcome(self, budget: int) -> Outcome:
+        """What the run shows within ``budget`` updates (at most the updates it trained).
+
+        A member succeeded within the budget if its updates to success are at
+        most ``budget``; its final accuracy is its held-out score at its
+        success (where it retired) or else at ``budget``; its time is its
+        updates to success, or ``budget``, censored.
+
+        >>> run = RecallRun("lstm:2", lag=1, seeds=(0, 1), design=Design(hidden=4, steps=50, threshold=0.3))
+        >>> full = run.execute()
+        >>> full.outcome(25).n, full.outcome(50).successes == full.successes
+        (2, True)
+        """
+        budget = check_positive_int("budget", budget)
+        steps = [int(s) for s in self.eval_steps]
+        done = all(s is not None or d is not None for s, d in zip(self.success_step, self.diverged_at))
+        if budget > steps[-1] and not done:
+            raise ValueError(f"budget must be at most the {steps[-1]} updates trained, got {budget}")
+        within = tuple(s if ok and s <= budget else None for s, ok in zip(self.success_step, self.succeeded))
+        final = np.empty(len(within))
+        for e, s in enumerate(within):
+            at = budget if s is None else s
+            if self.diverged_at[e] is not None:
+                at = min(at, steps[-1])
+            index = max(k for k, v in enumerate(steps) if v <= at)
+            final[e] = self.scores[e, index]
+        return Outcome(budget, within, final)
 
 
 @dataclass(frozen=True)
-class SGDResult:
-    """One :func:`sgd_run`: curves, divergence and held-out error per member, and the baseline error."""
+class Outcome:
+    """One cell of the design read at one budget: who succeeded and when, and the final held-out accuracy.
 
-    losses: np.ndarray
-    """``(E, steps)``: training loss per update (NaN once diverged)."""
-    grad_norms: np.ndarray
-    """``(E, steps)``: global gradient norm before clipping."""
-    diverged_at: tuple
-    """Per member: the update at which it diverged, or ``None``."""
-    mse: np.ndarray
-    """``(E,)``: held-out mean squared error at the end, NaN for a member that diverged."""
-    baseline: float
-    """The error of the best constant prediction (1/6 for the adding problem)."""
+    >>> o = Outcome(300, (25, None, 150), np.array([0.95, 0.4, 0.91]))
+    >>> o.successes, o.n, [round(v, 2) for v in o.interval()]
+    (2, 3, [0.21, 0.94])
+    >>> o.times.tolist(), o.observed.tolist()
+    [[25, 300, 150], [True, False, True]]
+    """
 
-    @property
-    def diverged(self) -> int:
-        """How many members diverged."""
-        return sum(d is not None for d in self.diverged_at)
+    budget: int
+    """Updates allowed."""
+    success_step: tuple
+    """Per member: updates to success within the budget, or ``None``."""
+    final: np.ndarray
+    """``(E,)``: held-out accuracy at success (retirement), or at the budget."""
 
     @property
-    def error_ratio(self) -> np.ndarray:
-        """``(E,)``: held-out error over the baseline (NaN for a member that diverged)."""
-        return self.mse / self.baseline
+    def n(self) -> int:
+        """Members (seeds)."""
+        return len(self.success_step)
 
     @property
-    def median_ratio(self) -> float:
-        """The median of :attr:`error_ratio` over the members that did not diverge (NaN if none)."""
-        ok = self.error_ratio[np.isfinite(self.error_ratio)]
-        return float(np.median(ok)) if ok.size else math.nan
+    def successes(self) -> int:
+        """Members that succeeded within the budget."""
+        return sum(s is not None for s in self.success_step)
+
+    @property
+    def rate(self) -> float:
+        """The share of members that succeeded."""
+        return self.successes / self.n
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The Wilson interval of the success rate (:func:`rnnmem.stats.wilson`)."""
+        return stats.wilson(self.successes, self.n, level)
+
+    @property
+    def times(self) -> np.ndarray:
+        """``(E,)``: updates to success, or the budget for a member that did not succeed (censored)."""
+        return np.array([self.budget if s is None else s for s in self.success_step])
+
+    @property
+    def observed(self) -> np.ndarray:
+        """``(E,)``: whether each time is a success (``False``: censored at the budget)."""
+        return np.array([s is not None for s in self.success_step])
+
+    def survival(self) -> Any:
+        """The Kaplan-Meier estimate of updates to success (:func:`rnnmem.stats.kaplan_meier`)."""
+        return stats.kaplan_meier(self.times, self.observed)
+
+    def accuracy(self) -> tuple[float, float, float]:
+        """Quartiles of the final held-out accuracy: ``(q1, median, q3)`` (:func:`rnnmem.stats.quartiles`)."""
+        return stats.quartiles(self.final)
 
 
 # ---------------------------------------------------------------------------- runs
+
+
+class _Probe:
+    """The diagnostics of :func:`rnnmem.diagnostics.checkpoint` at every evaluation, kept per seed.
+
+    Called by :func:`rnnmem.lab.train` (its ``on_evaluation`` hook) with the
+    updates done and the ensemble of the members still training; measures
+    them on ``inputs`` and ``targets`` and files each value under its
+    member's seed. It changes nothing in the ensemble.
+    """
+
+    def __init__(self, task: tasks.Task, seeds: tuple[int, ...], inputs: np.ndarray, targets: np.ndarray) -> None:
+        self.task, self.seeds, self.inputs, self.targets = task, seeds, inputs, targets
+        self.values: dict[str, dict[tuple[int, int], float]] = {}
+
+    def __call__(self, done: int, ens: Any) -> None:
+        measured = diagnostics.checkpoint(ens, self.task, self.inputs, self.targets)
+        for name, column in measured.items():
+            kept = self.values.setdefault(name, {})
+            for seed, value in zip(ens.seeds, np.asarray(column, dtype=float)):
+                kept[(int(seed), int(done))] = float(value)
+
+    def arrays(self, eval_steps: np.ndarray) -> dict[str, np.ndarray]:
+        """Per quantity, ``(E, evaluations)`` in the order of the seeds, NaN where not measured."""
+        out = {}
+        for name, kept in self.values.items():
+            grid = np.full((len(self.seeds), len(eval_steps)), np.nan)
+            for e, seed in enumerate(self.seeds):
+                for k, done in enumerate(eval_steps):
+                    grid[e, k] = kept.get((seed, int(done)), np.nan)
+            out[name] = grid
+        return out
+
+
+def _probe(task: tasks.Task, seeds: tuple[int, ...], size: int, eval_size: int) -> _Probe:
+    """A probe on the first ``size`` sequences of the held-out set :func:`rnnmem.lab.train` evaluates on."""
+    held_out = task.sample(eval_size, seed=np.random.default_rng((0, 2)))
+    size = min(size, eval_size)
+    return _Probe(task, seeds, held_out.inputs[:, :size], held_out.targets[:size])
 
 
 @dataclass(frozen=True)
 class RecallRun:
     """One ensemble, one seed per member, trained on recall at ``lag`` with the ``design``.
 
-    Training stops early at the first evaluation at which every member has
-    succeeded or diverged (``stop_when_done``).
+    Each member leaves training at its first success (``retire``, the
+    default), and training stops when none is left. ``probe`` held-out
+    sequences carry the diagnostics at every evaluation (0: none). ``dtype``
+    is the arithmetic (:data:`PRECISION` for the chapter's builders).
 
     >>> run = RecallRun("lstm:1", lag=2, seeds=[0, 1], design=Design(hidden=8, steps=50))
-    >>> run.model, run.seeds
-    (ModelSpec(cell='lstm', forget_bias=1.0, init='default'), (0, 1))
+    >>> run.model, run.seeds, run.dtype
+    (ModelSpec(cell='lstm', forget_bias=1.0, init='default', input_bias=None), (0, 1), 'float32')
     >>> run.execute().successes
     0
     """
@@ -426,55 +709,73 @@ class RecallRun:
     seeds: tuple[int, ...]
     design: Design = DESIGN
     alphabet: int = ALPHABET
+    dtype: str = PRECISION
+    retire: bool = True
+    probe: int = PROBE_SIZE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model", ModelSpec.parse(self.model))
         object.__setattr__(self, "lag", check_positive_int("lag", self.lag))
         object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
         object.__setattr__(self, "alphabet", check_positive_int("alphabet", self.alphabet))
+        object.__setattr__(self, "dtype", _check_precision(self.dtype))
+        object.__setattr__(self, "probe", check_nonnegative_int("probe", self.probe))
         if not isinstance(self.design, Design):
             raise ValueError(f"design must be a Design, got {self.design!r}")
+        if not isinstance(self.retire, bool):
+            raise ValueError(f"retire must be True or False, got {self.retire!r}")
 
     @property
     def cost(self) -> float:
-        """A relative cost, to train the costliest runs first: gates times steps times members."""
-        return {"rnn": 1, "gru": 3}.get(self.model.cell, 4) * (self.lag + 2) * len(self.seeds)
+        """A relative cost, to train the costliest runs first: gates times steps times members times updates."""
+        return {"rnn": 1, "gru": 3}.get(self.model.cell, 4) * (self.lag + 2) * len(self.seeds) * self.design.steps
 
     def execute(self) -> RunResult:
         """Train the run (:func:`rnnmem.lab.train`); a pure function of the run."""
+        task = tasks.recall(self.lag, self.alphabet)
+        probe = _probe(task, self.seeds, self.probe, self.design.eval_size) if self.probe else None
+        extra: dict[str, Any] = {} if self.model.input_bias is None else {"input_bias": self.model.input_bias}
         result = lab.train(
-            tasks.recall(self.lag, self.alphabet),
+            task,
             self.model.cell,
             seeds=list(self.seeds),
             forget_bias=self.model.forget_bias,
             init=self.model.init,
             stop_when_done=True,
+            retire=self.retire,
+            dtype=np.dtype(self.dtype),
+            on_evaluation=probe,
+            **extra,
             **dataclasses.asdict(self.design),
         )
-        return RunResult.of(result)
+        return RunResult.of(result, None if probe is None else probe.arrays(result.eval_steps))
 
 
 @dataclass(frozen=True)
 class DropoutRun:
-    r"""The LSTM with forget bias ``forget_bias`` on recall at ``lag``, with inverted dropout on its carry line.
+    r"""The LSTM with forget bias ``forget_bias`` on recall at ``lag``, trained with inverted dropout.
 
-    ``scheme`` is one of :data:`SCHEMES`: no mask, a fresh mask at every step,
-    or one mask per sequence, keep probability ``keep``
-    (:func:`rnnmem.lab.train`'s ``carry_keep`` and ``carry_mask``). The whole
-    budget is trained.
+    ``scheme`` is one of :data:`SCHEMES`, keep probability ``keep``: on the
+    carry line, :math:`c_t = f_t \odot (M_t \odot c_{t-1}) + i_t \odot g_t`
+    with a fresh mask :math:`M_t = m_t/p` at every step (``"carry-step"``) or
+    one per sequence (``"carry-sequence"``, RNNDrop, Moon et al. 2015); or on
+    the hidden state in the recurrent product, one mask per sequence
+    (``"hidden-sequence"``, Gal and Ghahramani 2016). Evaluation uses no
+    mask. Members retire at their first success, as in :class:`RecallRun`.
 
-    >>> run = DropoutRun("per-step", keep=0.9, forget_bias=2, lag=2, seeds=[0], design=Design(hidden=4, steps=3))
+    >>> run = DropoutRun("carry-step", keep=0.9, forget_bias=2, lag=2, seeds=[0], design=Design(hidden=4, steps=3))
     >>> run.execute().losses.shape
     (1, 3)
     """
 
-    scheme: Literal["none", "per-step", "per-sequence"]
+    scheme: Literal["none", "carry-step", "carry-sequence", "hidden-sequence"]
     keep: float
     forget_bias: float
     lag: int
     seeds: tuple[int, ...]
     design: Design = DESIGN
     alphabet: int = ALPHABET
+    dtype: str = PRECISION
 
     def __post_init__(self) -> None:
         check_choice("scheme", self.scheme, SCHEMES)
@@ -483,224 +784,214 @@ class DropoutRun:
         object.__setattr__(self, "lag", check_positive_int("lag", self.lag))
         object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
         object.__setattr__(self, "alphabet", check_positive_int("alphabet", self.alphabet))
+        object.__setattr__(self, "dtype", _check_precision(self.dtype))
         if not isinstance(self.design, Design):
             raise ValueError(f"design must be a Design, got {self.design!r}")
 
     @property
     def cost(self) -> float:
-        """A relative cost: the LSTM's four gates and the masks, times steps times members."""
-        return 6 * (self.lag + 2) * len(self.seeds)
+        """A relative cost: the LSTM's four gates and the masks, times steps, members and updates."""
+        return 5 * (self.lag + 2) * len(self.seeds) * self.design.steps
 
     def execute(self) -> RunResult:
         """Train the run (:func:`rnnmem.lab.train`); a pure function of the run."""
+        masks: dict[str, Any] = {}
+        if self.scheme.startswith("carry"):
+            masks = {"carry_keep": self.keep, "carry_mask": self.scheme.removeprefix("carry-")}
+        elif self.scheme == "hidden-sequence":
+            masks = {"hidden_keep": self.keep, "hidden_mask": "sequence"}
         result = lab.train(
             tasks.recall(self.lag, self.alphabet),
             "lstm",
             seeds=list(self.seeds),
             forget_bias=self.forget_bias,
-            carry_keep=None if self.scheme == "none" else self.keep,
-            carry_mask="sequence" if self.scheme == "per-sequence" else "step",
+            stop_when_done=True,
+            retire=True,
+            dtype=np.dtype(self.dtype),
+            **masks,
             **dataclasses.asdict(self.design),
         )
         return RunResult.of(result)
 
 
-def sgd_run(
-    model: Any,
-    length: int,
-    lr: float,
-    clip: float | None,
-    seeds: Any,
-    *,
-    hidden: int = 16,
-    batch: int = 32,
-    steps: int = 200,
-    eval_size: int = 512,
-) -> SGDResult:
-    r"""Plain gradient descent (no Adam) on the adding problem of ``length``, with or without clipping.
-
-    :func:`rnnmem.lab.train` with ``optimizer="sgd"``,
-    :math:`\theta \leftarrow \theta - \eta\, g \min(1, \theta_c/\|g\|)` with
-    :math:`\theta_c` = ``clip`` (``None``: no clipping): a member whose loss or
-    gradient norm stops being finite is frozen and reported as diverged. The
-    held-out error is measured once, after the last update, on ``eval_size``
-    sequences; the baseline is the constant prediction's 1/6.
-
-    >>> free = sgd_run("rnn", 6, 1e12, None, [0], hidden=4, batch=8, steps=20)
-    >>> free.diverged, bool(np.isnan(free.mse[0])), round(free.baseline, 3)
-    (1, True, 0.167)
-    """
-    spec = ModelSpec.parse(model)
-    task = tasks.adding(length)
-    result = lab.train(
-        task,
-        spec.cell,
-        seeds=list(seeds),
-        hidden=hidden,
-        batch=batch,
-        steps=steps,
-        lr=lr,
-        clip=clip,
-        forget_bias=spec.forget_bias,
-        init=spec.init,
-        optimizer="sgd",
-        eval_every=steps,
-        eval_size=eval_size,
-    )
-    mse = np.where([d is None for d in result.diverged_at], result.scores[:, -1], np.nan)
-    return SGDResult(
-        losses=result.losses,
-        grad_norms=result.grad_norms,
-        diverged_at=tuple(result.diverged_at),
-        mse=mse,
-        baseline=task.baseline_mse,
-    )
-
-
-@dataclass(frozen=True)
-class SGDRun:
-    """One :func:`sgd_run` as a value: the model, the adding problem's length, the rate, the clipping norm.
-
-    >>> SGDRun("rnn", 6, 1e12, None, [0], hidden=4, batch=8, steps=20).execute().diverged
-    1
-    """
-
-    model: ModelSpec
-    length: int
-    lr: float
-    clip: float | None
-    seeds: tuple[int, ...]
-    hidden: int = 16
-    batch: int = 32
-    steps: int = 200
-    eval_size: int = 512
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "model", ModelSpec.parse(self.model))
-        object.__setattr__(self, "length", check_adding_length("length", self.length))
-        object.__setattr__(self, "lr", float(check_positive("lr", self.lr)))
-        if self.clip is not None:
-            object.__setattr__(self, "clip", float(check_positive("clip", self.clip)))
-        object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
-        for name in ("hidden", "batch", "steps", "eval_size"):
-            object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
-
-    @property
-    def cost(self) -> float:
-        """A relative cost: steps times members (times four, to weigh against the recall runs)."""
-        return 4 * self.length * len(self.seeds)
-
-    def execute(self) -> SGDResult:
-        """Train the run (:func:`sgd_run`); a pure function of the run."""
-        return sgd_run(
-            self.model,
-            self.length,
-            self.lr,
-            self.clip,
-            self.seeds,
-            hidden=self.hidden,
-            batch=self.batch,
-            steps=self.steps,
-            eval_size=self.eval_size,
-        )
-
-
-def clip_ladder(
-    model: Any, length: int, rates: Any, clip: float, seeds: Any, *, hidden: int = 16, batch: int = 32, steps: int = 200
-) -> list[tuple[SGDRun, SGDRun]]:
-    """The clipping experiment's runs: per learning rate, the unclipped run and the run clipped at ``clip``.
-
-    >>> [(a.lr, a.clip, b.clip) for a, b in clip_ladder("lstm:1", 20, [0.5, 1.0], 1.0, [0, 1])]
-    [(0.5, None, 1.0), (1.0, None, 1.0)]
-    """
-    rates = check_list("rates", rates, check_positive, "learning rates")
-    clip = float(check_positive("clip", clip))
-
-    def run(lr: float, c: float | None) -> SGDRun:
-        return SGDRun(model, length, lr, c, seeds, hidden=hidden, batch=batch, steps=steps)
-
-    return [(run(lr, None), run(lr, clip)) for lr in rates]
-
-
-def figure_rung(unclipped: list[SGDResult]) -> int:
-    """The rung the clipping figure shows: the first at which every unclipped seed diverged, else the last.
-
-    >>> ok = SGDResult(np.zeros((1, 1)), np.zeros((1, 1)), (None,), np.zeros(1), 1 / 6)
-    >>> bad = SGDResult(np.zeros((1, 1)), np.zeros((1, 1)), (0,), np.full(1, np.nan), 1 / 6)
-    >>> figure_rung([ok, bad, bad]), figure_rung([ok, ok])
-    (1, 1)
-    """
-    return next((k for k, run in enumerate(unclipped) if run.diverged == len(run.diverged_at)), len(unclipped) - 1)
-
-
 # ---------------------------------------------------------------------------- the sweep
+
+
+Train = Callable[[list], list]
+"""Trains a list of runs and returns their results in order (the builders pass a pool's)."""
+
+
+def _train_here(keys: list) -> list:
+    return [k.execute() for k in keys]
 
 
 @dataclass(frozen=True)
 class Sweep:
-    """Success against lag: every model trained at every lag, with the same seeds and design.
+    """Success against lag at two budgets: every model, every lag of its grids, the same seeds and design.
 
-    >>> sweep = Sweep(["rnn", "lstm:2"], lags=[1, 3], seeds=[0, 1], design=Design(hidden=4, steps=6))
-    >>> [(str(r.model), r.lag) for r in sweep.runs()]
-    [('rnn', 1), ('rnn', 3), ('lstm:2', 1), ('lstm:2', 3)]
-    >>> counts = sweep.counts({run: run.execute() for run in sweep.runs()})
-    >>> {str(m): c for m, c in counts.items()}
-    {'rnn': [0, 0], 'lstm:2': [0, 0]}
+    The grids, fixed before any run:
+
+    * the short budget ``budgets[0]`` at ``short_lags``, then, for each model,
+      ``extend_step`` further at a time up to ``extend_to`` while it has at
+      least one success at the last lag tried;
+    * the long budget ``budgets[1]`` at ``long_lags``, extended the same way
+      while its success rate at the last lag tried is at least ``long_rate``.
+
+    A lag of a model's long grid is trained once, for the long budget, and its
+    short-budget outcome is read from that run (:meth:`RunResult.outcome`).
+
+    >>> sweep = Sweep(["rnn"], short_lags=[1, 2], long_lags=[2], seeds=[0, 1],
+    ...               design=Design(hidden=4), budgets=(4, 8), extend_step=1, extend_to=3)
+    >>> [(r.lag, r.design.steps) for r in sweep.first_runs()]
+    [(1, 4), (2, 8)]
     """
 
     models: tuple[ModelSpec, ...]
-    lags: tuple[int, ...]
-    seeds: tuple[int, ...]
+    short_lags: tuple[int, ...]
+    long_lags: tuple[int, ...]
+    seeds: tuple[int, ...] = SEEDS
     design: Design = DESIGN
+    budgets: tuple[int, int] = (SHORT, LONG)
+    extend_step: int = EXTEND_STEP
+    extend_to: int = EXTEND_TO
+    long_rate: float = LONG_RATE
+    dtype: str = PRECISION
 
     def __post_init__(self) -> None:
         if not isinstance(self.models, (list, tuple)) or not self.models:
             raise ValueError(f"models must be a non-empty list of models ({MODEL_SPECS}), got {self.models!r}")
         object.__setattr__(self, "models", tuple(check_model(f"models[{i}]", m) for i, m in enumerate(self.models)))
-        object.__setattr__(self, "lags", tuple(check_lags("lags", self.lags)))
+        object.__setattr__(self, "short_lags", tuple(check_lags("short_lags", self.short_lags)))
+        object.__setattr__(self, "long_lags", tuple(check_lags("long_lags", self.long_lags)))
         object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
+        budgets = check_list("budgets", self.budgets, check_positive_int, "budgets (whole numbers >= 1)")
+        if len(budgets) != 2 or budgets[0] >= budgets[1]:
+            raise ValueError(f"budgets must be two numbers of updates, short then long, got {self.budgets!r}")
+        object.__setattr__(self, "budgets", tuple(budgets))
+        object.__setattr__(self, "extend_step", check_positive_int("extend_step", self.extend_step))
+        object.__setattr__(self, "extend_to", check_positive_int("extend_to", self.extend_to))
+        object.__setattr__(self, "long_rate", float(check_finite("long_rate", self.long_rate)))
+        object.__setattr__(self, "dtype", _check_precision(self.dtype))
         if not isinstance(self.design, Design):
             raise ValueError(f"design must be a Design, got {self.design!r}")
 
-    def run(self, model: Any, lag: int) -> RecallRun:
-        """The run of one model at one lag."""
-        return RecallRun(model, lag, self.seeds, self.design)
+    def run(self, model: Any, lag: int, budget: int) -> RecallRun:
+        """The run of one model at one lag trained for ``budget`` updates."""
+        return RecallRun(model, lag, self.seeds, dataclasses.replace(self.design, steps=budget), dtype=self.dtype)
 
-    def runs(self) -> list[RecallRun]:
-        """Every run of the sweep, model by model, lags in increasing order."""
-        return [self.run(m, lag) for m in self.models for lag in self.lags]
+    def first_runs(self) -> list[RecallRun]:
+        """The runs of the grids before any extension: the long runs, and short runs at the other lags."""
+        short, long = self.budgets
+        return [
+            self.run(m, lag, long if lag in self.long_lags else short)
+            for m in self.models
+            for lag in sorted(set(self.short_lags) | set(self.long_lags))
+        ]
 
-    def counts(self, results: Any) -> dict[ModelSpec, list[int]]:
-        """Per model, its successes at each lag, read from ``results`` (a mapping from run to result)."""
-        return {m: [results[self.run(m, lag)].successes for lag in self.lags] for m in self.models}
+    def execute(self, train: Train = _train_here) -> SweepResult:
+        """Train every run of the design, grid by grid, extending each model's grids by the rule."""
+        short, long = self.budgets
+        plan = {
+            (m, b): list(lags) for m in self.models for b, lags in ((short, self.short_lags), (long, self.long_lags))
+        }
+        results: dict[RecallRun, RunResult] = {}
+        result = SweepResult(self, plan, results)
+        while True:
+            keys = list(dict.fromkeys(result.source(m, lag, b) for (m, b), lags in plan.items() for lag in lags))
+            missing = [k for k in keys if k not in results]
+            if missing:
+                results.update(zip(missing, train(missing)))
+                continue
+            grew = False
+            for (m, b), lags in plan.items():
+                last, nxt = lags[-1], lags[-1] + self.extend_step
+                if nxt > self.extend_to:
+                    continue
+                outcome = result.outcome(m, last, b)
+                rule = outcome.successes >= 1 if b == short else outcome.rate >= self.long_rate
+                if rule:
+                    lags.append(nxt)
+                    grew = True
+            if not grew:
+                return result
 
 
-def measured_horizon(lags: Any, counts: Any, seeds: int) -> int | None:
-    """The longest lag at which at least half of the ``seeds`` succeed (``None``: not even the shortest).
+@dataclass(frozen=True)
+class SweepResult:
+    """A trained :class:`Sweep`: per model and budget, the lags tried and what each shows."""
 
-    ``counts[i]`` is the number of seeds that succeeded at ``lags[i]``; a lag
-    passes when ``2 * counts[i] >= seeds``. The longest passing lag is taken
-    even if a shorter one fails.
+    sweep: Sweep
+    plan: dict
+    """``(model, budget) -> lags`` tried, in order."""
+    results: dict
+    """``RecallRun -> RunResult``."""
 
-    >>> measured_horizon([2, 5, 10], [3, 2, 1], 3), measured_horizon([2, 5], [0, 0], 3)
-    (5, None)
+    def lags(self, model: Any, budget: int) -> list[int]:
+        """The lags tried for ``model`` at ``budget``."""
+        return list(self.plan[(ModelSpec.parse(model), budget)])
+
+    def source(self, model: Any, lag: int, budget: int) -> RecallRun:
+        """The run an outcome is read from: the long run where the lag is in the model's long grid."""
+        spec, long = ModelSpec.parse(model), self.sweep.budgets[1]
+        return self.sweep.run(spec, lag, long if lag in self.plan[(spec, long)] else budget)
+
+    def result(self, model: Any, lag: int, budget: int) -> RunResult:
+        """The trained run behind one cell."""
+        return self.results[self.source(model, lag, budget)]
+
+    def outcome(self, model: Any, lag: int, budget: int) -> Outcome:
+        """One cell read at ``budget``."""
+        return self.result(model, lag, budget).outcome(budget)
+
+    def counts(self, model: Any, budget: int) -> list[int]:
+        """Successes at each lag tried."""
+        return [self.outcome(model, lag, budget).successes for lag in self.lags(model, budget)]
+
+    def fit(self, model: Any, budget: int) -> Any:
+        """The logistic fit of success against lag (:func:`lag_learned`)."""
+        lags = self.lags(model, budget)
+        return lag_learned(lags, self.counts(model, budget), len(self.sweep.seeds))
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def lag_learned(lags: Any, successes: Any, n: int) -> Any:
+    r"""The lag learned within a budget: a Firth-penalized logistic fit of success against lag.
+
+    :math:`\Pr(\text{success} \mid L) = 1/(1 + e^{-(a + bL)})`, fitted to
+    ``successes[i]`` of ``n`` at ``lags[i]`` (:func:`rnnmem.stats.logistic_fit`);
+    its ``x50`` is the lag of 50% success, :math:`L_{50} = -a/b`, with its
+    interval. It measures what training finds within the budget, not a
+    property of the gradient at initialization.
+
+    >>> fit = lag_learned([4, 8, 12, 16], [20, 15, 5, 0], 20)
+    >>> 8 < fit.x50 < 12
+    True
     """
-    passed = [lag for lag, k in zip(lags, counts) if 2 * k >= seeds]
-    return max(passed) if passed else None
+    lags = check_lags("lags", lags)
+    counts = check_list("successes", successes, check_nonnegative_int, "counts (whole numbers >= 0)")
+    n = check_positive_int("n", n)
+    if len(counts) != len(lags) or max(counts) > n:
+        raise ValueError(f"successes must be one count in 0..{n} per lag, got {successes!r} for lags {lags!r}")
+    return stats.logistic_fit(lags, counts, [n] * len(lags))
 
 
-def starting_factor(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int = ALPHABET) -> float:
-    r"""The per-step factor a gradient starts with: the median over the seeds' units.
+def sgd_rate(rates: Any, successes: Any) -> float:
+    """The SGD arm's learning rate: the rate with the most successes, a tie going to the smaller rate.
 
-    LSTM and GRU: the forget (update) gate at zero input and state,
-    :math:`\sigma(b_{i} + b_{h})` of its rows (rows :math:`H` to :math:`2H` of
-    PyTorch's gate order). Tanh RNN: the spectral radius of :math:`W_{hh}`, an
-    upper bound on the per-step factor since :math:`\tanh' \le 1`. Untrained
-    models as :func:`rnnmem.lab.make_ensemble` draws them for recall at ``lag``.
-
-    >>> round(starting_factor("lstm:2", 3, [0, 1], 8), 3), round(float(memory.sigmoid(2.0)), 3)
-    (0.881, 0.881)
+    >>> sgd_rate([0.1, 0.3, 1.0, 3.0], [4, 9, 9, 0])
+    0.3
     """
+    rates = check_list("rates", rates, check_positive, "learning rates")
+    counts = check_list("successes", successes, check_nonnegative_int, "counts")
+    if len(rates) != len(counts):
+        raise ValueError(f"successes must give one count per rate, got {len(counts)} for {len(rates)} rates")
+    best = max(counts)
+    return float(min(r for r, k in zip(rates, counts) if k == best))
+
+
+def _ensemble(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int = ALPHABET) -> Any:
     spec = ModelSpec.parse(model)
     ens = lab.make_ensemble(
         tasks.recall(lag, alphabet),
@@ -709,13 +1000,64 @@ def starting_factor(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int
         hidden=hidden,
         forget_bias=spec.forget_bias,
         init=spec.init,
+        **({} if spec.input_bias is None else {"input_bias": spec.input_bias}),
     )
-    p = ens.params
-    H = hidden
+    return spec, ens
+
+
+def rnn_spectra(lag: int, seeds: Any, hidden: int, alphabet: int = ALPHABET) -> tuple[np.ndarray, np.ndarray]:
+    r"""The tanh RNN's :math:`W_{hh}` at initialization, per seed: spectral radius :math:`\rho` and norm
+    :math:`\|W_{hh}\|_2`.
+
+    One step of the gradient is multiplied by
+    :math:`\operatorname{diag}(\tanh')\,W_{hh}^\top`, whose size is at most
+    :math:`\|W_{hh}\|_2` (as :math:`\tanh' \le 1`); over many steps at zero
+    input the product shrinks like :math:`\rho^n` (Gelfand's formula), and
+    :math:`\rho \le \|W_{hh}\|_2`.
+
+    >>> rho, norm = rnn_spectra(3, [0, 1], 16)
+    >>> bool(np.all(rho <= norm))
+    True
+    """
+    _, ens = _ensemble("rnn", lag, seeds, hidden, alphabet)
+    W = ens.params["weight_hh_l0"].astype(np.float64)
+    rho = np.array([max(abs(np.linalg.eigvals(w))) for w in W])
+    norm = np.array([np.linalg.norm(w, 2) for w in W])
+    return rho, norm
+
+
+def starting_factor(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int = ALPHABET) -> float:
+    r"""The per-step factor a gradient starts with at zero input: the median over the seeds' units.
+
+    LSTM and GRU: the forget (update) gate at zero input and state,
+    :math:`\sigma(b_{i} + b_{h})` of its rows (rows :math:`H` to :math:`2H` of
+    PyTorch's gate order). Tanh RNN: the spectral radius of :math:`W_{hh}`,
+    the rate per step at which :math:`W_{hh}^n` shrinks at zero input (where
+    :math:`\tanh' = 1`); one step alone is bounded by :math:`\|W_{hh}\|_2`
+    only (:func:`rnn_spectra`). Untrained models as
+    :func:`rnnmem.lab.make_ensemble` draws them for recall at ``lag``.
+
+    >>> round(starting_factor("lstm:2", 3, [0, 1], 8), 3), round(float(memory.sigmoid(2.0)), 3)
+    (0.881, 0.881)
+    """
+    spec, ens = _ensemble(model, lag, seeds, hidden, alphabet)
     if spec.cell == "rnn":
-        return float(np.median([max(abs(np.linalg.eigvals(W))) for W in p["weight_hh_l0"]]))
-    b = p["bias_ih_l0"] + p["bias_hh_l0"]
+        return float(np.median(rnn_spectra(lag, seeds, hidden, alphabet)[0]))
+    p, H = ens.params, hidden
+    b = (p["bias_ih_l0"] + p["bias_hh_l0"]).astype(np.float64)
     return float(np.median(memory.sigmoid(b[:, H : 2 * H])))
+
+
+def starting_horizon(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int = ALPHABET) -> float:
+    """The 1% horizon the starting factor predicts at zero input (:func:`rnnmem.memory.horizon`), in steps.
+
+    For chrono the gates, and so this horizon, grow with the sequence length
+    ``lag + 2``.
+
+    >>> round(starting_horizon("lstm:2", 3, [0, 1], 8), 1)
+    36.3
+    """
+    return float(memory.horizon(starting_factor(model, lag, seeds, hidden, alphabet)))
 
 
 def gradient_reach(
@@ -733,34 +1075,32 @@ def gradient_reach(
     Entry :math:`k` is :math:`\|\partial\ell/\partial h_{T-k}\| / \|\partial\ell/\partial h_T\|`
     (:func:`rnnmem.lab.gradient_by_step` on ``sequences`` recall sequences
     drawn with seed 1), the median over the seeds. The models are drawn as
-    :func:`rnnmem.lab.make_ensemble` draws them, or carry ``params`` (trained
-    ones, :attr:`RunResult.params`).
+    :func:`rnnmem.lab.make_ensemble` draws them (float64), or carry ``params``
+    (trained ones, :attr:`RunResult.params`).
 
     >>> share = gradient_reach("lstm:2", lag=3, seeds=[0, 1], hidden=8, sequences=16)
     >>> share.shape, float(share[0]), bool(share[-1] < 1)
     ((5,), 1.0, True)
     """
-    spec = ModelSpec.parse(model)
-    task = tasks.recall(lag, alphabet)
-    ens = lab.make_ensemble(task, spec.cell, list(seeds), hidden=hidden, forget_bias=spec.forget_bias, init=spec.init)
+    _, ens = _ensemble(model, lag, seeds, hidden, alphabet)
     if params is not None:
         for name, value in params.items():
             ens.params[name][...] = value
-    norms = lab.gradient_by_step(ens, task, n=sequences, seed=1)
+    norms = lab.gradient_by_step(ens, tasks.recall(lag, alphabet), n=sequences, seed=1)
     return np.median(norms[:, ::-1] / norms[:, -1:], axis=0)
 
 
 def carry_survival(scheme: str, keep: float, lag: int) -> float:
-    r"""The chance that a unit's carried value is kept across the ``lag + 1`` steps of recall.
+    r"""The chance that a unit's value is kept across the ``lag + 1`` steps of recall under a scheme.
 
     No dropout: 1; a fresh mask at every step: :math:`p^{\text{lag}+1}`; one
-    mask per sequence: :math:`p` (the same mask at every step), with
-    :math:`p` = ``keep``.
+    mask per sequence (on the carry line or on :math:`h`): :math:`p` (the
+    same mask at every step), with :math:`p` = ``keep``.
 
     >>> [round(carry_survival(s, 0.5, 2), 3) for s in SCHEMES]
-    [1.0, 0.125, 0.5]
+    [1.0, 0.125, 0.5, 0.5]
     """
     scheme = check_choice("scheme", scheme, SCHEMES)
     keep = check_keep("keep", keep)
     lag = check_positive_int("lag", lag)
-    return {"none": 1.0, "per-step": keep ** (lag + 1), "per-sequence": keep}[scheme]
+    return 1.0 if scheme == "none" else keep ** (lag + 1) if scheme == "carry-step" else keep

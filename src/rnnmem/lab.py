@@ -29,7 +29,11 @@ A member's *updates to success* is the first evaluation at which it
 succeeds (a multiple of ``eval_every``), or ``None``: never within the budget.
 A member whose loss or gradient norm stops being finite is **diverged**: it
 is frozen from that update on (its parameters no longer change), reported
-with the update it diverged at, and never counted as a success.
+with the update it diverged at, and never counted as a success. With
+``retire=True`` a member leaves the stack at its first success (and a
+diverged one at once), and the others train on in a smaller one, each
+computing what it computes in the full stack; the run's cost then falls as
+members finish.
 
 Members never mix: member :math:`e` of an ensemble computes the same numbers,
 bit for bit, as the same seed trained alone (the batched product computes each
@@ -38,8 +42,9 @@ or a sum within one member), and the ensemble is faster because each step is
 one batched matrix product for all of them.
 
 **Precision.** Training runs in float64 unless ``dtype=np.float32`` is asked
-for. float32 is about twice as fast (the exponentials and the products both
-halve), but training is chaotic: a difference in the last bit of one product,
+for. float32 is about twice as fast (its products halve, and its
+nonlinearities go through numpy's float32 tanh, faster than float64's exp),
+but training is chaotic: a difference in the last bit of one product,
 such as another BLAS kernel produces, grows from update to update until, after
 some hundreds of updates, a member's accuracy and even whether it succeeds
 can differ. In float64 that difference starts about :math:`10^9` times
@@ -58,13 +63,14 @@ import numpy as np
 
 from . import cells
 from .checks import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
-from .ensemble import INITS, MODELS, Ensemble
+from .ensemble import INITS, MODELS, Ensemble, OneHot
 from .tasks import Task
 from .train import Adam
 
 __all__ = [
     "OPTIMIZERS",
     "CARRY_MASKS",
+    "HIDDEN_MASKS",
     "LabResult",
     "make_ensemble",
     "train",
@@ -79,12 +85,20 @@ OPTIMIZERS = ("adam", "sgd")
 CARRY_MASKS = ("step", "sequence")
 """Dropout masks on the LSTM's carry line: a fresh one at every step, or one per sequence."""
 
+HIDDEN_MASKS = ("sequence", "step")
+"""Dropout masks on the hidden state entering the recurrent product: one per sequence (Gal and Ghahramani
+2016), or a fresh one at every step."""
+
 
 class _SGD:
     """Plain gradient descent, each member's gradient scaled (clipping) and frozen members left as they are."""
 
     def __init__(self, ens: Ensemble, *, lr: float) -> None:
         self.params, self.lr = ens.params, lr
+
+    def select(self, ens: Ensemble, rows: np.ndarray) -> _SGD:
+        """The optimizer of ``ens``, the members at ``rows`` of this one's ensemble (it has no state)."""
+        return _SGD(ens, lr=self.lr)
 
     def step(self, grads: dict, scale: np.ndarray, frozen: np.ndarray) -> None:
         E = scale.size
@@ -119,6 +133,14 @@ class _Adam:
             self.grad_views[name] = self.g[:, start : start + p[0].size].reshape(p.shape)
             start += p[0].size
         assert start == self.flat.shape[1] and self.flat.shape[0] == E
+
+    def select(self, ens: Ensemble, rows: np.ndarray) -> _Adam:
+        """The optimizer of ``ens``, made of the members at ``rows`` of this one's: their moments and step count."""
+        new = _Adam(ens, lr=self.lr)
+        new.t = self.t
+        new.m[...] = self.m[rows]
+        new.v[...] = self.v[rows]
+        return new
 
     def step(self, grads: dict, scale: np.ndarray, frozen: np.ndarray) -> None:
         g, m, v, a, b = self.g, self.m, self.v, self.work, self.work2
@@ -228,6 +250,7 @@ def make_ensemble(
     forget_bias: Any = None,
     init: Any = "default",
     t_max: float | None = None,
+    input_bias: float | None = None,
     dtype: Any = np.float64,
 ) -> Ensemble:
     r"""The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
@@ -258,18 +281,20 @@ def make_ensemble(
         forget_bias=forget_bias,
         init=init,
         t_max=t_max,
+        input_bias=input_bias,
         dtype=dtype,
     )
 
 
-def evaluate(
-    ensemble: Ensemble, task: Task, inputs: np.ndarray, targets: np.ndarray, chunk: int | None = None
-) -> np.ndarray:
+def evaluate(ensemble: Ensemble, task: Task, inputs: Any, targets: np.ndarray, chunk: int | None = None) -> np.ndarray:
     """Each member's score on one set of sequences, ``(E,)``: accuracy, or mean squared error.
 
-    ``inputs`` ``(T, N, D)`` and ``targets`` ``(N,)`` are shared by every
-    member; they are run ``chunk`` sequences at a time (by default as many
-    as keep the forward pass's stored gates under about 2 million numbers).
+    ``inputs`` ``(T, N, D)`` (or a :class:`~rnnmem.ensemble.OneHot` of ids
+    ``(T, N)``) and ``targets`` ``(N,)`` are shared by every member; they are
+    run ``chunk`` sequences at a time. The default depends
+    on the sequences' length and the model's size, never on the number of
+    members, so that a member scores the same, bit for bit, in any ensemble
+    (a regression's sum of squares is summed chunk by chunk).
 
     >>> from rnnmem.tasks import recall
     >>> task = recall(lag=2, alphabet=4)
@@ -277,14 +302,19 @@ def evaluate(
     >>> evaluate(make_ensemble(task, "rnn", [0, 1], hidden=4), task, *batch).shape
     (2,)
     """
-    T, N = inputs.shape[:2]
+    T, N = (inputs.ids if isinstance(inputs, OneHot) else inputs).shape[:2]
     if chunk is None:
         gates = cells.GATES[ensemble.model]
-        chunk = max(1, min(N, 2**21 // (T * ensemble.size * gates * ensemble.hidden_size)))
+        chunk = max(1, min(N, 2**17 // (T * gates * ensemble.hidden_size)))
     chunk = check_positive_int("chunk", chunk)
     total = np.zeros(ensemble.size)
     for start in range(0, N, chunk):
-        out = ensemble.predict(inputs[:, start : start + chunk])
+        part = (
+            OneHot(inputs.ids[:, start : start + chunk])
+            if isinstance(inputs, OneHot)
+            else inputs[:, start : start + chunk]
+        )
+        out = ensemble.predict(part)
         y = targets[start : start + chunk]
         with np.errstate(invalid="ignore", over="ignore"):
             if task.kind == "classification":
@@ -307,15 +337,19 @@ def train(
     forget_bias: Any = None,
     init: Any = "default",
     t_max: float | None = None,
+    input_bias: float | None = None,
     eval_every: int = 50,
     eval_size: int = 512,
     eval_seed: int = 0,
     threshold: float = 0.9,
     stop_when_done: bool = False,
+    retire: bool = False,
     dtype: Any = np.float64,
     optimizer: str = "adam",
     carry_keep: float | None = None,
     carry_mask: str = "step",
+    hidden_keep: float | None = None,
+    hidden_mask: str = "sequence",
     progress: Callable[[int], object] | None = None,
     on_evaluation: Callable[[int, Ensemble], object] | None = None,
 ) -> LabResult:
@@ -323,31 +357,61 @@ def train(
 
     See the module for the procedure and the definition of success. ``model``
     is ``"rnn"``, ``"gru"`` or ``"lstm"``; ``forget_bias`` (one number, or
-    one per member) and ``init="chrono"`` (with ``t_max``, default the
-    sequence length) set the LSTM's gate biases as
-    :class:`~rnnmem.ensemble.Ensemble` describes. ``stop_when_done=True``
-    stops at the first evaluation at which every member has succeeded or
-    diverged (the remaining columns of ``losses`` and ``grad_norms`` are
-    NaN). ``optimizer="sgd"`` replaces Adam by plain gradient descent,
-    :math:`\theta \leftarrow \theta - \eta g` (with Adam the step size is
-    about ``lr`` whatever the gradient's size, so a gradient that explodes
-    shows in its norm but hardly moves the weights; with SGD it does).
+    one per member), ``init="chrono"`` (with ``t_max``, default the
+    sequence length) and ``input_bias`` (one number, applied last) set the
+    LSTM's gate biases as :class:`~rnnmem.ensemble.Ensemble` describes.
+    ``stop_when_done=True`` stops at the first evaluation at which every
+    member has succeeded or diverged (the remaining columns of ``losses``
+    and ``grad_norms`` are NaN). ``optimizer="sgd"`` replaces Adam by plain
+    gradient descent, :math:`\theta \leftarrow \theta - \eta g` (with Adam
+    the step size is about ``lr`` whatever the gradient's size, so a
+    gradient that explodes shows in its norm but hardly moves the weights;
+    with SGD it does).
+
+    ``retire=True``: a member leaves training at its first successful
+    evaluation, and a diverged member at the update it diverged at; the
+    others go on in a smaller stack (so an update costs less as members
+    finish), each computing exactly the numbers it computes in the full stack
+    or alone (its parameters, Adam moments and streams move with it). A
+    retired member's parameters stay those it retired with (those of the
+    returned ``ensemble``, in the order of ``seeds``); its ``losses`` and
+    ``grad_norms`` are NaN from its retirement on, and its ``scores`` repeat
+    its score at retirement (for a diverged member, the score of its frozen
+    parameters, as without ``retire``), so ``final_scores`` is its score when
+    it stopped. Its ``success_step`` is the same as without ``retire``.
 
     ``carry_keep=p`` (LSTM only) trains with inverted dropout on the carry
     line, :math:`c_t = f_t \odot (M_t \odot c_{t-1}) + i_t \odot g_t` with
     :math:`M_t = m_t / p`, :math:`m_t \sim \text{Bernoulli}(p)` per unit and
     sequence: a fresh mask at every step (``carry_mask="step"``) or one mask
-    per sequence used at every step (``"sequence"``, as Gal and Ghahramani
-    2016 and Keras' ``recurrent_dropout`` do, scaled at every step). The masks
+    per sequence used at every step (``"sequence"``: RNNDrop, Moon et al.
+    2015, scaled at every step; Gal and Ghahramani 2016 and Keras'
+    ``recurrent_dropout`` mask the hidden state instead, see
+    ``hidden_keep``). The masks
     come from the member's own stream ``default_rng((seed, 3))``; evaluation
     uses no mask.
+
+    ``hidden_keep=p`` (RNN, GRU and LSTM) trains with inverted dropout on the
+    previous hidden state where it enters the recurrent product (Gal and
+    Ghahramani 2016): :math:`W_{hh} h_{t-1} \to W_{hh} (M_t \odot h_{t-1})`,
+    :math:`M_t = m_t / p`, one mask shared by every gate's recurrent input
+    (the LSTM's four, the GRU's three, the reset gate's product included);
+    the state's other paths (the GRU's interpolation) and the readout are not
+    masked. One mask per sequence (``hidden_mask="sequence"``, the default,
+    as Gal and Ghahramani) or a fresh one at every step (``"step"``), from the
+    member's own stream ``default_rng((seed, 4))``, drawn as the carry masks
+    are; evaluation uses no mask. Both dropouts can be on at once.
 
     ``progress``, if given, is called after every update with the number of
     updates done so far (a progress bar's hook; it does not change the result).
     ``on_evaluation``, if given, is called at every evaluation, after the
-    scores are recorded, with the number of updates done and the ensemble,
-    whose parameters are every member's at that point (to record checkpoints
-    or measure the models there; it must not change the ensemble).
+    scores are recorded (and after the members that succeeded there retired),
+    with the number of updates done and an ensemble of **every** member, in
+    the order of ``seeds``, whose parameters are every member's at that point
+    (a retired member's: those it retired with). With ``retire``, it is the
+    ensemble returned at the end, its rows refreshed from the smaller stack
+    just before the call (only when a hook is given). The hook may record
+    checkpoints or measure the models; it must not change the parameters.
 
     >>> from rnnmem.tasks import recall
     >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
@@ -356,6 +420,10 @@ def train(
     ((3, 9), (3, 200), 3)
     >>> [result.outcome(e) for e in range(3)]
     ['25 updates', '25 updates', '25 updates']
+    >>> retired = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
+    ...                 lr=0.02, eval_every=25, eval_size=256, retire=True)
+    >>> retired.success_step == result.success_step, bool(np.isnan(retired.losses[:, 25:]).all())
+    (True, True)
     """
     if not isinstance(task, Task):
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
@@ -370,17 +438,28 @@ def train(
     threshold = check_threshold(threshold)
     optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
     carry_mask = check_choice("carry_mask", carry_mask, CARRY_MASKS)
+    hidden_mask = check_choice("hidden_mask", hidden_mask, HIDDEN_MASKS)
     if carry_keep is not None:
-        carry_keep = float(check_finite("carry_keep", carry_keep))
-        if not 0.0 < carry_keep <= 1.0:
-            raise ValueError(f"carry_keep must be a keep probability in (0, 1], got {carry_keep!r}")
+        carry_keep = _check_keep("carry_keep", carry_keep)
         if model != "lstm":
             raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {model!r}")
-    ens = make_ensemble(task, model, seeds, hidden=hidden, forget_bias=forget_bias, init=init, t_max=t_max, dtype=dtype)
-    E = ens.size
+    if hidden_keep is not None:
+        hidden_keep = _check_keep("hidden_keep", hidden_keep)
+    full = make_ensemble(
+        task,
+        model,
+        seeds,
+        hidden=hidden,
+        forget_bias=forget_bias,
+        init=init,
+        t_max=t_max,
+        input_bias=input_bias,
+        dtype=dtype,
+    )
+    E, H = full.size, full.hidden_size
     held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
-    streams = [np.random.default_rng((seed, 1)) for seed in ens.seeds]
-    mask_streams = [np.random.default_rng((seed, 3)) for seed in ens.seeds]
+    # One-hot inputs (recall) go to the ensemble as their indices: the same numbers, without the vectors.
+    held_out_x = OneHot(held_out.inputs.argmax(axis=2)) if task.one_hot else held_out.inputs
     if task.kind == "classification":
 
         def passed(score):
@@ -391,39 +470,84 @@ def train(
         def passed(score):
             return score <= limit
 
-    opt = _Adam(ens, lr=lr) if optimizer == "adam" else _SGD(ens, lr=lr)
+    # The stack in training: `ens` holds the members `members` (indices into `seeds`, in order), each
+    # with its data stream, mask streams and optimizer rows; with `retire` it shrinks, else it is `full`.
+    ens: Ensemble | None = full
+    members = np.arange(E)
+    streams = [np.random.default_rng((seed, 1)) for seed in full.seeds]
+    carry_streams = [np.random.default_rng((seed, 3)) for seed in full.seeds]
+    hidden_streams = [np.random.default_rng((seed, 4)) for seed in full.seeds]
+    opt: Any = _Adam(full, lr=lr) if optimizer == "adam" else _SGD(full, lr=lr)
     losses = np.full((E, steps), np.nan)
     grad_norms = np.full((E, steps), np.nan)
     success_step: list = [None] * E
     diverged_at: list = [None] * E
-    live = np.ones(E, dtype=bool)
+    live = np.ones(E, dtype=bool)  # not diverged
+    retired_score = np.full(E, np.nan)  # a retired member's score, repeated at every later evaluation
     eval_steps, scores = [], []
 
+    def leave(rows: np.ndarray) -> None:
+        """Retire the members at positions `rows` of the stack: keep their parameters, shrink the rest."""
+        nonlocal ens, members, streams, carry_streams, hidden_streams, opt
+        assert ens is not None
+        if ens is not full:
+            full._flat[members] = ens._flat
+        else:  # from here on `full` only holds parameters: its scratch space goes
+            full._workspace.clear()
+            full._cache = None
+        stay = np.setdiff1d(np.arange(ens.size), rows)
+        members = members[stay]
+        streams, carry_streams, hidden_streams = (
+            [s[k] for k in stay] for s in (streams, carry_streams, hidden_streams)
+        )
+        if stay.size == 0:
+            ens = None
+        else:
+            ens = ens.select(stay)
+            opt = opt.select(ens, stay)
+
     def evaluation(done: int) -> None:
-        score = evaluate(ens, task, held_out.inputs, held_out.targets)
+        score = retired_score.copy()
+        if ens is not None:
+            score[members] = evaluate(ens, task, held_out_x, held_out.targets)
         eval_steps.append(done)
         scores.append(score)
         for e in range(E):
             if live[e] and success_step[e] is None and passed(score[e]):
                 success_step[e] = done
+        if retire and ens is not None:
+            done_rows = np.flatnonzero([success_step[e] is not None for e in members])
+            if done_rows.size:
+                retired_score[members[done_rows]] = score[members[done_rows]]
+                leave(done_rows)
         if on_evaluation is not None:
-            on_evaluation(done, ens)
+            if ens is not None and ens is not full:
+                full._flat[members] = ens._flat
+            on_evaluation(done, full)
 
     evaluation(0)
     done = 0
     while done < steps:
-        x, y = task.sample_each(batch, streams)  # (T, E, B, D), (E, B): each member's batch from its stream
-        masks = None
-        if carry_keep is not None:
-            steps_drawn = task.length if carry_mask == "step" else 1
-            drawn = [rng.random((steps_drawn, batch, ens.hidden_size)) < carry_keep for rng in mask_streams]
-            masks = np.broadcast_to(np.stack(drawn, axis=1) / carry_keep, (task.length, E, batch, ens.hidden_size))
-        loss, norm = _update(ens, opt, x, y, task.kind, clip, live, masks)
-        for e in np.flatnonzero(live & ~(np.isfinite(loss) & np.isfinite(norm))):
-            diverged_at[e] = done  # frozen from here on
-            live[e] = False
-        losses[live, done] = loss[live]
-        grad_norms[live, done] = norm[live]
+        if ens is not None:
+            # each member's batch from its own stream: inputs (T, E, B, D) or their one-hot indices (T, E, B)
+            if task.one_hot:
+                ids, y = task.sample_ids_each(batch, streams)
+                x: Any = OneHot(ids)
+            else:
+                x, y = task.sample_each(batch, streams)
+            carry_masks = _masks(carry_keep, carry_mask, carry_streams, task.length, batch, H)
+            hidden_masks = _masks(hidden_keep, hidden_mask, hidden_streams, task.length, batch, H)
+            loss, norm = _update(ens, opt, x, y, task.kind, clip, live[members], carry_masks, hidden_masks)
+            bad = np.flatnonzero(live[members] & ~(np.isfinite(loss) & np.isfinite(norm)))
+            for k in bad:
+                diverged_at[members[k]] = done  # frozen from here on
+                live[members[k]] = False
+            ok = live[members]
+            losses[members[ok], done] = loss[ok]
+            grad_norms[members[ok], done] = norm[ok]
+            if retire and bad.size:  # a diverged member leaves at once, with its score as it stopped
+                retired_score[members[bad]] = evaluate(ens.select(bad), task, held_out_x, held_out.targets)
+                leave(bad)
         done += 1
         if progress is not None:
             progress(done)
@@ -431,10 +555,12 @@ def train(
             evaluation(done)
             if stop_when_done and all(s is not None or not a for s, a in zip(success_step, live)):
                 break
+    if ens is not None and ens is not full:
+        full._flat[members] = ens._flat
     return LabResult(
         task=task,
-        model=ens.model,
-        seeds=ens.seeds,
+        model=full.model,
+        seeds=full.seeds,
         threshold=threshold,
         eval_steps=np.array(eval_steps),
         scores=np.array(scores).T,
@@ -442,8 +568,27 @@ def train(
         grad_norms=grad_norms,
         success_step=success_step,
         diverged_at=diverged_at,
-        ensemble=ens,
+        ensemble=full,
     )
+
+
+def _check_keep(name: str, keep: Any) -> float:
+    value = float(check_finite(name, keep))
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{name} must be a keep probability in (0, 1], got {value!r}")
+    return value
+
+
+def _masks(keep: float | None, kind: str, streams: list, T: int, B: int, H: int) -> np.ndarray | None:
+    """Inverted-dropout masks (T, E, B, H), m / keep with m ~ Bernoulli(keep), each member's from its stream.
+
+    ``kind="step"``: each stream draws ``(T, B, H)`` uniforms, a fresh mask per step; ``"sequence"``:
+    ``(1, B, H)``, one mask per sequence, used at every step.
+    """
+    if keep is None:
+        return None
+    drawn = [rng.random((T if kind == "step" else 1, B, H)) < keep for rng in streams]
+    return np.broadcast_to(np.stack(drawn, axis=1) / keep, (T, len(streams), B, H))
 
 
 def _update(
@@ -455,6 +600,7 @@ def _update(
     clip: float | None,
     live: np.ndarray,
     carry_masks: Any = None,
+    hidden_masks: Any = None,
 ) -> tuple:
     """One update of every live member; returns each member's loss and gradient norm before clipping.
 
@@ -463,7 +609,7 @@ def _update(
     """
     E = ens.size
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks)
+        loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks, hidden_masks=hidden_masks)
         norm = np.sqrt(sum(_squares(g.reshape(E, -1)) for g in grads.values()))
         frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
         scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)

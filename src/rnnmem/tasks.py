@@ -15,7 +15,8 @@ whose stream it continues).
 * recall with ``distractors="blank"``: the same, with every distractor the
   blank token. The distance is the same but nothing interferes: what a model
   must resist is only time, not the writing of other tokens into its memory.
-* :func:`adding`, the adding problem (Hochreiter and Schmidhuber, 1997): each
+* :func:`adding`, the adding problem in the form of Le, Jaitly and Hinton (2015)
+  and Arjovsky, Shah and Bengio (2016), after Hochreiter and Schmidhuber (1997): each
   step is a pair (value :math:`u_t \sim U[0, 1]`, marker), two steps are
   marked, one in the first half of the sequence and one in the second; the
   target is the sum of the two marked values. Predicting the constant
@@ -120,7 +121,39 @@ class Task:
         rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
         if self.name == "adding":
             return _adding_batches(n, self.length, rngs)
-        return _recall_batches(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        tokens = _recall_tokens_each(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        inputs = np.eye(self.input_size)[tokens.transpose(1, 0, 2)]  # one-hot rows, (T, S, n, K + 2)
+        return Batch(inputs, tokens[:, 0].copy())
+
+    @property
+    def one_hot(self) -> bool:
+        """Whether every input vector is one-hot (recall: a token), so that it can be given by its index."""
+        return self.name != "adding"
+
+    def sample_ids_each(self, n: int, seeds: Any) -> Batch:
+        """:meth:`sample_each` with each one-hot input vector given by the index of its 1 (:attr:`one_hot` tasks).
+
+        Returns ``Batch(ids (T, S, n) int64, targets (S, n))``, drawn from the
+        streams exactly as :meth:`sample_each` draws: its inputs are
+        ``np.eye(input_size)[ids]``, without the vectors being built.
+
+        >>> task = recall(lag=3, alphabet=4)
+        >>> ids, targets = task.sample_ids_each(2, [0, 1])
+        >>> ids.shape, bool((np.eye(task.input_size)[ids] == task.sample_each(2, [0, 1]).inputs).all())
+        ((5, 2, 2), True)
+        >>> adding(5).sample_ids_each(2, [0])
+        Traceback (most recent call last):
+        ...
+        ValueError: sample_ids_each needs one-hot inputs; the adding problem's are real numbers
+        """
+        if not self.one_hot:
+            raise ValueError("sample_ids_each needs one-hot inputs; the adding problem's are real numbers")
+        n = check_positive_int("n", n)
+        if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (list, tuple)) or not seeds:
+            raise ValueError(f"seeds must be a non-empty list of seeds, one per stream, got {seeds!r}")
+        rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
+        tokens = _recall_tokens_each(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        return Batch(tokens.transpose(1, 0, 2), tokens[:, 0].copy())
 
 
 def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
@@ -163,7 +196,12 @@ def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
 
 
 def adding(length: int) -> Task:
-    r"""The adding problem (Hochreiter and Schmidhuber, 1997) over ``length`` steps.
+    r"""The adding problem over ``length`` steps, as Le, Jaitly and Hinton (2015) and Arjovsky, Shah and Bengio
+    (2016) pose it.
+
+    Hochreiter and Schmidhuber (1997) posed the original, with values in
+    :math:`[-1, 1]`, both marks in the first half of the sequence and a
+    rescaled target; this is the variant later papers benchmark on.
 
     Step :math:`t` is the pair :math:`(u_t, m_t)` with :math:`u_t \sim U[0, 1]`
     and the marker :math:`m_t \in \{0, 1\}`; exactly two steps are marked, one
@@ -243,12 +281,12 @@ def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.G
     return Batch(inputs, tokens[0].copy())
 
 
-def _recall_batches(n: int, lag: int, alphabet: int, blank: bool, rngs: list) -> Batch:
+def _recall_tokens_each(n: int, lag: int, alphabet: int, blank: bool, rngs: list) -> np.ndarray:
+    """Token ids (S, T, n), stream s's batch drawn from ``rngs[s]``."""
     tokens = np.empty((len(rngs), lag + 2, n), dtype=np.int64)
     for k, rng in enumerate(rngs):
         _recall_tokens(tokens[k], lag, alphabet, blank, rng)
-    inputs = np.eye(alphabet + 2)[tokens.transpose(1, 0, 2)]  # one-hot rows, (T, S, n, K + 2)
-    return Batch(inputs, tokens[:, 0].copy())
+    return tokens
 
 
 def _adding_draw(n: int, length: int, rng: np.random.Generator) -> tuple:

@@ -49,7 +49,7 @@ SAMPLE = [
     ("docs/chapters/horizon.md", "figure", "decay_curves"),
     ("docs/chapters/horizon.md", "table", "horizon_table"),
     ("docs/chapters/forget-bias.md", "widget", "forget_bias_explorer"),
-    ("docs/chapters/memory-measured.md", "table", "clip_ladder_table"),
+    ("docs/chapters/memory-measured.md", "table", "clipping_counts"),
 ]
 
 

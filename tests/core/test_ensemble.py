@@ -248,24 +248,30 @@ def test_carry_masks_multiply_the_cell_state_with_exact_gradients():
 
 
 @pytest.mark.parametrize("model", ["gru", "lstm"])
-def test_backward_in_spans_of_steps_matches_the_single_model(model):
-    """Long enough that the backward pass computes its coefficients in several spans of steps."""
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_backward_in_spans_of_steps_matches_the_single_model(model, dtype):
+    """Long enough that the backward pass computes its coefficients in several spans of steps
+    (float32: and reads the rows member-major, span by span)."""
     rng = np.random.default_rng(5)
     E, T, B, D, H = 2, 41, 64, 3, 32
-    ens = Ensemble(model, D, H, 1, seeds=[0, 1])
+    ens = Ensemble(model, D, H, 1, seeds=[0, 1], dtype=dtype)
     assert len(list(ens._chunks(T, 4 * H, B))) > 2
     x = rng.normal(size=(T, E, B, D))
     h = ens.forward(x)
     d_last = rng.normal(size=h.shape)
     grads = ens.backward(d_last)
-    single = ens.member(1)
+    single = Ensemble(model, D, H, 1, seeds=[0, 1]).member(1)  # float64
     outputs, _ = single.forward(x[:, 1])
     d_outputs = np.zeros_like(outputs)
     d_outputs[-1] = d_last[1]
     expected = single.backward(d_outputs)
     for name in RECURRENT:
         np.testing.assert_allclose(
-            grads[name][1], expected[name], rtol=0, atol=1e-12 * np.abs(expected[name]).max(), err_msg=name
+            grads[name][1],
+            expected[name],
+            rtol=0,
+            atol=(1e-12 if dtype == np.float64 else 1e-4) * np.abs(expected[name]).max(),
+            err_msg=name,
         )
 
 
@@ -274,3 +280,196 @@ def test_a_cell_without_a_stacked_implementation_is_refused_by_name(monkeypatch)
     monkeypatch.setitem(cells.MODELS, "mingru", GRU)
     with pytest.raises(ValueError, match=r"model must be one of 'rnn', 'gru', 'lstm', got 'mingru'"):
         Ensemble("mingru", 2, 3, 1, seeds=[0, 1])
+
+
+def _masked_reference_loss(model, p, x, y, masks):
+    """A member's classification loss with hidden masks, its equations written out one step at a time."""
+    from rnnmem import gru as gru_module
+    from rnnmem import lstm as lstm_module
+    from rnnmem import rnn as rnn_module
+
+    T, B, _ = x.shape
+    H = p["weight_hh_l0"].shape[1]
+    h, c = np.zeros((B, H)), np.zeros((B, H))
+    W_ih, W_hh, b_ih, b_hh = p["weight_ih_l0"], p["weight_hh_l0"], p["bias_ih_l0"], p["bias_hh_l0"]
+    for t in range(T):
+        seen = masks[t] * h  # what enters the recurrent product
+        if model == "lstm":
+            s = lstm_module.step(x[t], seen, c, W_ih, W_hh, b_ih, b_hh)
+            h, c = s.h, s.c
+        elif model == "rnn":
+            h = rnn_module.step(x[t], seen, W_ih, W_hh, b_ih, b_hh)
+        else:  # the GRU's gates and candidate see M h; its interpolation keeps h itself
+            g = gru_module.step(x[t], seen, W_ih, W_hh, b_ih, b_hh)
+            h = g.z * h + (1 - g.z) * g.n
+    logits = h @ p["readout_weight"].T + p["readout_bias"]
+    log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    return -log_p[np.arange(B), y].mean()
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_hidden_masks_multiply_the_state_entering_the_product_with_exact_gradients(model):
+    rng = np.random.default_rng(6)
+    E, T, B, D, H = 2, 5, 3, 2, 4
+    ens = Ensemble(model, D, H, 3, seeds=[0, 1])
+    x = rng.normal(size=(T, E, B, D))
+    y = rng.integers(0, 3, size=(E, B))
+    ones = np.ones((T, E, B, H))
+    plain, plain_grads = ens.loss_and_grads(x, y, "classification", step_norms=True)
+    same, same_grads = ens.loss_and_grads(x, y, "classification", hidden_masks=ones, step_norms=True)
+    assert np.array_equal(plain, same)
+    assert all(np.array_equal(plain_grads[k], same_grads[k]) for k in plain_grads)
+    masks = (rng.random((T, E, B, H)) < 0.7) / 0.7
+    losses, grads = ens.loss_and_grads(x, y, "classification", hidden_masks=masks)
+    assert not np.allclose(losses, plain)
+    for e in range(E):
+        p = {k: v[e] for k, v in ens.params.items()}
+        assert losses[e] == pytest.approx(_masked_reference_loss(model, p, x[:, e], y[e], masks[:, e]), rel=1e-12)
+    eps = 1e-6
+    for name in ("weight_hh_l0", "bias_hh_l0", "weight_ih_l0", "readout_weight"):
+        flat = ens.params[name][1].reshape(-1)
+        for j in range(0, flat.size, 3):
+            saved = flat[j]
+            flat[j] = saved + eps
+            up = ens.loss_and_grads(x, y, "classification", hidden_masks=masks)[0][1]
+            flat[j] = saved - eps
+            down = ens.loss_and_grads(x, y, "classification", hidden_masks=masks)[0][1]
+            flat[j] = saved
+            numeric = (up - down) / (2 * eps)
+            assert grads[name][1].reshape(-1)[j] == pytest.approx(numeric, rel=1e-5, abs=1e-8), (name, j)
+    with pytest.raises(ValueError, match=r"hidden_masks must have shape \(5, 2, 3, 4\) like the hidden states"):
+        ens.loss_and_grads(x, y, "classification", hidden_masks=np.ones((5, 2, 4, 3)))
+
+
+def test_hidden_and_carry_masks_together_match_the_equations():
+    rng = np.random.default_rng(7)
+    E, T, B, D, H = 1, 4, 3, 2, 3
+    ens = Ensemble("lstm", D, H, 2, seeds=[4])
+    x, y = rng.normal(size=(T, E, B, D)), rng.integers(0, 2, size=(E, B))
+    hidden, carry = (rng.random((T, E, B, H)) < 0.6) / 0.6, (rng.random((T, E, B, H)) < 0.8) / 0.8
+    losses, _ = ens.loss_and_grads(x, y, "classification", hidden_masks=hidden, carry_masks=carry)
+    from rnnmem.lstm import step
+
+    p = {k: v[0] for k, v in ens.params.items()}
+    h, c = np.zeros((B, H)), np.zeros((B, H))
+    for t in range(T):
+        s = step(x[t, 0], hidden[t, 0] * h, carry[t, 0] * c, *(p[k] for k in RECURRENT))
+        h, c = s.h, s.c
+    logits = h @ p["readout_weight"].T + p["readout_bias"]
+    log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    assert losses[0] == pytest.approx(-log_p[np.arange(B), y[0]].mean(), rel=1e-12)
+
+
+def test_cell_step_norms_are_the_gradient_reaching_each_cell_state():
+    """||dL/dc_s|| per step, c_s a node of the computation: through h_s = o_s tanh(c_s) and through c_{s+1}.
+
+    rnnmem.lstm's gradient of an initial cell state holds the initial h fixed, so the single LSTM run from
+    step s with (h_s, c_s) as its state gives the second path, and its h0 gradient (times o_s and the slope
+    of tanh at c_s) the first.
+    """
+    from rnnmem.lstm import step
+
+    rng = np.random.default_rng(8)
+    T, B, D, H = 6, 4, 3, 5
+    ens = Ensemble("lstm", D, H, 2, seeds=[1])
+    x = rng.normal(size=(T, B, D))
+    y = rng.integers(0, 2, size=B)
+    _, grads = ens.loss_and_grads(x, y, "classification", step_norms=True)
+    norms = grads["cell_step_norms"][0]
+    single = ens.member(0)
+    weights = (single.W_ih, single.W_hh, single.b_ih, single.b_hh)
+    d_last = _last_state_gradient(ens, x, y)
+    h, c = np.zeros((B, H)), np.zeros((B, H))
+    for s in range(1, T + 1):
+        now = step(x[s - 1], h, c, *weights)  # step s: o_s, c_s, h_s
+        h, c = now.h, now.c
+        if s == T:
+            d_hs, carried = d_last, 0.0
+        else:
+            out_rest, _ = single.forward(x[s:], (h, c))
+            d_outputs = np.zeros_like(out_rest)
+            d_outputs[-1] = d_last
+            restart = single.backward(d_outputs)
+            d_hs, carried = restart["h0"], restart["c0"]
+        d_cs = d_hs * now.o * (1.0 - np.tanh(c) ** 2) + carried
+        expected = np.linalg.norm(d_cs, axis=1).mean() * B
+        assert norms[s - 1] == pytest.approx(expected, rel=1e-10), s
+    assert "cell_step_norms" not in ens.loss_and_grads(x, y, "classification")[1]
+    rnn = Ensemble("rnn", D, H, 2, seeds=[1])
+    assert "cell_step_norms" not in rnn.loss_and_grads(x, y, "classification", step_norms=True)[1]
+
+
+def test_select_copies_members_that_compute_as_before():
+    rng = np.random.default_rng(9)
+    ens = Ensemble("lstm", 2, 3, 2, seeds=[4, 5, 6], forget_bias=[0.0, 1.0, None], init="default")
+    part = ens.select([2, 0])
+    assert part.seeds == (6, 4) and part.forget_bias == (None, 0.0) and part.size == 2
+    x, y = rng.normal(size=(4, 3, 2)), rng.integers(0, 2, size=3)
+    losses, grads = ens.loss_and_grads(x, y, "classification")
+    part_losses, part_grads = part.loss_and_grads(x, y, "classification")
+    assert part_losses.tolist() == [losses[2], losses[0]]
+    for name, g in grads.items():
+        assert np.array_equal(part_grads[name], g[[2, 0]]), name
+    part.params["weight_hh_l0"][...] = 0.0  # a copy: the original is untouched
+    assert (ens.params["weight_hh_l0"] != 0.0).any()
+    with pytest.raises(ValueError, match=r"members\[1\] must be a member index from 0 to 2, got 3"):
+        ens.select([0, 3])
+    with pytest.raises(ValueError, match=r"members must be a non-empty list of member indices, got \[\]"):
+        ens.select([])
+
+
+def test_input_bias_is_applied_last_and_refused_outside_the_lstm():
+    H = 4
+    ens = Ensemble("lstm", 2, H, 1, seeds=[0, 1], init="chrono", t_max=20, input_bias=0.5)
+    b = ens.params["bias_ih_l0"] + ens.params["bias_hh_l0"]
+    assert (b[:, :H] == 0.5).all() and (ens.params["bias_hh_l0"][:, :H] == 0).all()
+    chrono = Ensemble("lstm", 2, H, 1, seeds=[0, 1], init="chrono", t_max=20)
+    assert np.array_equal(b[:, H:], (chrono.params["bias_ih_l0"] + chrono.params["bias_hh_l0"])[:, H:])
+    assert ens.input_bias == 0.5 and chrono.input_bias is None
+    with pytest.raises(ValueError, match="input_bias sets the LSTM's input gate; model must be 'lstm', got 'rnn'"):
+        Ensemble("rnn", 2, H, 1, seeds=[0], input_bias=0.0)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_float32_computes_the_same_equations_through_tanh(model):
+    """float32 runs its nonlinearities through tanh, float64 through exp: both are the single model's equations."""
+    rng = np.random.default_rng(10)
+    E, T, B, D, H = 2, 9, 5, 4, 6
+    ens64 = Ensemble(model, D, H, 3, seeds=[3, 4])
+    ens32 = Ensemble(model, D, H, 3, seeds=[3, 4], dtype=np.float32)
+    x = rng.normal(size=(T, E, B, D))
+    y = rng.integers(0, 3, size=(E, B))
+    masks = (rng.random((T, E, B, H)) < 0.8) / 0.8
+    loss64, grads64 = ens64.loss_and_grads(x, y, "classification", hidden_masks=masks)
+    loss32, grads32 = ens32.loss_and_grads(x, y, "classification", hidden_masks=masks)
+    assert grads32["weight_hh_l0"].dtype == np.float32
+    np.testing.assert_allclose(loss32, loss64, rtol=1e-5)
+    for name, g in grads64.items():
+        np.testing.assert_allclose(grads32[name], g, rtol=0, atol=2e-5 * np.abs(g).max(), err_msg=name)
+    h32 = ens32.forward(x)
+    for e in range(E):
+        outputs_and_state = ens64.member(e).forward(x[:, e])
+        np.testing.assert_allclose(h32[e], last_state(ens64.member(e), outputs_and_state), rtol=0, atol=1e-5)
+
+
+def test_one_hot_inputs_by_index_are_the_vectors_themselves():
+    from rnnmem.ensemble import OneHot
+
+    rng = np.random.default_rng(11)
+    E, T, B, D, H = 3, 6, 4, 5, 3
+    for model in MODELS:
+        ens = Ensemble(model, D, H, 2, seeds=[0, 1, 2])
+        ids = rng.integers(0, D, size=(T, E, B))
+        y = rng.integers(0, 2, size=(E, B))
+        by_vector = ens.loss_and_grads(np.eye(D)[ids], y, "classification")
+        by_index = ens.loss_and_grads(OneHot(ids), y, "classification")
+        assert np.array_equal(by_vector[0], by_index[0])
+        assert all(np.array_equal(by_vector[1][k], by_index[1][k]) for k in by_vector[1])
+        shared = rng.integers(0, D, size=(T, B))
+        assert np.array_equal(ens.predict(np.eye(D)[shared]), ens.predict(OneHot(shared)))
+    with pytest.raises(ValueError, match=r"x.ids must be indices from 0 to 4 \(the input size\), got 0 to 5"):
+        ens.forward(OneHot(np.array([[0, 5]])))
+    with pytest.raises(ValueError, match=r"x.ids must have shape \(T, B\) or \(T, 3, B\), got shape \(2, 2, 2\)"):
+        ens.forward(OneHot(np.zeros((2, 2, 2), dtype=int)))
+    with pytest.raises(ValueError, match="x.ids must be whole numbers of shape"):
+        ens.forward(OneHot(np.zeros((2, 2))))

@@ -11,14 +11,15 @@ from rnnmem.tasks import adding, recall
 SMALL: dict[str, Any] = dict(hidden=6, steps=12, batch=8, eval_every=4, eval_size=40)
 
 
-def assert_same_run(together, alone, e):
-    """Member e of `together` and member 0 of `alone`: the same numbers, bit for bit."""
-    assert np.array_equal(together.losses[e], alone.losses[0])
-    assert np.array_equal(together.grad_norms[e], alone.grad_norms[0])
-    assert np.array_equal(together.scores[e], alone.scores[0])
-    assert together.success_step[e] == alone.success_step[0]
+def assert_same_run(together, alone, e, k=0):
+    """Member e of `together` and member k (default 0) of `alone`: the same numbers, bit for bit."""
+    assert np.array_equal(together.losses[e], alone.losses[k], equal_nan=True)
+    assert np.array_equal(together.grad_norms[e], alone.grad_norms[k], equal_nan=True)
+    assert np.array_equal(together.scores[e], alone.scores[k], equal_nan=True)
+    assert together.success_step[e] == alone.success_step[k]
+    assert together.diverged_at[e] == alone.diverged_at[k]
     for name, p in together.ensemble.params.items():
-        assert np.array_equal(p[e], alone.ensemble.params[name][0]), name
+        assert np.array_equal(p[e], alone.ensemble.params[name][k], equal_nan=True), name
 
 
 @pytest.mark.parametrize("model", ["rnn", "gru", "lstm"])
@@ -249,6 +250,17 @@ def test_each_members_batches_are_what_its_stream_draws_alone(task):
             one = task.sample(5, seed=rng)
             assert np.array_equal(both.inputs[:, k], one.inputs) and np.array_equal(both.targets[k], one.targets)
     assert np.array_equal(task.sample_each(5, [1, 2]).inputs[:, 1], task.sample(5, seed=2).inputs)
+    if task.one_hot:  # the lab's draw: the same batches, each input vector by the index of its 1
+        by_index = [np.random.default_rng((s, 1)) for s in (3, 8, 3)]
+        by_vector = [np.random.default_rng((s, 1)) for s in (3, 8, 3)]
+        for _ in range(2):
+            ids, targets = task.sample_ids_each(5, by_index)
+            vectors = task.sample_each(5, by_vector)
+            assert np.array_equal(np.eye(task.input_size)[ids], vectors.inputs)
+            assert np.array_equal(targets, vectors.targets)
+    else:
+        with pytest.raises(ValueError, match="sample_ids_each needs one-hot inputs"):
+            task.sample_ids_each(5, [0])
     assert not np.array_equal(both.inputs[:, 0], both.inputs[:, 1])
     with pytest.raises(ValueError, match=r"seeds must be a non-empty list of seeds, one per stream, got \[\]"):
         task.sample_each(5, [])
@@ -270,3 +282,144 @@ def test_the_evaluation_hook_sees_every_checkpoint_with_the_parameters_of_that_m
     assert [done for done, _ in seen] == result.eval_steps.tolist() == [0, 3, 6]
     assert not np.array_equal(seen[0][1], seen[1][1])  # the weights of each checkpoint, not a shared view
     np.testing.assert_array_equal(seen[-1][1], result.ensemble.params["weight_hh_l0"])
+
+
+RETIRING: dict[str, Any] = dict(steps=40, batch=16, eval_every=5, eval_size=64)
+"""Settings under which the members succeed at different evaluations (some never), so the stack shrinks."""
+
+
+def retiring_task_and_args(model: str) -> tuple:
+    if model == "lstm":
+        return recall(lag=2, alphabet=3), dict(hidden=6, lr=0.1, hidden_keep=0.9, carry_keep=0.9, **RETIRING)
+    return recall(lag=3, alphabet=3), dict(hidden=8, lr=0.05, hidden_keep=0.95, **RETIRING)
+
+
+@pytest.mark.parametrize("model", ["rnn", "gru", "lstm"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_member_retires_at_its_first_success_and_the_others_train_as_before(model, dtype):
+    """retire=True: each member's numbers are those of the full stack until it leaves, and after it
+    leaves the others' (their Adam moments, data and mask streams moved into the smaller stack) too."""
+    task, kwargs = retiring_task_and_args(model)
+    seeds = [0, 1, 2, 3, 4]
+    full = train(task, model, seeds=seeds, dtype=dtype, **kwargs)
+    retired = train(task, model, seeds=seeds, dtype=dtype, retire=True, **kwargs)
+    assert retired.success_step == full.success_step and retired.diverged_at == full.diverged_at
+    assert None in full.success_step and len(set(full.success_step)) >= 3  # the stack shrinks, some stay to the end
+    assert retired.ensemble.seeds == full.ensemble.seeds and retired.ensemble.size == len(seeds)
+    for e, s in enumerate(full.success_step):
+        if s is None:  # trained to the end beside members that left: every number as in the full stack
+            assert_same_run(retired, full, e, e)
+            continue
+        k = list(full.eval_steps).index(s)
+        assert np.array_equal(retired.losses[e, :s], full.losses[e, :s])
+        assert np.array_equal(retired.grad_norms[e, :s], full.grad_norms[e, :s])
+        assert np.isnan(retired.losses[e, s:]).all() and np.isnan(retired.grad_norms[e, s:]).all()
+        assert np.array_equal(retired.scores[e, : k + 1], full.scores[e, : k + 1])
+        assert (retired.scores[e, k:] == full.scores[e, k]).all()  # its score at retirement, repeated
+        assert retired.final_scores[e] == full.scores[e, k]
+        stopped = train(task, model, seeds=[seeds[e]], dtype=dtype, **(kwargs | dict(steps=s)))
+        for name, p in retired.ensemble.params.items():  # its parameters as it retired
+            assert np.array_equal(p[e], stopped.ensemble.params[name][0]), (e, name)
+    for e, seed in enumerate(seeds):  # and each member with retire=True alone
+        assert_same_run(retired, train(task, model, seeds=[seed], dtype=dtype, retire=True, **kwargs), e)
+
+
+def test_a_diverged_member_leaves_at_once_with_the_score_of_its_frozen_parameters():
+    kwargs: dict[str, Any] = dict(seeds=[0, 1], hidden=4, steps=20, batch=8, lr=1e200, clip=None, eval_every=5)
+    full = train(adding(5), "rnn", eval_size=16, **kwargs)
+    retired = train(adding(5), "rnn", eval_size=16, retire=True, **kwargs)
+    assert all(d is not None for d in full.diverged_at) and retired.diverged_at == full.diverged_at
+    for e in range(2):
+        assert_same_run(retired, full, e, e)
+
+
+def test_the_evaluation_hook_sees_every_member_in_order_while_members_retire():
+    task, kwargs = retiring_task_and_args("rnn")
+    seen: dict = {False: [], True: []}
+    for retire in (False, True):
+
+        def record(done: int, ens: Any, retire: bool = retire) -> None:
+            seen[retire].append((done, ens.size, ens.seeds, ens.params["weight_hh_l0"].copy()))
+
+        result = train(task, "rnn", seeds=[0, 1, 2, 3, 4], retire=retire, on_evaluation=record, **kwargs)
+    assert [s[:3] for s in seen[True]] == [s[:3] for s in seen[False]]
+    assert all(size == 5 for _, size, _, _ in seen[True])
+    for (done, _, _, with_retire), (_, _, _, without) in zip(seen[True], seen[False]):
+        for e, s in enumerate(result.success_step):
+            if s is None or done <= s:  # not yet retired (or retiring here): its parameters of this moment
+                assert np.array_equal(with_retire[e], without[e]), (done, e)
+            else:  # retired: those it retired with
+                assert np.array_equal(with_retire[e], result.ensemble.params["weight_hh_l0"][e]), (done, e)
+    np.testing.assert_array_equal(seen[True][-1][3], result.ensemble.params["weight_hh_l0"])
+
+
+def test_everyone_retired_stops_with_stop_when_done_and_idles_without_it():
+    kwargs: dict[str, Any] = dict(seeds=[0, 1, 2], hidden=16, steps=100, lr=0.02, eval_every=25, eval_size=128)
+    task = recall(lag=2, alphabet=4)
+    calls: list = []
+    idle = train(task, "lstm", retire=True, progress=calls.append, **kwargs)
+    stopped = train(task, "lstm", retire=True, stop_when_done=True, **kwargs)
+    assert idle.successes == 3 and calls == list(range(1, 101))
+    last = max(idle.success_step)
+    assert stopped.eval_steps[-1] == last and idle.eval_steps.tolist() == [0, 25, 50, 75, 100]
+    assert np.array_equal(idle.scores[:, : stopped.scores.shape[1]], stopped.scores)
+    assert (idle.scores[:, -1] == stopped.scores[:, -1]).all()
+
+
+@pytest.mark.parametrize("model", ["rnn", "gru", "lstm"])
+@pytest.mark.parametrize("hidden_mask", ["sequence", "step"])
+def test_hidden_dropout_trains_each_member_as_alone_and_changes_training(model, hidden_mask):
+    task = recall(lag=3, alphabet=3)
+    kwargs: dict[str, Any] = dict(hidden_keep=0.8, hidden_mask=hidden_mask, **SMALL)
+    together = train(task, model, seeds=[2, 5], **kwargs)
+    for e, seed in enumerate([2, 5]):
+        assert_same_run(together, train(task, model, seeds=[seed], **kwargs), e)
+    plain = train(task, model, seeds=[2, 5], **SMALL)
+    assert not np.array_equal(plain.losses, together.losses)
+    assert np.array_equal(plain.losses[:, 0] == together.losses[:, 0], [False, False])  # the first update differs
+    assert np.array_equal(plain.scores[:, 0], together.scores[:, 0])  # evaluation uses no mask
+    other = train(
+        task, model, seeds=[2, 5], **(kwargs | dict(hidden_mask="step" if hidden_mask == "sequence" else "sequence"))
+    )
+    assert not np.array_equal(other.losses, together.losses)
+
+
+def test_hidden_dropout_draws_from_a_stream_of_its_own():
+    """With both dropouts on, the carry masks are what they are alone: each from its own stream."""
+    task = recall(lag=3, alphabet=3)
+    both = train(task, "lstm", seeds=[2], carry_keep=0.8, hidden_keep=1.0, **SMALL)  # hidden masks all ones
+    carry = train(task, "lstm", seeds=[2], carry_keep=0.8, **SMALL)
+    assert np.array_equal(both.losses, carry.losses)
+    with pytest.raises(ValueError, match=r"hidden_keep must be a keep probability in \(0, 1\], got 1.5"):
+        train(task, "gru", hidden_keep=1.5, **SMALL)
+    with pytest.raises(ValueError, match="hidden_mask must be one of 'sequence', 'step', got 'unit'"):
+        train(task, "gru", hidden_keep=0.5, hidden_mask="unit", **SMALL)
+
+
+def test_input_bias_sets_the_input_gate_after_chrono_and_forget_bias():
+    task = recall(lag=6, alphabet=3)
+    H = 5
+    i, f = slice(0, H), slice(H, 2 * H)
+
+    def effective(ens):
+        return ens.params["bias_ih_l0"] + ens.params["bias_hh_l0"]
+
+    chrono = make_ensemble(task, "lstm", [0, 1], hidden=H, init="chrono")
+    zero = make_ensemble(task, "lstm", [0, 1], hidden=H, init="chrono", input_bias=0.0)
+    assert np.array_equal(effective(zero)[:, f], effective(chrono)[:, f])  # chrono's b_f, drawn as before
+    assert (effective(zero)[:, i] == 0.0).all() and (zero.params["bias_hh_l0"][:, i] == 0.0).all()
+    assert np.array_equal(effective(chrono)[:, i], -effective(chrono)[:, f])
+    fixed = make_ensemble(task, "lstm", [0], hidden=H, forget_bias=3.0, input_bias=-3.0)
+    assert (effective(fixed)[0, f] == 3.0).all() and (effective(fixed)[0, i] == -3.0).all()
+    rest = slice(2 * H, 4 * H)  # g and o: as drawn
+    plain = make_ensemble(task, "lstm", [0], hidden=H)
+    assert np.array_equal(fixed.params["bias_ih_l0"][:, rest], plain.params["bias_ih_l0"][:, rest])
+    assert np.array_equal(fixed.params["weight_hh_l0"], plain.params["weight_hh_l0"])
+    trained = train(task, "lstm", seeds=[0], input_bias=-2.0, **SMALL)
+    same = train(task, "lstm", seeds=[0], input_bias=-2.0, **SMALL)
+    assert np.array_equal(trained.losses, same.losses)
+    assert not np.array_equal(trained.losses, train(task, "lstm", seeds=[0], **SMALL).losses)
+    with pytest.raises(ValueError, match="input_bias sets the LSTM's input gate; model must be 'lstm', got 'gru'"):
+        train(task, "gru", input_bias=1.0, **SMALL)
+    with pytest.raises(ValueError, match="input_bias must not be NaN, got nan"):
+        make_ensemble(task, "lstm", [0], input_bias=float("nan"))

@@ -11,11 +11,16 @@ import numpy as np
 import pytest
 
 from rnnmem import experiments as ex
-from rnnmem import lab, memory, tasks
-from rnnmem.experiments import Design, DropoutRun, ModelSpec, RecallRun, RunResult, SGDResult, SGDRun, Sweep
+from rnnmem import lab, memory, stats, tasks
+from rnnmem.experiments import Design, DropoutRun, ModelSpec, RecallRun, RunResult, Sweep
 
 SMALL = Design(hidden=4, steps=6, threshold=0.5)
-SCHEMES: tuple[Literal["none", "per-step", "per-sequence"], ...] = ("none", "per-step", "per-sequence")
+SCHEMES: tuple[Literal["none", "carry-step", "carry-sequence", "hidden-sequence"], ...] = (
+    "none",
+    "carry-step",
+    "carry-sequence",
+    "hidden-sequence",
+)
 
 
 # ---------------------------------------------------------------------------- model specs
@@ -68,6 +73,25 @@ def test_a_model_that_cannot_be_built_is_refused(kwargs, named):
         ModelSpec(**kwargs)
 
 
+@pytest.mark.parametrize(
+    "text, bias, init, input_bias, key",
+    [
+        ("lstm:chrono:i0", None, "chrono", 0.0, "chrono_i0"),
+        ("lstm:3:i-3", 3.0, "default", -3.0, "lstm3_im3"),
+        ("lstm:i0.5", None, "default", 0.5, "lstm_i0.5"),
+    ],
+)
+def test_an_lstm_spec_may_set_its_input_gate_bias(text, bias, init, input_bias, key):
+    spec = ModelSpec.parse(text)
+    assert (spec.forget_bias, spec.init, spec.input_bias, spec.key) == (bias, init, input_bias, key)
+    assert str(spec) == text and ModelSpec.parse(str(spec)) == spec
+    for bad in ("lstm:2:ix", "lstm:2:3", "lstm:chrono:i0:i1", "gru:i0"):
+        with pytest.raises(ValueError, match="^model must be a model"):
+            ModelSpec.parse(bad)
+    with pytest.raises(ValueError, match="^input_bias sets the LSTM's input gate; cell must be 'lstm'"):
+        ModelSpec("rnn", input_bias=0.0)
+
+
 def test_the_text_of_a_spec_reads_back_exactly():
     for bias in (0.1 + 0.2, 1e-7, 0.1234567, -3.0):
         spec = ModelSpec("lstm", bias)
@@ -94,8 +118,14 @@ def test_the_lstms_are_ordered_by_their_starting_horizons():
 def test_the_design_is_what_the_chapter_states():
     assert ex.ALPHABET == 8 and ex.CONFIGS == ("rnn", "gru", "lstm:0", "lstm:1", "lstm:2", "lstm:chrono")
     assert dataclasses.asdict(ex.DESIGN) == dict(
-        hidden=16, batch=32, lr=0.01, clip=1.0, steps=300, eval_every=25, eval_size=256, threshold=0.9
+        hidden=16, batch=32, lr=0.01, clip=1.0, steps=300, eval_every=25, eval_size=256, threshold=0.9, optimizer="adam"
     )
+    assert ex.SEEDS == tuple(range(20)) and ex.PRECISION == "float32" and (ex.SHORT, ex.LONG) == (300, 1500)
+    assert ex.SHORT_LAGS == tuple(range(4, 41, 4)) and ex.LONG_LAGS_DESIGNED == (8, 16, 24, 32, 40)
+    assert ex.LONG_LAGS == ex.LONG_LAGS_FALLBACK == (8, 24, 40)  # chosen by the cold cost
+    assert set(ex.LONG_LAGS_DESIGNED) <= set(ex.SHORT_LAGS) and set(ex.LONG_LAGS_FALLBACK) <= set(ex.LONG_LAGS_DESIGNED)
+    assert (ex.EXTEND_STEP, ex.EXTEND_TO, ex.LONG_RATE) == (8, 64, 0.25)
+    assert set(ex.SURVIVAL_LAGS) <= set(ex.LONG_LAGS) and ex.DIAGNOSTIC_LAG in ex.LONG_LAGS
 
 
 @pytest.mark.parametrize(
@@ -147,33 +177,72 @@ def test_a_run_is_a_value_holding_everything_it_depends_on():
         (lambda: RecallRun(ModelSpec("lstm"), 2, (0,), design={"hidden": 4}), "design must be a Design"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: DropoutRun("sometimes", 0.9, 2, 3, (0,)), "scheme must be one of"),  # type: ignore[arg-type]  # a bad value on purpose
         (lambda: DropoutRun("none", 1.5, 2, 3, (0,)), "keep must be a keep probability"),
-        (lambda: SGDRun(ModelSpec("rnn"), 1, 0.1, None, (0,)), "length must be a whole number >= 2"),
-        (lambda: SGDRun(ModelSpec("rnn"), 6, 0.0, None, (0,)), "lr must be a positive"),
     ):
         with pytest.raises(ValueError, match="^" + re.escape(named)):
             bad()
 
 
 def test_a_recall_run_trains_what_lab_train_trains_with_the_design():
-    run = RecallRun(ModelSpec("lstm", 2.0), 2, (0, 1), SMALL)
+    run = RecallRun(ModelSpec("lstm", 2.0), 2, (0, 1), SMALL, dtype="float64", probe=0)
     got = run.execute()
     want = lab.train(
-        tasks.recall(2, ex.ALPHABET), "lstm", seeds=[0, 1], forget_bias=2.0, stop_when_done=True, **vars(SMALL)
+        tasks.recall(2, ex.ALPHABET),
+        "lstm",
+        seeds=[0, 1],
+        forget_bias=2.0,
+        stop_when_done=True,
+        retire=True,
+        **dataclasses.asdict(SMALL),
     )
-    assert np.array_equal(got.scores, want.scores) and np.array_equal(got.losses, want.losses, equal_nan=True)
+    assert np.array_equal(got.scores, want.scores, equal_nan=True)
+    assert np.array_equal(got.losses, want.losses, equal_nan=True)
     assert got.successes == want.successes and got.success_step == tuple(want.success_step)
     assert np.array_equal(got.params["weight_hh_l0"], want.ensemble.params["weight_hh_l0"])
     again = run.execute()  # a pure function of the run
     assert np.array_equal(again.losses, got.losses, equal_nan=True)
 
 
+def test_the_probe_files_each_diagnostic_under_its_member_and_changes_nothing():
+    design = Design(hidden=4, steps=10, eval_every=5, threshold=0.5)
+    probed = RecallRun("rnn", 2, (3, 1), design, probe=8).execute()  # type: ignore[arg-type]  # converted on purpose
+    plain = RecallRun("rnn", 2, (3, 1), design, probe=0).execute()  # type: ignore[arg-type]  # converted on purpose
+    assert np.array_equal(probed.losses, plain.losses, equal_nan=True) and plain.diagnostics == {}
+    rho = probed.diagnostics["spectral_radius"]
+    assert rho.shape == (2, len(probed.eval_steps))
+    start = lab.make_ensemble(tasks.recall(2, ex.ALPHABET), "rnn", [3, 1], hidden=4, dtype=np.float32)
+    for e in range(2):
+        W = start.params["weight_hh_l0"][e].astype(np.float64)
+        assert rho[e, 0] == pytest.approx(max(abs(np.linalg.eigvals(W))), rel=1e-4)
+
+
+def test_the_first_updates_are_the_same_whatever_the_budget():
+    """The short budget is read from the long runs: a member's first updates do not depend on the budget."""
+    short, long = (
+        Design(hidden=8, steps=20, eval_every=5, threshold=0.3),
+        Design(hidden=8, steps=60, eval_every=5, threshold=0.3),
+    )
+    for model in ("rnn", "lstm:1"):
+        a = RecallRun(model, 2, (0, 1, 2), short).execute()  # type: ignore[arg-type]  # converted on purpose
+        b = RecallRun(model, 2, (0, 1, 2), long).execute()  # type: ignore[arg-type]  # converted on purpose
+        assert np.array_equal(a.losses[:, :20], b.losses[:, :20], equal_nan=True)
+        k = len(a.eval_steps)
+        assert np.array_equal(a.scores, b.scores[:, :k], equal_nan=True)
+        oa, ob = a.outcome(20), b.outcome(20)
+        assert oa.success_step == ob.success_step and np.array_equal(oa.final, ob.final)
+        for name, values in a.diagnostics.items():
+            assert np.array_equal(values, b.diagnostics[name][:, :k], equal_nan=True), name
+        assert b.outcome(60).successes >= ob.successes
+
+
 def test_dropout_schemes_differ_only_in_their_masks():
     assert SCHEMES == ex.SCHEMES
     runs = [DropoutRun(s, 0.5, 1.0, 2, (0,), SMALL).execute() for s in SCHEMES]
-    none, step, sequence = runs
-    assert none.losses[0, 0] != step.losses[0, 0] != sequence.losses[0, 0]  # masks change the first loss
-    plain = RecallRun(ModelSpec("lstm", 1.0), 2, (0,), SMALL).execute()
+    none, step, sequence, hidden = runs
+    firsts = {r.losses[0, 0] for r in runs}
+    assert len(firsts) == 4  # each mask changes the first loss its own way
+    plain = RecallRun(ModelSpec("lstm", 1.0), 2, (0,), SMALL, probe=0).execute()
     assert np.array_equal(none.scores[:, 0], plain.scores[:, 0])  # same start, evaluated without masks
+    assert np.array_equal(none.losses, plain.losses, equal_nan=True)
 
 
 def test_success_needs_the_threshold_and_no_divergence():
@@ -190,33 +259,110 @@ def test_success_needs_the_threshold_and_no_divergence():
     assert r.final_scores.tolist()[:2] == [0.97, 0.3]
 
 
-# ---------------------------------------------------------------------------- reading results
+def test_an_outcome_reads_a_retired_member_at_its_success_and_the_others_at_the_budget():
+    r = RunResult(
+        eval_steps=np.array([0, 25, 50, 75]),
+        scores=np.array([[0.1, 0.95, np.nan, np.nan], [0.1, 0.2, 0.3, 0.92], [0.1, 0.4, 0.5, 0.6]]),
+        losses=np.zeros((3, 75)),
+        grad_norms=np.zeros((3, 75)),
+        success_step=(25, 75, None),
+        diverged_at=(None, None, None),
+        params={},
+    )
+    at50, at75 = r.outcome(50), r.outcome(75)
+    assert at50.success_step == (25, None, None) and at50.final.tolist() == [0.95, 0.3, 0.5]
+    assert at75.successes == 2 and at75.final.tolist() == [0.95, 0.92, 0.6]
+    assert at50.times.tolist() == [25, 50, 50] and at50.observed.tolist() == [True, False, False]
+    lo, hi = at75.interval()
+    assert (lo, hi) == stats.wilson(2, 3) and lo < at75.rate < hi
+    with pytest.raises(ValueError, match="^budget must be at most the 75 updates trained"):
+        r.outcome(100)
 
 
-@pytest.mark.parametrize(
-    "lags, counts, seeds, horizon",
-    [
-        ([2, 5, 10], [3, 2, 1], 3, 5),  # 2 of 3 pass, 1 of 3 does not
-        ([2, 5, 10], [1, 0, 2], 4, 10),  # half is enough, and a failure in between does not stop it
-        ([2, 5], [0, 0], 3, None),
-        ([2, 5], [2, 1], 2, 5),
-    ],
-)
-def test_measured_horizon_is_the_longest_lag_half_the_seeds_pass(lags, counts, seeds, horizon):
-    assert ex.measured_horizon(lags, counts, seeds) == horizon
+# ---------------------------------------------------------------------------- the sweep and its rules
 
 
-def test_the_sweep_counts_successes_per_model_and_lag():
-    sweep = Sweep((ModelSpec("rnn"), ModelSpec("lstm", 2.0)), (1, 2), (0, 1), SMALL)
-    results = {run: run.execute() for run in sweep.runs()}
-    counts = sweep.counts(results)
-    assert list(counts) == [ModelSpec("rnn"), ModelSpec("lstm", 2.0)]
-    for model, row in counts.items():
-        assert row == [results[RecallRun(model, lag, (0, 1), SMALL)].successes for lag in (1, 2)]
+def fake_result(successes: int, n: int, budget: int, at: int) -> RunResult:
+    """A run whose first ``successes`` members succeed at update ``at`` (0 < at <= budget)."""
+    steps = np.array([0, at, budget]) if at < budget else np.array([0, budget])
+    scores = np.full((n, len(steps)), 0.1)
+    scores[:successes, 1:] = 0.95
+    return RunResult(
+        eval_steps=steps,
+        scores=scores,
+        losses=np.zeros((n, budget)),
+        grad_norms=np.zeros((n, budget)),
+        success_step=tuple([at] * successes + [None] * (n - successes)),
+        diverged_at=(None,) * n,
+        params={},
+    )
+
+
+def test_the_sweep_extends_each_grid_by_its_rule_and_reads_the_short_budget_from_the_long_runs():
+    sweep = Sweep(
+        ["rnn", "lstm:2"],  # type: ignore[arg-type]  # converted on purpose
+        short_lags=(4, 8),
+        long_lags=(8,),
+        seeds=range(4),  # type: ignore[arg-type]  # converted on purpose
+        design=SMALL,
+        budgets=(10, 30),
+        extend_step=4,
+        extend_to=20,
+    )
+
+    def table(run: RecallRun) -> RunResult:
+        # the RNN: 1 of 4 by update 5 up to lag 12, none beyond; the LSTM: 2 of 4 at update 20 up to lag 16
+        if run.model.cell == "rnn":
+            return fake_result(1 if run.lag <= 12 else 0, 4, run.design.steps, 5)
+        if run.design.steps < 20:
+            return fake_result(0, 4, run.design.steps, run.design.steps)
+        return fake_result(2 if run.lag <= 16 else 0, 4, run.design.steps, 20)
+
+    trained: list = []
+
+    def train(keys):
+        trained.extend(keys)
+        return [table(k) for k in keys]
+
+    res = sweep.execute(train)
+    rnn, lstm = ModelSpec("rnn"), ModelSpec("lstm", 2.0)
+    assert res.lags(rnn, 10) == [4, 8, 12, 16]  # one success at 12 allows 16, none there stops it
+    assert res.lags(rnn, 30) == [8, 12, 16]  # a rate of 1/4 allows the next lag
+    assert res.lags(lstm, 10) == [4, 8]  # no success within 10 updates
+    assert res.lags(lstm, 30) == [8, 12, 16, 20]  # 2/4 up to 16; 20 is the limit anyway
+    assert len(trained) == len(set(trained)), "no run is trained twice"
+    assert all(k.design.steps == 30 for k in trained if k.lag in (12, 16) and k.model == lstm)
+    assert res.source(rnn, 8, 10).design.steps == 30 and res.source(rnn, 4, 10).design.steps == 10
+    assert res.outcome(rnn, 8, 10).successes == 1 and res.outcome(lstm, 8, 10).successes == 0
+    assert res.counts(lstm, 30) == [2, 2, 2, 0]
     with pytest.raises(ValueError, match=r"^models\[1\] must be a model"):
-        Sweep(["rnn", "lstm:x"], (1,), (0,))  # type: ignore[arg-type]  # a bad value on purpose
+        Sweep(["rnn", "lstm:x"], (1,), (1,))  # type: ignore[arg-type]  # a bad value on purpose
     with pytest.raises(ValueError, match="^models must be a non-empty list"):
-        Sweep((), (1,), (0,))
+        Sweep((), (1,), (1,))
+    with pytest.raises(ValueError, match="^budgets must be two numbers of updates, short then long"):
+        Sweep(["rnn"], (1,), (1,), budgets=(30, 10))  # type: ignore[arg-type]  # converted on purpose
+
+
+def test_the_lag_learned_is_the_logistic_fit_of_the_counts():
+    fit = ex.lag_learned([4, 8, 12, 16, 20], [20, 18, 10, 3, 0], 20)
+    direct = stats.logistic_fit([4, 8, 12, 16, 20], [20, 18, 10, 3, 0], [20] * 5)
+    assert fit.x50 == pytest.approx(direct.x50) and 8 < fit.x50 < 16 and fit.slope < 0
+    with pytest.raises(ValueError, match="^successes must be one count in 0..20 per lag"):
+        ex.lag_learned([4, 8], [21, 3], 20)
+
+
+def test_the_sgd_rate_has_the_most_successes_and_a_tie_goes_to_the_smaller():
+    assert ex.sgd_rate([0.1, 0.3, 1.0, 3.0], [2, 7, 7, 1]) == 0.3
+    assert ex.sgd_rate([0.1, 0.3], [0, 0]) == 0.1
+    with pytest.raises(ValueError, match="^successes must give one count per rate"):
+        ex.sgd_rate([0.1, 0.3], [1])
+
+
+def test_the_dropout_equivalent_bias_has_the_gate_sigma_over_p():
+    b = ex.dropout_equivalent_bias(2.0, 0.9)
+    assert memory.sigmoid(b) == pytest.approx(memory.sigmoid(2.0) / 0.9)
+    with pytest.raises(ValueError, match="must be below 1"):
+        ex.dropout_equivalent_bias(4.0, 0.5)
 
 
 def test_starting_factor_of_the_gates_is_sigma_of_the_bias():
@@ -227,11 +373,21 @@ def test_starting_factor_of_the_gates_is_sigma_of_the_bias():
     assert 1 - bound < gru < bound
 
 
-def test_starting_factor_of_the_rnn_is_the_median_spectral_radius():
+def test_starting_factor_of_the_rnn_is_the_median_spectral_radius_below_the_spectral_norm():
     ens = lab.make_ensemble(tasks.recall(3, ex.ALPHABET), "rnn", [0, 1, 2], hidden=16)
     radii = sorted(max(abs(np.linalg.eigvals(W))) for W in ens.params["weight_hh_l0"])
     assert ex.starting_factor("rnn", 3, (0, 1, 2), 16) == pytest.approx(radii[1])
     assert 0.3 < radii[1] < 0.9  # near 1/sqrt(3) for PyTorch's uniform draw
+    rho, norm = ex.rnn_spectra(3, (0, 1, 2), 16)
+    assert sorted(rho) == pytest.approx(radii) and np.all(norm > rho)
+    assert ex.starting_horizon("rnn", 3, (0, 1, 2), 16) == pytest.approx(memory.horizon(radii[1]))
+
+
+def test_chrono_starts_with_a_horizon_that_grows_with_the_sequence():
+    short, long = (ex.starting_horizon("lstm:chrono", lag, (0, 1), 16) for lag in (8, 40))
+    assert long > short > 8 and ex.starting_factor("lstm:chrono:i0", 8, (0, 1), 16) == pytest.approx(
+        ex.starting_factor("lstm:chrono", 8, (0, 1), 16)
+    )
 
 
 def test_gradient_reach_starts_at_one_and_reads_trained_parameters():
@@ -245,53 +401,7 @@ def test_gradient_reach_starts_at_one_and_reads_trained_parameters():
 
 def test_carry_survival_per_scheme():
     assert ex.carry_survival("none", 0.9, 20) == 1.0
-    assert ex.carry_survival("per-step", 0.9, 20) == pytest.approx(0.9**21)
-    assert ex.carry_survival("per-sequence", 0.9, 20) == 0.9
+    assert ex.carry_survival("carry-step", 0.9, 20) == pytest.approx(0.9**21)
+    assert ex.carry_survival("carry-sequence", 0.9, 20) == ex.carry_survival("hidden-sequence", 0.9, 20) == 0.9
     with pytest.raises(ValueError, match="^scheme must be one of"):
         ex.carry_survival("per-batch", 0.9, 20)
-
-
-# ---------------------------------------------------------------------------- plain gradient descent
-
-
-def test_clipping_changes_every_step_of_gradient_descent_after_the_first():
-    free = ex.sgd_run("rnn", 6, 0.3, None, (0,), hidden=4, batch=8, steps=5)
-    clipped = ex.sgd_run("rnn", 6, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)
-    assert free.losses[0, 0] == clipped.losses[0, 0]  # same start, same batch
-    assert not np.array_equal(free.losses[0, 1:], clipped.losses[0, 1:])
-    assert clipped.baseline == pytest.approx(1 / 6)
-    assert np.array_equal(free.grad_norms[0, :1], clipped.grad_norms[0, :1])  # norms are before clipping
-
-
-def test_a_run_whose_loss_overflows_is_reported_as_diverged():
-    run = ex.sgd_run("rnn", 6, 1e12, None, (0,), hidden=4, batch=8, steps=20)
-    assert run.diverged_at[0] is not None and run.diverged == 1 and np.isnan(run.mse[0])
-    assert math.isnan(run.median_ratio)
-
-
-def test_the_error_ratio_is_over_the_baseline_and_its_median_skips_diverged_members():
-    r = SGDResult(np.zeros((3, 1)), np.zeros((3, 1)), (None, 0, None), np.array([1 / 6, np.nan, 1 / 2]), 1 / 6)
-    assert r.error_ratio[0] == pytest.approx(1.0) and np.isnan(r.error_ratio[1])
-    assert r.median_ratio == pytest.approx(2.0) and r.diverged == 1
-
-
-def test_the_clip_ladder_pairs_each_rate_and_the_figure_shows_the_first_rung_where_all_diverge():
-    ladder = ex.clip_ladder("lstm:1", 20, [0.5, 1.0, 2.0], 1.0, range(2), hidden=8, steps=10)
-    assert [(a.lr, a.clip, b.lr, b.clip) for a, b in ladder] == [(r, None, r, 1.0) for r in (0.5, 1.0, 2.0)]
-    assert all(a.seeds == (0, 1) and a.model == ModelSpec("lstm", 1.0) for pair in ladder for a in pair)
-
-    def result(diverged):
-        return SGDResult(np.zeros((2, 1)), np.zeros((2, 1)), diverged, np.zeros(2), 1 / 6)
-
-    some, every, none = result((3, None)), result((3, 5)), result((None, None))
-    assert ex.figure_rung([none, some, every, every]) == 2
-    assert ex.figure_rung([none, some]) == 1  # none where every seed diverged: the last rung
-    with pytest.raises(ValueError, match=r"^rates\[1\] must be a positive"):
-        ex.clip_ladder("rnn", 6, [0.5, -1], 1.0, [0])
-
-
-def test_an_sgd_run_is_the_sgd_function_of_its_fields():
-    run = SGDRun("rnn", 6, 0.3, 0.01, [0], hidden=4, batch=8, steps=5)  # type: ignore[arg-type]  # text and a list, converted on purpose
-    direct = ex.sgd_run("rnn", 6, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)
-    assert np.array_equal(run.execute().losses, direct.losses)
-    assert run == SGDRun(ModelSpec("rnn"), 6.0, 0.3, 0.01, (0,), hidden=4, batch=8, steps=5)  # type: ignore[arg-type]  # a float length, converted on purpose

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import registry
+from . import registry, runcache
 from .directives import Directive, DirectiveError
 from .numbering import id_problem
 from .placeholders import jsonable
@@ -402,7 +402,8 @@ class Renderer:
             self.timings.append((directive, time.perf_counter() - start, "hit"))
             values = json.loads(values_path.read_text(encoding="utf-8"))
             return Item(directive.kind, directive.name, key, path.read_bytes(), True, values)
-        content, values = build_content(directive, builders=self.builders)
+        with runcache.directory(self.cache_dir / "runs"):
+            content, values = build_content(directive, builders=self.builders)
         path.parent.mkdir(parents=True, exist_ok=True)
         for target, data in ((values_path, json.dumps(values, sort_keys=True).encode()), (path, content)):
             # A name of this process's own: two processes rendering the same item (the test

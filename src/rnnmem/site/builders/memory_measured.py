@@ -1,12 +1,14 @@
 """Figures and tables of the chapter "Memory, measured by training".
 
 What the lab trains and how its results are read is :mod:`rnnmem.experiments`:
-the model specs, the design (:data:`~rnnmem.experiments.ALPHABET`,
-:data:`~rnnmem.experiments.CONFIGS`, :data:`~rnnmem.experiments.DESIGN`), the
-runs as frozen values (:class:`~rnnmem.experiments.RecallRun`,
-:class:`~rnnmem.experiments.DropoutRun`, :class:`~rnnmem.experiments.SGDRun`),
-success counts, measured horizons, starting factors and the plain gradient
-descent of the clipping experiment. This module draws them and words them.
+the model specs, the design (the constants :data:`~rnnmem.experiments.CONFIGS`,
+:data:`~rnnmem.experiments.SEEDS`, :data:`~rnnmem.experiments.DESIGN`, the
+budgets and lag grids), the runs as frozen values, the sweep with its
+extension rules (:class:`~rnnmem.experiments.Sweep`), outcomes with their
+intervals, survival and logistic fits, starting factors and horizons. This
+module draws them and words them; every comparison it words carries Fisher's
+exact test (:func:`rnnmem.stats.fisher_exact`), and a difference with
+:math:`p \\ge 0.05` is worded as none detected.
 
 Training runs are shared between the figures of one build: each run's result
 is kept in :data:`_RUNS`, keyed by the run (a frozen value holding everything
@@ -30,33 +32,49 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rnnmem import memory
+from rnnmem import memory, stats
 from rnnmem.checks import Finite, Positive, PositiveInt
 from rnnmem.experiments import (
     ALPHABET,
+    BIASES,
     CONFIGS,
+    CONTROL_LAG,
     DESIGN,
+    DIAGNOSTIC_LAG,
+    DROPOUT_BIAS,
+    DROPOUT_KEEP,
+    LONG,
+    LONG_LAGS,
     SCHEMES,
-    AddingLength,
+    SGD_CALIBRATION,
+    SGD_LAGS,
+    SGD_RATES,
+    SHORT,
+    SHORT_LAGS,
+    SURVIVAL_LAGS,
     Design,
     DropoutRun,
     Keep,
     Lags,
     Model,
     ModelSpec,
+    Outcome,
+    RecallRun,
     Sweep,
+    SweepResult,
     Threshold,
-    by_starting_horizon,
     carry_survival,
-    clip_ladder,
-    figure_rung,
-    measured_horizon,
+    dropout_equivalent_bias,
+    rnn_spectra,
+    sgd_rate,
     starting_factor,
+    starting_horizon,
 )
 from rnnmem.experiments import (
     gradient_reach as reach_by_distance,
 )
 
+from .. import placeholders, runcache
 from ..arithmetic import arithmetic
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -66,19 +84,33 @@ WORKERS = max(1, min(2, os.cpu_count() or 1, int(os.environ.get("RNNMEM_LAB_WORK
 
 _RUNS: dict = {}
 
+ALPHA = 0.05
+"""A difference is worded as one when Fisher's exact test gives p below this."""
+
 
 # ---------------------------------------------------------------------------- words
 
 
 def _label(spec: ModelSpec, tex: bool = False) -> str:
-    """A model in a legend or a table: "tanh RNN", "LSTM, chrono", "LSTM, $b_f = 2$"."""
+    """A model in a legend or a table: "tanh RNN", "LSTM, chrono", "LSTM, $b_f = 2$", "LSTM, chrono, $b_i = 0$"."""
     if spec.cell != "lstm":
         return {"rnn": "tanh RNN", "gru": "GRU"}[spec.cell]
+    math_ = (lambda s: f"\\({s}\\)") if tex else (lambda s: f"${s}$")
     if spec.init == "chrono":
-        return "LSTM, chrono"
-    if spec.forget_bias is None:
-        return "LSTM, default draw"
-    return f"LSTM, \\(b_f = {spec.forget_bias:g}\\)" if tex else f"LSTM, $b_f = {spec.forget_bias:g}$"
+        text = "LSTM, chrono"
+    elif spec.forget_bias is None:
+        text = "LSTM, default draw"
+    else:
+        text = f"LSTM, {math_(f'b_f = {spec.forget_bias:.3g}')}"
+    return text if spec.input_bias is None else f"{text}, {math_(f'b_i = {spec.input_bias:g}')}"
+
+
+def _short_label(spec: ModelSpec) -> str:
+    """A model in a narrow column or row: "RNN", "GRU", "b_f=0", "chrono"."""
+    if spec.cell != "lstm":
+        return {"rnn": "RNN", "gru": "GRU"}[spec.cell]
+    text = "chrono" if spec.init == "chrono" else "LSTM" if spec.forget_bias is None else f"$b_f$={spec.forget_bias:g}"
+    return text if spec.input_bias is None else f"{text}, $b_i$={spec.input_bias:g}"
 
 
 def _prose(spec: ModelSpec) -> str:
@@ -86,10 +118,12 @@ def _prose(spec: ModelSpec) -> str:
     if spec.cell != "lstm":
         return {"rnn": "the tanh RNN", "gru": "the GRU"}[spec.cell]
     if spec.init == "chrono":
-        return "the chrono LSTM"
-    if spec.forget_bias is None:
-        return "the LSTM with PyTorch's draw"
-    return f"the LSTM with $b_f = {spec.forget_bias:g}$"
+        text = "the chrono LSTM"
+    elif spec.forget_bias is None:
+        text = "the LSTM with PyTorch's draw"
+    else:
+        text = f"the LSTM with $b_f = {spec.forget_bias:.3g}$"
+    return text if spec.input_bias is None else f"{text} and $b_i = {spec.input_bias:g}$"
 
 
 def _join(words: list[str], empty: str = "none") -> str:
@@ -99,14 +133,45 @@ def _join(words: list[str], empty: str = "none") -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _order_words(counts: list[int]) -> str:
-    """ "follow" when successes never fall as the starting horizon grows, else "do not follow"."""
-    return "follow" if all(a <= b for a, b in zip(counts, counts[1:])) else "do not follow"
+def _p(p: float) -> str:
+    """A p-value as the page prints it: two significant digits, ``< 0.001`` below that."""
+    return "< 0.001" if p < 0.001 else f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
 
 
-def _design(hidden: int, steps: int, threshold: float) -> Design:
-    """The lab's design with the directive's hidden size, budget and threshold."""
-    return dataclasses.replace(DESIGN, hidden=hidden, steps=steps, threshold=threshold)
+def _interval(outcome: Outcome) -> str:
+    lo, hi = outcome.interval()
+    return f"[{lo:.2f}, {hi:.2f}]"
+
+
+def compare(a: Outcome, b: Outcome) -> dict:
+    """Two cells compared by Fisher's exact test: the counts, p, and the comparison in words.
+
+    ``phrase`` is "more successes than" or "fewer successes than" (``a``
+    against ``b``) when :math:`p <` :data:`ALPHA`, else "no detectable
+    difference from"; ``verdict`` says the same of the pair.
+    """
+    p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
+    differ = p < ALPHA
+    phrase = (
+        ("more successes than" if a.rate > b.rate else "fewer successes than")
+        if differ
+        else "no detectable difference from"
+    )
+    verdict = "a difference" if differ else "no detectable difference"
+    return {
+        "a": a.successes,
+        "b": b.successes,
+        "n": a.n,
+        "p": _p(p),
+        "p_value": p,
+        "phrase": phrase,
+        "verdict": verdict,
+        "differ": differ,
+    }
+
+
+def _budget_key(budget: int) -> str:
+    return f"u{budget}"
 
 
 # ---------------------------------------------------------------------------- runs
@@ -115,9 +180,13 @@ def _design(hidden: int, steps: int, threshold: float) -> Design:
 def runs(keys: list) -> list:
     """The results of the runs ``keys`` (:mod:`rnnmem.experiments` runs), training those not yet kept.
 
-    The missing runs are trained costliest first, in up to :func:`workers` processes, started by
+    A run kept on disk by :mod:`rnnmem.site.runcache` (while a renderer renders) is read, not
+    trained. The missing runs are trained costliest first, in up to :func:`workers` processes, started by
     :func:`pool_context` (never by ``fork``).
     """
+    for k in dict.fromkeys(keys):
+        if k not in _RUNS and (kept := runcache.load(k)) is not None:
+            _RUNS[k] = kept
     missing = sorted({k for k in keys if k not in _RUNS}, key=lambda k: (-k.cost, repr(k)))
     processes = min(workers(), len(missing))
     if processes > 1:
@@ -126,9 +195,11 @@ def runs(keys: list) -> list:
         with ProcessPoolExecutor(processes, mp_context=pool_context(), initializer=_start_worker) as pool:
             for k, result in zip(missing, pool.map(_execute, missing)):
                 _RUNS[k] = result
+                runcache.save(k, result)
     else:
         for k in missing:
             _RUNS[k] = _execute(k)
+            runcache.save(k, _RUNS[k])
     return [_RUNS[k] for k in keys]
 
 
@@ -172,621 +243,917 @@ def _execute(run):
     return run.execute()
 
 
-# ---------------------------------------------------------------------------- (a) success against lag
+def _design(hidden: int, threshold: float, steps: int = SHORT) -> Design:
+    """The lab's design with the directive's hidden size, threshold and budget."""
+    return dataclasses.replace(DESIGN, hidden=hidden, threshold=threshold, steps=steps)
 
 
-def _sweep(models, lags, seeds, hidden, steps, threshold) -> tuple[Sweep, dict, dict]:
-    """The sweep, its successes per model and lag (:meth:`rnnmem.experiments.Sweep.counts`), and its results."""
-    sweep = Sweep(models, lags, tuple(range(seeds)), _design(hidden, steps, threshold))
-    keys = sweep.runs()
-    results = dict(zip(keys, runs(keys)))
-    return sweep, sweep.counts(results), results
+def _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to) -> SweepResult:
+    """The recall sweep of the directive's design, trained (:meth:`rnnmem.experiments.Sweep.execute`)."""
+    sweep = Sweep(
+        tuple(models),
+        tuple(short_lags),
+        tuple(long_lags),
+        tuple(range(seeds)),
+        _design(hidden, threshold),
+        tuple(budgets),
+        extend_to=extend_to,
+    )
+    return sweep.execute(runs)
 
 
-def _sweep_values(sweep: Sweep, counts: dict) -> dict:
-    """What the chapter reads off the sweep: successes per model and lag, totals per lag, measured horizons,
-    and the arithmetic that trained them (:mod:`rnnmem.site.arithmetic`)."""
-    specs, lags, S, design = sweep.models, list(sweep.lags), len(sweep.seeds), sweep.design
-    horizon = {s.key: measured_horizon(lags, counts[s], S) for s in specs}
-    lstms = by_starting_horizon(specs)  # forget bias up, chrono last
+PAIRS = (
+    ("rnn", "lstm0"),
+    ("gru", "lstm0"),
+    ("lstm1", "lstm0"),
+    ("lstm2", "lstm1"),
+    ("chrono", "lstm2"),
+    ("rnn", "gru"),
+)
+"""The pairs of models whose counts the chapter compares, lag by lag (Fisher's exact test)."""
+
+
+def _horizons(res: SweepResult) -> dict:
+    """Per model: the starting factor and the 1% horizon it predicts at zero input, at each lag tried.
+
+    A gate's factor does not depend on the lag; chrono's does (its lifetimes scale with T = lag + 2)."""
+    sweep = res.sweep
+    hidden, seeds = sweep.design.hidden, sweep.seeds
+    out: dict = {}
+    for spec in sweep.models:
+        lags = sorted(set(res.lags(spec, sweep.budgets[0])) | set(res.lags(spec, sweep.budgets[1])))
+        if spec.init == "chrono":
+            by_lag = {lag: starting_horizon(spec, lag, seeds, hidden) for lag in lags}
+            out[spec] = {
+                "factor": None,
+                "horizon": None,
+                "by_lag": by_lag,
+                "beyond": all(h > lag for lag, h in by_lag.items()),
+            }
+        else:
+            f = starting_factor(spec, lags[0], seeds, hidden)
+            h = float(memory.horizon(f))
+            out[spec] = {
+                "factor": f,
+                "horizon": h,
+                "by_lag": {lag: h for lag in lags},
+                "beyond": all(h > lag for lag in lags),
+            }
+    return out
+
+
+def _fit_words(fit, lags: list[int]) -> dict:
+    """L50 and its interval as numbers and as text: "> 64" where the fitted success stays above one half at
+    every lag tried, "< 4" where it stays below; an interval bound the data do not set is "open"."""
+    if fit.x50 is None:
+        text = f"> {lags[-1]}" if fit.above_grid == (fit.slope <= 0) else f"< {lags[0]}"
+        return {"x50": None, "lo": None, "hi": None, "inside": False, "text": text, "interval": "", "slope": fit.slope}
+    lo, hi = fit.x50_interval
+
+    def bound(v: float | None) -> str:
+        return "open" if v is None else f"{v:.0f}"
+
     return {
-        "seeds": S,
-        "steps": design.steps,
-        "threshold": design.threshold,
-        "hidden": design.hidden,
-        "lags": lags,
-        "models": len(specs),
-        "runs": len(specs) * S,
-        "counts": {s.key: {f"lag{lag}": k for lag, k in zip(lags, counts[s])} for s in specs},
-        "successes": {f"lag{lag}": sum(counts[s][i] for s in specs) for i, lag in enumerate(lags)},
-        "learned": {
-            f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] > 0], "no model") for i, lag in enumerate(lags)
-        },
-        "all_seeds": {
-            f"lag{lag}": _join([_prose(s) for s in specs if counts[s][i] == S], "no model")
-            for i, lag in enumerate(lags)
-        },
-        "horizon": {k: "none" if v is None else v for k, v in horizon.items()},
-        "bias_order": {f"lag{lag}": _order_words([counts[s][i] for s in lstms]) for i, lag in enumerate(lags)},
-        "arithmetic": arithmetic(),
+        "x50": fit.x50,
+        "lo": lo,
+        "hi": hi,
+        "inside": True,
+        "text": f"{fit.x50:.0f}",
+        "interval": f"[{bound(lo)}, {bound(hi)}]",
+        "slope": fit.slope,
     }
 
 
+def _sweep_values(res: SweepResult) -> dict:
+    """What the chapter reads off the sweep: per model and budget the lags, counts and rates with their
+    intervals, the fits, the horizons at the start, comparisons by Fisher's exact test, and the arithmetic."""
+    sweep = res.sweep
+    S = len(sweep.seeds)
+    keys = {s.key: s for s in sweep.models}
+    values: dict = {
+        "seeds": S,
+        "models": len(sweep.models),
+        "budgets": list(sweep.budgets),
+        "short": sweep.budgets[0],
+        "long": sweep.budgets[1],
+        "threshold": sweep.design.threshold,
+        "hidden": sweep.design.hidden,
+        "arithmetic": arithmetic(),
+        "precision": sweep.dtype,
+    }
+    counts: dict = {}
+    rates: dict = {}
+    intervals: dict = {}
+    lags: dict = {}
+    last: dict = {}
+    fits: dict = {}
+    for s in sweep.models:
+        for b in sweep.budgets:
+            tried = res.lags(s, b)
+            lags.setdefault(s.key, {})[_budget_key(b)] = tried
+            last.setdefault(s.key, {})[_budget_key(b)] = tried[-1]
+            for lag in tried:
+                o = res.outcome(s, lag, b)
+                counts.setdefault(s.key, {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = o.successes
+                rates.setdefault(s.key, {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = o.rate
+                intervals.setdefault(s.key, {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = _interval(o)
+            fits.setdefault(s.key, {})[_budget_key(b)] = _fit_words(res.fit(s, b), tried)
+    vs: dict = {}
+    for a, b_ in PAIRS:
+        if a not in keys or b_ not in keys:
+            continue
+        for b in sweep.budgets:
+            common = sorted(set(res.lags(keys[a], b)) & set(res.lags(keys[b_], b)))
+            for lag in common:
+                vs.setdefault(f"{a}-{b_}", {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = compare(
+                    res.outcome(keys[a], lag, b), res.outcome(keys[b_], lag, b)
+                )
+    later: dict = {}
+    short, long = sweep.budgets
+    for s in sweep.models:
+        for lag in res.lags(s, long):
+            o_short, o_long = res.outcome(s, lag, short), res.outcome(s, lag, long)
+            later.setdefault(s.key, {})[f"lag{lag}"] = o_long.successes - o_short.successes
+    values.update(counts=counts, rates=rates, intervals=intervals, lags=lags, last=last, fits=fits, vs=vs, later=later)
+    return values
+
+
 @figure()
-def success_by_lag(
+def success_heatmap(
     models: Sequence[Model] = CONFIGS,
-    lags: Lags = (2, 5, 10, 20, 40),
-    seeds: PositiveInt = 3,
+    short_lags: Lags = SHORT_LAGS,
+    long_lags: Lags = LONG_LAGS,
+    seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
+    budgets: Sequence[PositiveInt] = (SHORT, LONG),
     threshold: Threshold = 0.9,
+    extend_to: PositiveInt = 64,
 ):
-    """Share of seeds that reach the held-out threshold, against the lag, one line per model."""
-    sweep, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
-    fig, ax = new_figure(height=4.4)
-    markers = "osD^vP"
-    n = len(sweep.models)
-    for k, spec in enumerate(sweep.models):
-        rate = np.array(counts[spec]) / len(sweep.seeds)
-        offset = (k - (n - 1) / 2) * 0.012  # keep equal rates from hiding each other
-        ax.plot(
-            sweep.lags,
-            rate + offset,
-            marker=markers[k % 6],
-            color=PALETTE[k % len(PALETTE)],
-            linestyle="-" if spec.cell == "lstm" else "--",
-            label=_label(spec),
-        )
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sweep.lags, [str(v) for v in sweep.lags])
-    ax.minorticks_off()
-    ax.set_ylim(-0.06, 1.06)
-    ax.set_xlabel("lag: distractors between the token and the query")
-    ax.set_ylabel(
-        f"share of {len(sweep.seeds)} seeds with held-out\n"
-        f"accuracy ≥ {sweep.design.threshold:g} by update {sweep.design.steps}"
-    )
-    fig.legend(loc="outside lower center", ncols=2)
-    return fig, _sweep_values(sweep, counts)
+    """Share of seeds that learn recall, model by lag, one panel per budget, the starting 1% horizon marked."""
+    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    sweep = res.sweep
+    specs = list(sweep.models)
+    horizons = _horizons(res)
+    fig, axes = new_figure(nrows=2, height=2.0 + 1.0 * len(specs), squeeze=False)
+    all_lags = sorted({lag for s in specs for b in sweep.budgets for lag in res.lags(s, b)})
+    x_lo, x_hi = 0.0, all_lags[-1] + 4
+    import matplotlib.pyplot as plt
+
+    cmap = plt.get_cmap("Blues")
+    for ax, b in zip(axes[:, 0], sweep.budgets):
+        tried = sorted({lag for s in specs for lag in res.lags(s, b)})
+        edges = _edges(tried)
+        grid = np.full((len(specs), len(tried)), np.nan)
+        for i, s in enumerate(specs):
+            for lag in res.lags(s, b):
+                o = res.outcome(s, lag, b)
+                j = tried.index(lag)
+                grid[i, j] = o.rate
+                ax.text(
+                    lag,
+                    i,
+                    f"{o.successes}",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if o.rate > 0.55 else "#222222",
+                )
+        ax.pcolormesh(edges, np.arange(len(specs) + 1) - 0.5, np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=1)
+        for i, s in enumerate(specs):
+            h = horizons[s]
+            if h["beyond"]:
+                ax.annotate(
+                    "",
+                    (x_hi - 0.3, i),
+                    xytext=(x_hi - 3.2, i),
+                    arrowprops=dict(arrowstyle="-|>", color="#c23b6b", lw=1.6),
+                )
+            else:
+                ax.plot([h["horizon"]] * 2, [i - 0.45, i + 0.45], color="#c23b6b", linewidth=2.4)
+        ax.set_yticks(range(len(specs)), [_short_label(s) for s in specs])
+        ax.set_ylim(len(specs) - 0.5, -0.5)
+        ax.set_xlim(x_lo, x_hi)
+        ax.set_xticks([lag for lag in tried if lag % 8 == 0])
+        ax.set_title(f"within {b} updates", fontsize=10)
+    axes[-1, 0].set_xlabel("lag (distractors between the token and the query)")
+    values = _sweep_values(res)
+    values["horizon"] = {s.key: (h["horizon"] if not h["beyond"] else "beyond") for s, h in horizons.items()}
+    return fig, values
+
+
+def _edges(lags: list[int]) -> np.ndarray:
+    """Cell edges on a lag axis: half-way between neighbours, half a gap beyond the ends."""
+    x = np.array(lags, dtype=float)
+    if len(x) == 1:
+        return np.array([x[0] - 2, x[0] + 2])
+    mid = (x[1:] + x[:-1]) / 2
+    return np.concatenate([[x[0] - (mid[0] - x[0])], mid, [x[-1] + (x[-1] - mid[-1])]])
 
 
 @table()
-def measured_horizon_table(
+def lab_horizon_table(
     models: Sequence[Model] = CONFIGS,
-    lags: Lags = (2, 5, 10, 20, 40),
-    seeds: PositiveInt = 3,
+    short_lags: Lags = SHORT_LAGS,
+    long_lags: Lags = LONG_LAGS,
+    seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
+    budgets: Sequence[PositiveInt] = (SHORT, LONG),
     threshold: Threshold = 0.9,
+    extend_to: PositiveInt = 64,
 ):
-    """Per model: the starting factor, the horizons it predicts, successes K/S by lag, the measured horizon."""
-    sweep, counts, _ = _sweep(models, lags, seeds, hidden, steps, threshold)
-    S, design = len(sweep.seeds), sweep.design
+    """Per model: the starting factor at zero input, its 1% horizon, and the lag learned within each budget."""
+    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    sweep = res.sweep
+    horizons = _horizons(res)
+    values = _sweep_values(res)
     rows = []
-    for spec in sweep.models:
-        if spec.init == "chrono":
-            factor, efold, level = "σ(ln u), u ≤ T − 1", "up to ≈ T", "up to ≈ 4.6 T"
+    rho, norm = rnn_spectra(sweep.short_lags[0], sweep.seeds, sweep.design.hidden)
+    for s in sweep.models:
+        h = horizons[s]
+        if s.init == "chrono":
+            ratio = float(np.median([v / (lag + 2) for lag, v in h["by_lag"].items()]))
+            factor, horizon = "grows with T", f"≈ {ratio:.1f} T"
+        elif s.cell == "rnn":
+            factor = f"ρ {h['factor']:.2f} (‖W‖₂ {float(np.median(norm)):.2f})"
+            horizon = f"{h['horizon']:.1f}"
         else:
-            f = starting_factor(spec, sweep.lags[0], sweep.seeds, design.hidden)
-            factor = f"{f:.3f}"
-            efold, level = f"{memory.efold_horizon(f):.1f}", f"{memory.horizon(f):.1f}"
-        found = measured_horizon(sweep.lags, counts[spec], S)
-        rows.append(
-            [_label(spec, tex=True), factor, efold, level]
-            + [f"{k}/{S}" for k in counts[spec]]
-            + ["none" if found is None else str(found)]
-        )
-    columns = (
-        ["model", "starting factor", "e-fold horizon", "1% horizon"]
-        + [f"lag {v}" for v in sweep.lags]
-        + ["measured horizon"]
-    )
+            factor, horizon = f"{h['factor']:.2f}", f"{h['horizon']:.1f}"
+        cells = []
+        for b in sweep.budgets:
+            fit = values["fits"][s.key][_budget_key(b)]
+            cells.append(f"{fit['text']} {fit['interval']}".strip())
+        rows.append([_short_label(s), factor, horizon, *cells])
+    b0, b1 = sweep.budgets
     table = Table(
-        columns=columns,
+        columns=["model", "starting factor at zero input", "predicted 1% horizon", f"L50({b0})", f"L50({b1})"],
         rows=rows,
-        align=["left"] + ["right"] * (len(columns) - 1),
+        align=["left", "right", "right", "right", "right"],
         notes=(
-            f"Successes out of {S} seeds: held-out accuracy ≥ {design.threshold:g} on "
-            f"{design.eval_size} sequences (chance {1 / ALPHABET:g}) within {design.steps} "
-            f"updates. Predicted horizons (steps) from the starting factor; T = lag + 2 is the "
-            f"sequence length. Measured horizon: the longest lag at which at least half the seeds "
-            f"succeed."
+            f"Starting factor: the median forget (GRU: update) gate at zero input and state, or the tanh RNN's "
+            f"spectral radius ρ of \\(W_{{hh}}\\), over {len(sweep.seeds)} seeds; horizons in steps. "
+            f"L50(U): the lag at which a Firth logistic fit of success against lag crosses 50% within U updates, "
+            f"with its 95% interval; beyond the lags tried it is given as a bound."
         ),
     )
-    return table, _sweep_values(sweep, counts)
+    values["horizon"] = {s.key: (h["horizon"] if not h["beyond"] else "beyond") for s, h in horizons.items()}
+    values["rho"] = float(np.median(rho))
+    values["rho_range"] = f"{rho.min():.2f} to {rho.max():.2f}"
+    values["norm"] = float(np.median(norm))
+    values["norm_range"] = f"{norm.min():.2f} to {norm.max():.2f}"
+    return table, values
 
 
-# ---------------------------------------------------------------------------- (b) learning curves
+@table()
+def success_counts_table(
+    budget: PositiveInt = SHORT,
+    models: Sequence[Model] = CONFIGS,
+    short_lags: Lags = SHORT_LAGS,
+    long_lags: Lags = LONG_LAGS,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    budgets: Sequence[PositiveInt] = (SHORT, LONG),
+    threshold: Threshold = 0.9,
+    extend_to: PositiveInt = 64,
+):
+    """Successes per lag (rows) and model (columns) within one budget."""
+    if budget not in list(budgets):
+        raise ValueError(f"budget must be one of budgets {list(budgets)}, got {budget!r}")
+    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    sweep = res.sweep
+    tried = sorted({lag for s in sweep.models for lag in res.lags(s, budget)})
+    rows = []
+    for lag in tried:
+        row = [str(lag)]
+        for s in sweep.models:
+            row.append(str(res.outcome(s, lag, budget).successes) if lag in res.lags(s, budget) else "–")
+        rows.append(row)
+    table = Table(
+        columns=["lag", *[_short_label(s) for s in sweep.models]],
+        rows=rows,
+        align=["right"] * (1 + len(sweep.models)),
+        notes=(
+            f"Seeds of {len(sweep.seeds)} whose held-out accuracy reached {sweep.design.threshold:g} within "
+            f"{budget} updates; – : not tried (the extension rule had stopped)."
+        ),
+    )
+    return table, _sweep_values(res)
+
+
+@table()
+def wilson_table(seeds: PositiveInt = 20, level: Finite = 0.95):
+    """The Wilson interval of k successes out of ``seeds``, for every k."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a number between 0 and 1, got {level!r}")
+    half = (seeds + 2) // 2
+    rows = []
+    for k in range(half):
+        pair = [str(k), "[{:.2f}, {:.2f}]".format(*stats.wilson(k, seeds, level))]
+        j = k + half
+        pair += [str(j), "[{:.2f}, {:.2f}]".format(*stats.wilson(j, seeds, level))] if j <= seeds else ["", ""]
+        rows.append(pair)
+    table = Table(
+        columns=["successes", f"{level:.0%} interval", "successes", f"{level:.0%} interval"],
+        rows=rows,
+        notes=f"Wilson score interval of the success rate, out of {seeds} seeds.",
+    )
+    return table, {"seeds": seeds, "level": level}
+
+
+# ---------------------------------------------------------------------------- continuous outcomes
 
 
 @figure()
-def lag_learning_curves(
-    lag: PositiveInt = 20,
+def final_accuracy(
     models: Sequence[Model] = CONFIGS,
-    seeds: PositiveInt = 3,
+    short_lags: Lags = SHORT_LAGS,
+    long_lags: Lags = LONG_LAGS,
+    seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
+    budgets: Sequence[PositiveInt] = (SHORT, LONG),
     threshold: Threshold = 0.9,
+    extend_to: PositiveInt = 64,
 ):
-    """Held-out accuracy against updates at one lag, every seed, one panel per model, chance marked."""
-    sweep, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
-    specs, design = sweep.models, sweep.design
+    """Median final held-out accuracy and its interquartile range against the lag, one panel per model."""
+    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    sweep = res.sweep
+    specs = list(sweep.models)
     cols = min(2, len(specs))
-    rows = math.ceil(len(specs) / cols)
-    fig, axes = new_figure(ncols=cols, nrows=rows, height=1.9 * rows + 0.5, sharex=True, sharey=True, squeeze=False)
-    for k, spec in enumerate(specs):
+    nrows = math.ceil(len(specs) / cols)
+    fig, axes = new_figure(ncols=cols, nrows=nrows, height=1.7 * nrows + 0.8, sharex=True, sharey=True, squeeze=False)
+    medians: dict = {}
+    for k, s in enumerate(specs):
         ax = axes.flat[k]
-        run = results[sweep.run(spec, lag)]
-        for e in range(len(sweep.seeds)):
-            ax.plot(run.eval_steps, run.scores[e], color=PALETTE[k % len(PALETTE)], linewidth=1.2, alpha=0.85)
+        for b, style, colour in zip(sweep.budgets, ("-", "--"), (PALETTE[0], PALETTE[1])):
+            lags = res.lags(s, b)
+            q = np.array([res.outcome(s, lag, b).accuracy() for lag in lags])
+            ax.fill_between(lags, q[:, 0], q[:, 2], color=colour, alpha=0.2, linewidth=0)
+            ax.plot(lags, q[:, 1], linestyle=style, color=colour, marker="o", markersize=3, label=f"within {b} updates")
+            medians.setdefault(s.key, {})[_budget_key(b)] = {f"lag{lag}": float(m) for lag, m in zip(lags, q[:, 1])}
         ax.axhline(1 / ALPHABET, color="#777777", linestyle=":", linewidth=1.0)
-        ax.axhline(design.threshold, color="#777777", linestyle="--", linewidth=0.8)
-        ax.set_title(f"{_label(spec)}: {run.successes}/{len(sweep.seeds)}", fontsize=9.5)
-        ax.set_xlim(0, design.steps)
+        ax.axhline(sweep.design.threshold, color="#777777", linestyle="--", linewidth=0.8)
+        ax.set_title(_short_label(s), fontsize=10)
         ax.set_ylim(0, 1.02)
     for ax in axes.flat[len(specs) :]:
         ax.set_visible(False)
     for ax in axes[-1]:
-        ax.set_xlabel("updates")
+        ax.set_xlabel("lag")
     for ax in axes[:, 0]:
-        ax.set_ylabel("held-out accuracy")
-    return fig, _curve_values(sweep, lag, results)
+        ax.set_ylabel("final held-out\naccuracy")
+    fig.legend(*axes.flat[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
+    return fig, {"seeds": len(sweep.seeds), "median": medians, "threshold": sweep.design.threshold}
 
 
-FLAT = 2 / ALPHABET
-"""A panel is flat when no seed's held-out accuracy ever reaches this, twice chance."""
+@figure()
+def survival_curves(
+    lags: Lags = SURVIVAL_LAGS,
+    models: Sequence[Model] = CONFIGS,
+    short_lags: Lags = SHORT_LAGS,
+    long_lags: Lags = LONG_LAGS,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    budgets: Sequence[PositiveInt] = (SHORT, LONG),
+    threshold: Threshold = 0.9,
+    extend_to: PositiveInt = 64,
+):
+    """Kaplan-Meier curves of updates to success: the share not yet succeeded, per model, at each lag."""
+    missing = [lag for lag in lags if lag not in list(long_lags)]
+    if missing:
+        raise ValueError(f"lags must be lags of long_lags {list(long_lags)}, got {list(lags)}")
+    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    sweep = res.sweep
+    long = sweep.budgets[1]
+    fig, axes = new_figure(nrows=len(lags), height=2.0 * len(lags) + 1.0, sharex=True, sharey=True, squeeze=False)
+    medians: dict = {}
+    for ax, lag in zip(axes[:, 0], lags):
+        for k, s in enumerate(sweep.models):
+            km = res.outcome(s, lag, long).survival()
+            t = np.concatenate([[0.0], np.asarray(km.times, dtype=float), [float(long)]])
+            surv = np.concatenate([[1.0], np.asarray(km.survival, dtype=float)])
+            surv = np.concatenate([surv, [surv[-1]]])
+            ax.step(
+                t,
+                surv,
+                where="post",
+                color=PALETTE[k % len(PALETTE)],
+                linestyle="-" if s.cell == "lstm" else "--",
+                label=_short_label(s),
+            )
+            med = km.median()
+            lo, hi = km.median_interval(0.95)
+            medians.setdefault(s.key, {})[f"lag{lag}"] = {
+                "median": "not reached" if med is None or not math.isfinite(med) else f"{med:.0f}",
+                "interval": _km_interval(lo, hi),
+                "by_short": float(km.success_by(sweep.budgets[0])),
+                "by_long": float(km.success_by(long)),
+            }
+        ax.axvline(sweep.budgets[0], color="#777777", linestyle=":", linewidth=1.0)
+        ax.set_title(f"lag {lag}", fontsize=10)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlim(0, long)
+        ax.set_ylabel("share not yet\nsucceeded")
+    axes[-1, 0].set_xlabel("updates")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig, {"lags": list(lags), "seeds": len(sweep.seeds), "long": long, "short": sweep.budgets[0], "km": medians}
 
 
-def _curve_values(sweep: Sweep, lag: int, results: dict) -> dict:
-    """Which panels stay flat (below :data:`FLAT`), each model's best and final accuracies, its successes."""
-    specs = sweep.models
-    by_model = {s: results[sweep.run(s, lag)] for s in specs}
-    best = {s: float(np.max(by_model[s].scores)) for s in specs}
-    flat = [s for s in specs if best[s] < FLAT]
-    moving = [s for s in specs if best[s] >= FLAT]
-    finals = {s: sorted(float(v) for v in by_model[s].final_scores) for s in specs}
-    return {
-        "lag": lag,
-        "seeds": len(sweep.seeds),
-        "steps": sweep.design.steps,
-        "threshold": sweep.design.threshold,
-        "panels": len(specs),
-        "flat": len(flat),
-        "moving": len(moving),
-        "flat_below": FLAT,
-        "flat_models": _join([_prose(s) for s in flat]),
-        "moving_models": _join([_prose(s) for s in moving]),
-        "best": {s.key: best[s] for s in specs},
-        "final": {s.key: _join([f"{v:.2f}" for v in finals[s]]) for s in specs},
-        "successes": {s.key: by_model[s].successes for s in specs},
-    }
+def _km_interval(lo, hi) -> str:
+    def word(v):
+        return "not reached" if v is None or not math.isfinite(v) else f"{v:.0f}"
+
+    return f"[{word(lo)}, {word(hi)}]"
 
 
-# ---------------------------------------------------------------------------- (c) gradient by distance
+# ---------------------------------------------------------------------------- diagnostics
+
+
+def _trajectory(run, name: str, e: int) -> tuple[np.ndarray, np.ndarray]:
+    """One member's diagnostic over the evaluations it was trained through."""
+    values = run.diagnostics[name][e]
+    ok = np.isfinite(values)
+    return run.eval_steps[ok], values[ok]
+
+
+def _start_end(run, name: str, members: list[int]) -> tuple[float, float]:
+    """The median over ``members`` of a diagnostic at the start and at each member's last checkpoint."""
+    if not members:
+        return math.nan, math.nan
+    start = [_trajectory(run, name, e)[1][0] for e in members]
+    end = [_trajectory(run, name, e)[1][-1] for e in members]
+    return float(np.median(start)), float(np.median(end))
+
+
+DIAGNOSED = (("rnn", "spectral_radius"), ("lstm:0", "forget_bias_median"), ("lstm:1", "grad_c_first"))
+"""The panels of the diagnostics figure: a model and the quantity drawn for it."""
+
+QUANTITY = {
+    "spectral_radius": "ρ(W_hh)",
+    "spectral_norm": "‖W_hh‖₂",
+    "forget_bias_median": "median forget bias",
+    "grad_c_first": "‖∂ℓ/∂c₁‖",
+    "grad_h_first": "‖∂ℓ/∂h₁‖",
+}
+
+
+DIAGNOSTIC_LAGS = (8, DIAGNOSTIC_LAG)
+"""The lags of the diagnostics figure: the shortest of the long grid, where most seeds succeed, and
+:data:`rnnmem.experiments.DIAGNOSTIC_LAG`, where most do not (both from the runs of the sweep)."""
+
+
+def _number(value: float, fmt: str) -> str:
+    return placeholders.sci(value, 1) if fmt == "sci" else f"{value:{fmt}}"
+
+
+def _group_clause(count: int, who: str, a: float, b: float, when: str, fmt: str) -> str:
+    """``in the 2 seeds that succeeded it rose from 0.60 to 3.85 at their success`` (or ``no seed ...``)."""
+    if count == 0:
+        return f"no seed {who}"
+    seeds = "the one seed" if count == 1 else f"the {count} seeds"
+    return f"in {seeds} that {who} it {_direction(a, b)} from {_number(a, fmt)} to {_number(b, fmt)} {when}"
+
+
+@figure()
+def diagnostics_over_training(
+    lags: Lags = DIAGNOSTIC_LAGS,
+    models: Sequence[Model] = CONFIGS,
+    short_lags: Lags = SHORT_LAGS,
+    long_lags: Lags = LONG_LAGS,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    budgets: Sequence[PositiveInt] = (SHORT, LONG),
+    threshold: Threshold = 0.9,
+    extend_to: PositiveInt = 64,
+):
+    """Per member, over training at each of ``lags`` (long budget): the RNN's ρ(W_hh), the b_f = 0 LSTM's
+    median forget bias, and the gradient reaching the b_f = 1 LSTM's first cell state; successes against
+    failures. Values per lag and model: the counts, the medians at the start and at each member's last
+    checkpoint, and ``text``, a clause that says it in words (``no seed succeeded`` when none did)."""
+    lags = list(lags)
+    for i, lag in enumerate(lags):
+        if lag not in list(long_lags):
+            raise ValueError(f"lags[{i}] must be one of long_lags {list(long_lags)}, got {lag!r}")
+    needed = [m for m, _ in DIAGNOSED]
+    if any(ModelSpec.parse(m) not in [ModelSpec.parse(x) for x in models] for m in needed):
+        raise ValueError(f"models must include {needed}, got {list(models)}")
+    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    long = res.sweep.budgets[1]
+    fig, grid = new_figure(
+        nrows=len(DIAGNOSED), ncols=len(lags), height=2.0 * len(DIAGNOSED) + 0.8, sharex=True, squeeze=False
+    )
+    values: dict = {"lags": lags, "long": long, "seeds": len(res.sweep.seeds)}
+    for col, lag in enumerate(lags):
+        at: dict = {}
+        for row, (model, name) in enumerate(DIAGNOSED):
+            ax = grid[row][col]
+            spec = ModelSpec.parse(model)
+            run = res.result(spec, lag, long)
+            ok = run.outcome(long).observed
+            for e in range(len(ok)):
+                x, y = _trajectory(run, name, e)
+                ax.plot(x, y, color=PALETTE[0] if ok[e] else PALETTE[1], linewidth=0.9, alpha=0.7)
+                if ok[e]:
+                    ax.plot(x[-1], y[-1], marker="o", color=PALETTE[0], markersize=3)
+            if name == "grad_c_first":
+                ax.set_yscale("log")
+            if name == "spectral_radius":
+                ax.axhline(1.0, color="#777777", linestyle=":", linewidth=1.0)
+            if col == 0:
+                ax.set_ylabel(f"{_short_label(spec)}:\n{QUANTITY[name]}")
+            if row == 0:
+                ax.set_title(f"lag {lag}", fontsize=10)
+            won = [e for e in range(len(ok)) if ok[e]]
+            lost = [e for e in range(len(ok)) if not ok[e]]
+            fmt = "sci" if name == "grad_c_first" else ".2f"
+            entry: dict = {"successes": len(won), "failures": len(lost)}
+            clauses = []
+            for group, members, who, when in (
+                ("won", won, "succeeded", "at their success"),
+                ("lost", lost, f"did not succeed within {long} updates", "at the end"),
+            ):
+                a, b = _start_end(run, name, members)
+                entry[group] = {"start": a, "end": b, "direction": _direction(a, b) if members else None}
+                clauses.append(_group_clause(len(members), who, a, b, when, fmt))
+            entry["text"] = "; ".join(clauses)
+            if spec.cell == "rnn":
+                for group, members in (("won", won), ("lost", lost)):
+                    a, b = _start_end(run, "spectral_norm", members)
+                    entry[f"norm_{group}"] = {"start": a, "end": b}
+            at[spec.key] = entry
+        values[f"lag{lag}"] = at
+    from matplotlib.lines import Line2D
+
+    grid[0][0].legend(
+        handles=[
+            Line2D([], [], color=PALETTE[0], label="succeeded (dot: at success)"),
+            Line2D([], [], color=PALETTE[1], label=f"not within {long} updates"),
+        ],
+        loc="upper left",
+        fontsize=8.5,
+    )
+    for col in range(len(lags)):
+        grid[-1][col].set_xlabel("updates")
+    return fig, values
+
+
+def _direction(start: float, end: float) -> str:
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ValueError(f"a trend needs two finite values, got {start!r} and {end!r}")
+    return "rose" if end > start else "fell" if end < start else "stayed"
+
+
+# ---------------------------------------------------------------------------- gradient by distance
 
 
 @figure()
 def gradient_reach(
-    lag: PositiveInt = 20,
+    lag: PositiveInt = CONTROL_LAG,
     models: Sequence[Model] = CONFIGS,
-    seeds: PositiveInt = 3,
+    seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
+    steps: PositiveInt = SHORT,
     threshold: Threshold = 0.9,
     sequences: PositiveInt = 256,
 ):
     """||dL/dh_s|| over ||dL/dh_T|| against the distance T - s, at initialization and after training."""
-    sweep, _, results = _sweep(models, [lag], seeds, hidden, steps, threshold)
-    specs, design = sweep.models, sweep.design
+    specs = [ModelSpec.parse(m, f"models[{i}]") for i, m in enumerate(models)]
+    design = _design(hidden, threshold, steps)
+    keys = [RecallRun(s, lag, tuple(range(seeds)), design) for s in specs]
+    results = dict(zip(keys, runs(keys)))
     fig, (left, right) = new_figure(ncols=2, height=4.4, sharey=True)
     far: dict[ModelSpec, list[float]] = {}
-    for k, spec in enumerate(specs):
+    for k, (spec, key) in enumerate(zip(specs, keys)):
         style = dict(color=PALETTE[k % len(PALETTE)], linestyle="-" if spec.cell == "lstm" else "--")
-        trained = results[sweep.run(spec, lag)].params
+        trained = results[key].params
         for ax, params in ((left, None), (right, trained)):
-            ratio = reach_by_distance(spec, lag, sweep.seeds, design.hidden, params=params, sequences=sequences)
-            ax.semilogy(np.arange(len(ratio)), ratio, label=_label(spec), **style)
+            ratio = reach_by_distance(spec, lag, key.seeds, hidden, params=params, sequences=sequences)
+            ax.semilogy(np.arange(len(ratio)), ratio, label=_short_label(spec), **style)
             far.setdefault(spec, []).append(float(ratio[-1]))
     length = lag + 2
-    for ax, title in ((left, "at initialization"), (right, f"after {design.steps} updates\n(or success)")):
+    for ax, title in ((left, "at initialization"), (right, f"after training\n(≤ {steps} updates)")):
         ax.set_title(title, fontsize=10)
         ax.set_xlim(0, length - 1)
     fig.supxlabel("distance from the query, T − s")
     left.set_ylabel(
         "$\\|\\partial\\ell/\\partial h_s\\| \\,/\\, \\|\\partial\\ell/\\partial h_T\\|$,\nmedian over seeds"
     )
-    fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=2)
+    fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=3)
     ranked = sorted(specs, key=lambda s: -far[s][0])
     grew = [s for s in specs if far[s][1] > far[s][0]]
     return fig, {
         "lag": lag,
         "distance": length - 1,
-        "seeds": len(sweep.seeds),
+        "seeds": seeds,
         "sequences": sequences,
-        "steps": design.steps,
+        "steps": steps,
         "before": {s.key: far[s][0] for s in specs},
         "after": {s.key: far[s][1] for s in specs},
         "ranked": _join([_prose(s) for s in ranked]),
         "most": _prose(ranked[0]),
         "least": _join([_prose(s) for s in ranked[-3:]]),
         "grew": _join([_prose(s) for s in grew], "no model"),
-        "grew_count": len(grew),
         "fell": _join([_prose(s) for s in specs if s not in grew], "no model"),
     }
 
 
-# ---------------------------------------------------------------------------- (d) the forget bias
+# ---------------------------------------------------------------------------- controls
 
 
-def _bias_sweep(biases, lag, seeds, hidden, steps, threshold) -> tuple[list[float], Sweep, list]:
-    """The forget biases (as numbers), the recall sweep of one LSTM per bias at one lag, and its results."""
-    sweep = Sweep(
-        tuple(ModelSpec("lstm", forget_bias=b) for b in biases),
-        (lag,),
-        tuple(range(seeds)),
-        _design(hidden, steps, threshold),
-    )
-    return [_forget_bias(m) for m in sweep.models], sweep, runs(sweep.runs())
+def _control_runs(specs: list[ModelSpec], lag, seeds, hidden, steps, threshold) -> list:
+    design = _design(hidden, threshold, steps)
+    keys = [RecallRun(s, lag, tuple(range(seeds)), design) for s in specs]
+    return [r.outcome(steps) for r in runs(keys)]
 
 
-def _forget_bias(spec: ModelSpec) -> float:
-    """The forget bias of an LSTM built with one (``ModelSpec("lstm", forget_bias=b)``)."""
-    assert spec.forget_bias is not None, f"{spec} has no forget bias"
-    return spec.forget_bias
+def _accuracy_text(o: Outcome) -> str:
+    q1, med, q3 = o.accuracy()
+    return f"{med:.2f} [{q1:.2f}, {q3:.2f}]"
 
 
-@figure()
-def bias_updates(
-    biases: Sequence[Finite] = (0, 1, 2, 3, 4),
-    lag: PositiveInt = 20,
-    seeds: PositiveInt = 3,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
-    threshold: Threshold = 0.9,
-):
-    """Updates each seed needs to reach the threshold, against the forget bias, at one lag."""
-    biases, sweep, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
-    design = sweep.design
-    fig, ax = new_figure(height=3.2)
-    never = design.steps * 1.12
-    S = len(sweep.seeds)
-    for b, run in zip(biases, results):
-        for e, (s, ok) in enumerate(zip(run.success_step, run.succeeded)):
-            x = b + (e - (S - 1) / 2) * 0.06
-            if not ok:
-                ax.plot(x, never, marker="x", color=PALETTE[1], markersize=6)
-            else:
-                ax.plot(x, s, marker="o", color=PALETTE[0], markersize=5)
-    ax.axhline(design.steps, color="#777777", linestyle="--", linewidth=0.8)
-    ax.annotate(
-        f"budget, {design.steps} updates",
-        (biases[0], design.steps),
-        textcoords="offset points",
-        xytext=(0, -12),
-        fontsize=8.5,
-        color="#555555",
-    )
-    from matplotlib.lines import Line2D
-
-    ax.legend(
-        handles=[
-            Line2D([], [], marker="o", linestyle="none", color=PALETTE[0], label="one seed: updates to success"),
-            Line2D([], [], marker="x", linestyle="none", color=PALETTE[1], label="one seed: not within the budget"),
-        ],
-        loc="lower left",
-        fontsize=8.5,
-    )
-    ax.set_xticks(biases, [f"{b:g}" for b in biases])
-    ax.set_ylim(0, design.steps * 1.2)
-    ax.set_xlabel(f"forget bias $b_f$ (lag {lag})")
-    ax.set_ylabel(f"updates to held-out\naccuracy ≥ {design.threshold:g}")
-    return fig, _bias_values(biases, lag, sweep, results)
-
-
-def _bias_values(biases, lag, sweep: Sweep, results) -> dict:
-    """Successes and median updates per bias, the starting share f^(lag+1), and the successes in words."""
-    S = len(sweep.seeds)
-    wins = [run.successes for run in results]
-    groups: dict = {}
-    for b, k in zip(biases, wins):
-        groups.setdefault(k, []).append(f"{b:g}")
-    words = "; ".join(f"{k} of {S} at $b_f$ = {_join(bs)}" for k, bs in groups.items())
-    keep = {f"b{b:g}": memory.decay(memory.sigmoid(b), lag + 1) for b in biases}
-    learned = [b for b, k in zip(biases, wins) if k > 0]
-    return {
-        "lag": lag,
-        "seeds": S,
-        "steps": sweep.design.steps,
-        "threshold": sweep.design.threshold,
-        "steps_across": lag + 1,
-        "successes": {f"b{b:g}": k for b, k in zip(biases, wins)},
-        "total": sum(wins),
-        "by_bias": words,
-        "keep": keep,
-        "keep_first": keep[f"b{biases[0]:g}"],
-        "keep_last": keep[f"b{biases[-1]:g}"],
-        "first": biases[0],
-        "last": biases[-1],
-        "lowest_learned": "none" if not learned else f"{min(learned):g}",
-    }
+def _count_text(o: Outcome) -> str:
+    return f"{o.successes} {_interval(o)}"
 
 
 @table()
-def bias_updates_table(
-    biases: Sequence[Finite] = (0, 1, 2, 3, 4),
-    lag: PositiveInt = 20,
-    seeds: PositiveInt = 3,
+def input_bias_table(
+    pairs: Sequence[Sequence[Model]] = tuple(
+        tuple(p) for p in (("lstm:chrono", "lstm:chrono:i0"), ("lstm:3:i-3", "lstm:3:i0"))
+    ),
+    lag: PositiveInt = CONTROL_LAG,
+    seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
+    steps: PositiveInt = SHORT,
     threshold: Threshold = 0.9,
+    sequences: PositiveInt = 256,
 ):
-    """Per forget bias at one lag: starting gate, predicted horizons, successes, median updates to success."""
-    biases, sweep, results = _bias_sweep(biases, lag, seeds, hidden, steps, threshold)
-    rows = []
-    for b, run in zip(biases, results):
-        f = memory.sigmoid(b)
-        done = run.updates_to_success
-        rows.append(
-            [
-                f"{b:g}",
-                f"{f:.3f}",
-                f"{memory.horizon(f):.1f}",
-                f"{memory.decay(f, lag + 1):.1e}",
-                f"{len(done)}/{len(sweep.seeds)}",
-                "–" if not done else f"{int(np.median(done))}",
-            ]
-        )
+    """Pairs of LSTMs that differ in the input-gate bias only: successes, accuracy, gradient reach at the start."""
+    for i, pair in enumerate(pairs):
+        if len(pair) != 2:
+            raise ValueError(f"pairs[{i}] must be two models, got {list(pair)!r}")
+    specs = [ModelSpec.parse(m, f"pairs[{i}][{j}]") for i, pair in enumerate(pairs) for j, m in enumerate(pair)]
+    outcomes = _control_runs(specs, lag, seeds, hidden, steps, threshold)
+    by = dict(zip(specs, outcomes))
+    rows: list = []
+    values: dict = {"lag": lag, "seeds": seeds, "steps": steps, "reach": {}, "counts": {}, "vs": {}, "median": {}}
+    for i in range(0, len(specs), 2):
+        a, b = specs[i], specs[i + 1]
+        c = compare(by[b], by[a])
+        values["vs"][f"{b.key}-{a.key}"] = c
+        for s in (a, b):
+            reach = float(reach_by_distance(s, lag, range(seeds), hidden, sequences=sequences)[-1])
+            values["reach"][s.key] = reach
+            values["counts"][s.key] = by[s].successes
+            values["median"][s.key] = by[s].accuracy()[1]
+            rows.append(
+                [_label(s, tex=True), _count_text(by[s]), _accuracy_text(by[s]), _sci(reach), "" if s == a else c["p"]]
+            )
     table = Table(
-        columns=[
-            "\\(b_f\\)",
-            "gate \\(\\sigma(b_f)\\)",
-            "1% horizon",
-            f"\\(f^{{{lag + 1}}}\\)",
-            "successes",
-            "median updates to success",
-        ],
-        rows=rows,
-        notes=(
-            f"Lag {lag}, {len(sweep.seeds)} seeds, {sweep.design.steps} updates at most; "
-            f"the median is over the seeds that succeeded."
-        ),
-    )
-    return table, _bias_values(biases, lag, sweep, results)
-
-
-# ---------------------------------------------------------------------------- (e) clipping
-
-
-def _power(value: float) -> str:
-    exponent = int(math.floor(math.log10(value)))
-    return f"\\({value / 10**exponent:.1f} \\times 10^{{{exponent}}}\\)"
-
-
-def _clip_ladder(model, length, rates, clip, seeds, hidden, steps) -> tuple[list, int]:
-    """Per rate ``(rate, unclipped result, clipped result)``, and the rung the figure shows."""
-    ladder = clip_ladder(model, length, rates, clip, range(seeds), hidden=hidden, batch=DESIGN.batch, steps=steps)
-    keys = [run for pair in ladder for run in pair]
-    results = dict(zip(keys, runs(keys)))
-    rungs = [(free.lr, results[free], results[clipped]) for free, clipped in ladder]
-    return rungs, figure_rung([free for _, free, _ in rungs])
-
-
-@figure()
-def clip_ladder_runs(
-    model: Model = "lstm:1",
-    length: AddingLength = 20,
-    rates: Sequence[Positive] = (0.5, 1.0, 2.0, 4.0),
-    clip: Positive = 1.0,
-    seeds: PositiveInt = 2,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 150,
-):
-    """Loss and gradient norm per update, unclipped and clipped, at the smallest rate where every unclipped seed diverges."""
-    ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden, steps)
-    lr, free, clipped = ladder[chosen]
-    spec, clip = ModelSpec.parse(model), float(clip)
-    fig, (top, bottom) = new_figure(nrows=2, height=4.8, sharex=True)
-    u = np.arange(1, steps + 1)
-    cap = 1e30  # values above are drawn at the top edge
-    for run, colour, name in ((free, PALETTE[1], "no clipping"), (clipped, PALETTE[0], f"clipped at norm {clip:g}")):
-        for e in range(seeds):
-            label = name if e == 0 else None
-            top.semilogy(u, np.minimum(run.losses[e], cap), color=colour, linewidth=1.0, alpha=0.85, label=label)
-            bottom.semilogy(u, np.minimum(run.grad_norms[e], cap), color=colour, linewidth=1.0, alpha=0.85)
-            if run.diverged_at[e] is not None:
-                top.plot(run.diverged_at[e], cap, marker="x", color=colour, markersize=8)
-    for ax, key in ((top, "losses"), (bottom, "grad_norms")):
-        values = np.concatenate([getattr(free, key).ravel(), getattr(clipped, key).ravel()])
-        values = np.minimum(values[np.isfinite(values) & (values > 0)], cap)
-        exponents = np.log10(values)
-        ax.set_ylim(10 ** (exponents.min() - 0.3), 10 ** (exponents.max() + 0.5))
-    top.axhline(free.baseline, color="#777777", linestyle=":", linewidth=1.0)
-    top.annotate(
-        "constant prediction",
-        (steps, free.baseline),
-        textcoords="offset points",
-        xytext=(-4, 4),
-        ha="right",
-        fontsize=8.5,
-        color="#555555",
-    )
-    top.set_ylabel("training loss (MSE)")
-    bottom.set_ylabel("gradient norm ‖g‖\nbefore clipping")
-    bottom.axhline(clip, color="#777777", linestyle="--", linewidth=0.8)
-    bottom.set_xlabel(f"update (gradient descent, learning rate {lr:g},\n{_label(spec)}, adding problem T = {length})")
-    bottom.set_xlim(0, steps)
-    top.legend(loc="upper right", fontsize=8.5)
-    return fig, _clip_values(length, clip, seeds, steps, ladder, lr)
-
-
-def _clip_values(length, clip, seeds, steps, ladder, chosen_rate) -> dict:
-    """Diverged runs with and without clipping, and how close to the baseline the clipped runs end."""
-    clipped_ratio = np.concatenate([c.error_ratio for _, _, c in ladder])
-    finite = clipped_ratio[np.isfinite(clipped_ratio)]
-    return {
-        "seeds": seeds,
-        "steps": steps,
-        "length": length,
-        "clip": clip,
-        "rate": chosen_rate,
-        "rates": len(ladder),
-        "runs": len(ladder) * seeds,
-        "free_diverged": sum(f.diverged for _, f, _ in ladder),
-        "clipped_diverged": sum(c.diverged for _, _, c in ladder),
-        "first_free_diverged": next((lr for lr, f, _ in ladder if f.diverged > 0), "none"),
-        "clipped_best": float(finite.min()) if finite.size else None,
-        "clipped_worst": float(finite.max()) if finite.size else None,
-    }
-
-
-@table()
-def clip_ladder_table(
-    model: Model = "lstm:1",
-    length: AddingLength = 20,
-    rates: Sequence[Positive] = (0.5, 1.0, 2.0, 4.0),
-    clip: Positive = 1.0,
-    seeds: PositiveInt = 2,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 150,
-):
-    """Per learning rate: unclipped and clipped runs, diverged seeds and held-out MSE over the baseline."""
-    ladder, chosen = _clip_ladder(model, length, rates, clip, seeds, hidden, steps)
-    spec, clip = ModelSpec.parse(model), float(clip)
-
-    def outcome(run):
-        middle = run.median_ratio
-        ratio = "–" if math.isnan(middle) else f"{middle:.2f}" if middle < 1000 else _power(middle)
-        return [f"{run.diverged}/{seeds}", ratio]
-
-    rows = [
-        [f"{lr:g}" + (" (figure)" if k == chosen else "")] + outcome(free) + outcome(clipped)
-        for k, (lr, free, clipped) in enumerate(ladder)
-    ]
-    table = Table(
-        columns=[
-            "learning rate",
-            "diverged, no clipping",
-            "MSE / baseline, no clipping",
-            f"diverged, clipped at {clip:g}",
-            "MSE / baseline, clipped",
-        ],
-        rows=rows,
-        notes=(
-            f"{_label(spec, tex=True)}, adding problem of length {length}, {seeds} seeds, "
-            f"{steps} updates of plain gradient descent; held-out MSE over the "
-            f"constant-prediction baseline (median over the seeds that did not diverge; "
-            f"1 is no better than predicting 1)."
-        ),
-    )
-    return table, _clip_values(length, clip, seeds, steps, ladder, ladder[chosen][0])
-
-
-# ---------------------------------------------------------------------------- (f) carry-line dropout
-
-
-def _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold) -> tuple[list[DropoutRun], list]:
-    """One run per scheme of :data:`rnnmem.experiments.SCHEMES`, and their results."""
-    design = _design(hidden, steps, threshold)
-    keys = [DropoutRun(s, keep, bias, lag, tuple(range(seeds)), design) for s in SCHEMES]
-    return keys, runs(keys)
-
-
-SCHEME_LABELS = {"none": "no dropout", "per-step": "a fresh mask every step", "per-sequence": "one mask per sequence"}
-
-
-@figure()
-def carry_dropout_curves(
-    keep: Keep = 0.9,
-    bias: Finite = 2,
-    lag: PositiveInt = 20,
-    seeds: PositiveInt = 3,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
-    threshold: Threshold = 0.9,
-):
-    """Held-out accuracy against updates for the three carry-line schemes, every seed."""
-    keys, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold)
-    design = keys[0].design
-    fig, axes = new_figure(nrows=len(keys), height=1.6 * len(keys) + 0.5, sharex=True, sharey=True)
-    for k, (key, run) in enumerate(zip(keys, results)):
-        ax = axes[k]
-        for e in range(seeds):
-            ax.plot(run.eval_steps, run.scores[e], color=PALETTE[k], linewidth=1.2, alpha=0.85)
-        ax.axhline(1 / ALPHABET, color="#777777", linestyle=":", linewidth=1.0)
-        ax.axhline(design.threshold, color="#777777", linestyle="--", linewidth=0.8)
-        ax.set_title(f"{SCHEME_LABELS[key.scheme]}: {run.successes}/{seeds}", fontsize=9.5)
-        ax.set_xlim(0, design.steps)
-        ax.set_ylim(0, 1.02)
-    axes[-1].set_xlabel("updates")
-    axes[0].set_ylabel("held-out accuracy\n(no mask)")
-    return fig, _dropout_values(keys, results)
-
-
-def _dropout_values(keys: list[DropoutRun], results: list) -> dict:
-    """Per scheme (keys ``none``, ``per_step``, ``per_sequence``): successes, final accuracies, survival."""
-    first = keys[0]
-    final = {k.scheme.replace("-", "_"): run.final_scores for k, run in zip(keys, results)}
-    gate = float(memory.sigmoid(first.forget_bias))
-    survive = carry_survival("per-step", first.keep, first.lag)
-    return {
-        "keep": first.keep,
-        "bias": first.forget_bias,
-        "lag": first.lag,
-        "steps_across": first.lag + 1,
-        "seeds": len(first.seeds),
-        "steps": first.design.steps,
-        "threshold": first.design.threshold,
-        "successes": {k.scheme.replace("-", "_"): run.successes for k, run in zip(keys, results)},
-        "median": {k: float(np.median(v)) for k, v in final.items()},
-        "best": {k: float(np.max(v)) for k, v in final.items()},
-        "survive_step": survive,
-        "one_in": round(1 / survive),
-        "gate": gate,
-        "rescaled_gate": gate / first.keep,
-    }
-
-
-@table()
-def carry_dropout_table(
-    keep: Keep = 0.9,
-    bias: Finite = 2,
-    lag: PositiveInt = 20,
-    seeds: PositiveInt = 3,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = 300,
-    threshold: Threshold = 0.9,
-):
-    """Per scheme: the chance a unit's carried value survives the lag, successes, held-out accuracy."""
-    keys, results = _dropout_runs(keep, bias, lag, seeds, hidden, steps, threshold)
-    first = keys[0]
-    rows = []
-    for key, run in zip(keys, results):
-        final = run.final_scores
-        rows.append(
-            [
-                SCHEME_LABELS[key.scheme],
-                f"{carry_survival(key.scheme, key.keep, key.lag):.3f}",
-                f"{run.successes}/{seeds}",
-                f"{np.median(final):.2f}",
-                f"{final.min():.2f} to {final.max():.2f}",
-            ]
-        )
-    table = Table(
-        columns=[
-            "masks on \\(c_{t-1}\\)",
-            "kept across the lag",
-            "successes",
-            "median held-out accuracy",
-            "range over seeds",
-        ],
+        columns=["model", f"successes of {seeds} [95%]", "accuracy, median [IQR]", "gradient at step 1, start", "p"],
         rows=rows,
         align=["left", "right", "right", "right", "right"],
         notes=(
-            f"LSTM with \\(b_f = {first.forget_bias:g}\\), keep probability {first.keep:g}, recall at lag {lag}, "
-            f"{seeds} seeds, {first.design.steps} updates; accuracy on {first.design.eval_size} "
-            f"held-out sequences without masks (chance {1 / ALPHABET:g}). A unit's value is kept across "
-            f"the lag with probability \\(p^{{{lag + 1}}}\\) under fresh masks and \\(p\\) under one "
-            f"mask per sequence."
+            f"Recall at lag {lag}, {steps} updates. Gradient at step 1: "
+            f"\\(\\|\\partial\\ell/\\partial h_1\\|/\\|\\partial\\ell/\\partial h_T\\|\\) at initialization, median over "
+            f"seeds. p: Fisher's exact test of the successes against the row above."
         ),
     )
-    return table, _dropout_values(keys, results)
+    return table, values
+
+
+def _sci(v: float) -> str:
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    exponent = int(math.floor(math.log10(abs(v))))
+    return f"{v:.2f}" if exponent >= -1 else f"\\({v / 10**exponent:.1f} \\times 10^{{{exponent}}}\\)"
+
+
+def _bias_outcomes(biases, lag, seeds, hidden, steps, threshold) -> list[Outcome]:
+    return _control_runs([ModelSpec("lstm", forget_bias=b) for b in biases], lag, seeds, hidden, steps, threshold)
+
+
+@figure()
+def bias_sweep(
+    biases: Sequence[Finite] = BIASES,
+    lag: PositiveInt = CONTROL_LAG,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = SHORT,
+    threshold: Threshold = 0.9,
+):
+    """Success rate with its Wilson interval, and median final accuracy with its IQR, against the forget bias."""
+    outcomes = _bias_outcomes(biases, lag, seeds, hidden, steps, threshold)
+    fig, (top, bottom) = new_figure(nrows=2, height=4.4, sharex=True)
+    rate = np.array([o.rate for o in outcomes])
+    lo, hi = np.array([o.interval() for o in outcomes]).T
+    top.errorbar(biases, rate, yerr=[rate - lo, hi - rate], marker="o", color=PALETTE[0], capsize=3)
+    top.set_ylim(-0.03, 1.03)
+    top.set_ylabel(f"share of {seeds}\nthat succeed")
+    q = np.array([o.accuracy() for o in outcomes])
+    bottom.errorbar(
+        biases, q[:, 1], yerr=[q[:, 1] - q[:, 0], q[:, 2] - q[:, 1]], marker="s", color=PALETTE[2], capsize=3
+    )
+    bottom.axhline(threshold, color="#777777", linestyle="--", linewidth=0.8)
+    bottom.set_ylim(0, 1.02)
+    bottom.set_ylabel("final held-out\naccuracy")
+    bottom.set_xlabel(f"forget bias $b_f$ (lag {lag}, {steps} updates)")
+    bottom.set_xticks(list(biases), [f"{b:g}" for b in biases])
+    return fig, _bias_values(biases, lag, seeds, steps, outcomes)
+
+
+def _bias_values(biases, lag, seeds, steps, outcomes: list[Outcome]) -> dict:
+    rates = [o.rate for o in outcomes]
+    best = max(rates)
+    peak = [b for b, r in zip(biases, rates) if r == best]
+    adjacent = {
+        f"b{a:g}-b{b:g}": compare(outcomes[i + 1], outcomes[i]) for i, (a, b) in enumerate(zip(biases, biases[1:]))
+    }
+    return {
+        "lag": lag,
+        "seeds": seeds,
+        "steps": steps,
+        "steps_across": lag + 1,
+        "counts": {f"b{b:g}": o.successes for b, o in zip(biases, outcomes)},
+        "intervals": {f"b{b:g}": _interval(o) for b, o in zip(biases, outcomes)},
+        "median": {f"b{b:g}": o.accuracy()[1] for b, o in zip(biases, outcomes)},
+        "peak": _join([f"{b:g}" for b in peak]),
+        "peak_count": round(best * seeds),
+        "first_vs_peak": compare(outcomes[rates.index(best)], outcomes[0]),
+        "last_vs_peak": compare(outcomes[-1], outcomes[rates.index(best)]),
+        "adjacent": adjacent,
+        "keep": {f"b{b:g}": float(memory.decay(memory.sigmoid(b), lag + 1)) for b in biases},
+    }
+
+
+@table()
+def bias_sweep_table(
+    biases: Sequence[Finite] = BIASES,
+    lag: PositiveInt = CONTROL_LAG,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = SHORT,
+    threshold: Threshold = 0.9,
+):
+    """Per forget bias: the starting gate, the share it keeps across the lag, successes and final accuracy."""
+    outcomes = _bias_outcomes(biases, lag, seeds, hidden, steps, threshold)
+    rows = []
+    for b, o in zip(biases, outcomes):
+        f = float(memory.sigmoid(b))
+        rows.append([f"{b:g}", f"{f:.3f}", _sci(float(memory.decay(f, lag + 1))), _count_text(o), _accuracy_text(o)])
+    table = Table(
+        columns=[
+            "\\(b_f\\)",
+            "\\(\\sigma(b_f)\\)",
+            f"\\(f^{{{lag + 1}}}\\)",
+            f"successes of {seeds} [95%]",
+            "accuracy, median [IQR]",
+        ],
+        rows=rows,
+        notes=f"Lag {lag}, {steps} updates at most; accuracy on held-out sequences at success or at the end.",
+    )
+    return table, _bias_values(biases, lag, seeds, steps, outcomes)
+
+
+DROPOUT_ARMS = ("none", "carry-step", "carry-sequence", "hidden-sequence", "equivalent")
+ARM_LABELS = {
+    "none": "no dropout",
+    "carry-step": "on \\(c_{t-1}\\), a fresh mask every step",
+    "carry-sequence": "on \\(c_{t-1}\\), one mask per sequence",
+    "hidden-sequence": "on \\(h_{t-1}\\), one mask per sequence",
+    "equivalent": "no dropout",
+}
+
+
+def _dropout_outcomes(keep, bias, lag, seeds, hidden, steps, threshold) -> tuple[float, dict]:
+    """Per arm, its outcome: no dropout (shared with the sweep's runs), three masks, and no dropout at the
+    forget bias a kept unit behaves as if it had under per-sequence carry masks."""
+    design = _design(hidden, threshold, steps)
+    equivalent = dropout_equivalent_bias(bias, keep)
+    seeds_ = tuple(range(seeds))
+    keys = [
+        RecallRun(ModelSpec("lstm", bias), lag, seeds_, design),
+        *[DropoutRun(s, keep, bias, lag, seeds_, design) for s in SCHEMES if s != "none"],
+        RecallRun(ModelSpec("lstm", equivalent), lag, seeds_, design),
+    ]
+    return equivalent, {arm: r.outcome(steps) for arm, r in zip(DROPOUT_ARMS, runs(keys))}
+
+
+@table()
+def dropout_table(
+    keep: Keep = DROPOUT_KEEP,
+    bias: Finite = DROPOUT_BIAS,
+    lag: PositiveInt = CONTROL_LAG,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = SHORT,
+    threshold: Threshold = 0.9,
+):
+    """Dropout arms of the LSTM at one forget bias, and the no-dropout control at the equivalent bias."""
+    equivalent, outcomes = _dropout_outcomes(keep, bias, lag, seeds, hidden, steps, threshold)
+    none = outcomes["none"]
+    rows, vs = [], {}
+    for arm in DROPOUT_ARMS:
+        o = outcomes[arm]
+        b = equivalent if arm == "equivalent" else bias
+        c = compare(o, none)
+        vs[arm.replace("-", "_")] = c
+        rows.append([f"{b:.2f}", ARM_LABELS[arm], _count_text(o), _accuracy_text(o), "" if arm == "none" else c["p"]])
+    vs["sequence_vs_equivalent"] = compare(outcomes["carry-sequence"], outcomes["equivalent"])
+    table = Table(
+        columns=["\\(b_f\\)", "dropout", f"successes of {seeds} [95%]", "accuracy, median [IQR]", "p"],
+        rows=rows,
+        align=["right", "left", "right", "right", "right"],
+        notes=(
+            f"Keep probability {keep:g}, recall at lag {lag}, {steps} updates; accuracy measured without masks. "
+            f"p: Fisher's exact test against no dropout at \\(b_f = {bias:g}\\)."
+        ),
+    )
+    gate = float(memory.sigmoid(bias))
+    return table, {
+        "keep": keep,
+        "bias": bias,
+        "lag": lag,
+        "seeds": seeds,
+        "steps": steps,
+        "steps_across": lag + 1,
+        "equivalent": equivalent,
+        "counts": {a.replace("-", "_"): o.successes for a, o in outcomes.items()},
+        "median": {a.replace("-", "_"): o.accuracy()[1] for a, o in outcomes.items()},
+        "vs": vs,
+        "survive_step": carry_survival("carry-step", keep, lag),
+        "gate": gate,
+        "rescaled_gate": gate / keep,
+        "growth": (1 / keep) ** (lag + 1),
+    }
+
+
+# ---------------------------------------------------------------------------- the SGD arm
+
+
+def _sgd(models, lags, rates, calibration, seeds, hidden, steps, threshold):
+    """The calibration (one run per rate), the rate it picks, and per model and lag the SGD and Adam outcomes."""
+    cal_model, cal_lag = calibration
+    seeds_ = tuple(range(seeds))
+    sgd = dataclasses.replace(_design(hidden, threshold, steps), optimizer="sgd")
+    cal_keys = [RecallRun(cal_model, int(cal_lag), seeds_, dataclasses.replace(sgd, lr=r)) for r in rates]
+    cal = [r.outcome(steps) for r in runs(cal_keys)]
+    rate = sgd_rate(rates, [o.successes for o in cal])
+    specs = [ModelSpec.parse(m, f"models[{i}]") for i, m in enumerate(models)]
+    chosen = dataclasses.replace(sgd, lr=rate)
+    adam = _design(hidden, threshold, steps)
+    keys = [RecallRun(s, lag, seeds_, d) for s in specs for lag in lags for d in (chosen, adam)]
+    out = [r.outcome(steps) for r in runs(keys)]
+    pairs = {
+        (s, lag): (out[2 * i], out[2 * i + 1]) for i, (s, lag) in enumerate((s, lag) for s in specs for lag in lags)
+    }
+    return cal, rate, specs, pairs
+
+
+@table()
+def sgd_table(
+    models: Sequence[Model] = CONFIGS,
+    lags: Lags = SGD_LAGS,
+    rates: Sequence[Positive] = SGD_RATES,
+    calibration_model: Model = SGD_CALIBRATION[0],
+    calibration_lag: PositiveInt = SGD_CALIBRATION[1],
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = SHORT,
+    threshold: Threshold = 0.9,
+):
+    """Successes with plain SGD (clipped at 1, the calibrated rate) beside Adam, per model and lag."""
+    cal, rate, specs, pairs = _sgd(
+        models, lags, rates, (calibration_model, calibration_lag), seeds, hidden, steps, threshold
+    )
+    rows = []
+    vs: dict = {}
+    for s in specs:
+        row = [_short_label(s)]
+        for lag in lags:
+            a, b = pairs[(s, lag)]
+            c = compare(a, b)
+            vs.setdefault(s.key, {})[f"lag{lag}"] = c
+            row.append(f"{a.successes} · {b.successes}")
+        rows.append(row)
+    table = Table(
+        columns=["model", *[f"lag {lag}" for lag in lags]],
+        rows=rows,
+        align=["left"] + ["right"] * len(lags),
+        notes=(
+            f"Successes of {seeds} within {steps} updates: plain SGD (learning rate {rate:g}, clipping at norm "
+            f"{DESIGN.clip:g}) · Adam (learning rate {DESIGN.lr:g})."
+        ),
+    )
+    differ = [(s, lag) for s in specs for lag in lags if vs[s.key][f"lag{lag}"]["differ"]]
+    return table, {
+        "rate": rate,
+        "rates": _join([f"{r:g}" for r in rates]),
+        "calibration": {f"{r:g}": o.successes for r, o in zip(rates, cal)},
+        "calibration_text": _join([f"{o.successes} at {r:g}" for r, o in zip(rates, cal)]),
+        "calibration_model": _prose(ModelSpec.parse(calibration_model)),
+        "calibration_lag": calibration_lag,
+        "seeds": seeds,
+        "steps": steps,
+        "vs": vs,
+        "differ_count": len(differ),
+        "cells": len(specs) * len(lags),
+        "sgd_total": sum(pairs[k][0].successes for k in pairs),
+        "adam_total": sum(pairs[k][1].successes for k in pairs),
+    }

@@ -1,0 +1,58 @@
+"""The lab's runs kept on disk: read back while a renderer renders, keyed by the run and the code that trains it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rnnmem.site import runcache
+from rnnmem.site.builders import memory_measured
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A run that counts how often it was trained (in this process)."""
+
+    n: int
+    cost: float = 1.0
+
+    def execute(self) -> dict:
+        TRAINED.append(self.n)
+        return {"n": self.n, "square": self.n * self.n}
+
+
+TRAINED: list[int] = []
+
+
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch):
+    monkeypatch.setattr(memory_measured, "_RUNS", {})
+    monkeypatch.setattr(memory_measured, "workers", lambda: 1)
+    TRAINED.clear()
+
+
+def test_a_run_is_trained_once_and_read_back_in_a_later_process(tmp_path: Path, monkeypatch):
+    with runcache.directory(tmp_path):
+        assert memory_measured.runs([Counted(2), Counted(3)]) == [{"n": 2, "square": 4}, {"n": 3, "square": 9}]
+    assert TRAINED == [2, 3] and len(list(tmp_path.glob("Counted-*.pickle"))) == 2
+    monkeypatch.setattr(memory_measured, "_RUNS", {})  # a new process: nothing in memory
+    with runcache.directory(tmp_path):
+        assert memory_measured.runs([Counted(3), Counted(4)]) == [{"n": 3, "square": 9}, {"n": 4, "square": 16}]
+    assert TRAINED == [2, 3, 4]  # 3 was read from disk
+
+
+def test_outside_a_renderer_nothing_is_read_or_written(tmp_path: Path, monkeypatch):
+    with runcache.directory(tmp_path):
+        memory_measured.runs([Counted(5)])
+    monkeypatch.setattr(memory_measured, "_RUNS", {})
+    memory_measured.runs([Counted(5)])  # no directory in use: trained again
+    assert TRAINED == [5, 5]
+    assert runcache.load(Counted(5)) is None
+
+
+def test_the_key_names_the_run_and_changes_with_it():
+    assert runcache.key(Counted(1)) == runcache.key(Counted(1))
+    assert runcache.key(Counted(1)) != runcache.key(Counted(2))
+    assert len(runcache.key(Counted(1))) == 64
