@@ -523,7 +523,7 @@ class Ensemble:
             k = t if keep else 0
             g, n_t = gates[k], candidate[k]
             _matmul(W, rows[t], product)
-            _sigmoid(product[: 2 * H], tanh, out=g[: 2 * H])  # r_t, z_t
+            _squash_in_place(product[: 2 * H], tanh, out=g[: 2 * H])  # r_t, z_t
             np.copyto(g[2 * H : 3 * H], product[2 * H : 3 * H])  # s (W_hn h + b_hn), kept for the backward pass
             np.multiply(g[:H], product[2 * H : 3 * H], out=scratch)
             a = product[3 * H :]
@@ -944,7 +944,7 @@ class Ensemble:
         return np.asarray(check_finite("targets", y), dtype=self.dtype)
 
 
-def _sigmoid(a: np.ndarray, through_tanh: bool, out: np.ndarray | None = None) -> None:
+def _squash_in_place(a: np.ndarray, through_tanh: bool, out: np.ndarray | None = None) -> None:
     """``out`` (default ``a``) = sigma(z): from ``a = z/2``, (1 + tanh(z/2))/2; else from ``a = -z``, 1/(1 + exp(-z)).
 
     (exp may overflow to inf: sigma = 0.)
