@@ -703,10 +703,11 @@ def _number(value: float, fmt: str) -> str:
     return placeholders.sci(value, 1) if fmt == "sci" else f"{value:{fmt}}"
 
 
-def _group_clause(count: int, who: str, a: float, b: float, when: str, fmt: str) -> str:
-    """``in the 2 seeds that succeeded it rose from 0.60 to 3.85 at their success`` (or ``no seed ...``)."""
+def _group_clause(count: int, who: str, a: float, b: float, when: str, fmt: str, empty: str = "") -> str:
+    """``in the 2 seeds that succeeded it rose from 0.60 to 3.85 at their success``; ``empty`` (default
+    ``no seed <who>``) when there are none."""
     if count == 0:
-        return f"no seed {who}"
+        return empty or f"no seed {who}"
     seeds = "the one seed" if count == 1 else f"the {count} seeds"
     return f"in {seeds} that {who} it {_direction(a, b)} from {_number(a, fmt)} to {_number(b, fmt)} {when}"
 
@@ -765,13 +766,13 @@ def diagnostics_over_training(
             fmt = "sci" if name == "grad_c_first" else ".2f"
             entry: dict = {"successes": len(won), "failures": len(lost)}
             clauses = []
-            for group, members, who, when in (
-                ("won", won, "succeeded", "at their success"),
-                ("lost", lost, f"did not succeed within {long} updates", "at the end"),
+            for group, members, who, when, empty in (
+                ("won", won, "succeeded", "at their success", ""),
+                ("lost", lost, f"did not succeed within {long} updates", "at the end", "every seed succeeded"),
             ):
                 a, b = _start_end(run, name, members)
                 entry[group] = {"start": a, "end": b, "direction": _direction(a, b) if members else None}
-                clauses.append(_group_clause(len(members), who, a, b, when, fmt))
+                clauses.append(_group_clause(len(members), who, a, b, when, fmt, empty))
             entry["text"] = "; ".join(clauses)
             if spec.cell == "rnn":
                 for group, members in (("won", won), ("lost", lost)):
