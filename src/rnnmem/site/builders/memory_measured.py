@@ -398,8 +398,11 @@ def success_heatmap(
     all_lags = sorted({lag for s in specs for b in sweep.budgets for lag in res.lags(s, b)})
     x_lo, x_hi = 0.0, all_lags[-1] + 4
     import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
 
-    cmap = plt.get_cmap("Blues")
+    # The light two thirds of "Blues": every count is drawn in dark ink and stays legible on every cell
+    # (the figure's texts are kept dark enough to read on the white page, rnnmem.site.style.legible_text).
+    cmap = ListedColormap(plt.get_cmap("Blues")(np.linspace(0.0, 0.65, 256)))
     for ax, b in zip(axes[:, 0], sweep.budgets):
         tried = sorted({lag for s in specs for lag in res.lags(s, b)})
         edges = _edges(tried)
@@ -416,7 +419,8 @@ def success_heatmap(
                     ha="center",
                     va="center",
                     fontsize=8,
-                    color="white" if o.rate > 0.55 else "#222222",
+                    color="#222222",
+                    zorder=4,  # above the cells and the horizon marks
                 )
         ax.pcolormesh(edges, np.arange(len(specs) + 1) - 0.5, np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=1)
         for i, s in enumerate(specs):
