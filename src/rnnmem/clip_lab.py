@@ -167,7 +167,7 @@ class ClipDesign:
     members are split into.
 
     >>> DESIGN.model, DESIGN.length, DESIGN.updates, DESIGN.seeds
-    (ModelSpec(cell='rnn', forget_bias=None, init='default'), 100, 1500, 20)
+    (ModelSpec(cell='rnn', forget_bias=None, init='default', input_bias=None), 100, 1500, 20)
     >>> ClipDesign(exponents=(0, -1))
     Traceback (most recent call last):
     ...

@@ -527,7 +527,7 @@ class RunResult:
         """The record of a :func:`rnnmem.lab.train` result (the parameters copied, the ensemble dropped).
 
         >>> run = RecallRun("gru", lag=1, seeds=(0,), design=Design(hidden=4, steps=2, eval_every=1)).execute()
-        >>> run.losses.shape, len(run.success_step), run.diagnostics["spectral_radius"].shape
+        >>> run.losses.shape, len(run.success_step), run.diagnostics["grad_h_first"].shape
         ((1, 2), 1, (1, 3))
         """
         return cls(
@@ -598,7 +598,7 @@ class Outcome:
     >>> o.successes, o.n, [round(v, 2) for v in o.interval()]
     (2, 3, [0.21, 0.94])
     >>> o.times.tolist(), o.observed.tolist()
-    [[25, 300, 150], [True, False, True]]
+    ([25, 300, 150], [True, False, True])
     """
 
     budget: int

@@ -27,6 +27,13 @@ from rnnmem.site.stylesheet import BUNDLE
 KB = 1024
 FIRST_LOAD_BUDGET = 600 * KB
 NAVIGATION_BUDGET = 150 * KB
+#: Pages allowed more than NAVIGATION_BUDGET, each with its reason. Reviewed like code: an entry only grows
+#: with a reason, and goes when the page is split.
+NAVIGATION_EXCEPTIONS = {
+    # The lab chapter carries the book's whole training experiment: 20-seed sweeps at two budgets, its
+    # controls, the clipping experiment and the checkpoint slider (about 190 KB gzipped, half of it figures).
+    "chapters/memory-measured/index.html": 200 * KB,
+}
 SEARCH_INDEX = "search/search_index.json"
 
 
@@ -129,11 +136,13 @@ def test_navigation_to_every_page_is_within_budget(site_dir):
     for rel in pages:
         files = navigation_files(site_dir, rel)
         sizes[rel] = sum(files.values())
-        if sizes[rel] > NAVIGATION_BUDGET:
-            over.append(f"{rel}: {sizes[rel] / KB:.0f} KB > {NAVIGATION_BUDGET / KB:.0f} KB ({report(files)})")
+        budget = NAVIGATION_EXCEPTIONS.get(rel, NAVIGATION_BUDGET)
+        if sizes[rel] > budget:
+            over.append(f"{rel}: {sizes[rel] / KB:.0f} KB > {budget / KB:.0f} KB ({report(files)})")
     heaviest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
     print("navigation, gzipped, heaviest:", "; ".join(f"{r} {s / KB:.0f} KB" for r, s in heaviest))
     assert not over, "navigation over budget:\n" + "\n".join(over)
+    assert set(NAVIGATION_EXCEPTIONS) <= set(sizes), "an exception names a page that is not built"
 
 
 def test_weights_count_what_a_page_links(site_dir):

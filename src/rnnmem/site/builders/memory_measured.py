@@ -677,6 +677,15 @@ def _trajectory(run, name: str, e: int) -> tuple[np.ndarray, np.ndarray]:
     return run.eval_steps[ok], values[ok]
 
 
+def _band(run, name: str, members: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Quartiles over ``members`` of a diagnostic at each evaluation, over the members still training there."""
+    values = np.asarray(run.diagnostics[name])[members]
+    keep = np.isfinite(values).any(axis=0)
+    x, values = run.eval_steps[keep], values[:, keep]
+    low, mid, high = (np.nanpercentile(values, q, axis=0) for q in (25, 50, 75))
+    return x, low, mid, high
+
+
 def _start_end(run, name: str, members: list[int]) -> tuple[float, float]:
     """The median over ``members`` of a diagnostic at the start and at each member's last checkpoint."""
     if not members:
@@ -752,11 +761,13 @@ def diagnostics_over_training(
             spec = ModelSpec.parse(model)
             run = res.result(spec, lag, long)
             ok = run.outcome(long).observed
-            for e in range(len(ok)):
-                x, y = _trajectory(run, name, e)
-                ax.plot(x, y, color=PALETTE[0] if ok[e] else PALETTE[1], linewidth=0.9, alpha=0.7)
-                if ok[e]:
-                    ax.plot(x[-1], y[-1], marker="o", color=PALETTE[0], markersize=3)
+            for flag, colour in ((True, PALETTE[0]), (False, PALETTE[1])):
+                members = [e for e in range(len(ok)) if bool(ok[e]) == flag]
+                if not members:
+                    continue
+                x, low, mid, high = _band(run, name, members)
+                ax.fill_between(x, low, high, color=colour, alpha=0.25, linewidth=0)
+                ax.plot(x, mid, color=colour, linewidth=1.4)
             if name == "grad_c_first":
                 ax.set_yscale("log")
             if name == "spectral_radius":
@@ -788,7 +799,7 @@ def diagnostics_over_training(
 
     grid[0][0].legend(
         handles=[
-            Line2D([], [], color=PALETTE[0], label="succeeded (dot: at success)"),
+            Line2D([], [], color=PALETTE[0], label="succeeded (until success)"),
             Line2D([], [], color=PALETTE[1], label=f"not within {long} updates"),
         ],
         loc="upper left",
