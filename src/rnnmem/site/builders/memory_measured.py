@@ -797,12 +797,13 @@ def diagnostics_over_training(
         values[f"lag{lag}"] = at
     from matplotlib.lines import Line2D
 
-    grid[0][0].legend(
+    fig.legend(
         handles=[
             Line2D([], [], color=PALETTE[0], label="succeeded (until success)"),
             Line2D([], [], color=PALETTE[1], label=f"not within {long} updates"),
         ],
-        loc="upper left",
+        loc="outside lower center",
+        ncol=2,
         fontsize=8.5,
     )
     for col in range(len(lags)):
