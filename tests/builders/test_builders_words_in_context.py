@@ -87,7 +87,11 @@ def test_the_sentences_the_page_writes_itself_hold_on_its_own_values(book_items)
         assert steps["neighbour_fall"][d].startswith("lower")
         assert steps["neighbour_untrained_words"][d] == "above one half"
         assert steps["last_sense"][d] < steps["untrained_sense"][d]
-        assert steps["last_versus"][d].startswith("not detectably different")
+        # "... and put little of the sense there": within ten points of chance. Whether the senses beat the
+        # control task there is worded from Fisher's test (last_versus) and is not asserted: with four seeds
+        # it has gone either way with the processor's arithmetic (p = 0.46 and 0.03 on two machines).
+        chance = 1 / len(next(iter(corpus.SENSES.values())))
+        assert steps["last_sense"][d] - chance < 0.1
     # "... a score for recognizing the cue word, as the control task showed"; and the bag sees a near cue
     probe_values = items["probe_table"][1].values
     assert probe_values["mean"]["untrained"] > 0.5
