@@ -1,6 +1,6 @@
 r"""Clipping, measured: plain gradient descent with and without clipping, on a ladder of learning rates.
 
-The clipping experiment of the chapter "Memory, measured by training". Many
+The clipping experiment of the chapter "Controls and clipping, measured". Many
 networks are trained by plain gradient descent on the adding problem, at
 several learning rates, half of them with their gradient clipped by global
 norm; the experiment counts, per rate and arm, the networks that diverge and

@@ -1,6 +1,6 @@
 r"""The lab's experiments: models named by a spec, runs as values, the recall design, and how results are read.
 
-The chapter "Memory, measured by training" trains ensembles with
+The chapters "Memory, measured by training" and "Controls and clipping, measured" train ensembles with
 :func:`rnnmem.lab.train`; this module says what it trains and how the results
 are read, so that a snippet or a notebook can repeat any of its experiments.
 

@@ -49,7 +49,7 @@ SAMPLE = [
     ("docs/chapters/horizon.md", "figure", "decay_curves"),
     ("docs/chapters/horizon.md", "table", "horizon_table"),
     ("docs/chapters/forget-bias.md", "widget", "forget_bias_explorer"),
-    ("docs/chapters/memory-measured.md", "table", "clipping_counts"),
+    ("docs/chapters/lab-controls.md", "table", "clipping_counts"),
 ]
 
 

@@ -28,12 +28,8 @@ KB = 1024
 FIRST_LOAD_BUDGET = 600 * KB
 NAVIGATION_BUDGET = 150 * KB
 #: Pages allowed more than NAVIGATION_BUDGET, each with its reason. Reviewed like code: an entry only grows
-#: with a reason, and goes when the page is split.
-NAVIGATION_EXCEPTIONS = {
-    # The lab chapter carries the book's whole training experiment: 20-seed sweeps at two budgets, its
-    # controls, the clipping experiment and the checkpoint slider (about 190 KB gzipped, half of it figures).
-    "chapters/memory-measured/index.html": 200 * KB,
-}
+#: with a reason, and goes when the page is split. None today.
+NAVIGATION_EXCEPTIONS: dict[str, int] = {}
 SEARCH_INDEX = "search/search_index.json"
 
 

@@ -1,4 +1,4 @@
-"""Figures and tables of the clipping experiment (chapter "Memory, measured by training", section "Clipping").
+"""Figures and tables of the clipping experiment (chapter "Controls and clipping, measured", section "Clipping").
 
 What is trained and how it is read is :mod:`rnnmem.clip_lab`: the design, the
 calibration at initialization that sets the ladder of learning rates and the

@@ -1,4 +1,4 @@
-"""Figures and tables of the chapter "Memory, measured by training".
+"""Figures and tables of the chapters "Memory, measured by training" and "Controls and clipping, measured".
 
 What the lab trains and how its results are read is :mod:`rnnmem.experiments`:
 the model specs, the design (the constants :data:`~rnnmem.experiments.CONFIGS`,
