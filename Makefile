@@ -93,8 +93,8 @@ lint: setup ## Format, lint and type checks: ruff format --check, ruff check, my
 test: setup lint $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
-test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no build, no browser)
-	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser"
+test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no build, no notebook kernel, no browser)
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser and not build"
 
 # One chapter end to end, in seconds: its snippets (Sybil) and its builder test (pytest), then every page
 # rule of rnnmem.site.check in the order CONTRIBUTING.md lists them (rnnmem.site check: placeholders,

@@ -122,6 +122,7 @@ def replace_sentence(text: str, sentence: str, new: str) -> str:
     return replaced
 
 
+@pytest.mark.build
 def test_the_new_chapter_fails_test_chapter_on_its_placeholders_alone(repo):
     done = make(repo, "test-chapter", f"CH={SLUG}")
     assert done.returncode != 0, done.stdout + done.stderr
@@ -135,6 +136,7 @@ def test_the_new_chapter_fails_test_chapter_on_its_placeholders_alone(repo):
     assert "how to fix (placeholders): replace the sentence" in done.stderr
 
 
+@pytest.mark.build
 def test_the_chapter_passes_test_chapter_once_its_placeholders_are_replaced(repo):
     page, index = repo / "docs" / "chapters" / f"{SLUG}.md", repo / "docs" / "index.md"
     page_text, index_text = page.read_text(), index.read_text()
@@ -180,6 +182,7 @@ validation:
 """
 
 
+@pytest.mark.build
 def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
     """The strict build of the chapter with the pages it links to (the whole site's build is `make build`)."""
     config = repo / "mkdocs-one-chapter.yml"
@@ -230,6 +233,7 @@ def test_the_strict_build_refuses_the_placeholder_then_passes(repo):
         shutil.rmtree(repo / "site-one", ignore_errors=True)
 
 
+@pytest.mark.build
 def test_test_chapter_runs_the_chapter_not_a_page_of_the_same_name(repo):
     """The old target took the first docs/**/<CH>.md (docs/api/dropout.md) and reported a false pass."""
     page = repo / "docs" / "chapters" / f"{SLUG}.md"

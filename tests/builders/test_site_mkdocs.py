@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+#: MkDocs builds and serves: `make test` runs them, `make test-fast` leaves them out.
+pytestmark = pytest.mark.build
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -13,7 +13,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from test_site_mkdocs import GOOD, project
+
+#: `mkdocs serve` of a small book: `make test` runs these, `make test-fast` leaves them out.
+pytestmark = pytest.mark.build
 
 ROOT = Path(__file__).resolve().parents[2]
 

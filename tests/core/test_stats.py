@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from rnnmem import stats
@@ -62,7 +62,7 @@ def test_wilson_covers_about_95_percent_on_average(n):
     assert min(coverage) > 0.85
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(counts(), st.floats(0.5, 0.999))
 def test_wilson_contains_the_share_and_stays_in_the_unit_interval(kn, level):
     k, n = kn
@@ -74,7 +74,7 @@ def test_wilson_contains_the_share_and_stays_in_the_unit_interval(kn, level):
     assert mirrored == pytest.approx((1 - upper, 1 - lower), abs=1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(counts())
 def test_wilson_bounds_grow_with_the_successes_and_with_the_level(kn):
     k, n = kn
@@ -127,7 +127,7 @@ def test_fisher_keeps_tables_within_the_relative_tolerance():
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(counts(40), counts(40))
 def test_fisher_p_is_a_probability_and_symmetric(first, second):
     (a, n_a), (b, n_b) = first, second
@@ -167,7 +167,7 @@ def test_bootstrap_median_is_deterministic_and_brackets_the_population_median():
     assert stats.bootstrap_median(values, seed=1) != (median, lower, upper)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, derandomize=True)
 @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=30), st.floats(0.5, 0.99))
 def test_bootstrap_median_bounds_are_ordered_and_within_the_sample(values, level):
     median, lower, upper = stats.bootstrap_median(values, level=level, resamples=200)
@@ -221,7 +221,7 @@ def test_kaplan_meier_without_censoring_is_one_minus_the_empirical_cdf():
     assert (lower[~inner] == 0).all() and (upper[~inner] == 0).all()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, derandomize=True)
 @given(st.lists(st.integers(1, 30), min_size=1, max_size=25))
 def test_without_censoring_the_median_is_the_lower_sample_median(times):
     km = stats.kaplan_meier(times, [True] * len(times))
@@ -250,7 +250,7 @@ def risk_sets(times, observed):
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(st.integers(1, 40), st.booleans()), min_size=2, max_size=30), st.floats(0.8, 0.99))
 def test_the_median_interval_inverts_the_log_log_test_and_holds_the_median(runs, level):
     """Brookmeyer-Crowley: the interval starts at the first time whose survival does not differ
@@ -416,13 +416,14 @@ def test_flat_data_have_no_slope_and_an_unbounded_x50():
     assert weak.x50_interval == (None, None)  # a slope this uncertain does not bound where it crosses 1/2
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.lists(st.integers(0, 10), min_size=3, max_size=6))
+@example([0, 0, 10])  # separated: far from the data the fit's probability rounds to exactly 1.0
 def test_fits_are_monotone_and_their_intervals_hold_the_estimate(k):
     x = [10 * (i + 1) for i in range(len(k))]
     fit = stats.logistic_fit(x, k, [10] * len(k))
     p = fit.predict(np.linspace(0, 100, 41))
-    assert ((0 < p) & (p < 1)).all()
+    assert ((0 <= p) & (p <= 1)).all()  # a probability; 0 and 1 only where float64 rounds the tail
     assert (np.diff(p) <= 0).all() or (np.diff(p) >= 0).all()
     assert 0.0 <= fit.slope_p <= 1.0
     if fit.x50 is not None:

@@ -87,6 +87,7 @@ def test_notebook_holds_the_chapter_code_without_prompts(src_uri):
 
 
 @pytest.mark.parametrize("src_uri", CHAPTERS)
+@pytest.mark.build
 def test_notebook_runs_top_to_bottom(src_uri, tmp_path):
     nb = nbformat.reads(json.dumps(notebook_of(src_uri)), as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()

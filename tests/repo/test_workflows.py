@@ -282,11 +282,11 @@ def test_ci_builds_the_site_once_and_checks_that_build():
     assert len(builds) == 1, builds
     assert not any(re.search(r"\bmake test\b(?!-)", r) for r in runs), "`make test` builds again"
     checks = next(r for r in runs if "pytest" in r)
-    assert '-m "site or browser"' in checks
+    assert '-m "site or browser or build"' in checks
     assert runs.index(builds[0]) < runs.index(checks)
     # Together the two jobs run everything `make test` runs: test-fast is its complement.
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r'^test-fast:.*\n\t.*-m "not site and not browser"', makefile, re.M)
+    assert re.search(r'^test-fast:.*\n\t.*-m "not site and not browser and not build"', makefile, re.M)
 
 
 def test_ci_keeps_the_render_cache_keyed_on_what_it_depends_on():
