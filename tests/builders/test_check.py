@@ -263,3 +263,34 @@ def test_a_broken_link_or_anchor_is_named_with_page_and_line():
 def test_anchors_follow_the_toc_rules():
     text = "# `forget_gate` and $f^n$\n\n## The GRU's two choices\n\n## Notes\n\n## Notes {: #own }\n"
     assert check.page_anchors(text) == {"forget_gate-and-fn", "the-grus-two-choices", "notes", "own"}
+
+
+# -- forward links --------------------------------------------------------------------------------------------
+ORDER = ["chapters/a.md", "chapters/b.md", "chapters/c.md"]
+
+
+def test_a_link_to_a_later_chapter_fails_unless_the_policy_lists_it():
+    text = "# A\n\nSee [c](c.md#x), then [back](a.md) and [home](../index.md).\n"
+    (problem,) = check.forward_link_problems("chapters/a.md", text, ORDER, {})
+    assert problem.rule == "forward-links" and problem.line == 3 and "'c.md#x' points ahead" in problem.message
+    allowed = {("docs/chapters/a.md", "c.md#x"): {"reason": "r"}}
+    assert check.forward_link_problems("chapters/a.md", text, ORDER, allowed) == []
+    # a link back, or from a page outside the chapters, is never a forward link
+    assert check.forward_links("chapters/c.md", "[a](a.md)", ORDER) == []
+    assert check.forward_links("index.md", "[c](chapters/c.md)", ORDER) == []
+
+
+def test_a_policy_entry_whose_link_is_gone_fails_on_its_page():
+    allowed = {("docs/chapters/b.md", "c.md"): {"reason": "r"}}
+    (problem,) = check.forward_link_problems("chapters/b.md", "# B\n\nNo links.\n", ORDER, allowed)
+    assert problem.line is None and "no longer links ahead to" in problem.message and "'c.md'" in problem.message
+
+
+def test_the_forward_link_policy_refuses_an_entry_without_a_reason(tmp_path):
+    policy = tmp_path / "forward_links.toml"
+    policy.write_text('[[ahead]]\npage = "docs/chapters/a.md"\ntarget = "b.md"\n')
+    with pytest.raises(ValueError, match=r"\[\[ahead\]\] entry 1 needs reason"):
+        check.load_forward_links(policy)
+    policy.write_text('[[ahead]]\npage = "p"\ntarget = "t"\nreason = "r"\n' * 2)
+    with pytest.raises(ValueError, match="entry 2 repeats the link 't' of p"):
+        check.load_forward_links(policy)

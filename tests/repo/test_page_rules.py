@@ -70,3 +70,11 @@ def test_a_typed_number_fails_the_rule_and_an_allowed_one_passes(site):
     assert (problem.rule, problem.line) == ("numbers", 3) and problem.message.startswith("37.61 is not produced")
     allow = [{"page": "docs/chapters/horizon.md", "number": "37.61", "reason": "quoted"}]
     assert check.number_problems("docs/chapters/horizon.md", markdown, tables, allow) == []
+
+
+def test_the_forward_link_policy_names_chapters_in_the_reading_order():
+    from rnnmem.site import config
+
+    order = config.chapters(ROOT / "mkdocs.yml")
+    for page, _target in check.load_forward_links():
+        assert page.removeprefix("docs/") in order, f"{check.FORWARD_POLICY}: {page} is not a chapter; remove its entry"

@@ -41,6 +41,9 @@ after its problems and exits 1. The rules:
 ``links``
     every internal link resolves to a page of the site (the generated API
     pages included) and every ``#anchor`` to a heading or an id on it.
+``forward-links``
+    a chapter links to a later chapter only where ``policy/forward_links.toml``
+    lists the link as a pointer ahead, with its reason.
 ``notebook``
     the chapter's notebook, which the build makes and the site offers as
     ``downloads/<slug>.ipynb``, can be made.
@@ -94,6 +97,9 @@ __all__ = [
     "fence_problems",
     "home_chapters",
     "link_problems",
+    "load_forward_links",
+    "forward_links",
+    "forward_link_problems",
     "load_no_doi",
     "long_lines",
     "nav_chapters",
@@ -113,6 +119,8 @@ MAX_CODE_WIDTH = 72
 
 #: The works cited without a DOI or an arXiv id, each with its other link and a reason.
 REFERENCES_POLICY = Path(__file__).resolve().parent / "policy" / "references.toml"
+#: The links from a chapter to a later one that only point ahead, each with its reason.
+FORWARD_POLICY = Path(__file__).resolve().parent / "policy" / "forward_links.toml"
 
 _LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -203,6 +211,16 @@ RULES: tuple[Rule, ...] = (
         "every internal link resolves to a page of the site, and every #anchor to a heading or an id on it",
         "the strict build refuses a broken link",
         "correct the path (relative to the page, ending in .md) or the anchor",
+    ),
+    Rule(
+        "forward-links",
+        "a chapter links to a later chapter only where src/rnnmem/site/policy/forward_links.toml lists the "
+        "link as a pointer ahead, with its reason",
+        "a student reads the chapters in order: no chapter may need a definition that only a later one gives",
+        "define what the page uses on the page or in an earlier chapter; a link that only points ahead (to where "
+        "a result is measured or developed further, the page complete without it) goes, with its reason, into "
+        "src/rnnmem/site/policy/forward_links.toml",
+        chapters_only=True,
     ),
     Rule(
         "notebook",
@@ -642,6 +660,90 @@ def link_problems(src_uri: str, markdown: str, pages: dict[str, str | None]) -> 
     return problems, count
 
 
+# -- forward links -----------------------------------------------------------------------------------
+def load_forward_links(path: Path = FORWARD_POLICY) -> dict[tuple[str, str], dict]:
+    """The forward-link policy's ``[[ahead]]`` entries by (page, target): each gives its ``reason``.
+
+    ``page`` is the chapter (``docs/chapters/...md``), ``target`` the link as written on it.
+
+    >>> ("docs/chapters/horizon.md", "memory-measured.md#success-against-lag") in load_forward_links()
+    True
+    """
+    import tomllib
+
+    path = Path(path)
+    try:
+        entries = tomllib.loads(path.read_text(encoding="utf-8")).get("ahead", [])
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"the forward-link policy {path} cannot be read: {exc}") from None
+    out: dict[tuple[str, str], dict] = {}
+    for i, entry in enumerate(entries, 1):
+        missing = [k for k in ("page", "target", "reason") if not str(entry.get(k, "")).strip()]
+        if missing:
+            raise ValueError(
+                f"{path}: [[ahead]] entry {i} needs {', '.join(missing)} (each names the chapter, the link as "
+                "written on it, and why the chapter is complete without what the link points to)"
+            )
+        key = (entry["page"], entry["target"])
+        if key in out:
+            raise ValueError(f"{path}: [[ahead]] entry {i} repeats the link {entry['target']!r} of {entry['page']}")
+        out[key] = entry
+    return out
+
+
+def forward_links(src_uri: str, markdown: str, order: list[str]) -> list[tuple[int, str]]:
+    """(line, target) of each link from the chapter ``src_uri`` to a chapter after it in ``order``.
+
+    ``order`` is the chapters' reading order (:func:`rnnmem.site.config.chapters`).
+
+    >>> order = ["chapters/a.md", "chapters/b.md"]
+    >>> forward_links("chapters/a.md", "See [b](b.md#x), [a](a.md) and [home](../index.md).", order)
+    [(1, 'b.md#x')]
+    """
+    if src_uri not in order:
+        return []
+    here = order.index(src_uri)
+    found = []
+    for line, target in page_links(markdown):
+        path = target.partition("#")[0]
+        if not path or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+            continue
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path))
+        if resolved in order and order.index(resolved) > here:
+            found.append((line, target))
+    return found
+
+
+def forward_link_problems(
+    src_uri: str, markdown: str, order: list[str], allowed: dict[tuple[str, str], dict]
+) -> list[Problem]:
+    """The page's forward links the policy does not list, and the policy's entries for it that match no link."""
+    where = f"docs/{src_uri}"
+    links = forward_links(src_uri, markdown, order)
+    problems = [
+        Problem(
+            "forward-links",
+            where,
+            line,
+            f"link to {target!r} points ahead, to a later chapter, and the forward-link policy does not list it",
+        )
+        for line, target in links
+        if (where, target) not in allowed
+    ]
+    written = {target for _, target in links}
+    problems += [
+        Problem(
+            "forward-links",
+            where,
+            None,
+            f"the forward-link policy lists {target!r}, which this page no longer links ahead to; remove the entry",
+        )
+        for page, target in allowed
+        if page == where and target not in written
+    ]
+    return problems
+
+
 # -- notebooks ---------------------------------------------------------------------------------------
 _NOT_PROSE = ("<", "```", "~~~", "$$", "|", "#", "!!!", "???", "===", "*", "-", "+", ">")
 
@@ -763,6 +865,8 @@ class Site:
         self.entries = parse_references(self.references)
         self.allow = load_allowlist()
         self.no_doi = load_no_doi()
+        self.ahead = load_forward_links()
+        self.order = config.chapters(Path(config_file))
         self._pages: dict[str, str | None] | None = None
         self._notebooks: dict[str, str] = {}
 
@@ -891,6 +995,7 @@ _CHECKS: dict[str, Callable[[Site, str], list[Problem]]] = {
     "citations": _rule_citations,
     "reference-links": _rule_reference_links,
     "links": _rule_links,
+    "forward-links": lambda site, src: forward_link_problems(src, site.sources[src], site.order, site.ahead),
     "notebook": _rule_notebook,
     "notebook-prose": _rule_notebook_prose,
 }
