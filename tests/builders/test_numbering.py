@@ -368,3 +368,48 @@ def test_the_chapter_notebook_has_references_as_text(tmp_path):
     book.render()
     nb = book.notebook_text(book.pages["chapters/t.md"])
     assert "As Table 1.1 shows." in nb and "Rows, as Table 1.1." in nb and "@tab" not in nb
+
+
+# -- sections -------------------------------------------------------------------------------------------------
+SECTIONS = """# Third chapter
+
+## Why { #why-anchor }
+
+Text [back](#why-anchor), [ahead](#how-it-goes), [a figure](one.md#fig-decay) and [home](../index.md#top).
+
+```python
+## not a heading
+```
+
+<!-- ## not a heading either -->
+
+## How it goes
+
+See [the why](three.md#why-anchor) and `[code](#how-it-goes)`.
+"""
+
+
+def test_a_chapters_sections_are_numbered_and_keep_their_anchors():
+    chapters = ("chapters/one.md", "chapters/two.md", "chapters/three.md")
+    index = numbering(chapters, {"chapters/one.md": ONE, "chapters/two.md": TWO, "chapters/three.md": SECTIONS})
+    out = index.rewrite("chapters/three.md", SECTIONS)
+    assert '## <span class="rnnmem-section-number">3.1</span> Why { #why-anchor }' in out
+    assert '## <span class="rnnmem-section-number">3.2</span> How it goes { #how-it-goes }' in out
+    assert "## not a heading" in out and out.count("rnnmem-section-number") == 2  # code and comments left alone
+    assert index.section_number("chapters/three.md", "how-it-goes") == "3.2"
+    assert index.section_number("chapters/one.md", "fig-decay") is None  # a figure is not a section
+
+
+def test_a_link_to_a_numbered_section_carries_its_number():
+    chapters = ("chapters/one.md", "chapters/two.md", "chapters/three.md")
+    pages = {"chapters/one.md": ONE, "chapters/two.md": TWO, "chapters/three.md": SECTIONS}
+    index = numbering(chapters, pages)
+    out = index.rewrite("chapters/three.md", SECTIONS)
+    assert "[back](#why-anchor) (§3.1), [ahead](#how-it-goes) (§3.2)," in out
+    assert "[a figure](one.md#fig-decay) and [home](../index.md#top)." in out  # neither is a section
+    assert "[the why](three.md#why-anchor) (§3.1) and `[code](#how-it-goes)`." in out
+    # from a page outside the chapters, and after the nav is reordered, the number follows the section
+    index = numbering(("chapters/three.md", "chapters/one.md", "chapters/two.md"), pages | {"intro.md": "# I\n"})
+    assert (
+        index.rewrite("intro.md", "[x](chapters/three.md#how-it-goes)") == "[x](chapters/three.md#how-it-goes) (§1.2)"
+    )

@@ -11,6 +11,12 @@ chapter in the nav renumbers it and everything in it. Within a chapter,
   right of the equation. ``\\notag`` (or ``\\nonumber``) in the block leaves it
   unnumbered.
 
+The sections of a chapter (its ``##`` headings) are numbered too: "4.1",
+"4.2", ..., shown before the heading's text, its anchor unchanged. A link to a
+numbered section (``[the gate](horizon.md#the-gate)``, or ``#the-gate`` on
+the same page) is followed by the section's number, "(§4.2)", so that a
+cross-reference reads by number wherever it points.
+
 Items inside collapsible answers and other indented blocks count where they
 stand on the page. Widgets (``<!-- widget: ... -->``, interactive) are not numbered. Pages outside the ``Chapters`` section (Home, Conventions)
 number nothing; there an item has an anchor only if it has an id.
@@ -95,6 +101,9 @@ _LABEL = re.compile(r"\\label\{([^}]*)\}")
 _NOTAG = re.compile(r"\\(?:notag|nonumber)\b")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _H1 = re.compile(r"^# +(?P<text>.+?)[ \t]*#*[ \t]*$")
+_H2 = re.compile(r"^## +(?P<text>.+?)[ \t]*#*[ \t]*$")
+_EXPLICIT_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
+_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _ATTRS_END = re.compile(r"\{[^}]*\}\s*$")
 MARKER = "%rnnmem-eq"
 
@@ -225,6 +234,22 @@ def heading_anchor(title: str) -> str:
     return toc_slugify(html.unescape(title), "-")
 
 
+def _sections(markdown: str, doc: Document | None = None) -> list[tuple[int, str, str]]:
+    """(line, anchor, title) of each ``##`` heading of a page outside code and comments, in order.
+
+    >>> _sections("# T\\n\\n## One\\n\\n```\\n## not\\n```\\n\\n## Two { #b }\\n")
+    [(3, 'one', 'One'), (9, 'b', 'Two { #b }')]
+    """
+    doc = doc if doc is not None else lex(markdown)
+    found = []
+    for h in doc.headings:
+        if h.level != 2:
+            continue
+        explicit = _EXPLICIT_ID.search(h.text)
+        found.append((h.line, explicit.group(1) if explicit else heading_anchor(h.text), h.text))
+    return found
+
+
 def _excluded(doc: Document, markdown: str) -> list[tuple[int, int]]:
     """Offset spans where a reference is text, not a reference: code, comments, inline code spans."""
     spans = [(f.start, f.end) for f in doc.fences] + _comment_spans(doc)
@@ -250,6 +275,7 @@ class Numbering:
         self.equations: dict[str, list[tuple[Equation, Target | None]]] = {}
         self.items: dict[str, list[Target | None]] = {}  # page -> each directive's target (None: a widget)
         self.by_id: dict[tuple[str, str], Target] = {}
+        self.sections: dict[str, dict[str, tuple[int, str]]] = {}  # page -> anchor -> (line, "4.2")
 
     def chapter_number(self, src_uri: str) -> int | None:
         """1..N for a page of the Chapters section, None for any other page."""
@@ -321,6 +347,11 @@ class Numbering:
         self.pages[src_uri] = targets
         self.items[src_uri] = items
         self.equations[src_uri] = numbered_eqs
+        self.sections[src_uri] = {
+            anchor: (line, f"{chapter}.{k}")
+            for k, (line, anchor, _) in enumerate(_sections(markdown), 1)
+            if chapter is not None
+        }
 
     def remove_page(self, src_uri: str) -> None:
         for t in self.pages.pop(src_uri, []):
@@ -328,6 +359,29 @@ class Numbering:
                 del self.by_id[(t.kind, t.id)]
         self.items.pop(src_uri, None)
         self.equations.pop(src_uri, None)
+        self.sections.pop(src_uri, None)
+
+    def section_number(self, src_uri: str, anchor: str) -> str | None:
+        """The number ("4.2") of the section of a chapter with that anchor; None for anything else."""
+        found = self.sections.get(src_uri, {}).get(anchor)
+        return found[1] if found else None
+
+    def section_link_edits(self, src_uri: str, markdown: str) -> list[tuple[int, int, str]]:
+        """Insertions of " (§4.2)" after each link, outside code and comments, to a numbered section."""
+        doc = lex(markdown)
+        excluded = _excluded(doc, markdown)
+        out = []
+        for m in _LINK.finditer(markdown):
+            if any(a <= m.start() < b for a, b in excluded):
+                continue
+            path, _, anchor = m.group(1).partition("#")
+            if not anchor or re.match(r"^[a-z][a-z0-9+.-]*:", path, re.IGNORECASE):
+                continue
+            page = posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), path)) if path else src_uri
+            number = self.section_number(page, anchor)
+            if number is not None:
+                out.append((m.end(), m.end(), f" (§{number})"))
+        return out
 
     # -- resolving ---------------------------------------------------------------
     def resolve(self, kind: str, ident: str, where: str) -> Target:
@@ -428,6 +482,28 @@ class Numbering:
                         out.append(
                             (start + m.end("text"), start + m.end("text"), f" {{ #{heading_anchor(m.group('text'))} }}")
                         )
+        if chapter is not None:
+            doc = lex(markdown)
+            lines = markdown.split("\n")
+            for line, anchor, number in (
+                (line, anchor, self.sections[src_uri][anchor][1]) for line, anchor, _ in _sections(markdown, doc)
+            ):
+                start = doc.line_starts[line - 1]
+                m = _H2.match(lines[line - 1])
+                if m is None:
+                    continue
+                out.append(
+                    (
+                        start + m.start("text"),
+                        start + m.start("text"),
+                        f'<span class="rnnmem-section-number">{number}</span> ',
+                    )
+                )
+                if not _ATTRS_END.search(m.group("text")):  # the section's anchor stays what it was
+                    out.append((start + m.end("text"), start + m.end("text"), f" {{ #{anchor} }}"))
+            out += self.section_link_edits(src_uri, markdown)
+        else:
+            out += self.section_link_edits(src_uri, markdown)
         for eq, target in self.equations.get(src_uri, []):
             block = markdown[eq.start : eq.end]
             for m in (_LABEL if target is not None else _NOTAG).finditer(block):
