@@ -14,7 +14,7 @@ check below holds in both palettes:
 * no copy button stands over the box in which a code block's text is drawn;
 * a block that scrolls sideways (a table, a display equation, code) says so with a
   shadow at its edge (a gradient background) and takes keyboard focus;
-* nothing in the article is cut off by ``overflow: hidden``;
+* nothing in the article is cut off by ``overflow: hidden``, a list's numbers included;
 * every formula is drawn at the size MathJax set it (nothing shrinks a wide one to its box);
 * inline math is set in the size of the text around it (the TeX font's x-height, 442 of
   the 1000 units per em of MathJax's SVG, as drawn on the page, against the text font's,
@@ -83,6 +83,28 @@ MEASURE = """async () => {
     const cs = getComputedStyle(el);
     if (cs.overflowX === "hidden" || cs.overflowX === "clip")
       out.clipped.push({tag: el.tagName.toLowerCase(), hidden: el.scrollWidth - el.clientWidth, text: short(el.textContent)});
+  }
+  // A numbered list's marker ("10.") stands left of its item: it must fit inside the nearest box that clips.
+  out.cutMarkers = [];
+  const ruler = document.createElement("canvas").getContext("2d");
+  for (const ol of article.querySelectorAll("ol")) {
+    [...ol.children].filter((li) => li.tagName === "LI").forEach((li, k) => {
+      const rect = li.getBoundingClientRect();
+      if (rect.width === 0) return;  // inside a closed answer
+      const cs = getComputedStyle(li);
+      ruler.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const marker = `${(ol.start || 1) + k}. `;
+      // What clips: paint containment (content-visibility: auto implies it), on the list itself too, or overflow.
+      const clips = (el) => {
+        const c = getComputedStyle(el);
+        return c.overflowX !== "visible" || c.contentVisibility === "auto" || /paint|strict|content/.test(c.contain);
+      };
+      let box = ol;
+      while (box && box !== document.body && !clips(box)) box = box.parentElement;
+      const edge = box && box !== document.body ? box.getBoundingClientRect().left : 0;
+      const cut = edge - (rect.left - ruler.measureText(marker).width);
+      if (cut > 0.5) out.cutMarkers.push({marker: marker.trim(), cut: Math.round(cut), text: short(li.textContent)});
+    });
   }
   // Colours as the browser paints them: a CSS colour drawn on a canvas through a CSS filter, then laid
   // over an opaque backdrop; WCAG 2's relative luminance and contrast ratio.
@@ -328,6 +350,18 @@ def test_blocks_that_scroll_show_a_cue_and_take_focus(screen, request):
             if missing:
                 problems.append(f"{rel}: a {s['what']} wider than its block lacks {', '.join(missing)}: {s['text']!r}")
     assert not problems, f"{len(problems)} blocks:\n" + "\n".join(problems[:60])
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_every_list_number_is_shown_whole(screen, request):
+    # The home page's chapter list once showed "10." as ".0." on a phone: a two-digit marker is wider
+    # than the room Material leaves before an item, and the box around the list cut its first digit.
+    cut = [
+        f"{rel}: {c['marker']} cut by {c['cut']} px: {c['text']!r}"
+        for rel, m in request.getfixturevalue(screen).items()
+        for c in m["cutMarkers"]
+    ]
+    assert not cut, "list numbers cut at the left:\n" + "\n".join(cut[:40])
 
 
 @pytest.mark.parametrize("palette", PALETTES)
