@@ -607,8 +607,9 @@ def new_diagram_figure(width: float, height: float, ncols: int = 1, nrows: int =
     """A figure for diagrams under the book's style: no constrained layout, panels placed by their widths."""
     import matplotlib.pyplot as plt
 
-    from .style import style
+    from .style import offscreen, style
 
+    offscreen()
     with style():
         fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kw)
     return fig, axes

@@ -76,13 +76,30 @@ RC: dict[RcKeyType, Any] = {
 
 @contextmanager
 def style() -> Iterator[None]:
-    """Apply the book's rcParams for the duration of one figure."""
+    """Apply the book's rcParams for the duration of one figure.
+
+    It leaves matplotlib's backend alone, so that a notebook that draws under it
+    (the site's, or one in Colab) still shows its plot inline; the site's figures are
+    drawn off screen by :func:`offscreen` instead.
+    """
     import matplotlib
     from matplotlib.rcsetup import cycler
 
-    matplotlib.use("Agg")
     with matplotlib.rc_context({**RC, "axes.prop_cycle": cycler(color=PALETTE)}):
         yield
+
+
+def offscreen() -> None:
+    """Draw with matplotlib's Agg backend: the site's figures are files, never windows.
+
+    Called by the figure builders before they draw (:func:`new_figure`), never at
+    import or by :func:`style`: switching the backend there would take the inline
+    plots from a notebook that uses the book's style.
+    """
+    import matplotlib
+
+    if matplotlib.get_backend().lower() != "agg":
+        matplotlib.use("Agg")
 
 
 def new_figure(ncols: int = 1, nrows: int = 1, *, height: float | None = None, **kwargs):
@@ -113,6 +130,7 @@ def new_figure(ncols: int = 1, nrows: int = 1, *, height: float | None = None, *
         height = float(figsize[1])
     if height is not None and not (0 < height <= 3 * WIDTH):
         raise ValueError(f"height={height!r}: must be a figure height in inches, above 0 and at most {3 * WIDTH}")
+    offscreen()
     with style():
         size = (WIDTH, height if height is not None else RC["figure.figsize"][1])
         fig, axes = plt.subplots(nrows, ncols, layout="constrained", figsize=size, **kwargs)
