@@ -9,6 +9,7 @@ from rnnmem import jacobians
 from rnnmem.site.builders import feeds_itself
 from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
+from rnnmem.site.tables import powers_of_ten
 
 
 def one(comment: str):
@@ -22,7 +23,7 @@ def test_the_table_shows_the_runs_it_names(tmp_path):
     for scale in (0.1, 1.0):
         for rho in (0.8, 1.0, 1.2):
             n = jacobians.rnn_norms_by_distance(rho, input_scale=scale)
-            assert f"| {n[12]:.3g} | {n[40]:.3g} | {n[40] ** (1 / 40):.3f} |" in text
+            assert powers_of_ten(f"| {n[12]:.3g} | {n[40]:.3g} | {n[40] ** (1 / 40):.3f} |") in text
     first = int(np.argmax(jacobians.rnn_norms_by_distance(0.8) < 0.01))
     assert f"| {first} |" in text
 

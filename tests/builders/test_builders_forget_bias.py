@@ -6,6 +6,7 @@ import pytest
 
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
+from rnnmem.site.tables import cell_value
 
 
 def one(text: str):
@@ -20,7 +21,7 @@ def test_bias_rows_hold_the_gate_and_what_it_keeps(tmp_path):
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines()[2:]]
     assert [row[0] for row in rows] == ["0", "1", "2", "\\(\\ln 19\\) = 2.94"]
     for row, bias in zip(rows, (0.0, 1.0, 2.0, math.log(19))):
-        gate, efold, level, lifetime, kept = (float(c) for c in row[1:])
+        gate, efold, level, lifetime, kept = (cell_value(c) for c in row[1:])
         assert gate == pytest.approx(1 / (1 + math.exp(-bias)), abs=5e-7)  # f = sigma(b_f)
         assert efold == pytest.approx(-1 / math.log(gate), abs=0.005)
         assert level == pytest.approx(math.log(0.01) / math.log(gate), abs=0.05)

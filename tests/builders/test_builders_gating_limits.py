@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
+from rnnmem.site.tables import cell_value
 
 
 def one(text: str):
@@ -16,7 +17,7 @@ def test_gradcheck_table_has_twelve_blocks_and_both_states(tmp_path):
     rows = [line for line in text.splitlines()[2:] if line.startswith("| ")]
     assert len(rows) == 14
     assert "initial hidden state" in rows[-2] and "initial cell" in rows[-1]
-    errors = [float(row.rstrip(" |").split("|")[-1]) for row in rows]
+    errors = [cell_value(row.rstrip(" |").split("|")[-1]) for row in rows]
     assert max(errors) < 1e-6
 
 
@@ -24,8 +25,8 @@ def test_paths_table_shows_both_regimes(tmp_path):
     text = Renderer(tmp_path).render(one("<!-- table: cell_paths_table distances=[1, 30] -->")).content.decode()
     last = text.splitlines()[3].split("|")
     assert last[1].strip() == "30"
-    assert float(last[3]) < 0.05 * float(last[2])  # saturated: other paths small
-    assert float(last[5]) > 5 * float(last[4])  # strong: other paths large
+    assert cell_value(last[3]) < 0.05 * cell_value(last[2])  # saturated: other paths small
+    assert cell_value(last[5]) > 5 * cell_value(last[4])  # strong: other paths large
 
 
 def test_keep_bias_table_shows_the_grus_other_paths_vanish_and_the_lstms_not(tmp_path):
@@ -43,7 +44,7 @@ def test_default_start_table_shows_each_models_rate_and_its_reach(tmp_path):
     lines = item.content.decode().splitlines()
     for line, name in zip(lines[2:4], ("rnn", "lstm:2")):
         cells = [c.strip() for c in line.split("|")[1:-1]]
-        median, (low, high), reach = float(cells[1]), map(float, cells[2].split(" to ")), float(cells[3])
+        median, (low, high), reach = cell_value(cells[1]), map(cell_value, cells[2].split(" to ")), cell_value(cells[3])
         assert low <= median <= high and median == item.values["median"][name]
         # The factor over lag + 1 = 6 steps, printed to one significant digit from the unrounded rate.
         assert reach == item.values["reach"][name] and 0.5 < reach / median**6 < 2

@@ -3,14 +3,47 @@
 A table builder returns a :class:`Table`: column headings, rows of cells, and
 per-column alignment. Cells are strings, already formatted by the builder (so
 the chapter's text and the table agree digit for digit); numbers are turned
-into strings with ``str`` if a builder leaves them as numbers.
+into strings with ``str`` if a builder leaves them as numbers. A number a cell
+writes in e-notation is shown as a power of ten, ``2.52e-05`` as ``2.52 × 10⁻⁵``
+(:func:`powers_of_ten`): the value is the same, and reads as a reader writes it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+_E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([-+]?)0*(\d+)(?![\w.])")
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def powers_of_ten(text: str) -> str:
+    """Each number of ``text`` written in e-notation, written as a power of ten instead.
+
+    >>> powers_of_ten("1.3e-10 [8e-12, 1e-08]; 2.5e+03; x1e5 and 0.25 stay")
+    '1.3 × 10⁻¹⁰ [8 × 10⁻¹², 1 × 10⁻⁸]; 2.5 × 10³; x1e5 and 0.25 stay'
+    """
+    return _E_NOTATION.sub(
+        lambda m: f"{m.group(1)} × 10{(m.group(2).replace('+', '') + m.group(3)).translate(_SUPERSCRIPT)}", text
+    )
+
+
+_POWER = re.compile(r"^\s*(-?\d+(?:\.\d+)?) × 10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s*$")
+
+
+def cell_value(text: str) -> float:
+    """The number a table cell shows, in either notation: the inverse of :func:`powers_of_ten` for one number.
+
+    >>> cell_value(" 6.8 × 10⁻¹⁰"), cell_value("0.25"), cell_value("2.5 × 10³")
+    (6.8e-10, 0.25, 2500.0)
+    """
+    m = _POWER.match(text)
+    if m is None:
+        return float(text)
+    exponent = int(m.group(2).translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    return float(f"{m.group(1)}e{exponent}")
 
 
 @dataclass
@@ -39,7 +72,7 @@ class Table:
 
     @staticmethod
     def _cell(value: Any) -> str:
-        text = value if isinstance(value, str) else str(value)
+        text = powers_of_ten(value if isinstance(value, str) else str(value))
         return text.replace("|", r"\|").replace("\n", " ")
 
     def to_markdown(self, caption: str | None = None) -> str:
@@ -63,7 +96,7 @@ def gradcheck_table(result: Any) -> Table:
     >>> print(gradcheck_table(GradcheckResult([("h0", 3e-11)])).to_markdown(), end="")
     | block | worst relative error |
     |:---|---:|
-    | `h0` | 3.0e-11 |
+    | `h0` | 3.0 × 10⁻¹¹ |
     """
     return Table(
         columns=["block", "worst relative error"],
