@@ -153,4 +153,4 @@ def test_the_markdown_table_lives_in_the_site_package():
 
     assert not hasattr(GradcheckResult, "to_markdown")
     table = gradcheck_table(GradcheckResult([("W_hh[f]", 1.5e-9), ("h0", 3e-11)]))
-    assert table.to_markdown().splitlines()[2:] == ["| `W_hh[f]` | 1.5e-09 |", "| `h0` | 3.0e-11 |"]
+    assert table.to_markdown().splitlines()[2:] == ["| `W_hh[f]` | 1.5 × 10⁻⁹ |", "| `h0` | 3.0 × 10⁻¹¹ |"]
