@@ -77,6 +77,7 @@ from . import apipages, config
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .config import HOME_SECTION
 from .directives import DirectiveError, find_directives
+from .markdown import LINK as _LINK
 from .markdown import lex, prose_spans
 from .numbering import NumberingError, heading_anchor
 
@@ -122,7 +123,6 @@ REFERENCES_POLICY = Path(__file__).resolve().parent / "policy" / "references.tom
 #: The links from a chapter to a later one that only point ahead, each with its reason.
 FORWARD_POLICY = Path(__file__).resolve().parent / "policy" / "forward_links.toml"
 
-_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 _HTML_ID = re.compile(r"""\bid=["']([^"']+)["']""")

@@ -36,7 +36,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-__all__ = ["Comment", "Document", "Fence", "Heading", "lex", "prose_spans"]
+__all__ = ["Comment", "Document", "Fence", "Heading", "LINK", "lex", "prose_spans"]
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 _FENCE_CLOSE = re.compile(r"^(?P<indent> *)(?P<marker>`{3,}|~{3,})[ \t]*$")
@@ -49,6 +49,9 @@ _CONTAINER = re.compile(
 )
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.+?)[ \t]*#*[ \t]*$")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+#: A Markdown link (not an image): group 1 is its target, ``page.md#anchor``. The one pattern for the page
+#: rules (:mod:`rnnmem.site.check`) and the section numbers after links (:mod:`rnnmem.site.numbering`).
+LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
 def _width(ws: str) -> int:

@@ -65,6 +65,7 @@ from markdown.extensions.toc import slugify as toc_slugify
 from .config import chapter_order
 from .config import chapters as chapters_from_config
 from .directives import Directive, DirectiveError
+from .markdown import LINK as _LINK
 from .markdown import Document, lex
 
 __all__ = [
@@ -103,7 +104,6 @@ _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _H1 = re.compile(r"^# +(?P<text>.+?)[ \t]*#*[ \t]*$")
 _H2 = re.compile(r"^## +(?P<text>.+?)[ \t]*#*[ \t]*$")
 _EXPLICIT_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
-_LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _ATTRS_END = re.compile(r"\{[^}]*\}\s*$")
 MARKER = "%rnnmem-eq"
 
