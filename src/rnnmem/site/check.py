@@ -482,27 +482,41 @@ def citation_problems(src_uri: str, markdown: str, docs_dir: Path) -> list[str]:
     return errors
 
 
+def _policy_entries(path: Path, table: str, keys: tuple[str, ...], needs: str, what: str) -> list[dict]:
+    """The ``[[table]]`` entries of a policy file, each checked to give every one of ``keys``.
+
+    A file that cannot be read or parsed, or an entry without one of the keys, is a ValueError naming the
+    file, the entry and what it needs (``needs`` says what each entry names; ``what`` names the policy).
+    """
+    import tomllib
+
+    try:
+        entries = tomllib.loads(path.read_text(encoding="utf-8")).get(table, [])
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{what} {path} cannot be read: {exc}") from None
+    for i, entry in enumerate(entries, 1):
+        missing = [k for k in keys if not str(entry.get(k, "")).strip()]
+        if missing:
+            raise ValueError(f"{path}: [[{table}]] entry {i} needs {', '.join(missing)} ({needs})")
+    return entries
+
+
 def load_no_doi(path: Path = REFERENCES_POLICY) -> dict[str, dict]:
     """The reference policy's ``[[no-doi]]`` entries by key: each names its ``link`` host and a ``reason``.
 
     >>> load_no_doi()["hochreiter1991"]["link"]
     'people.idsia.ch'
     """
-    import tomllib
-
     path = Path(path)
-    try:
-        entries = tomllib.loads(path.read_text(encoding="utf-8")).get("no-doi", [])
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"the reference policy {path} cannot be read: {exc}") from None
+    entries = _policy_entries(
+        path,
+        "no-doi",
+        ("key", "link", "reason"),
+        "each names the entry's key, the site its link goes to, and why the work has no DOI or arXiv id",
+        "the reference policy",
+    )
     out: dict[str, dict] = {}
     for i, entry in enumerate(entries, 1):
-        missing = [k for k in ("key", "link", "reason") if not str(entry.get(k, "")).strip()]
-        if missing:
-            raise ValueError(
-                f"{path}: [[no-doi]] entry {i} needs {', '.join(missing)} (each names the entry's key, "
-                "the site its link goes to, and why the work has no DOI or arXiv id)"
-            )
         if entry["key"] in out:
             raise ValueError(f"{path}: [[no-doi]] entry {i} repeats the key {entry['key']!r}")
         out[entry["key"]] = entry
@@ -669,21 +683,17 @@ def load_forward_links(path: Path = FORWARD_POLICY) -> dict[tuple[str, str], dic
     >>> ("docs/chapters/horizon.md", "memory-measured.md#success-against-lag") in load_forward_links()
     True
     """
-    import tomllib
-
     path = Path(path)
-    try:
-        entries = tomllib.loads(path.read_text(encoding="utf-8")).get("ahead", [])
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"the forward-link policy {path} cannot be read: {exc}") from None
+    entries = _policy_entries(
+        path,
+        "ahead",
+        ("page", "target", "reason"),
+        "each names the chapter, the link as written on it, and why the chapter is complete without what "
+        "the link points to",
+        "the forward-link policy",
+    )
     out: dict[tuple[str, str], dict] = {}
     for i, entry in enumerate(entries, 1):
-        missing = [k for k in ("page", "target", "reason") if not str(entry.get(k, "")).strip()]
-        if missing:
-            raise ValueError(
-                f"{path}: [[ahead]] entry {i} needs {', '.join(missing)} (each names the chapter, the link as "
-                "written on it, and why the chapter is complete without what the link points to)"
-            )
         key = (entry["page"], entry["target"])
         if key in out:
             raise ValueError(f"{path}: [[ahead]] entry {i} repeats the link {entry['target']!r} of {entry['page']}")

@@ -250,6 +250,12 @@ def _sections(markdown: str, doc: Document | None = None) -> list[tuple[int, str
     return found
 
 
+def _outside_code(pattern: re.Pattern, markdown: str) -> Iterable[re.Match]:
+    """The matches of ``pattern`` in ``markdown`` that start outside code and comments (:func:`_excluded`)."""
+    excluded = _excluded(lex(markdown), markdown)
+    return (m for m in pattern.finditer(markdown) if not any(a <= m.start() < b for a, b in excluded))
+
+
 def _excluded(doc: Document, markdown: str) -> list[tuple[int, int]]:
     """Offset spans where a reference is text, not a reference: code, comments, inline code spans."""
     spans = [(f.start, f.end) for f in doc.fences] + _comment_spans(doc)
@@ -368,12 +374,8 @@ class Numbering:
 
     def section_link_edits(self, src_uri: str, markdown: str) -> list[tuple[int, int, str]]:
         """Insertions of " (§4.2)" after each link, outside code and comments, to a numbered section."""
-        doc = lex(markdown)
-        excluded = _excluded(doc, markdown)
         out = []
-        for m in _LINK.finditer(markdown):
-            if any(a <= m.start() < b for a, b in excluded):
-                continue
+        for m in _outside_code(_LINK, markdown):
             path, _, anchor = m.group(1).partition("#")
             if not anchor or re.match(r"^[a-z][a-z0-9+.-]*:", path, re.IGNORECASE):
                 continue
@@ -416,12 +418,8 @@ class Numbering:
 
     def references(self, markdown: str) -> list[tuple[int, int, str, str, bool]]:
         """``(start, end, kind, id, escaped)`` of every reference outside code and comments."""
-        doc = lex(markdown)
-        excluded = _excluded(doc, markdown)
         found = []
-        for m in _REFERENCE.finditer(markdown):
-            if any(a <= m.start() < b for a, b in excluded):
-                continue
+        for m in _outside_code(_REFERENCE, markdown):
             found.append((m.start(), m.end(), m.group(2), m.group(3), bool(m.group(1))))
         return found
 
@@ -485,9 +483,8 @@ class Numbering:
         if chapter is not None:
             doc = lex(markdown)
             lines = markdown.split("\n")
-            for line, anchor, number in (
-                (line, anchor, self.sections[src_uri][anchor][1]) for line, anchor, _ in _sections(markdown, doc)
-            ):
+            for k, (line, anchor, _) in enumerate(_sections(markdown, doc), 1):
+                number = f"{chapter}.{k}"
                 start = doc.line_starts[line - 1]
                 m = _H2.match(lines[line - 1])
                 if m is None:
@@ -501,9 +498,7 @@ class Numbering:
                 )
                 if not _ATTRS_END.search(m.group("text")):  # the section's anchor stays what it was
                     out.append((start + m.end("text"), start + m.end("text"), f" {{ #{anchor} }}"))
-            out += self.section_link_edits(src_uri, markdown)
-        else:
-            out += self.section_link_edits(src_uri, markdown)
+        out += self.section_link_edits(src_uri, markdown)
         for eq, target in self.equations.get(src_uri, []):
             block = markdown[eq.start : eq.end]
             for m in (_LABEL if target is not None else _NOTAG).finditer(block):
