@@ -127,6 +127,8 @@ bench: setup $(TORCH_STAMP) ## Benchmark LSTM, GRU, RNN against torch.nn and ens
 	$(BENCH_ENV) $(PY) tests/benchmarks/bench_lstm.py
 	@echo
 	$(BENCH_ENV) $(PY) tests/benchmarks/bench_ensemble.py
+	@echo
+	$(BENCH_ENV) $(PY) tests/benchmarks/bench_scan.py
 
 bench-build: setup ## Benchmark the site build: cold, warm, and without the plugin
 	$(PY) tests/benchmarks/bench_build.py
