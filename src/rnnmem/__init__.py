@@ -37,6 +37,9 @@ Modules, each one idea:
   values, and what is read from their results (success counts, measured horizons).
 * :mod:`rnnmem.stats`: the statistics the lab reports: intervals for counts and times,
   Fisher's exact test, and the lag at which success falls to one half.
+* :mod:`rnnmem.lru`, :mod:`rnnmem.mingru`, :mod:`rnnmem.selective`, :mod:`rnnmem.linear_ensemble`: recurrences
+  built not to forget (the LRU, minGRU, a selective decay after Mamba), linear in their state, and many of
+  them stacked for the lab.
 * :mod:`rnnmem.clip_lab`: the clipping experiment: plain gradient descent with and
   without clipping on a ladder of learning rates, gradient norms by parameter group.
 """
@@ -64,12 +67,16 @@ from . import (
     jacobians,
     lab,
     leaky,
+    linear_ensemble,
+    lru,
     lstm,
     memory,
+    mingru,
     params,
     probe,
     rnn,
     scaling,
+    selective,
     stats,
     tasks,
     train,
@@ -117,5 +124,9 @@ __all__ = [
     "carry",
     "stats",
     "clip_lab",
+    "lru",
+    "mingru",
+    "selective",
+    "linear_ensemble",
     "__version__",
 ]

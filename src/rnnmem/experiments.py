@@ -1000,7 +1000,7 @@ def _ensemble(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int = ALP
         hidden=hidden,
         forget_bias=spec.forget_bias,
         init=spec.init,
-        **({} if spec.input_bias is None else {"input_bias": spec.input_bias}),
+        input_bias=spec.input_bias,
     )
     return spec, ens
 

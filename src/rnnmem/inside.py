@@ -374,7 +374,7 @@ class InsideRun:
         task = tasks.recall(self.lag, self.alphabet)
         checkpoints: list[tuple[int, dict]] = []
 
-        def keep(done: int, ens: Ensemble) -> None:
+        def keep(done: int, ens: lab.AnyEnsemble) -> None:
             checkpoints.append((done, {name: p.copy() for name, p in ens.params.items()}))
 
         result = lab.train(
@@ -398,6 +398,7 @@ class InsideRun:
             init=spec.init,
             dtype=np.float64,
         )
+        assert isinstance(probe, Ensemble)  # a gated cell of the lab (ModelSpec names no other)
         memory, landing = [], []
         for _, params in checkpoints:
             for name, p in params.items():

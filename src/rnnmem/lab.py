@@ -57,17 +57,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from . import cells
 from .checks import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .ensemble import INITS, MODELS, Ensemble, OneHot
+from .linear_ensemble import LINEAR_MODELS, LinearEnsemble
 from .tasks import Task
 from .train import Adam
 
 __all__ = [
+    "ALL_MODELS",
     "OPTIMIZERS",
     "CARRY_MASKS",
     "HIDDEN_MASKS",
@@ -78,6 +80,13 @@ __all__ = [
     "gradient_by_step",
     "check_threshold",
 ]
+
+ALL_MODELS = MODELS + LINEAR_MODELS
+"""Every model the lab trains: the three cells of :class:`~rnnmem.ensemble.Ensemble` and the linear
+recurrences of :class:`~rnnmem.linear_ensemble.LinearEnsemble` (``"lru"``, ``"mingru"``, ``"selective"``)."""
+
+AnyEnsemble = Ensemble | LinearEnsemble
+"""What :func:`make_ensemble` returns: an :class:`Ensemble` for a cell, a :class:`LinearEnsemble` otherwise."""
 
 OPTIMIZERS = ("adam", "sgd")
 """The update rules :func:`train` knows: Adam (Kingma and Ba 2015), or plain gradient descent."""
@@ -93,10 +102,10 @@ HIDDEN_MASKS = ("sequence", "step")
 class _SGD:
     """Plain gradient descent, each member's gradient scaled (clipping) and frozen members left as they are."""
 
-    def __init__(self, ens: Ensemble, *, lr: float) -> None:
+    def __init__(self, ens: AnyEnsemble, *, lr: float) -> None:
         self.params, self.lr = ens.params, lr
 
-    def select(self, ens: Ensemble, rows: np.ndarray) -> _SGD:
+    def select(self, ens: AnyEnsemble, rows: np.ndarray) -> _SGD:
         """The optimizer of ``ens``, the members at ``rows`` of this one's ensemble (it has no state)."""
         return _SGD(ens, lr=self.lr)
 
@@ -121,7 +130,7 @@ class _Adam:
     frozen member's gradient and moments are zeroed, so it does not move.
     """
 
-    def __init__(self, ens: Ensemble, *, lr: float) -> None:
+    def __init__(self, ens: AnyEnsemble, *, lr: float) -> None:
         defaults = Adam({"p": np.zeros(1)}, lr=lr)  # the learning rate checked, betas and eps as rnnmem.train has them
         self.lr, self.beta1, self.beta2, self.eps = defaults.lr, defaults.beta1, defaults.beta2, defaults.eps
         self.flat = ens._flat
@@ -134,7 +143,7 @@ class _Adam:
             start += p[0].size
         assert start == self.flat.shape[1] and self.flat.shape[0] == E
 
-    def select(self, ens: Ensemble, rows: np.ndarray) -> _Adam:
+    def select(self, ens: AnyEnsemble, rows: np.ndarray) -> _Adam:
         """The optimizer of ``ens``, made of the members at ``rows`` of this one's: their moments and step count."""
         new = _Adam(ens, lr=self.lr)
         new.t = self.t
@@ -178,7 +187,7 @@ class LabResult:
     task: Task
     """The task trained on."""
     model: str
-    """``"rnn"``, ``"gru"`` or ``"lstm"``."""
+    """One of :data:`ALL_MODELS`: ``"rnn"``, ``"gru"``, ``"lstm"``, ``"lru"``, ``"mingru"`` or ``"selective"``."""
     seeds: tuple
     """One seed per member."""
     threshold: float
@@ -195,7 +204,7 @@ class LabResult:
     """Per member: updates to success (int), or ``None``."""
     diverged_at: list
     """Per member: the update at which the loss or gradient stopped being finite, or ``None``."""
-    ensemble: Ensemble
+    ensemble: AnyEnsemble
     """The trained models."""
 
     @property
@@ -241,6 +250,63 @@ def check_threshold(threshold: Any) -> float:
     return value
 
 
+@overload
+def make_ensemble(
+    task: Task,
+    model: Literal["rnn", "gru", "lstm"],
+    seeds: Any,
+    *,
+    hidden: int = ...,
+    forget_bias: Any = ...,
+    init: Any = ...,
+    t_max: float | None = ...,
+    input_bias: float | None = ...,
+    dtype: Any = ...,
+    layers: int = ...,
+    state_size: int | None = ...,
+    r_min: float = ...,
+    r_max: float = ...,
+) -> Ensemble: ...
+
+
+@overload
+def make_ensemble(
+    task: Task,
+    model: Literal["lru", "mingru", "selective"],
+    seeds: Any,
+    *,
+    hidden: int = ...,
+    forget_bias: Any = ...,
+    init: Any = ...,
+    t_max: float | None = ...,
+    input_bias: float | None = ...,
+    dtype: Any = ...,
+    layers: int = ...,
+    state_size: int | None = ...,
+    r_min: float = ...,
+    r_max: float = ...,
+) -> LinearEnsemble: ...
+
+
+@overload
+def make_ensemble(
+    task: Task,
+    model: str,
+    seeds: Any,
+    *,
+    hidden: int = ...,
+    forget_bias: Any = ...,
+    init: Any = ...,
+    t_max: float | None = ...,
+    input_bias: float | None = ...,
+    dtype: Any = ...,
+    layers: int = ...,
+    state_size: int | None = ...,
+    r_min: float = ...,
+    r_max: float = ...,
+) -> AnyEnsemble: ...
+
+
 def make_ensemble(
     task: Task,
     model: str,
@@ -252,7 +318,11 @@ def make_ensemble(
     t_max: float | None = None,
     input_bias: float | None = None,
     dtype: Any = np.float64,
-) -> Ensemble:
+    layers: int = 1,
+    state_size: int | None = None,
+    r_min: float = 0.9,
+    r_max: float = 0.999,
+) -> AnyEnsemble:
     r"""The untrained ensemble :func:`train` starts from: sizes from ``task``, one member per seed.
 
     With ``init="chrono"`` (for every member, or for some, ``init`` being a
@@ -262,10 +332,55 @@ def make_ensemble(
     >>> ens = make_ensemble(recall(lag=10), "lstm", seeds=[0, 1], hidden=8, init="chrono")
     >>> ens.t_max, ens.params["weight_ih_l0"].shape
     (12.0, (2, 32, 10))
+
+    A model of :data:`~rnnmem.linear_ensemble.LINEAR_MODELS` gives a
+    :class:`~rnnmem.linear_ensemble.LinearEnsemble` of ``layers`` layers,
+    with ``state_size`` (default: ``hidden`` for ``"lru"`` and ``"mingru"``,
+    8 for ``"selective"``) and the LRU's ring ``r_min <= |lambda| <= r_max``;
+    the LSTM's options (``forget_bias``, ``init``, ``t_max``,
+    ``input_bias``) are refused for it, and these for the three cells.
+
+    >>> make_ensemble(recall(lag=10), "lru", seeds=[0, 1], hidden=8, layers=2).params["nu_log_l1"].shape
+    (2, 8)
     """
     if not isinstance(task, Task):
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
-    model = check_choice("model", model, MODELS)
+    model = check_choice("model", model, ALL_MODELS)
+    if model in LINEAR_MODELS:
+        for name, value, unset in (
+            ("forget_bias", forget_bias, None),
+            ("init", init, "default"),
+            ("t_max", t_max, None),
+            ("input_bias", input_bias, None),
+        ):
+            if not (value is unset or (isinstance(value, str) and value == unset)):
+                raise ValueError(
+                    f"{name} sets the LSTM's gates; model must be 'lstm', got {model!r} with {name}={value!r}"
+                )
+        return LinearEnsemble(
+            model,
+            task.input_size,
+            check_positive_int("hidden", hidden),
+            task.output_size,
+            seeds,
+            layers=layers,
+            state_size=state_size,
+            r_min=r_min,
+            r_max=r_max,
+            dtype=dtype,
+        )
+    linear_options: tuple[tuple[str, Any, Any], ...] = (
+        ("layers", layers, 1),
+        ("state_size", state_size, None),
+        ("r_min", r_min, 0.9),
+        ("r_max", r_max, 0.999),
+    )
+    for name, value, unset in linear_options:
+        if not (value is unset or value == unset):
+            raise ValueError(
+                f"{name} is an option of the models {', '.join(map(repr, LINEAR_MODELS))}; "
+                f"got {name}={value!r} with model {model!r}"
+            )
     if isinstance(init, str):
         init = check_choice("init", init, INITS)
     hidden = check_positive_int("hidden", hidden)
@@ -286,7 +401,9 @@ def make_ensemble(
     )
 
 
-def evaluate(ensemble: Ensemble, task: Task, inputs: Any, targets: np.ndarray, chunk: int | None = None) -> np.ndarray:
+def evaluate(
+    ensemble: AnyEnsemble, task: Task, inputs: Any, targets: np.ndarray, chunk: int | None = None
+) -> np.ndarray:
     """Each member's score on one set of sequences, ``(E,)``: accuracy, or mean squared error.
 
     ``inputs`` ``(T, N, D)`` (or a :class:`~rnnmem.ensemble.OneHot` of ids
@@ -303,6 +420,8 @@ def evaluate(ensemble: Ensemble, task: Task, inputs: Any, targets: np.ndarray, c
     (2,)
     """
     T, N = (inputs.ids if isinstance(inputs, OneHot) else inputs).shape[:2]
+    if chunk is None and isinstance(ensemble, LinearEnsemble):
+        chunk = ensemble.evaluation_chunk(T, N)
     if chunk is None:
         gates = cells.GATES[ensemble.model]
         chunk = max(1, min(N, 2**17 // (T * gates * ensemble.hidden_size)))
@@ -351,7 +470,11 @@ def train(
     hidden_keep: float | None = None,
     hidden_mask: str = "sequence",
     progress: Callable[[int], object] | None = None,
-    on_evaluation: Callable[[int, Ensemble], object] | None = None,
+    on_evaluation: Callable[[int, AnyEnsemble], object] | None = None,
+    layers: int = 1,
+    state_size: int | None = None,
+    r_min: float = 0.9,
+    r_max: float = 0.999,
 ) -> LabResult:
     r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
 
@@ -402,6 +525,10 @@ def train(
     member's own stream ``default_rng((seed, 4))``, drawn as the carry masks
     are; evaluation uses no mask. Both dropouts can be on at once.
 
+    ``layers``, ``state_size``, ``r_min`` and ``r_max`` are the options of
+    the models of :data:`~rnnmem.linear_ensemble.LINEAR_MODELS` (see
+    :func:`make_ensemble`); those models take no dropout.
+
     ``progress``, if given, is called after every update with the number of
     updates done so far (a progress bar's hook; it does not change the result).
     ``on_evaluation``, if given, is called at every evaluation, after the
@@ -445,6 +572,11 @@ def train(
             raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {model!r}")
     if hidden_keep is not None:
         hidden_keep = _check_keep("hidden_keep", hidden_keep)
+        if model in LINEAR_MODELS:
+            raise ValueError(
+                f"hidden_keep drops the hidden state entering a recurrent product; model must be one of "
+                f"{', '.join(map(repr, MODELS))}, got {model!r}"
+            )
     full = make_ensemble(
         task,
         model,
@@ -455,6 +587,10 @@ def train(
         t_max=t_max,
         input_bias=input_bias,
         dtype=dtype,
+        layers=layers,
+        state_size=state_size,
+        r_min=r_min,
+        r_max=r_max,
     )
     E, H = full.size, full.hidden_size
     held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
@@ -472,7 +608,7 @@ def train(
 
     # The stack in training: `ens` holds the members `members` (indices into `seeds`, in order), each
     # with its data stream, mask streams and optimizer rows; with `retire` it shrinks, else it is `full`.
-    ens: Ensemble | None = full
+    ens: AnyEnsemble | None = full
     members = np.arange(E)
     streams = [np.random.default_rng((seed, 1)) for seed in full.seeds]
     carry_streams = [np.random.default_rng((seed, 3)) for seed in full.seeds]
@@ -592,7 +728,7 @@ def _masks(keep: float | None, kind: str, streams: list, T: int, B: int, H: int)
 
 
 def _update(
-    ens: Ensemble,
+    ens: AnyEnsemble,
     opt: Any,
     x: np.ndarray,
     y: np.ndarray,
@@ -623,7 +759,7 @@ def _squares(g: np.ndarray) -> np.ndarray:
     return (g * g).sum(axis=1)
 
 
-def gradient_by_step(ensemble: Ensemble, task: Task, *, n: int = 256, seed: int = 0) -> np.ndarray:
+def gradient_by_step(ensemble: AnyEnsemble, task: Task, *, n: int = 256, seed: int = 0) -> np.ndarray:
     r"""The gradient that reaches each step from the loss at the end: ``(E, T)``.
 
     Entry ``[e, s - 1]`` is member ``e``'s :math:`\|\partial \ell / \partial
@@ -639,8 +775,8 @@ def gradient_by_step(ensemble: Ensemble, task: Task, *, n: int = 256, seed: int 
     >>> norms.shape, bool(norms[0, 0] < norms[0, -1])
     ((1, 22), True)
     """
-    if not isinstance(ensemble, Ensemble):
-        raise ValueError(f"ensemble must be an Ensemble, got {type(ensemble).__name__}")
+    if not isinstance(ensemble, (Ensemble, LinearEnsemble)):
+        raise ValueError(f"ensemble must be an Ensemble or a LinearEnsemble, got {type(ensemble).__name__}")
     n = check_positive_int("n", n)
     b = task.sample(n, seed=check_nonnegative_int("seed", seed))
     _, grads = ensemble.loss_and_grads(b.inputs, b.targets, task.kind, step_norms=True)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rnnmem import diagnostics
+from rnnmem.ensemble import Ensemble
 from rnnmem.lab import make_ensemble, train
 from rnnmem.lstm import step as lstm_step
 from rnnmem.tasks import adding, recall
@@ -137,6 +138,7 @@ def test_checkpoints_from_the_lab_hook():
         task, "lstm", seeds=[0, 1], hidden=6, steps=20, batch=8, eval_every=10, eval_size=32, on_evaluation=record
     )
     assert [done for done, _ in seen] == result.eval_steps.tolist()
+    assert isinstance(result.ensemble, Ensemble)
     final = diagnostics.checkpoint(result.ensemble, task, *held_out)
     assert all(np.array_equal(seen[-1][1][k], final[k]) for k in final)
     assert not np.array_equal(seen[0][1]["forget_bias_median"], final["forget_bias_median"])  # training moved them

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rnnmem.ensemble import Ensemble
 from rnnmem.lab import gradient_by_step, make_ensemble, train
 from rnnmem.tasks import adding, recall
 
@@ -54,6 +55,7 @@ def test_initializations_stack_too():
         init=[m[2] for m in members],
         **SMALL,
     )
+    assert isinstance(together.ensemble, Ensemble)
     assert together.ensemble.t_max == task.length
     for e, (seed, b, init) in enumerate(members):
         assert_same_run(together, train(task, "lstm", seeds=[seed], forget_bias=b, init=init, **SMALL), e)
@@ -198,7 +200,7 @@ def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
             dict(threshold=1.5),
             "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance explained), got 1.5",
         ),
-        (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', got 'lstmx'"),
+        (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', 'lru', 'mingru', 'selective', got 'lstmx'"),
         (dict(init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
         (dict(lr=0), "lr must be a positive finite number, got 0"),
         (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),

@@ -1,0 +1,305 @@
+"""The LRU, minGRU and selective decay, stacked: each checked against a plain loop, finite differences and closed forms."""
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rnnmem import lab, lru, mingru, selective
+from rnnmem.ensemble import OneHot
+from rnnmem.gradcheck import gradcheck_loss
+from rnnmem.linear_ensemble import LINEAR_MODELS, LinearEnsemble
+from rnnmem.tasks import recall
+
+SMALL = {"lru": 3, "mingru": None, "selective": 2}  # state sizes for the small models
+
+
+def small(model, layers=1, output=3, seeds=(0, 1), dtype=np.float64, **kw):
+    return LinearEnsemble(model, 2, 4, output, list(seeds), layers=layers, state_size=SMALL[model], dtype=dtype, **kw)
+
+
+def sample(T=7, B=5, D=2, seed=0):
+    return np.random.default_rng(seed).standard_normal((T, B, D))
+
+
+# -- an independent computation: one member, one step at a time, straight from the equations ------------------
+
+
+def reference_predict(ens, e, x):
+    """Member e's readout on x (T, B, D), by a loop over time written from the module docstrings."""
+    p = {k: v[e].astype(np.float64) for k, v in ens.params.items()}
+    u = np.asarray(x, dtype=np.float64)
+    T, B, _ = u.shape
+    for layer in range(ens.layers):
+        q = {k[: -len(f"_l{layer}")]: v for k, v in p.items() if k.endswith(f"_l{layer}")}
+        ys = []
+        if ens.model == "lru":
+            lam = np.exp(-np.exp(q["nu_log"]) + 1j * q["theta"])
+            gamma = np.sqrt(1 - np.abs(lam) ** 2)
+            Bc, Cc = q["B_re"] + 1j * q["B_im"], q["C_re"] + 1j * q["C_im"]
+            h = np.zeros((B, lam.size), dtype=complex)
+            for t in range(T):
+                h = lam * h + gamma * (u[t] @ Bc.T)
+                ys.append((h @ Cc.T).real + u[t] @ q["D"].T)
+        elif ens.model == "mingru":
+            h = np.zeros((B, ens.hidden_size))
+            for t in range(T):
+                z = 1 / (1 + np.exp(-(u[t] @ q["W_z"].T + q["b_z"])))
+                h = (1 - z) * h + z * (u[t] @ q["W_h"].T + q["b_h"])
+                ys.append(h)
+        else:
+            A = -np.exp(q["A_log"])
+            h = np.zeros((B,) + A.shape)
+            for t in range(T):
+                xt = u[t] @ q["W_in"].T + q["b_in"]
+                delta = np.log1p(np.exp(xt @ q["W_dt"].T + q["b_dt"]))
+                Bt, Ct = xt @ q["W_B"].T, xt @ q["W_C"].T
+                h = np.exp(delta[:, :, None] * A) * h + (delta * xt)[:, :, None] * Bt[:, None, :]
+                ys.append(np.einsum("bdn,bn->bd", h, Ct) + q["Dskip"] * xt)
+        y = np.array(ys)
+        u = y + np.tanh(y @ q["mlp_W1"].T + q["mlp_b1"]) @ q["mlp_W2"].T + q["mlp_b2"]
+    return u[-1] @ p["readout_weight"].T + p["readout_bias"]
+
+
+@pytest.mark.parametrize("method", ["scan", "loop"])
+@pytest.mark.parametrize("layers", [1, 2])
+@pytest.mark.parametrize("model", LINEAR_MODELS)
+def test_predict_is_the_loop_over_the_equations(model, layers, method):
+    ens = small(model, layers, method=method)
+    x = sample()
+    out = ens.predict(x)
+    for e in range(ens.size):
+        np.testing.assert_allclose(out[e], reference_predict(ens, e, x), rtol=1e-11, atol=1e-12)
+
+
+# -- exact gradients ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["classification", "regression"])
+@pytest.mark.parametrize("layers", [1, 2])
+@pytest.mark.parametrize("model", LINEAR_MODELS)
+def test_gradients_match_finite_differences(model, layers, kind):
+    ens = LinearEnsemble(model, 2, 3, 3 if kind == "classification" else 1, [0], layers=layers, state_size=SMALL[model])
+    if model == "selective":
+        # At Mamba's initialization Delta is 0.001..0.1, so A_log's gradient is ~1e-4 of the others and sits at
+        # the finite differences' rounding floor; a larger step size (softplus(0.5) ~ 0.97) checks the same code.
+        for layer in range(layers):
+            ens.params[f"b_dt_l{layer}"][...] = 0.5
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((7, ens.size, 4, 2))  # T = 7, not a power of two; one batch per member
+    y = rng.integers(0, 3, (ens.size, 4)) if kind == "classification" else rng.standard_normal(4)
+    result = gradcheck_loss(ens, x, y, kind)
+    assert [name for name, _ in result.rows] == list(ens.params)
+    assert result.worst < 1e-6, str(result)
+
+
+def test_gradients_through_several_spans_of_the_selective_scan(monkeypatch):
+    monkeypatch.setattr(selective, "chunk_steps", lambda batch, hidden, state: 3)  # spans of 3, 3, 1 steps
+    ens = small("selective", 2, seeds=(0,))
+    for layer in range(2):
+        ens.params[f"b_dt_l{layer}"][...] = 0.5
+    x, y = sample(), np.arange(5) % 3
+    assert gradcheck_loss(ens, x, y, "classification").worst < 1e-6
+    monkeypatch.undo()
+    spans = small("selective", 2, seeds=(0,))
+    for layer in range(2):
+        spans.params[f"b_dt_l{layer}"][...] = 0.5
+    np.testing.assert_allclose(ens.predict(x), spans.predict(x), rtol=1e-12)
+
+
+def test_gradcheck_loss_refuses_float32():
+    with pytest.raises(ValueError, match="float64"):
+        gradcheck_loss(small("lru", dtype=np.float32), sample(), np.zeros(5, dtype=int), "classification")
+
+
+# -- members, precision, inputs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", LINEAR_MODELS)
+def test_a_member_computes_the_same_numbers_alone_or_in_any_stack(model):
+    x, y = sample(), np.array([0, 1, 2, 0, 1])
+    stack = small(model, 2, seeds=(3, 1, 4))
+    alone = small(model, 2, seeds=(1,))
+    loss_s, grads_s = stack.loss_and_grads(x, y, "classification", step_norms=True)
+    loss_a, grads_a = alone.loss_and_grads(x, y, "classification", step_norms=True)
+    assert loss_s[1] == loss_a[0]
+    for name in grads_a:
+        assert np.array_equal(grads_s[name][1], grads_a[name][0]), name
+    assert np.array_equal(stack.select([1]).predict(x), alone.predict(x))
+    task = recall(lag=3, alphabet=4)
+    batch = task.sample(40, seed=0)
+    stack, alone = (lab.make_ensemble(task, model, seeds, hidden=4, layers=2) for seeds in ([3, 1, 4], [1]))
+    assert lab.evaluate(stack, task, *batch)[1] == lab.evaluate(alone, task, *batch)[0]
+
+
+@pytest.mark.parametrize("model", LINEAR_MODELS)
+def test_float32_agrees_with_float64(model):
+    x, y = sample(), np.array([0, 1, 2, 0, 1])
+    l64, g64 = small(model, 2).loss_and_grads(x, y, "classification")
+    l32, g32 = small(model, 2, dtype=np.float32).loss_and_grads(x, y, "classification")
+    np.testing.assert_allclose(l32, l64, rtol=1e-5)
+    for name, g in g64.items():
+        assert g32[name].dtype == np.float32
+        np.testing.assert_allclose(g32[name], g, rtol=1e-3, atol=1e-5 * np.abs(g).max(), err_msg=name)
+
+
+@pytest.mark.parametrize("model", LINEAR_MODELS)
+def test_one_hot_ids_compute_what_the_vectors_compute(model):
+    ens = LinearEnsemble(model, 6, 4, 4, [0, 1], layers=2, state_size=SMALL[model])
+    ids = np.random.default_rng(0).integers(0, 6, (7, 2, 5))  # (T, E, B)
+    y = np.random.default_rng(1).integers(0, 4, (2, 5))
+    vectors = np.eye(6)[ids]
+    loss_i, grads_i = ens.loss_and_grads(OneHot(ids), y, "classification")
+    loss_v, grads_v = ens.loss_and_grads(vectors, y, "classification")
+    assert np.array_equal(loss_i, loss_v)
+    for name in grads_v:
+        assert np.array_equal(grads_i[name], grads_v[name]), name
+    shared = ids[:, 0]
+    assert np.array_equal(ens.predict(OneHot(shared)), ens.predict(np.eye(6)[shared]))
+
+
+@pytest.mark.parametrize("model", LINEAR_MODELS)
+def test_scan_and_loop_agree(model):
+    x, y = sample(T=33), np.array([0, 1, 2, 0, 1])
+    ls, gs = small(model, 2, method="scan").loss_and_grads(x, y, "classification")
+    ll, gl = small(model, 2, method="loop").loss_and_grads(x, y, "classification")
+    np.testing.assert_allclose(ls, ll, rtol=1e-12)
+    for name in gs:
+        np.testing.assert_allclose(gs[name], gl[name], rtol=1e-9, atol=1e-13, err_msg=name)
+
+
+# -- the LRU's ring and its memory -------------------------------------------------------------------------------
+
+
+def test_ring_initialization_lies_on_the_ring():
+    ens = LinearEnsemble("lru", 3, 64, 2, [0, 1, 2], layers=2, r_min=0.5, r_max=0.8, max_phase=np.pi / 4)
+    for layer in range(2):
+        lam = lru.decay(ens.params[f"nu_log_l{layer}"], ens.params[f"theta_l{layer}"])
+        assert np.all((np.abs(lam) >= 0.5 - 1e-12) & (np.abs(lam) <= 0.8 + 1e-12))
+        assert np.all((np.angle(lam) >= 0) & (np.angle(lam) <= np.pi / 4 + 1e-12))
+    # |lambda|^2 is uniform on [r_min^2, r_max^2]: its mean is the midpoint
+    nu, _ = lru.ring_init(20000, 0.5, 0.8, seed=0)
+    assert abs(np.mean(np.exp(-2 * np.exp(nu))) - (0.25 + 0.64) / 2) < 0.01
+
+
+def test_normalization_and_horizon_closed_forms():
+    lam = lru.decay(*lru.ring_init(5, seed=3))
+    np.testing.assert_allclose(lru.normalization(lam) ** 2 + np.abs(lam) ** 2, 1.0, rtol=1e-14)
+    h = lru.ring_horizon(0.95, level=0.05)
+    assert abs(0.95 ** h["level"] - 0.05) < 1e-12
+    assert abs(0.95 ** h["efold"] - np.exp(-1.0)) < 1e-12 and abs(h["lifetime"] - 20.0) < 1e-9
+
+
+def test_the_gradient_reaching_step_s_falls_as_r_to_the_distance():
+    """One complex state: g_s = conj(lambda)^(T - s) g_T exactly, so the norms fall as |lambda|^(T - s)."""
+    task = recall(lag=30, alphabet=4)
+    ens = lab.make_ensemble(task, "lru", [0, 1], hidden=8, state_size=1, r_min=0.8, r_max=0.95)
+    norms = lab.gradient_by_step(ens, task, n=64)
+    r = np.abs(lru.decay(ens.params["nu_log_l0"], ens.params["theta_l0"]))[:, 0]
+    T = task.length
+    expected = norms[:, -1:] * r[:, None] ** (T - np.arange(1, T + 1))[None, :]
+    np.testing.assert_allclose(norms, expected, rtol=1e-10)
+
+
+# -- arguments ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"model": "lstm"}, "model"),
+        ({"layers": 0}, "layers"),
+        ({"r_min": 0.99, "r_max": 0.9}, "r_min"),
+        ({"r_max": 1.0}, "r_max"),
+        ({"r_min": 0.0}, "r_min"),
+        ({"state_size": 0}, "state_size"),
+        ({"model": "mingru", "state_size": 5}, "state_size"),
+        ({"dtype": np.complex128}, "dtype"),
+        ({"dtype": np.int32}, "dtype"),
+        ({"method": "tree"}, "method"),
+        ({"seeds": []}, "seeds"),
+        ({"max_phase": 0.0}, "max_phase"),
+    ],
+)
+def test_bad_arguments_are_refused_by_name(kwargs, name):
+    args = {"model": "lru", "input_size": 2, "hidden_size": 4, "output_size": 3, "seeds": [0]} | kwargs
+    model = args.pop("model")
+    with pytest.raises(ValueError, match=name):
+        LinearEnsemble(model, **args)
+
+
+def test_bad_calls_are_refused_by_name():
+    ens = small("lru")
+    x, y = sample(), np.zeros(5, dtype=int)
+    for name in ("carry_masks", "hidden_masks"):
+        with pytest.raises(ValueError, match=name):
+            ens.loss_and_grads(x, y, "classification", **{name: np.ones((7, 2, 5, 4))})
+    with pytest.raises(ValueError, match="x must have shape"):
+        ens.forward(np.ones((7, 5, 3)))
+    with pytest.raises(ValueError, match="x.ids"):
+        ens.forward(OneHot(np.full((7, 5), 2)))
+    with pytest.raises(ValueError, match="targets"):
+        ens.loss_and_grads(x, np.full(5, 3), "classification")
+    with pytest.raises(ValueError, match="kind"):
+        ens.loss_and_grads(x, y, "ranking")
+    with pytest.raises(ValueError, match="members"):
+        ens.select([2])
+
+
+def test_the_lab_refuses_options_of_the_other_family():
+    task = recall(lag=3, alphabet=4)
+    lstm_options: tuple[tuple[str, Any], ...] = (
+        ("forget_bias", 1.0),
+        ("init", "chrono"),
+        ("t_max", 10.0),
+        ("input_bias", 0.0),
+    )
+    for name, value in lstm_options:
+        with pytest.raises(ValueError, match=name):
+            lab.make_ensemble(task, "lru", [0], hidden=4, **{name: value})
+    linear_options: tuple[tuple[str, Any], ...] = (("layers", 2), ("state_size", 4), ("r_min", 0.5))
+    for name, value in linear_options:
+        with pytest.raises(ValueError, match=name):
+            lab.make_ensemble(task, "lstm", [0], hidden=4, **{name: value})
+    with pytest.raises(ValueError, match="hidden_keep"):
+        lab.train(task, "mingru", hidden=4, steps=1, hidden_keep=0.5)
+    with pytest.raises(ValueError, match="carry_keep"):
+        lab.train(task, "selective", hidden=4, steps=1, carry_keep=0.5)
+    assert lab.ALL_MODELS == ("rnn", "gru", "lstm", "lru", "mingru", "selective")
+
+
+# -- the lab trains them -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "model, distractors",
+    [("lru", "random"), ("mingru", "blank"), ("selective", "blank")],
+)
+def test_the_lab_trains_them_to_recall(model, distractors):
+    """Recall at lag 5 over 4 tokens (chance 0.25): in this setting every member reaches 0.9 within 75 updates."""
+    task = recall(lag=5, alphabet=4, distractors=distractors)
+    result = lab.train(
+        task, model, seeds=[0, 1, 2], hidden=16, steps=150, batch=32, lr=0.01, eval_every=25, eval_size=256,
+        stop_when_done=True,
+    )  # fmt: skip
+    assert result.successes > 0
+    assert result.final_scores.max() >= 0.9 > 3 * task.chance
+    assert result.scores[:, 0].max() < 0.5  # untrained: near chance
+    assert isinstance(result.ensemble, LinearEnsemble) and result.model == model
+
+
+def test_retire_keeps_a_member_as_it_is_alone():
+    task = recall(lag=3, alphabet=4, distractors="blank")
+    kw: dict[str, Any] = {"hidden": 8, "steps": 60, "batch": 16, "lr": 0.02, "eval_every": 20, "eval_size": 64}
+    full = lab.train(task, "mingru", seeds=[0, 1], **kw)
+    retired = lab.train(task, "mingru", seeds=[0, 1], retire=True, **kw)
+    alone = lab.train(task, "mingru", seeds=[1], **kw)
+    assert retired.success_step == full.success_step
+    assert np.array_equal(full.losses[1], alone.losses[0])
+
+
+def test_modules_draw_their_documented_shapes():
+    rng = np.random.default_rng(0)
+    assert {k: v.shape for k, v in lru.draw(rng, 3, 4, 2).items()} == lru.shapes(3, 4, 2)
+    assert {k: v.shape for k, v in mingru.draw(rng, 3, 4).items()} == mingru.shapes(3, 4)
+    assert {k: v.shape for k, v in selective.draw(rng, 3, 4, 2).items()} == selective.shapes(3, 4, 2)
