@@ -1,4 +1,4 @@
-r"""Tasks with a dependency at a known distance: recall, blank recall, the adding problem.
+r"""Tasks with a dependency at a known distance: recall, blank recall, first-token recall, the adding problem.
 
 Each task makes batches of sequences, time first as the models take them:
 inputs ``(T, N, D)`` (steps, sequences, input size) and one target per
@@ -15,6 +15,11 @@ whose stream it continues).
 * recall with ``distractors="blank"``: the same, with every distractor the
   blank token. The distance is the same but nothing interferes: what a model
   must resist is only time, not the writing of other tokens into its memory.
+* :func:`first_recall`: recall with a prefix of blanks of random length in
+  front, so that the token to recall is the first one that is not blank and
+  its position varies from sequence to sequence. A gate that reads only the
+  current input cannot tell :math:`a_0` from a later copy of it; a gate that
+  reads the state can write once, then hold.
 * :func:`adding`, the adding problem in the form of Le, Jaitly and Hinton (2015)
   and Arjovsky, Shah and Bengio (2016), after Hochreiter and Schmidhuber (1997): each
   step is a pair (value :math:`u_t \sim U[0, 1]`, marker), two steps are
@@ -37,9 +42,9 @@ import numpy as np
 
 from .checks import check_choice, check_positive_int, check_seed
 
-__all__ = ["TASKS", "DISTRACTORS", "Batch", "Task", "recall", "adding", "make_task"]
+__all__ = ["TASKS", "DISTRACTORS", "Batch", "Task", "recall", "first_recall", "adding", "make_task"]
 
-TASKS = ("recall", "blank-recall", "adding")
+TASKS = ("recall", "blank-recall", "first-recall", "adding")
 """The task names :func:`make_task` (and ``python -m rnnmem lab``) knows."""
 
 DISTRACTORS = ("random", "blank")
@@ -67,11 +72,12 @@ class Task:
     """
 
     name: str
-    """``"recall"``, ``"blank-recall"`` or ``"adding"``."""
+    """``"recall"``, ``"blank-recall"``, ``"first-recall"`` or ``"adding"``."""
     kind: str
     """``"classification"`` or ``"regression"``."""
     lag: int
-    """The distance the task is about (for the adding problem, the sequence length)."""
+    """The distance the task is about: the steps between the token to recall and the query (for first-recall
+    the most there are, with no blank prefix; for the adding problem, the sequence length)."""
     length: int
     """Steps per sequence, :math:`T`."""
     input_size: int
@@ -96,7 +102,9 @@ class Task:
         rng = check_seed("seed", seed)
         if self.name == "adding":
             return _adding_batch(n, self.length, rng)
-        return _recall_batch(n, self.lag, self.alphabet, self.name == "blank-recall", rng)
+        tokens, targets = self._tokens_each(n, [rng])
+        inputs = np.eye(self.input_size)[tokens[0]]  # one-hot rows, (T, n, K + 2)
+        return Batch(inputs, targets[0])
 
     def sample_each(self, n: int, seeds: Any) -> Batch:
         """``n`` sequences for each of several streams at once: inputs ``(T, S, n, D)``, targets ``(S, n)``.
@@ -121,13 +129,13 @@ class Task:
         rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
         if self.name == "adding":
             return _adding_batches(n, self.length, rngs)
-        tokens = _recall_tokens_each(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
+        tokens, targets = self._tokens_each(n, rngs)
         inputs = np.eye(self.input_size)[tokens.transpose(1, 0, 2)]  # one-hot rows, (T, S, n, K + 2)
-        return Batch(inputs, tokens[:, 0].copy())
+        return Batch(inputs, targets)
 
     @property
     def one_hot(self) -> bool:
-        """Whether every input vector is one-hot (recall: a token), so that it can be given by its index."""
+        """Whether every input vector is one-hot (the recall tasks: a token), so that it can be given by its index."""
         return self.name != "adding"
 
     def sample_ids_each(self, n: int, seeds: Any) -> Batch:
@@ -152,8 +160,20 @@ class Task:
         if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (list, tuple)) or not seeds:
             raise ValueError(f"seeds must be a non-empty list of seeds, one per stream, got {seeds!r}")
         rngs = [check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
-        tokens = _recall_tokens_each(n, self.lag, self.alphabet, self.name == "blank-recall", rngs)
-        return Batch(tokens.transpose(1, 0, 2), tokens[:, 0].copy())
+        tokens, targets = self._tokens_each(n, rngs)
+        return Batch(tokens.transpose(1, 0, 2), targets)
+
+    def _tokens_each(self, n: int, rngs: list) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids ``(S, T, n)`` and targets ``(S, n)`` of a one-hot task, stream ``s`` drawn from ``rngs[s]``."""
+        tokens = np.empty((len(rngs), self.length, n), dtype=np.int64)
+        if self.name == "first-recall":
+            targets = np.stack(
+                [_first_recall_tokens(tokens[k], self.lag, self.alphabet, rng) for k, rng in enumerate(rngs)]
+            )
+            return tokens, targets
+        for k, rng in enumerate(rngs):
+            _recall_tokens(tokens[k], self.lag, self.alphabet, self.name == "blank-recall", rng)
+        return tokens, tokens[:, 0].copy()
 
 
 def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
@@ -184,6 +204,65 @@ def recall(lag: int, alphabet: int = 8, distractors: str = "random") -> Task:
     name = "recall" if distractors == "random" else "blank-recall"
     return Task(
         name=name,
+        kind="classification",
+        lag=lag,
+        length=lag + 2,
+        input_size=alphabet + 2,
+        output_size=alphabet,
+        chance=1.0 / alphabet,
+        baseline_mse=float("nan"),
+        alphabet=alphabet,
+    )
+
+
+def first_recall(lag: int, alphabet: int = 8) -> Task:
+    r"""Recall the first token that is not blank, whose position varies: chance is ``1/alphabet``.
+
+    A sequence of :math:`T = \text{lag} + 2` steps is
+    :math:`\underbrace{b, \dots, b}_{p}, a_0, d_1, \dots, d_{\text{lag} - p}, q`:
+    :math:`p` blanks, with :math:`p` drawn uniformly from
+    :math:`0, \dots, \lfloor \text{lag}/2 \rfloor` for each sequence, the
+    token :math:`a_0` from ``alphabet`` :math:`= K` tokens, distractors drawn
+    uniformly from the same alphabet (so :math:`a_0`'s value may come again),
+    and the query marker :math:`q`. The target is :math:`a_0`. The one-hot
+    layout is recall's (indices :math:`0..K-1` the tokens, :math:`K` the
+    blank, :math:`K + 1` the query). Between :math:`a_0` and the query lie
+    :math:`\text{lag} - p` distractors, from :math:`\lceil \text{lag}/2
+    \rceil` to ``lag`` (the query is :math:`\lceil \text{lag}/2 \rceil + 1` to
+    :math:`\text{lag} + 1` steps after :math:`a_0`); :attr:`Task.lag` is the
+    largest, as in :func:`recall`, which is this task with :math:`p = 0`.
+
+    Why it separates two kinds of gate. A gate that reads only the current
+    input treats :math:`a_0` as it treats every later copy of the same value,
+    and since :math:`a_0`'s position varies, a decay that does not read the
+    state cannot be timed to it either: where it holds everything, the state
+    counts the tokens and loses their order; where it decays, :math:`a_0`,
+    the oldest token written, has decayed the most. A gate that reads the
+    state can write once, then hold: open while the state says nothing has
+    been written, closed after. This is the contrast Merrill, Petty and
+    Sabharwal (2024, "The illusion of state in state-space models") draw, on
+    tasks of state tracking, between recurrences linear in their state, whose
+    transitions the input alone chooses, and recurrences whose update reads
+    the state.
+
+    >>> task = first_recall(lag=4, alphabet=3)
+    >>> task.name, task.length, task.input_size, task.lag
+    ('first-recall', 6, 5, 4)
+    >>> batch = task.sample(3, seed=2)
+    >>> for tokens, target in zip(batch.inputs.argmax(axis=2).T.tolist(), batch.targets.tolist()):
+    ...     print(tokens, "->", target)
+    [3, 3, 0, 1, 1, 4] -> 0
+    [1, 0, 2, 0, 1, 4] -> 1
+    [2, 1, 2, 2, 0, 4] -> 2
+    >>> first_recall(lag=4, alphabet=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: alphabet must be a whole number >= 2 (tokens to tell apart), got 1
+    """
+    lag = check_positive_int("lag", lag)
+    alphabet = _check_alphabet(alphabet)
+    return Task(
+        name="first-recall",
         kind="classification",
         lag=lag,
         length=lag + 2,
@@ -244,11 +323,13 @@ def make_task(name: str, lag: int, alphabet: int = 8) -> Task:
     >>> make_task("copy", lag=5)
     Traceback (most recent call last):
     ...
-    ValueError: task must be one of 'recall', 'blank-recall', 'adding', got 'copy'
+    ValueError: task must be one of 'recall', 'blank-recall', 'first-recall', 'adding', got 'copy'
     """
     name = check_choice("task", name, TASKS)
     if name == "adding":
         return adding(lag)
+    if name == "first-recall":
+        return first_recall(lag, alphabet)
     return recall(lag, alphabet, "random" if name == "recall" else "blank")
 
 
@@ -274,19 +355,23 @@ def _recall_tokens(tokens: np.ndarray, lag: int, alphabet: int, blank: bool, rng
     tokens[T - 1] = alphabet + 1
 
 
-def _recall_batch(n: int, lag: int, alphabet: int, blank: bool, rng: np.random.Generator) -> Batch:
-    tokens = np.empty((lag + 2, n), dtype=np.int64)
-    _recall_tokens(tokens, lag, alphabet, blank, rng)
-    inputs = np.eye(alphabet + 2)[tokens]  # one-hot rows, (T, n, K + 2)
-    return Batch(inputs, tokens[0].copy())
+def _first_recall_tokens(tokens: np.ndarray, lag: int, alphabet: int, rng: np.random.Generator) -> np.ndarray:
+    """Fill ``tokens`` (T, n) with one batch of first-recall token ids drawn from ``rng``; return the targets (n,).
 
-
-def _recall_tokens_each(n: int, lag: int, alphabet: int, blank: bool, rngs: list) -> np.ndarray:
-    """Token ids (S, T, n), stream s's batch drawn from ``rngs[s]``."""
-    tokens = np.empty((len(rngs), lag + 2, n), dtype=np.int64)
-    for k, rng in enumerate(rngs):
-        _recall_tokens(tokens[k], lag, alphabet, blank, rng)
-    return tokens
+    Drawn in this order: the prefix lengths :math:`p`, the tokens
+    :math:`a_0`, then ``lag`` distractors per sequence, of which the last
+    :math:`p` fall off the end (the draws do not depend on :math:`p`).
+    """
+    T, n = tokens.shape
+    prefix = rng.integers(0, lag // 2 + 1, size=n)
+    first = rng.integers(0, alphabet, size=n)
+    body = np.empty((lag + 1, n), dtype=np.int64)  # a_0, then the distractors, as if p were 0
+    body[0] = first
+    body[1:] = rng.integers(0, alphabet, size=(lag, n))
+    shift = np.arange(T - 1)[:, None] - prefix  # step t holds body[t - p], or a blank before p
+    tokens[: T - 1] = np.where(shift >= 0, np.take_along_axis(body, np.maximum(shift, 0), axis=0), alphabet)
+    tokens[T - 1] = alphabet + 1
+    return body[0].copy()
 
 
 def _adding_draw(n: int, length: int, rng: np.random.Generator) -> tuple:

@@ -7,10 +7,15 @@ from collections.abc import Callable
 
 import pytest
 
-from rnnmem.cli import main
+from rnnmem.cli import build_parser, main
+from rnnmem.lab import ALL_MODELS
 
 OPTIONS = [
     "--model",
+    "--layers",
+    "--state-size",
+    "--r-min",
+    "--r-max",
     "--forget-bias",
     "--init",
     "--t-max",
@@ -109,8 +114,68 @@ def test_help_documents_every_option():
     assert run.returncode == 0
     for option in OPTIONS:
         assert option in run.stdout, option
-    for task in ("recall", "blank-recall", "adding"):
+    for task in ("recall", "blank-recall", "first-recall", "adding"):
         assert task in run.stdout
+    for model in ("rnn", "gru", "lstm", "lru", "mingru", "selective"):
+        assert model in run.stdout
+
+
+def test_model_takes_the_labs_models():
+    assert set(ALL_MODELS) == {"rnn", "gru", "lstm", "lru", "mingru", "selective"}
+    _, parsers = build_parser()
+    model = next(action for action in parsers["lab"]._actions if action.dest == "model")
+    assert tuple(model.choices or ()) == tuple(ALL_MODELS)
+
+
+TINY = ["--alphabet", "3", "--seeds", "2", "--steps", "20", "--hidden", "8", "--batch", "16", "--eval-every", "10"]
+
+
+def test_a_stacked_lru_trains_and_says_what_it_is():
+    run = lab("recall", "--model", "lru", "--layers", "2", "--lag", "3", *TINY, "--eval-size", "32")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1 + 2 + 1, lines
+    # the LRU's state defaults to its width, its ring to lab.train's defaults
+    assert "; lru, 2 layers, state 8, ring 0.9 <= |lambda| <= 0.999, 8 units a layer;" in lines[0], lines[0]
+    for k, line in enumerate(lines[1:3]):
+        assert re.fullmatch(
+            rf"seed {k} \(lru, 2 layers, state 8, ring 0\.9 <= \|lambda\| <= 0\.999\): held-out accuracy [01]\.\d\d, "
+            r"(success after \d+ updates|never|diverged at update \d+)",
+            line,
+        ), line
+    successes = sum("success after" in line for line in lines[1:3])
+    assert lines[-1] == f"success: {successes}/2"
+
+
+@pytest.mark.parametrize(
+    "model, extra, says",
+    [
+        (
+            "lru",
+            ["--r-min", "0.5", "--r-max", "0.8", "--state-size", "6"],
+            "lru, 1 layer, state 6, ring 0.5 <= |lambda| <= 0.8",
+        ),
+        ("mingru", ["--layers", "3"], "mingru, 3 layers"),
+        ("selective", ["--layers", "2", "--state-size", "4"], "selective, 2 layers, state 4"),
+    ],
+)
+def test_each_input_gated_model_runs_with_its_options(model, extra, says):
+    run = lab("first-recall", "--model", model, *extra, "--lag", "4", *TINY, "--eval-size", "32")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert says in lines[0] and all(f"({says})" in line for line in lines[1:3]), lines
+    assert re.fullmatch(r"success: [012]/2", lines[-1]), lines
+
+
+def test_first_recall_runs_end_to_end_for_an_lstm():
+    run = lab("first-recall", "--model", "lstm", "--forget-bias", "1", "--lag", "6", *TINY, "--eval-size", "32")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1 + 2 + 1, lines
+    assert lines[0].startswith("first-recall, lag 3 to 6, alphabet 3 (chance 0.333); lstm, 8 units, forget bias 1;")
+    for k, line in enumerate(lines[1:3]):
+        assert re.fullmatch(rf"seed {k}: held-out accuracy [01]\.\d\d, (success after \d+ updates|never)", line), line
+    assert re.fullmatch(r"success: [012]/2", lines[-1]), lines
 
 
 @pytest.mark.parametrize(
@@ -159,6 +224,84 @@ def test_help_documents_every_option():
             "argument --lr: must be a real number > 0, got 'nan'",
         ),
         (["recall", "--model", "lstm"], "the following arguments are required: --lag"),
+        # the options of the models whose gates read only the input
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--layers", "2"],
+            "--layers stacks the models whose gates read only the input; "
+            "--model must be one of lru, mingru, selective, got lstm",
+        ),
+        (["recall", "--model", "rnn", "--lag", "5", "--layers", "1"], "--layers stacks the models"),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--layers", "0"],
+            "argument --layers: must be a whole number >= 1, got '0'",
+        ),
+        (
+            ["recall", "--model", "mingru", "--lag", "5", "--layers", "1.5"],
+            "argument --layers: must be a whole number >= 1",
+        ),
+        (
+            ["recall", "--model", "gru", "--lag", "5", "--state-size", "8"],
+            "--state-size sets the recurrent state of lru and selective; --model must be one of them, got gru",
+        ),
+        (["recall", "--model", "mingru", "--lag", "5", "--state-size", "8"], "--state-size sets the recurrent state"),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--state-size", "0"],
+            "argument --state-size: must be a whole number >= 1, got '0'",
+        ),
+        (
+            ["recall", "--model", "selective", "--lag", "5", "--r-min", "0.5"],
+            "--r-min sets the ring of the LRU's eigenvalues; --model must be lru, got selective",
+        ),
+        (
+            ["recall", "--model", "lstm", "--lag", "5", "--r-max", "0.5"],
+            "--r-max sets the ring of the LRU's eigenvalues; --model must be lru, got lstm",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-min", "0"],
+            "argument --r-min: must be a number in (0, 1), got '0'",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-max", "1"],
+            "argument --r-max: must be a number in (0, 1), got '1'",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-min", "nan"],
+            "argument --r-min: must be a number in (0, 1), got 'nan'",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-max", "high"],
+            "argument --r-max: must be a number in (0, 1), got 'high'",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-min", "0.99", "--r-max", "0.9"],
+            "--r-min must be less than --r-max (the ring r_min <= |lambda| <= r_max), got --r-min 0.99 and --r-max 0.9",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-min", "0.9995"],
+            "--r-min must be less than --r-max (the ring r_min <= |lambda| <= r_max), got --r-min 0.9995 and --r-max 0.999",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--r-min", "0.5", "--r-max", "0.5"],
+            "--r-min must be less than --r-max",
+        ),
+        (
+            ["recall", "--model", "lru", "--lag", "5", "--forget-bias", "1"],
+            "--forget-bias sets the LSTM's forget gate; --model must be lstm, got lru",
+        ),
+        (
+            ["recall", "--model", "mingru", "--lag", "5", "--init", "chrono"],
+            "--init chrono sets the LSTM's gate biases; --model must be lstm, got mingru",
+        ),
+        (
+            ["recall", "--model", "selective", "--lag", "5", "--forget-bias", "0"],
+            "--forget-bias sets the LSTM's forget gate; --model must be lstm, got selective",
+        ),
+        (["recall", "--model", "lru", "--lag", "5", "--t-max", "5"], "--t-max is used only with --init chrono"),
+        (["first-recall", "--model", "lru", "--lag", "0"], "argument --lag: must be a whole number >= 1, got '0'"),
+        (
+            ["first-recall", "--model", "lstm", "--lag", "5", "--alphabet", "1"],
+            "argument --alphabet: must be a whole number >= 2",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):

@@ -1,8 +1,12 @@
 """``python -m rnnmem lab TASK ...``: train several seeds of one model on a task, as one ensemble.
 
-Prints a line saying what is trained and what counts as success, one line per
-seed (its held-out score at the end and the updates it needed to succeed,
-"never" or "diverged"), and as its last line ``success: K/S``.
+The model is one of the classic cells (tanh RNN, GRU, LSTM: their gates read
+the state) or one of the recurrences whose gates read only the input (LRU,
+minGRU, selective decay), stacked in ``--layers``. Prints a line saying what is
+trained and what counts as success, one line per seed (its held-out score at
+the end and the updates it needed to succeed, "never" or "diverged"; for a
+stacked model the line names the layers, and for the LRU the ring its
+eigenvalues are drawn on), and as its last line ``success: K/S``.
 
 While it trains, a progress bar on standard error counts the updates (done,
 left, time per update, time to go), when standard error is a terminal and the
@@ -14,6 +18,8 @@ needs numpy only). On a pipe, in a log, or without tqdm the run is quiet;
 from __future__ import annotations
 
 import argparse
+import inspect
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -24,10 +30,14 @@ import numpy as np
 
 from .. import lab
 from ..ensemble import MODELS
+from ..lab import ALL_MODELS
 from ..tasks import TASKS, make_task
 from . import _args
 
-__all__ = ["NAME", "HELP", "DESCRIPTION", "configure", "run"]
+__all__ = ["NAME", "HELP", "DESCRIPTION", "LINEAR", "configure", "run"]
+
+LINEAR = tuple(m for m in ALL_MODELS if m not in MODELS)
+"""The models whose gates read only the input (``lru``, ``mingru``, ``selective``): the ones ``--layers`` stacks."""
 
 NAME = "lab"
 HELP = "train S seeds of a model on a long-range task and count how many succeed"
@@ -39,14 +49,23 @@ Tasks:
   recall        a token from an alphabet of K, LAG random tokens of the same alphabet,
                 then a query: name the first token (chance 1/K)
   blank-recall  the same with blank tokens in between: distance without interference
+  first-recall  recall after a prefix of 0 to LAG//2 blanks: the first token that is not
+                blank, which may come again later (chance 1/K); between it and the query
+                lie LAG - LAG//2 to LAG tokens. A gate that reads only the input cannot
+                tell it from a later copy; a gate that reads the state can write once, then hold
   adding        the adding problem over LAG steps: the sum of the two marked values
                 (the best constant guess has mean squared error 1/6)
 
-Success: held-out accuracy >= THRESHOLD (recall), or held-out mean squared error
+Models: rnn, gru, lstm (gates that read the state); lru, mingru, selective (gates that
+read only the input, stacked in --layers; --state-size for lru and selective, and
+--r-min, --r-max for the ring of the LRU's eigenvalues).
+
+Success: held-out accuracy >= THRESHOLD (the recall tasks), or held-out mean squared error
 <= (1 - THRESHOLD) x 1/6 (adding), at one of the evaluations every --eval-every updates.
 
-example:
+examples:
   python -m rnnmem lab recall --model lstm --init chrono --lag 40 --seeds 4
+  python -m rnnmem lab first-recall --model lru --layers 2 --lag 40 --seeds 4
 """
 
 
@@ -59,11 +78,50 @@ def _clip(text: str) -> float | None:
         raise argparse.ArgumentTypeError(f"must be a number > 0, or 'none' for no clipping, got {text!r}") from None
 
 
+def _radius(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {text!r}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``lab`` to ``parser``."""
     parser.add_argument("task", metavar="TASK", choices=TASKS, help=f"the task: {', '.join(TASKS)}")
     parser.add_argument(
-        "--model", required=True, choices=MODELS, help="the recurrent layer: tanh RNN, GRU or LSTM (required)"
+        "--model",
+        required=True,
+        choices=ALL_MODELS,
+        help="the recurrent layer: tanh RNN, GRU or LSTM, or one whose gates read only the input: "
+        "LRU, minGRU or selective decay (required)",
+    )
+    parser.add_argument(
+        "--layers",
+        type=_args.whole(1),
+        metavar="L",
+        help=f"{', '.join(LINEAR)} only: layers stacked (default 1)",
+    )
+    parser.add_argument(
+        "--state-size",
+        type=_args.whole(1),
+        metavar="N",
+        help="lru and selective only: the size of each layer's recurrent state (default: the model's own, named in the first line of the report)",
+    )
+    parser.add_argument(
+        "--r-min",
+        type=_radius,
+        metavar="R",
+        help=f"lru only: the inner radius of the ring its eigenvalues are drawn on, in (0, 1) "
+        f"(default {_ring_default('r_min'):g})",
+    )
+    parser.add_argument(
+        "--r-max",
+        type=_radius,
+        metavar="R",
+        help=f"lru only: the outer radius of that ring, in (0, 1), above --r-min (default {_ring_default('r_max'):g})",
     )
     init = parser.add_mutually_exclusive_group()
     init.add_argument(
@@ -91,14 +149,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=_args.whole(1),
         required=True,
         metavar="N",
-        help="steps between the answer and the query (for adding: the sequence length, >= 2)",
+        help="steps between the answer and the query (for first-recall the most, with no blank prefix; "
+        "for adding: the sequence length, >= 2)",
     )
     parser.add_argument(
         "--alphabet",
         type=_args.whole(2),
         default=8,
         metavar="K",
-        help="tokens to tell apart in recall (default 8, chance 1/8)",
+        help="tokens to tell apart in the recall tasks (default 8, chance 1/8)",
     )
     parser.add_argument(
         "--seeds",
@@ -110,7 +169,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--steps", type=_args.whole(1), default=1000, metavar="U", help="the budget: updates per seed (default 1000)"
     )
-    parser.add_argument("--hidden", type=_args.whole(1), default=32, metavar="H", help="hidden units (default 32)")
+    parser.add_argument(
+        "--hidden",
+        type=_args.whole(1),
+        default=32,
+        metavar="H",
+        help="hidden units, of each layer when stacked (default 32)",
+    )
     parser.add_argument(
         "--batch", type=_args.whole(1), default=64, metavar="B", help="sequences per update (default 64)"
     )
@@ -150,6 +215,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, print one line per seed and ``success: K/S``; return 0."""
+    _check_model_options(args)
     if args.model != "lstm" and args.forget_bias is not None:
         raise ValueError(f"--forget-bias sets the LSTM's forget gate; --model must be lstm, got {args.model}")
     if args.model != "lstm" and args.init == "chrono":
@@ -166,10 +232,71 @@ def run(args: argparse.Namespace) -> int:
     with _progress(args.progress, args.steps, what) as hook:
         result = _train(args, task, seeds, hook)
     print(_header(args, task, result))
+    tag = f" ({_stack(result.ensemble)})" if args.model in LINEAR else ""
     for e, seed in enumerate(seeds):
-        print(f"seed {seed}: {_score(task, result.final_scores[e])}, {_outcome(result, e)}")
+        print(f"seed {seed}{tag}: {_score(task, result.final_scores[e])}, {_outcome(result, e)}")
     print(f"success: {result.successes}/{len(seeds)}")
     return 0
+
+
+def _ring_default(name: str) -> float:
+    """The default of ``r_min`` or ``r_max`` in :func:`rnnmem.lab.train`."""
+    return float(inspect.signature(lab.train).parameters[name].default)
+
+
+def _ring(args: argparse.Namespace) -> tuple[float, float]:
+    """The ring of the LRU's eigenvalues, ``--r-min`` and ``--r-max`` or their defaults."""
+    r_min = _ring_default("r_min") if args.r_min is None else args.r_min
+    r_max = _ring_default("r_max") if args.r_max is None else args.r_max
+    return r_min, r_max
+
+
+def _check_model_options(args: argparse.Namespace) -> None:
+    """A ``ValueError`` naming the option when one is given to a model it does not apply to."""
+    if args.layers is not None and args.model not in LINEAR:
+        raise ValueError(
+            f"--layers stacks the models whose gates read only the input; --model must be one of "
+            f"{', '.join(LINEAR)}, got {args.model}"
+        )
+    if args.state_size is not None and args.model not in ("lru", "selective"):
+        raise ValueError(
+            f"--state-size sets the recurrent state of lru and selective; --model must be one of them, got {args.model}"
+        )
+    for option, value in (("--r-min", args.r_min), ("--r-max", args.r_max)):
+        if value is not None and args.model != "lru":
+            raise ValueError(f"{option} sets the ring of the LRU's eigenvalues; --model must be lru, got {args.model}")
+    r_min, r_max = _ring(args)
+    if args.model == "lru" and not r_min < r_max:
+        raise ValueError(
+            f"--r-min must be less than --r-max (the ring r_min <= |lambda| <= r_max), got --r-min {r_min:g} "
+            f"and --r-max {r_max:g}"
+        )
+
+
+def _linear_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`rnnmem.lab.train` for the models of :data:`LINEAR` (none for the others)."""
+    if args.model not in LINEAR:
+        return {}
+    options: dict[str, Any] = {"layers": 1 if args.layers is None else args.layers}
+    if args.state_size is not None:
+        options["state_size"] = args.state_size
+    if args.model == "lru":
+        options["r_min"], options["r_max"] = _ring(args)
+    return options
+
+
+def _stack(ensemble: Any) -> str:
+    """What a :class:`~rnnmem.linear_ensemble.LinearEnsemble` is: ``lru, 2 layers, state 32, ring 0.9 <= |lambda| <= 0.999``.
+
+    The state is named for ``lru`` and ``selective`` (minGRU's state is its
+    hidden vector), the ring of the eigenvalues for ``lru``.
+    """
+    words = [ensemble.model, f"{ensemble.layers} layer{'s' if ensemble.layers > 1 else ''}"]
+    if ensemble.model in ("lru", "selective"):
+        words.append(f"state {ensemble.state_size}")
+    if ensemble.model == "lru":
+        words.append(f"ring {ensemble.r_min:g} <= |lambda| <= {ensemble.r_max:g}")
+    return ", ".join(words)
 
 
 def _train(args: argparse.Namespace, task, seeds: list[int], hook: Callable[[int], object] | None) -> lab.LabResult:
@@ -189,6 +316,7 @@ def _train(args: argparse.Namespace, task, seeds: list[int], hook: Callable[[int
         eval_size=args.eval_size,
         threshold=args.threshold,
         progress=hook,
+        **_linear_options(args),
     )
 
 
@@ -259,20 +387,23 @@ def _terminal_size(stream: Any) -> tuple[int, int]:
 
 def _header(args, task, result) -> str:
     if task.kind == "classification":
-        what = f"{task.name}, lag {task.lag}, alphabet {task.alphabet} (chance {task.chance:.3f})"
+        lag = f"{task.lag - task.lag // 2} to {task.lag}" if task.name == "first-recall" else f"{task.lag}"
+        what = f"{task.name}, lag {lag}, alphabet {task.alphabet} (chance {task.chance:.3f})"
         goal = f"held-out accuracy >= {args.threshold:g}"
     else:
         what = f"adding problem, {task.length} steps (constant-guess error {task.baseline_mse:.3f})"
         goal = f"held-out error <= {(1 - args.threshold) * task.baseline_mse:.4f}"
-    if args.forget_bias is not None:
-        init = f"forget bias {args.forget_bias:g}"
+    if args.model in LINEAR:
+        model = f"{_stack(result.ensemble)}, {args.hidden} units a layer"
+    elif args.forget_bias is not None:
+        model = f"{args.model}, {args.hidden} units, forget bias {args.forget_bias:g}"
     elif args.init == "chrono":
-        init = f"chrono initialization, T_max {result.ensemble.t_max:g}"
+        model = f"{args.model}, {args.hidden} units, chrono initialization, T_max {result.ensemble.t_max:g}"
     else:
-        init = "PyTorch's initialization"
+        model = f"{args.model}, {args.hidden} units, PyTorch's initialization"
     clip = "no clipping" if args.clip is None else f"clipping at {args.clip:g}"
     return (
-        f"{what}; {args.model}, {args.hidden} units, {init}; {args.steps} updates of {args.batch}, "
+        f"{what}; {model}; {args.steps} updates of {args.batch}, "
         f"Adam {args.lr:g}, {clip}; a seed succeeds at {goal} on {args.eval_size} sequences"
     )
 
