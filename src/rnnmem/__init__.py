@@ -37,9 +37,13 @@ Modules, each one idea:
   values, and what is read from their results (success counts, measured horizons).
 * :mod:`rnnmem.stats`: the statistics the lab reports: intervals for counts and times,
   Fisher's exact test, and the lag at which success falls to one half.
+* :mod:`rnnmem.scan`: the linear recurrence :math:`h_t = a_t h_{t-1} + b_t` by a parallel scan, and its
+  backward pass.
 * :mod:`rnnmem.lru`, :mod:`rnnmem.mingru`, :mod:`rnnmem.selective`, :mod:`rnnmem.linear_ensemble`: recurrences
   built not to forget (the LRU, minGRU, a selective decay after Mamba), linear in their state, and many of
   them stacked for the lab.
+* :mod:`rnnmem.by_design`: the lab of "Remembering by design": the lag ladder, recall of the first token,
+  the LRU's ring and the gradient that reaches back.
 * :mod:`rnnmem.clip_lab`: the clipping experiment: plain gradient descent with and
   without clipping on a ladder of learning rates, gradient norms by parameter group.
 """
@@ -47,6 +51,7 @@ Modules, each one idea:
 from . import (
     bilm,
     bptt,
+    by_design,
     carry,
     cell_bound,
     cell_paths,
@@ -76,6 +81,7 @@ from . import (
     probe,
     rnn,
     scaling,
+    scan,
     selective,
     stats,
     tasks,
@@ -128,5 +134,7 @@ __all__ = [
     "mingru",
     "selective",
     "linear_ensemble",
+    "scan",
+    "by_design",
     "__version__",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnnmem import bilm, bptt, gru, lstm
+from rnnmem import bilm, bptt, gru, lstm, scan
 from rnnmem.init import pytorch_weights
 from rnnmem.site.builders import diagrams as B
 from rnnmem.site.diagrams import Diagram, evaluate, smallest_text_px
@@ -210,6 +210,11 @@ FIGURES = [
     ("gru_conventions_diagram", {"left": ("z_keeps", "before"), "right": ("z_keeps", "after")}),
     ("truncated_bptt_window", {}),
     ("elmo_stack_diagram", {}),
+    ("lru_block_diagram", {}),
+    ("scan_tree_diagram", {}),
+    ("scan_tree_diagram", {"steps": 2}),
+    ("scan_tree_diagram", {"steps": 13}),
+    ("scan_tree_diagram", {"steps": 16}),
 ]
 
 
@@ -256,3 +261,114 @@ def test_the_gradient_arcs_run_above_the_chain_where_their_labels_are():
         assert top[1] > a.at[1] + 0.2
         label = _label_point(a.at, b.at, e)
         assert abs(label[0] - top[0]) < 0.05 and abs(label[1] - top[1]) < 0.05
+
+
+# ------------------------------------------------------------------ remembering by design
+
+
+@pytest.mark.parametrize("T", range(2, 17))
+def test_the_scan_tree_draws_scan_levels_combines(T):
+    """Each dot joins the two steps its combine reads, in the row of its level: the combines are scan_levels'."""
+    d = B.scan_tree(T)
+    gap = d.get("s1").at[0] - d.get("s0").at[0]
+    column = {n.id: round(n.at[0] / gap) for n in d.nodes.values() if not n.id.endswith("_label")}
+    rows = sorted({n.at[1] for n in d.nodes.values() if n.id.startswith("c")})
+    drawn: list[list[tuple[int, int]]] = [[] for _ in rows]
+    for n in d.nodes.values():
+        if n.id.startswith("c"):
+            left, right = sorted(column[i] for i in d.inputs_of(n.id))
+            assert column[n.id] == right
+            drawn[rows.index(n.at[1])].append((left, right))
+    levels = scan.scan_levels(T)
+    assert [sorted(level) for level in drawn] == [sorted(level) for level in levels]
+    if T in (8, 13):  # what a caption may state: the count per level, from the figure's builder
+        _, values = B.scan_tree_diagram(T)
+        assert values["combines"] == [len(level) for level in drawn]
+        assert values["up"] + values["down"] == len(drawn) and values["up"] == 3
+    # Every input is the step's latest result: a dot reads no step that a lower row rewrote after it.
+    for n in d.nodes.values():
+        for src in d.inputs_of(n.id) if n.id.startswith("c") else ():
+            later = [m for m in d.nodes.values() if m.id.startswith("c") and column[m.id] == column[src]]
+            assert not [m for m in later if d.get(src).at[1] < m.at[1] < n.at[1]]
+    assert ("down_label" in d.nodes) == (T >= 3)
+
+
+@pytest.mark.parametrize("steps", [0, 1, 17, 100, 2.5, "8", True])
+def test_the_scan_tree_refuses_a_bad_T(steps):
+    with pytest.raises(ValueError, match="steps"):
+        B.scan_tree(steps)
+    with pytest.raises(ValueError, match="steps"):
+        B.scan_tree_diagram(steps=steps)
+
+
+def test_the_lru_block_draws_each_term_of_its_equations_once():
+    d = B.lru_block()
+    assert {n.computes: B.LRU_TERMS[n.id] for n in d.nodes.values() if n.computes} == {
+        k: v for k, v in B.LRU_TERMS.items()
+    }
+    reads = {i: sorted(d.inputs_of(i)) for i in B.LRU_TERMS}
+    assert reads == {
+        "u": [],
+        "B": ["u"],
+        "lam": [],
+        "decay": ["h", "lam"],  # lambda * h_{t-1}: the state fed back one step later
+        "add_h": ["B", "decay"],
+        "h": ["add_h"],
+        "C": ["h"],
+        "D": ["u"],
+        "add_y": ["C", "D"],
+        "mlp": ["add_y"],
+        "o": ["mlp"],
+    }
+    assert d.find_edge("h", "decay").label == r"$h_{t-1}$"
+
+
+def _run(d, i, values, h_prev, maps):
+    """Node ``i`` of an LRU description at one step; the edge h -> decay reads ``h_prev``, the state before."""
+    if i not in values:
+        n = d.get(i)
+        args = [h_prev if (src, i) == ("h", "decay") else _run(d, src, values, h_prev, maps) for src in d.inputs_of(i)]
+        if n.op == "add":
+            values[i] = args[0] + args[1]
+        elif n.op == "mul":
+            values[i] = args[0] * args[1]
+        elif n.op == "copy" or i == "h":
+            (values[i],) = args
+        else:
+            (arg,) = args
+            values[i] = maps[i](arg)
+    return values[i]
+
+
+def test_the_lru_block_run_step_by_step_is_the_lru():
+    """The description run as a computation (the fed-back edge reads the previous step) against the scan."""
+    rng = np.random.default_rng(0)
+    T, D, N = 7, 3, 4
+    nu, theta = rng.normal(-1, 0.5, N), rng.uniform(-np.pi, np.pi, N)
+    lam = np.exp(-np.exp(nu) + 1j * theta)
+    gamma = np.sqrt(1 - np.abs(lam) ** 2)
+    Bm = rng.standard_normal((N, D)) + 1j * rng.standard_normal((N, D))
+    Cm = rng.standard_normal((D, N)) + 1j * rng.standard_normal((D, N))
+    Dm = rng.standard_normal(D)
+    W1, W2 = rng.standard_normal((5, D)), rng.standard_normal((D, 5))
+    u = rng.standard_normal((T, D))
+
+    def mlp(y):
+        return W2 @ np.maximum(W1 @ y, 0)
+
+    maps = {
+        "B": lambda v: gamma * (Bm @ v),
+        "C": lambda v: np.real(Cm @ v),
+        "D": lambda v: Dm * v,
+        "mlp": mlp,
+    }
+    d = B.lru_block()
+    h_prev = np.zeros(N, dtype=complex)
+    got = []
+    for t in range(T):
+        values = {"u": u[t], "lam": lam}
+        got.append(_run(d, "o", values, h_prev, maps))
+        h_prev = values["h"]
+    h = scan.linear_scan(np.broadcast_to(lam, (T, N)), gamma * (u @ Bm.T))
+    y = np.real(h @ Cm.T) + Dm * u
+    np.testing.assert_allclose(np.array(got), np.array([mlp(v) for v in y]), rtol=1e-12, atol=1e-12)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from rnnmem import bptt
+from rnnmem import bptt, scan
 from rnnmem.checks import Check, PositiveInt, check_choice, check_positive_int
 from rnnmem.gru import RESET_CONVENTIONS, UPDATE_CONVENTIONS
 
@@ -424,4 +424,144 @@ def elmo_stack_diagram(layers: PositiveInt = 2):
         "layers": layers,
         "words": len([n for n in d.nodes if n.startswith("w_")]),
         "mixed": len(d.inputs_of("mix")),
+    }
+
+
+# ------------------------------------------------------------------ remembering by design
+
+#: The LRU's terms, as the block draws them: node id -> the term of
+#: :math:`h_t = \lambda \odot h_{t-1} + \gamma \odot B u_t`, :math:`y_t = \mathrm{Re}(C h_t) + D u_t`,
+#: :math:`o_t = \mathrm{MLP}(y_t)` it computes.
+LRU_TERMS = {
+    "u": "u_t",
+    "B": "gamma * B u_t",
+    "lam": "lambda",
+    "decay": "lambda * h_{t-1}",
+    "add_h": "h_t",
+    "h": "h_t",
+    "C": "Re(C h_t)",
+    "D": "D u_t",
+    "add_y": "y_t",
+    "mlp": "o_t",
+    "o": "o_t",
+}
+
+
+def lru_block(builder: str = "lru_block") -> Diagram:
+    """One linear recurrent unit layer (Orvieto et al. 2023), bottom to top: u_t, the complex input map
+    gamma * B, the diagonal recurrence with lambda = exp(-exp(nu) + i theta) feeding h_{t-1} back,
+    Re(C h_t) plus the skip D u_t, and the position-wise MLP that gives o_t.
+
+    Each node's ``computes`` is its term in :data:`LRU_TERMS`.
+    """
+    d = Diagram(builder)
+    mid, side, skip = 2.6, 1.2, 4.25  # columns: the main line, the decay's product, the skip D u_t
+    d.node("u", r"$u_t$", at=(mid, 0), shape="text", width=0.5, height=0.4, op="input", computes="u")
+    d.node("B", r"$\gamma \odot B$", at=(mid, 0.8), width=1.15, computes="B", note="complex", note_at="right")
+    d.node("add_h", r"$+$", at=(mid, 1.7), shape="circle", op="add", computes="add_h")
+    d.node("h", r"$h_t$", at=(mid, 2.5), width=0.7, computes="h")
+    d.node("decay", r"$\times$", at=(side, 1.7), shape="circle", op="mul", computes="decay")
+    d.node("lam", r"$\lambda$", at=(side, 0.8), shape="text", width=0.4, height=0.4, op="input", computes="lam")
+    d.node(
+        "lam_is",
+        r"$\lambda = \exp(-\exp(\nu) + i\theta)$",
+        at=(side, 0.2),
+        shape="text",
+        width=2.2,
+        height=0.4,
+    )
+    d.node("C", r"$\mathrm{Re}(C h_t)$", at=(mid, 3.65), width=1.45, computes="C")
+    d.node("D", r"$D u_t$", at=(skip, 2.5), width=0.8, computes="D")
+    d.node("add_y", r"$+$", at=(mid, 4.5), shape="circle", op="add", computes="add_y")
+    d.node("mlp", "MLP", at=(mid, 5.3), width=1.0, computes="mlp", note="per position", note_at="right")
+    d.node("o", r"$o_t$", at=(mid, 6.05), shape="text", width=0.5, height=0.4, op="copy", computes="o")
+    d.connect("u -> B -> add_h -> h -> C -> add_y -> mlp -> o")
+    d.edge("h", "decay", route="hv", style="carry", label=r"$h_{t-1}$", label_side="below", label_at=0.3)
+    d.edge("lam", "decay")
+    d.edge("decay", "add_h", style="carry")
+    d.edge("u", "D", route="hv")
+    d.edge("D", "add_y", route="vh")
+    d.group("recurrence", ["add_h", "h", "decay"], label="diagonal, per entry", color=PALETTE[0], pad=0.2)
+    return d
+
+
+def scan_tree(steps: int = 8, builder: str = "scan_tree") -> Diagram:
+    """The combines of the odd–even scan (:func:`rnnmem.scan.scan_levels`) on ``steps`` steps, one row per level.
+
+    Steps 1..T along the bottom; above them the up-sweep rows (pairs, then pairs of pairs), then the
+    down-sweep rows that fill in the steps between. A combine is a dot in the column of the step it
+    writes, joined to its two inputs: where the earlier and the later step's results were last written.
+    """
+    T = check_positive_int("steps", steps)
+    if not 2 <= T <= 16:
+        raise ValueError(f"steps (T) must be a whole number from 2 to 16 (legible on a phone), got {steps!r}")
+    levels = scan.scan_levels(T)
+    up = T.bit_length() - 1  # the up-sweep halves the steps: floor(log2 T) levels
+    gap, row = 0.6, 0.62
+    d = Diagram(builder)
+    latest = {}  # step -> the node that holds its latest result
+    for t in range(T):  # boxed while the numbers fit in their boxes, bare numbers from 10 steps on
+        latest[t] = d.node(
+            f"s{t}", f"{t + 1}", at=(t * gap, 0), width=0.5, height=0.4, shape="box" if T < 10 else "text"
+        )
+    for k, level in enumerate(levels):
+        y = row * (k + 1) + (0.25 if k >= up else 0.0)  # a little air between the two sweeps
+        colour, style = (None, "forward") if k < up else (PALETTE[3], "highlight")
+        written = {}
+        for left, right in level:
+            dot = f"c{k}_{right}"
+            d.node(dot, "", at=(right * gap, y), shape="dot", color=colour)
+            d.edge(latest[left], dot, style=style, arrow=False)
+            d.edge(latest[right], dot, style=style, arrow=False)
+            written[right] = dot
+        latest.update(written)
+    x_label = (T - 1) * gap + 0.3 + 1.2  # a label 2.4 units wide starts just right of the last step
+    top_up = row * up
+    d.node("up_label", "up-sweep", at=(x_label, (row + top_up) / 2), shape="text", width=2.4, height=0.4)
+    if len(levels) > up:
+        top = row * len(levels) + 0.25
+        d.node(
+            "down_label",
+            "down-sweep",
+            at=(x_label, (row * (up + 1) + 0.25 + top) / 2),
+            shape="text",
+            width=2.4,
+            height=0.4,
+            color=PALETTE[3],
+        )
+    return d
+
+
+@figure()
+def lru_block_diagram():
+    """One LRU layer: u_t through gamma * B into the diagonal recurrence (lambda feeding h_{t-1} back),
+    Re(C h_t) plus D u_t, then the position-wise MLP to o_t."""
+    d = lru_block()
+    x0, x1, y0, y1 = d.bounds()
+    w = x1 - x0 + 0.2
+    fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
+    fig.subplots_adjust(0, 0, 1, 1)
+    draw(d, ax)
+    return fig, {"nodes": len(d.nodes), "terms": sorted(set(LRU_TERMS.values()))}
+
+
+@figure()
+def scan_tree_diagram(steps: PositiveInt = 8):
+    """The odd–even scan's combines on T = ``steps`` steps (2 to 16), read from rnnmem.scan.scan_levels:
+    up-sweep rows of pairs, then down-sweep rows filling in the steps between."""
+    d = scan_tree(steps)
+    x0, x1, y0, y1 = d.bounds()
+    w = x1 - x0 + 0.2
+    fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
+    fig.subplots_adjust(0, 0, 1, 1)
+    draw(d, ax)
+    T = check_positive_int("steps", steps)
+    levels = scan.scan_levels(T)
+    up = T.bit_length() - 1
+    return fig, {
+        "steps": T,
+        "levels": len(levels),
+        "up": up,
+        "down": len(levels) - up,
+        "combines": [len(level) for level in levels],
     }

@@ -1,0 +1,409 @@
+r"""The lab of "Remembering by design": recurrences whose gates read only the input, trained beside the LSTM.
+
+The chapter asks two questions of the models of :mod:`rnnmem.linear_ensemble`
+(the linear recurrent unit, minGRU and a selective decay) and of the gated
+cells of the earlier chapters, and answers them by training, with the lab's
+ensembles, evaluation and success rule (:func:`rnnmem.lab.train`):
+
+* **How far back can each remember?** Success against lag on three tasks
+  (:data:`TASKS`), over a ladder of lags that grows threefold
+  (:data:`LAGS`); a model climbs to the next lag only while its success rate
+  at the last one is at least :data:`CLIMB_RATE` (:class:`Ladder`).
+* **What does reading only the input cost?** The task ``first-recall``
+  (:func:`rnnmem.tasks.make_task`), where the token to recall sits at a
+  position that varies and may recur later: one layer against two
+  (:data:`FIRST_MODELS`, :data:`FIRST_LAG`).
+
+and measures two things the formulas predict: the LRU's ring (success
+against :math:`r_{\max}`, :data:`RING_RADII`, beside the horizon each
+predicts) and the gradient that reaches back (:func:`gradient_reach`).
+
+**The design**, fixed before any result was looked at, is the constants
+below: :data:`SEEDS` (20 per cell), :data:`DESIGN` (the lab's settings of
+the chapter "Memory, measured by training": 16 units, batches of 32, Adam at
+0.01, clipping at 1, success at 0.9 held-out accuracy or :math:`R^2`) with
+the budget :data:`BUDGET`, float32 arithmetic (:data:`PRECISION`); every
+member retires at its first success.
+
+**Models** are named by a spec: the lab's (``"gru"``, ``"lstm:chrono"``, any
+:data:`rnnmem.experiments.MODEL_SPECS`), or ``"lru"``, ``"mingru"``,
+``"selective"``, optionally followed by ``":L"``, the number of layers, and
+(LRU only) ``":rR"``, the ring's outer radius :math:`r_{\max}`:
+``"lru:2"``, ``"lru:1:r0.99"`` (:class:`Spec`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import numpy as np
+
+from . import experiments, lab, tasks
+from .checks import Check, check_choice, check_positive_int
+from .experiments import Design, RunResult
+from .linear_ensemble import LINEAR_MODELS
+
+__all__ = [
+    "MODELS",
+    "TASKS",
+    "LAGS_DESIGNED",
+    "LAGS",
+    "CLIMB_RATE",
+    "SEEDS",
+    "BUDGET",
+    "DESIGN",
+    "PRECISION",
+    "RING_RADII",
+    "RING_R_MIN",
+    "RING_TASK",
+    "RING_LAG",
+    "FIRST_MODELS",
+    "FIRST_LAG",
+    "REACH_MODELS",
+    "REACH_LAG",
+    "SPECS",
+    "Spec",
+    "ModelText",
+    "Run",
+    "Ladder",
+    "LadderResult",
+    "check_spec",
+    "gradient_reach",
+]
+
+MODELS = ("lstm:chrono", "gru", "mingru", "lru", "lru:2", "selective")
+"""The models of the lag ladder: the LSTM with chrono initialization and the GRU (the earlier chapters'
+best), minGRU, the LRU with one and two layers, and the selective decay."""
+
+TASKS = ("blank-recall", "recall", "adding")
+"""The ladder's tasks: recall across blanks, recall across random tokens, the adding problem."""
+
+LAGS_DESIGNED = (10, 30, 100, 300, 1000)
+"""The ladder as designed: each lag about three times the last."""
+
+LAGS = (10, 30, 100, 300)
+"""The ladder as trained: :data:`LAGS_DESIGNED` without its last rung, dropped by cost before any run of it.
+A run of 20 members at lag 1000 costs about ten times one at lag 100, and the selective decay's (several
+times the LSTM's cost per step) alone would have cost more than the whole chapter's budget: a cold build
+of the site, which trains every run, must stay within minutes on a machine of two cores."""
+
+CLIMB_RATE = 0.5
+"""A model is trained at the next lag of the ladder while at least this share of its seeds succeeded at the last
+(a cell that most seeds fail is where the model's reach ends; set by cost, before any run: every failing cell
+trains its whole budget, and cells three times longer cost three times more)."""
+
+SEEDS = tuple(range(20))
+"""The seeds of every cell: 0 to 19."""
+
+BUDGET = 300
+"""Updates per member (a member retires at its first success): the short budget of the chapter "Memory,
+measured by training" (:data:`rnnmem.experiments.SHORT`)."""
+
+DESIGN = dataclasses.replace(experiments.DESIGN, steps=BUDGET)
+"""The lab's design (:data:`rnnmem.experiments.DESIGN`) with the budget :data:`BUDGET`."""
+
+PRECISION = "float32"
+"""The arithmetic of every run of the chapter's builders."""
+
+RING_RADII = (0.9, 0.99, 0.999)
+r"""The LRU's outer ring radius :math:`r_{\max}` in the ring experiment."""
+
+RING_R_MIN = 0.5
+r"""The inner radius :math:`r_{\min}` of a spec that sets :math:`r_{\max}` (``"lru:1:r0.99"``): 0.5, below
+every :data:`RING_RADII` (for an :math:`r_{\max}` at or below it, :math:`r_{\max}/2`)."""
+
+RING_TASK = "blank-recall"
+"""The ring experiment's task."""
+
+RING_LAG = 100
+r"""The ring experiment's lag: past the 1% horizon of :math:`r_{\max} = 0.9`, within those of 0.99 and 0.999."""
+
+FIRST_MODELS = ("lstm:chrono", "mingru", "mingru:2", "lru", "lru:2")
+"""The models trained on ``first-recall``: minGRU and the LRU with one layer and with two, and the LSTM, whose
+gates read the state (the selective decay, several times costlier per step, is left out by cost)."""
+
+FIRST_LAG = 20
+"""The lag of ``first-recall``: the answer is between ``(FIRST_LAG + 1) // 2 + 1`` and ``FIRST_LAG + 1`` steps back."""
+
+REACH_MODELS = ("rnn", "lstm:chrono", "mingru", "lru")
+"""The models whose gradient reach the chapter draws, at initialization and after training."""
+
+REACH_LAG = 100
+"""The lag (blank recall) of the gradient-reach measurement."""
+
+SPECS = (
+    f"{experiments.MODEL_SPECS}; or 'lru', 'mingru', 'selective', optionally followed by ':L' "
+    "(layers, a whole number >= 1) and, for 'lru', ':rR' (the ring's outer radius, 0 < R < 1)"
+)
+"""The spec language in words (what an error message says is allowed)."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A model of the chapter: a gated cell of the lab (``classic``), or a linear recurrence and its options.
+
+    >>> Spec.parse("lru:2:r0.99")
+    Spec(cell='lru', layers=2, r_max=0.99, classic=None)
+    >>> str(Spec.parse("lstm:chrono")), Spec.parse("lru:2").label
+    ('lstm:chrono', 'LRU, 2 layers')
+    >>> Spec.parse("mingru:r0.9")
+    Traceback (most recent call last):
+    ...
+    ValueError: model must be a model: ... got 'mingru:r0.9'
+    """
+
+    cell: str
+    layers: int = 1
+    r_max: float | None = None
+    classic: experiments.ModelSpec | None = None
+
+    @classmethod
+    def parse(cls, value: Any, name: str = "model") -> Spec:
+        """The model a spec names (:data:`SPECS`); a :class:`Spec` is returned as it is."""
+        if isinstance(value, Spec):
+            return value
+        problem = ValueError(f"{name} must be a model: {SPECS}, got {value!r}")
+        if not isinstance(value, str):
+            raise problem
+        cell, *rest = value.split(":")
+        if cell not in LINEAR_MODELS:
+            try:
+                classic = experiments.ModelSpec.parse(value, name)
+            except ValueError:
+                raise problem from None
+            return cls(classic.cell, classic=classic)
+        layers, r_max = 1, None
+        for part in rest:
+            if part.isdigit() and int(part) >= 1 and layers == 1 and r_max is None:
+                layers = int(part)
+            elif part.startswith("r") and cell == "lru" and r_max is None:
+                try:
+                    r_max = float(part[1:])
+                except ValueError:
+                    raise problem from None
+                if not 0.0 < r_max < 1.0:
+                    raise problem
+            else:
+                raise problem
+        return cls(cell, layers, r_max)
+
+    def __str__(self) -> str:
+        if self.classic is not None:
+            return str(self.classic)
+        text = self.cell if self.layers == 1 and self.r_max is None else f"{self.cell}:{self.layers}"
+        return text if self.r_max is None else f"{text}:r{self.r_max:g}"
+
+    @property
+    def label(self) -> str:
+        """The model as a legend or a table names it: ``LSTM, chrono``, ``LRU, 2 layers``."""
+        if self.classic is not None:
+            names = {"lstm:chrono": "LSTM, chrono", "gru": "GRU", "rnn": "tanh RNN"}
+            return names.get(str(self.classic), str(self.classic))
+        name = {"lru": "LRU", "mingru": "minGRU", "selective": "selective"}[self.cell]
+        text = name if self.layers == 1 else f"{name}, {self.layers} layers"
+        return text if self.r_max is None else f"{text}, r_max {self.r_max:g}"
+
+    @property
+    def key(self) -> str:
+        """The model's name in a builder's values: ``chrono``, ``gru``, ``lru2``, ``lru1_r0.99``."""
+        if self.classic is not None:
+            return self.classic.key
+        base = f"{self.cell}{self.layers}"
+        return base if self.r_max is None else f"{base}_r{self.r_max:g}"
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`rnnmem.lab.train` that make this model."""
+        if self.classic is not None:
+            m = self.classic
+            out: dict[str, Any] = {"model": m.cell, "forget_bias": m.forget_bias, "init": m.init}
+            if m.input_bias is not None:
+                out["input_bias"] = m.input_bias
+            return out
+        out = {"model": self.cell, "layers": self.layers}
+        if self.r_max is not None:
+            r_min = RING_R_MIN if self.r_max > RING_R_MIN else self.r_max / 2
+            out.update(r_min=r_min, r_max=self.r_max)
+        return out
+
+
+def check_spec(name: str, value: Any) -> Spec:
+    """A model spec (:data:`SPECS`), parsed, with errors naming ``name``.
+
+    >>> check_spec("model", "selective:2").layers
+    2
+    """
+    return Spec.parse(value, name)
+
+
+def _check_spec_text(name: str, value: Any) -> Any:
+    Spec.parse(value, name)
+    return value
+
+
+#: A model spec of the chapter (:data:`SPECS`): checked by :meth:`Spec.parse`, passed on as written.
+ModelText = Annotated[str, Check(_check_spec_text, f"models ({SPECS})")]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One ensemble, one seed per member, trained on ``task`` at ``lag`` with the ``design``.
+
+    A pure value: everything the run depends on, so that it can key a cache;
+    :meth:`execute` trains it (:func:`rnnmem.lab.train`, members retiring at
+    their first success) and returns the lab's :class:`rnnmem.experiments.RunResult`.
+
+    >>> run = Run("lru", "blank-recall", lag=3, seeds=(0, 1), design=Design(hidden=8, steps=20))
+    >>> result = run.execute()
+    >>> result.scores.shape[0], len(result.success_step)
+    (2, 2)
+    """
+
+    model: Spec
+    task: str
+    lag: int
+    seeds: tuple[int, ...] = SEEDS
+    design: Design = DESIGN
+    dtype: str = PRECISION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model", Spec.parse(self.model))
+        object.__setattr__(self, "task", check_choice("task", self.task, tasks.TASKS))
+        object.__setattr__(self, "lag", check_positive_int("lag", self.lag))
+        if isinstance(self.seeds, range):
+            object.__setattr__(self, "seeds", tuple(self.seeds))
+        if not isinstance(self.seeds, tuple) or not self.seeds:
+            raise ValueError(f"seeds must be a non-empty tuple of whole numbers >= 0, got {self.seeds!r}")
+        if not isinstance(self.design, Design):
+            raise ValueError(f"design must be a Design, got {self.design!r}")
+        check_choice("dtype", self.dtype, ("float32", "float64"))
+
+    @property
+    def cost(self) -> float:
+        """A relative cost, to train the costliest runs first: steps times members times updates times layers."""
+        per_step = 4 if self.model.classic is not None else 2 * self.model.layers
+        return per_step * (self.lag + 2) * len(self.seeds) * self.design.steps
+
+    def execute(self) -> RunResult:
+        """Train the run; a pure function of the run."""
+        task = tasks.make_task(self.task, self.lag, experiments.ALPHABET)
+        options = self.model.options()
+        result = lab.train(
+            task,
+            options.pop("model"),
+            seeds=list(self.seeds),
+            stop_when_done=True,
+            retire=True,
+            dtype=np.dtype(self.dtype),
+            **options,
+            **dataclasses.asdict(self.design),
+        )
+        return RunResult.of(result)
+
+
+Train = experiments.Train
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """Success against lag: every model on every task, up the lags while it keeps succeeding.
+
+    Each model starts at the first of ``lags`` and is trained at the next
+    while its success rate at the last one was at least ``climb_rate``; a
+    model that falls below it stops, and its later lags are read as not
+    trained (the rule, fixed before any run, keeps the costliest cells, long
+    lags that no model holds, from being trained at all).
+
+    >>> ladder = Ladder(("lru",), ("blank-recall",), lags=(2, 4), seeds=(0, 1), design=Design(hidden=8, steps=10))
+    >>> [(str(r.model), r.lag) for r in ladder.first_runs()]
+    [('lru', 2)]
+    """
+
+    models: tuple
+    tasks: tuple = TASKS
+    lags: tuple = LAGS
+    seeds: tuple = SEEDS
+    design: Design = DESIGN
+    climb_rate: float = CLIMB_RATE
+    dtype: str = PRECISION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "models", tuple(check_spec(f"models[{i}]", m) for i, m in enumerate(self.models)))
+        object.__setattr__(
+            self, "tasks", tuple(check_choice(f"tasks[{i}]", t, tasks.TASKS) for i, t in enumerate(self.tasks))
+        )
+        object.__setattr__(self, "lags", tuple(experiments.check_lags("lags", self.lags)))
+
+    def run(self, model: Any, task: str, lag: int) -> Run:
+        """The run of one cell."""
+        return Run(model, task, lag, tuple(self.seeds), self.design, self.dtype)
+
+    def first_runs(self) -> list[Run]:
+        """Every model on every task at the ladder's first lag."""
+        return [self.run(m, t, self.lags[0]) for m in self.models for t in self.tasks]
+
+    def execute(self, train: Train = experiments._train_here) -> LadderResult:
+        """Train the ladder rung by rung: every cell of one rung at once (``train`` may use a pool)."""
+        trained: dict[tuple, RunResult] = {}
+        climbing = [(m, t) for m in self.models for t in self.tasks]
+        for lag in self.lags:
+            if not climbing:
+                break
+            runs = [self.run(m, t, lag) for m, t in climbing]
+            for (m, t), result in zip(climbing, train(runs)):
+                trained[(m, t, lag)] = result
+            climbing = [
+                (m, t) for m, t in climbing if trained[(m, t, lag)].successes / len(self.seeds) >= self.climb_rate
+            ]
+        return LadderResult(self, trained)
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """The trained cells of a :class:`Ladder`, by ``(model, task, lag)``."""
+
+    ladder: Ladder
+    trained: dict
+
+    def outcome(self, model: Any, task: str, lag: int) -> experiments.Outcome | None:
+        """The cell's outcome at the design's budget, or ``None`` where the ladder did not train it."""
+        result = self.trained.get((check_spec("model", model), task, lag))
+        return None if result is None else result.outcome(self.ladder.design.steps)
+
+    def longest(self, model: Any, task: str, rate: float = 0.5) -> int | None:
+        """The longest lag at which the model's success rate is at least ``rate`` (``None``: none)."""
+        held = [
+            lag
+            for lag in self.ladder.lags
+            if (o := self.outcome(model, task, lag)) is not None and o.successes >= rate * o.n
+        ]
+        return max(held) if held else None
+
+
+def gradient_reach(
+    model: Any, lag: int, seeds: Any, hidden: int, *, params: dict | None = None, sequences: int = 256
+) -> np.ndarray:
+    r"""The share of the gradient at the query that reaches each distance back, on blank recall: ``(T,)``.
+
+    Entry :math:`k` is :math:`\|\partial\ell/\partial h_{T-k}\| / \|\partial\ell/\partial h_T\|`
+    (:func:`rnnmem.lab.gradient_by_step`: the state of the first layer, the complex
+    modulus for the LRU), the median over the seeds, on ``sequences`` sequences drawn
+    with seed 1. The models are drawn as :func:`rnnmem.lab.make_ensemble` draws them,
+    in float64, or carry ``params`` (trained ones, :attr:`rnnmem.experiments.RunResult.params`).
+
+    >>> share = gradient_reach("lru", lag=3, seeds=[0, 1], hidden=8, sequences=16)
+    >>> share.shape, float(share[0])
+    ((5,), 1.0)
+    """
+    spec = check_spec("model", model)
+    task = tasks.make_task("blank-recall", check_positive_int("lag", lag), experiments.ALPHABET)
+    options = spec.options()
+    ens = lab.make_ensemble(
+        task, options.pop("model"), list(seeds), hidden=check_positive_int("hidden", hidden), **options
+    )
+    if params is not None:
+        for name, value in params.items():
+            ens.params[name][...] = value
+    norms = lab.gradient_by_step(ens, task, n=check_positive_int("sequences", sequences), seed=1)
+    return np.median(norms[:, ::-1] / norms[:, -1:], axis=0)

@@ -1,0 +1,192 @@
+"""The figures of "Remembering by design" render and report what they drew (bad arguments: test_builder_arguments.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rnnmem import by_design, lru, memory, stats
+from rnnmem.experiments import Design
+from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.render import Renderer
+
+PAGE = "docs/chapters/remembering-by-design.md"
+
+
+def one(comment: str):
+    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE)
+    return d
+
+
+def test_lru_ring_horizons_renders_the_ring_it_draws(tmp_path):
+    item = Renderer(tmp_path).render(
+        one('<!-- figure: lru_ring_horizons state_size=32 r_min=0.8 r_max=0.99 seed=3 caption="c" -->')
+    )
+    assert item.content.lstrip().startswith(b"<?xml") and b"<svg" in item.content
+    v = item.values
+    # The same draw, computed here without the builder: moduli on the ring, horizons from memory.horizon.
+    r = np.abs(np.exp(-np.exp(lru.ring_init(32, 0.8, 0.99, seed=3)[0])))
+    assert v["smallest"] == pytest.approx(r.min()) and v["largest"] == pytest.approx(r.max())
+    assert 0.8 <= v["smallest"] <= v["largest"] <= 0.99 and v["stable"] is True
+    assert v["horizon_min"] == pytest.approx(memory.horizon(0.8, 0.01))
+    assert v["horizon_max"] == pytest.approx(memory.horizon(0.99, 0.01))
+    assert v["shortest"] == pytest.approx(memory.horizon(r.min(), 0.01))
+    assert v["longest"] == pytest.approx(memory.horizon(r.max(), 0.01))
+    assert v["horizon_min"] <= v["shortest"] <= v["median"] <= v["longest"] <= v["horizon_max"]
+
+
+def test_lru_ring_horizons_refuses_an_empty_ring(tmp_path):
+    with pytest.raises(DirectiveError, match="r_min"):
+        Renderer(tmp_path).render(one('<!-- figure: lru_ring_horizons r_min=0.99 r_max=0.9 caption="c" -->'))
+
+
+# ------------------------------------------------------------------ the lab, at a tiny size
+#
+# Each builder renders from a directive as the page's do, with two seeds, short lags and a few updates, and
+# what it reports is held to rnnmem.by_design's runs and ladder computed here without the builder.
+
+TINY = "seeds=2 hidden=8 steps=20"
+
+
+def _design(steps: int = 20) -> Design:
+    return dataclasses.replace(by_design.DESIGN, hidden=8, steps=steps)
+
+
+def test_ladder_table_shows_the_ladders_counts_and_stops_where_it_stops(tmp_path):
+    item = Renderer(tmp_path).render(
+        one(f'<!-- table: ladder_table models=["lstm:chrono", "lru"] tasks=["blank-recall"] lags=[2, 4, 8] {TINY} -->')
+    )
+    text = item.content.decode()
+    ladder = by_design.Ladder(("lstm:chrono", "lru"), ("blank-recall",), (2, 4, 8), (0, 1), _design())
+    res = ladder.execute()
+    for model in ("lstm:chrono", "lru"):
+        spec = by_design.Spec.parse(model)
+        (row,) = [line for line in text.splitlines() if f" | {spec.label} | " in line]
+        cells = [c.strip() for c in row.strip("|").split("|")][2:]
+        for lag, cell in zip((2, 4, 8), cells):
+            o = res.outcome(model, "blank-recall", lag)
+            if o is None:
+                assert cell == "–"
+            else:
+                assert cell.startswith(f"{o.successes} (")
+        counts = item.values["tasks"]["blank-recall"][spec.key]["counts"]
+        assert set(counts) == {str(lag) for lag in (2, 4, 8) if res.outcome(model, "blank-recall", lag) is not None}
+
+
+def test_ladder_climbs_only_while_half_the_seeds_succeed():
+    ladder = by_design.Ladder(("lru",), ("recall",), (2, 40), (0, 1), _design(steps=5))
+    res = ladder.execute()
+    first = res.outcome("lru", "recall", 2)
+    assert first is not None
+    climbed = res.outcome("lru", "recall", 40) is not None
+    assert climbed == (first.successes / first.n >= by_design.CLIMB_RATE)
+
+
+def test_first_recall_table_counts_the_runs_and_tests_the_pairs(tmp_path):
+    item = Renderer(tmp_path).render(
+        one(f'<!-- table: first_recall_table models=["lstm:chrono", "lru", "lru:2"] lag=4 {TINY} -->')
+    )
+    v = item.values
+    assert v["near"] == 3 and v["far"] == 5
+    for model in ("lstm:chrono", "lru", "lru:2"):
+        run = by_design.Run(by_design.Spec.parse(model), "first-recall", 4, (0, 1), _design()).execute()
+        assert v["models"][by_design.Spec.parse(model).key]["k"] == run.outcome(20).successes
+    assert set(v["pairs"]) == {"lru_layers", "chrono_lru1", "chrono_lru2"}
+    assert all(0.0 <= p["p_value"] <= 1.0 for p in v["pairs"].values())
+
+
+def test_ring_figure_reports_the_horizon_each_radius_predicts(tmp_path):
+    item = Renderer(tmp_path).render(one(f'<!-- figure: ring_figure radii=[0.5, 0.9] lag=3 {TINY} caption="c" -->'))
+    radii = item.values["radii"]
+    for r in (0.5, 0.9):
+        assert radii[f"{r:g}"]["horizon"] == pytest.approx(memory.horizon(r))
+        assert radii[f"{r:g}"]["lifetime"] == pytest.approx(memory.mean_lifetime(r))
+        run = by_design.Run(by_design.Spec("lru", 1, r), "blank-recall", 3, (0, 1), _design()).execute()
+        assert radii[f"{r:g}"]["k"] == run.outcome(20).successes
+
+
+def test_reach_figure_reports_the_share_at_the_far_end(tmp_path):
+    item = Renderer(tmp_path).render(
+        one(f'<!-- figure: reach_figure models=["rnn", "lru"] lag=3 sequences=8 {TINY} caption="c" -->')
+    )
+    for model in ("rnn", "lru"):
+        share = by_design.gradient_reach(model, 3, (0, 1), 8, sequences=8)
+        assert item.values["before"][by_design.Spec.parse(model).key] == pytest.approx(float(share[-1]))
+
+
+def test_contrast_table_tests_each_pair_by_fisher(tmp_path):
+    item = Renderer(tmp_path).render(
+        one(f'<!-- table: contrast_table contrasts=["lru/blank-recall/3 : mingru/first-recall/3"] {TINY} -->')
+    )
+    a = by_design.Run(by_design.Spec.parse("lru"), "blank-recall", 3, (0, 1), _design()).execute().outcome(20)
+    b = by_design.Run(by_design.Spec.parse("mingru"), "first-recall", 3, (0, 1), _design()).execute().outcome(20)
+    c0 = item.values["c0"]
+    assert (c0["a"], c0["b"]) == (a.successes, b.successes)
+    assert c0["p_value"] == pytest.approx(stats.fisher_exact(a.successes, 2, b.successes, 2))
+    assert c0["differ"] == (c0["p_value"] < 0.05)
+
+
+@pytest.mark.parametrize(
+    "contrast, message",
+    [
+        ("lru/recall/10", "two cells"),
+        ("lru/recall : gru/recall/10", "model/task/lag"),
+        ("lru/copy/10 : gru/recall/10", "task"),
+        ("lstmx/recall/10 : gru/recall/10", "model"),
+    ],
+)
+def test_contrast_table_refuses_a_malformed_pair(tmp_path, contrast, message):
+    with pytest.raises(DirectiveError, match=rf"contrasts\[0\].*{message}"):
+        Renderer(tmp_path).render(one(f'<!-- table: contrast_table contrasts=["{contrast}"] {TINY} -->'))
+
+
+# ------------------------------------------------------------------ the page's own sentences
+#
+# The measured section words some results itself ("no input-only model does", "two layers succeed"); those
+# sentences are held here against the values of the page's own items, as the build rendered them.
+
+PAGE_PATH = Path(__file__).resolve().parents[2] / PAGE
+
+
+def page_items(book_items) -> dict:
+    """The page's own items, by builder name: (directive, item)."""
+    from rnnmem.site import registry
+
+    out = {}
+    for d in find_directives(PAGE_PATH.read_text(), PAGE):
+        if registry.get(d.kind, d.name).module == "rnnmem.site.builders.remembering_by_design":
+            out[d.name] = book_items[d.where]
+    return out
+
+
+def test_the_sentences_the_measured_section_writes_hold_on_its_values(book_items):
+    items = page_items(book_items)
+    c = items["contrast_table"][1].values
+    # "The one-layer LRU does not learn to add ..., where two layers succeed"
+    assert c["c0"]["differ"] and c["c0"]["a"] < c["c0"]["b"]
+    # "at lag 10, the LRU succeeds with ..., the selective decay with ... and minGRU with ...": the LRU more
+    assert c["c1"]["differ"] and c["c1"]["a"] > c["c1"]["b"]
+    assert c["c2"]["differ"] and c["c2"]["a"] > c["c2"]["b"]
+    first = items["first_recall_table"][1].values
+    # "The chrono LSTM ... learns it ... No input-only model does, with one layer or two"
+    assert first["models"]["chrono"]["k"] >= first["seeds"] / 2
+    assert all(v["k"] == 0 for key, v in first["models"].items() if key != "chrono")
+    # "minGRU's medians ... sit at the chance of ...": within three points; "The LRU's ... are above it"
+    chance = first["chance"]
+    assert all(abs(first["models"][key]["median"] - chance) < 0.03 for key in ("mingru1", "mingru2"))
+    assert all(first["models"][key]["median"] > chance + 0.05 for key in ("lru1", "lru2"))
+    ring = items["ring_figure"][1].values
+    radii = ring["radii"]
+    # "fewer than the ... of the task" / "the slowest decays reach past the distance"
+    assert radii["0.9"]["horizon"] < ring["distance"] < radii["0.99"]["horizon"] < radii["0.999"]["horizon"]
+    assert ring["pair"]["differ"] and radii["0.9"]["k"] < radii["0.999"]["k"]
+    ladder = items["ladder_table"][1].values["tasks"]
+    # Summary: "across blanks the LRU and the selective decay ... climb to lag 300 where the gated cells stop by
+    # lag 100"; "one LRU layer cannot add, two can"
+    blank = ladder["blank-recall"]
+    assert "300" in blank["lru1"]["counts"] and "300" in blank["selective1"]["counts"]
+    assert all("300" not in blank[key]["counts"] for key in ("chrono", "gru"))
+    assert ladder["adding"]["lru1"]["counts"]["10"]["k"] < ladder["adding"]["lru2"]["counts"]["10"]["k"]
