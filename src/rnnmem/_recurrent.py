@@ -36,7 +36,7 @@ from .checks import check_dtype, check_finite, check_positive_int, check_seed, c
 from .init import Weights, pytorch_weights
 from .memory import sigmoid  # noqa: F401  (the package's one sigmoid, importable here as before)
 
-__all__ = ["Recurrent", "PARAMETER_NAMES", "WEIGHT_NAMES", "sigmoid_inplace", "check_step_args"]
+__all__ = ["Recurrent", "PARAMETER_NAMES", "WEIGHT_NAMES", "sigmoid_inplace", "sigmoid_by_tanh", "check_step_args"]
 
 PARAMETER_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
 """PyTorch's names of the four parameter arrays of a single-layer model."""
@@ -60,6 +60,23 @@ def sigmoid_inplace(a: np.ndarray) -> np.ndarray:
     a += 1.0
     np.reciprocal(a, out=a)
     return a
+
+
+def sigmoid_by_tanh(z: np.ndarray) -> np.ndarray:
+    r""":math:`\sigma(z)` computed as :math:`(1 + \tanh(z/2))/2`: a new array, in ``z``'s precision.
+
+    One formula for float32 and float64 that never overflows and lets NaN through (training marks a run
+    that produces one as diverged); equal to :func:`rnnmem.memory.sigmoid` to rounding. The gates of
+    :mod:`rnnmem.mingru` and the slope of the softplus in :mod:`rnnmem.selective` use it; the float32
+    cells of :mod:`rnnmem.ensemble` compute their gates by the same formula, in place.
+
+    >>> sigmoid_by_tanh(np.array([0.0, 2.0])).round(4).tolist()
+    [0.5, 0.8808]
+    """
+    s = np.tanh(z * 0.5)
+    s += 1.0
+    s *= 0.5
+    return s
 
 
 def _as_float_array(name: str, value: Any) -> np.ndarray:

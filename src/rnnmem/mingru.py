@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from ._recurrent import sigmoid_by_tanh
 from .scan import linear_scan, linear_scan_backward, sequential_scan
 
-__all__ = ["shapes", "draw", "forward", "backward", "sigmoid"]
+__all__ = ["shapes", "draw", "forward", "backward"]
 
 PROJECTION = ("W_z", "W_h")
 """The row blocks that read the layer's input, stacked ``(2H, D_in)``: the gate's and the candidate's."""
@@ -66,18 +67,6 @@ def draw(rng: np.random.Generator, input_size: int, hidden: int) -> dict:
     return {"W_z": W[:H], "W_h": W[H:], "b_z": b[:H], "b_h": b[H:]}
 
 
-def sigmoid(z: np.ndarray) -> np.ndarray:
-    r""":math:`\sigma(z) = (1 + \tanh(z/2))/2`, one formula for both precisions, with no overflow.
-
-    >>> float(sigmoid(np.array(0.0)))
-    0.5
-    """
-    s = np.tanh(z * 0.5)
-    s += 1.0
-    s *= 0.5
-    return s
-
-
 def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan") -> tuple[np.ndarray, dict]:
     r"""The layer: ``proj`` ``(T, E, B, 2H)`` is :math:`[W_z u + b_z; W_h u + b_h]`; returns ``y = h`` and the cache.
 
@@ -89,7 +78,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
     """
     T = proj.shape[0]
     H = proj.shape[3] // 2
-    z = sigmoid(proj[..., :H])
+    z = sigmoid_by_tanh(proj[..., :H])
     cand = proj[..., H:]
     a = 1.0 - z
     b = z * cand

@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from ._recurrent import sigmoid_by_tanh
 from .lru import _mm, _mm_grad
-from .mingru import sigmoid
 from .scan import linear_scan, linear_scan_backward, sequential_scan
 
 __all__ = ["shapes", "draw", "forward", "backward", "softplus", "inverse_softplus", "chunk_steps"]
@@ -235,7 +235,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
         del a, b, h, dh, da, g
     d_delta += d_written * x
     dx += d_written * delta
-    dz = d_delta * sigmoid(z)  # softplus' = sigma
+    dz = d_delta * sigmoid_by_tanh(z)  # softplus' = sigma
     grads["W_dt"] = _mm_grad(dz, x)
     grads["b_dt"] = dz.sum(axis=(0, 2))
     grads["W_B"] = _mm_grad(dBt, x)
