@@ -72,7 +72,7 @@ from ._recurrent import Recurrent
 from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .gru import GRU  # noqa: F401  (the examples use it)
 
-__all__ = ["MODELS", "INITS", "KINDS", "Ensemble", "OneHot"]
+__all__ = ["MODELS", "INITS", "KINDS", "Ensemble", "OneHot", "check_targets"]
 
 MODELS = ("rnn", "gru", "lstm")
 """The cells (:data:`rnnmem.cells.NAMES`) an :class:`Ensemble` stacks: those with a stacked forward and
@@ -927,21 +927,32 @@ class Ensemble:
         return losses, grads
 
     def _check_targets(self, targets: Any, kind: str, E: int, B: int) -> np.ndarray:
-        y = np.asarray(targets)
-        if y.shape == (B,):
-            y = np.broadcast_to(y, (E, B))
-        if y.shape != (E, B):
-            raise ValueError(f"targets must have shape ({B},) or ({E}, {B}), got shape {np.shape(targets)}")
-        if kind == "classification":
-            if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= self.output_size:
-                raise ValueError(
-                    f"targets must be class indices from 0 to {self.output_size - 1}, "
-                    f"got values from {y.min()} to {y.max()} (dtype {y.dtype})"
-                )
-            return y.astype(np.intp)
-        if self.output_size != 1:
-            raise ValueError(f"kind='regression' reads one number: output_size must be 1, got {self.output_size}")
-        return np.asarray(check_finite("targets", y), dtype=self.dtype)
+        return check_targets(targets, kind, E, B, self.output_size, self.dtype)
+
+
+def check_targets(targets: Any, kind: str, E: int, B: int, output_size: int, dtype: Any) -> np.ndarray:
+    """The targets of a batch of ``B`` sequences for ``E`` members, checked: ``(E, B)`` class indices
+    (``kind="classification"``, below ``output_size``) or finite numbers in ``dtype`` (``"regression"``,
+    one output); ``(B,)`` targets are shared by every member. Every ensemble of the lab checks its targets here.
+
+    >>> check_targets([0, 2], "classification", 3, 2, output_size=3, dtype=np.float64).shape
+    (3, 2)
+    """
+    y = np.asarray(targets)
+    if y.shape == (B,):
+        y = np.broadcast_to(y, (E, B))
+    if y.shape != (E, B):
+        raise ValueError(f"targets must have shape ({B},) or ({E}, {B}), got shape {np.shape(targets)}")
+    if kind == "classification":
+        if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= output_size:
+            raise ValueError(
+                f"targets must be class indices from 0 to {output_size - 1}, "
+                f"got values from {y.min()} to {y.max()} (dtype {y.dtype})"
+            )
+        return y.astype(np.intp)
+    if output_size != 1:
+        raise ValueError(f"kind='regression' reads one number: output_size must be 1, got {output_size}")
+    return np.asarray(check_finite("targets", y), dtype=dtype)
 
 
 def _squash_in_place(a: np.ndarray, through_tanh: bool, out: np.ndarray | None = None) -> None:

@@ -66,8 +66,8 @@ from typing import Any
 import numpy as np
 
 from . import lru, mingru, selective
-from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
-from .ensemble import KINDS, OneHot, _seeds
+from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive, check_positive_int
+from .ensemble import KINDS, OneHot, _seeds, check_targets
 
 __all__ = ["LINEAR_MODELS", "METHODS", "LinearEnsemble"]
 
@@ -490,18 +490,4 @@ class LinearEnsemble:
         return grads
 
     def _check_targets(self, targets: Any, kind: str, E: int, B: int) -> np.ndarray:
-        y = np.asarray(targets)
-        if y.shape == (B,):
-            y = np.broadcast_to(y, (E, B))
-        if y.shape != (E, B):
-            raise ValueError(f"targets must have shape ({B},) or ({E}, {B}), got shape {np.shape(targets)}")
-        if kind == "classification":
-            if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= self.output_size:
-                raise ValueError(
-                    f"targets must be class indices from 0 to {self.output_size - 1}, "
-                    f"got values from {y.min()} to {y.max()} (dtype {y.dtype})"
-                )
-            return y.astype(np.intp)
-        if self.output_size != 1:
-            raise ValueError(f"kind='regression' reads one number: output_size must be 1, got {self.output_size}")
-        return np.asarray(check_finite("targets", y), dtype=self.dtype)
+        return check_targets(targets, kind, E, B, self.output_size, self.dtype)
