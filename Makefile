@@ -99,7 +99,7 @@ test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no
 # One chapter end to end, in seconds: its snippets (Sybil) and its builder test (pytest), then every page
 # rule of rnnmem.site.check in the order CONTRIBUTING.md lists them (rnnmem.site check: placeholders,
 # fences, code width, directives, captions, numbers, cross-references, citations, reference links, links,
-# forward links, notebook, notebook prose). Both halves always run, so one pass reports every failure; either failing
+# forward links, notebook, notebook prose, exercises). Both halves always run, so one pass reports every failure; either failing
 # fails the target. Only docs/chapters/ is searched: an API page or notebook of the same name is never taken.
 test-chapter: setup ## Check one chapter end to end, every page rule: make test-chapter CH=horizon
 	@if ! printf '%s' "$${CH:-}" | grep -Eqx '[a-z0-9][a-z0-9-]*' || [ ! -f "docs/chapters/$${CH}.md" ]; then \

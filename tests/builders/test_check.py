@@ -19,6 +19,51 @@ CHAPTERS = check.chapters(DOCS)
 REPO_URL, SITE_URL = "https://github.com/o/r", "https://o.github.io/r/"
 
 
+#: An exercises section that passes the rule ``exercises``: a routine exercise and two coding ones.
+EXERCISES = """
+## Exercises
+
+1. **Routine.** Why does it shrink?
+
+    ??? success "Answer"
+        It keeps less than all of itself each step.
+
+2. **Coding.** Write `halve(x)`.
+
+    ```python
+    def halve(x):
+        raise NotImplementedError("your code here")
+    ```
+
+    ??? success "Answer"
+        ```python
+        def halve(x):
+            return x / 2
+        ```
+
+    ```python
+    assert halve(4) == 4 / 2
+    ```
+
+3. **Coding.** Write `twice(x)`.
+
+    ```python
+    def twice(x):
+        raise NotImplementedError("your code here")
+    ```
+
+    ??? success "Answer"
+        ```python
+        def twice(x):
+            return 2 * x
+        ```
+
+    ```python
+    assert twice(3) == 3 + 3
+    ```
+"""
+
+
 def site_with(tmp_path: Path, pages: dict[str, str], chapters: list[str]) -> Path:
     """A small book in ``tmp_path``: its mkdocs.yml (the Chapters section of the nav) and its pages."""
     nav = "\n".join(f"      - {Path(c).stem}: {c}" for c in chapters)
@@ -66,11 +111,11 @@ def test_a_failing_chapter_prints_rule_page_line_and_fix_and_exits_1(tmp_path, c
     assert lines[3].startswith("  how to fix (numbers): print it in a snippet")
     assert lines[4] == "docs/chapters/a.md:5: links: link to 'nowhere.md': docs/chapters/nowhere.md does not exist"
     assert lines[5].startswith("  how to fix (links): ")
-    assert "FAILED (code-width, numbers, links)" in out.out
+    assert "FAILED (code-width, numbers, links, exercises)" in out.out
 
 
 def test_a_chapter_that_passes_every_rule_exits_0(tmp_path, capsys):
-    page = "# A\n\nIt keeps 0.9 of itself.\n\n```python\n>>> 0.9\n0.9\n```\n"
+    page = "# A\n\nIt keeps 0.9 of itself.\n\n```python\n>>> 0.9\n0.9\n```\n" + EXERCISES
     config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
     assert main(["check", "a", "--config", str(config)]) == 0
     assert f"docs/chapters/a.md: ok: {len(check.RULES)} rules" in capsys.readouterr().out
@@ -85,6 +130,28 @@ def test_every_rule_has_one_check_and_the_order_is_contributings():
     assert listed == names, "CONTRIBUTING.md lists the rules in the order `make test-chapter` reports them"
     for rule in check.RULES:
         assert rule.asks and rule.reason and rule.fix, rule.name
+
+
+def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsys):
+    """An untagged exercise, a coding exercise without its check, and too few coding exercises fail the rule."""
+    broken = EXERCISES.replace("1. **Routine.** Why", "1. Why").replace("    assert twice(3) == 3 + 3\n", "    twice\n")
+    broken = broken.replace("2. **Coding.** Write `halve(x)`.", "2. **Homework.** Write `halve(x)`.")
+    config = site_with(
+        tmp_path, {"chapters/a.md": "# A\n" + broken, "references.md": "# References\n"}, ["chapters/a.md"]
+    )
+    assert main(["check", "a", "--config", str(config)]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if ": exercises: " in line]
+    assert err[0] == (
+        "docs/chapters/a.md:5: exercises: exercise 1 opens with no tag: begin it with one of **Routine.**, "
+        "**Conceptual.**, **Coding.** or **Project.**"
+    )
+    assert err[1].startswith("docs/chapters/a.md:10: exercises: exercise 2 has the tag **Homework.**; the tags are")
+    assert err[2].startswith("docs/chapters/a.md:27: exercises: coding exercise 3 has no check: after its answer")
+    assert "twice" in err[2]
+    assert err[3].startswith(
+        "docs/chapters/a.md:5: exercises: the chapter sets 1 coding exercise(s); it needs at least 2"
+    )
+    assert len(err) == 4
 
 
 def test_a_problem_names_a_rule_that_exists():

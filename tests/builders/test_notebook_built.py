@@ -150,3 +150,72 @@ def test_the_notebooks_command_refuses_a_folder_in_docs(tmp_path):
     assert done.returncode == 2
     assert "usage:" in done.stderr and "argument --out:" in done.stderr and "docs/downloads" in done.stderr
     assert not (project / "docs" / "downloads").exists()
+
+
+# -- the student's notebook: the chapter without its answers --------------------------------------------
+EXERCISES = """
+## Exercises
+
+1. **Conceptual.** Why does a factor below one forget?
+
+    ??? success "Answer"
+        Each step keeps a fixed share below one, so the share left shrinks geometrically.
+
+2. **Coding.** Write `halve(x)`.
+
+    ```python
+    def halve(x):
+        raise NotImplementedError("your code here")
+    ```
+
+    ??? success "Answer"
+        ```python
+        def halve(x):
+            return x / 2
+        ```
+
+        Dividing is the whole of it.
+
+    ```python
+    assert halve(4.0) == 4.0 / 2
+    ```
+"""
+
+
+def run_cells(text: str) -> None:
+    """Run a notebook's code cells in order in one namespace, as a kernel would (the install cell aside)."""
+    namespace: dict = {}
+    for source in cells(text, "code")[1:]:
+        exec(compile(source, "<cell>", "exec"), namespace)
+
+
+def test_a_chapter_with_exercises_gets_a_students_notebook_whose_checks_meet_the_students_code(tmp_path):
+    book = make_book(tmp_path, TEXT + EXERCISES)
+    assert sorted(book.notebooks) == ["downloads/t-student.ipynb", "downloads/t.ipynb"]
+    full, student = book.notebooks["downloads/t.ipynb"], book.notebooks["downloads/t-student.ipynb"]
+    # The answers are gone, their prose and their code; the starter and the check stay.
+    assert "return x / 2" in full and "Dividing is the whole of it" in full and "geometrically" in full
+    assert "return x / 2" not in student and "Dividing" not in student and "geometrically" not in student
+    assert "**Answer**" not in student
+    code = cells(student, "code")
+    assert any("raise NotImplementedError" in c for c in code) and any("assert halve(4.0)" in c for c in code)
+    assert "without the exercises' answers" in cells(student, "markdown")[0]
+    # The chapter's notebook runs through; the student's stops at the check until the starter is written.
+    run_cells(full)
+    with pytest.raises(NotImplementedError, match="your code here"):
+        run_cells(student)
+    written = student.replace('raise NotImplementedError(\\"your code here\\")', "return x / 2")
+    assert written != student
+    run_cells(written)
+    # The page links it under its Exercises heading, with its Colab address.
+    page = book.page_markdown("chapters/t.md", TEXT + EXERCISES)
+    heading = page.index("</span> Exercises")
+    link = page.index("(../downloads/t-student.ipynb)", heading)
+    assert link < page.index("1. **Conceptual.**")
+    assert colab_url("https://github.com/o/r", "t-student.ipynb") in page
+
+
+def test_a_chapter_without_exercises_gets_no_students_notebook(tmp_path):
+    book = make_book(tmp_path)
+    assert "downloads/t-student.ipynb" not in book.notebooks
+    assert "student" not in book.page_markdown("chapters/t.md", TEXT)

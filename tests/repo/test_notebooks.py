@@ -14,6 +14,7 @@ from nbclient import NotebookClient
 
 from rnnmem.site import check
 from rnnmem.site.book import Book, load_mkdocs_settings
+from rnnmem.site.exercises import exercises
 from rnnmem.site.markdown import lex
 from rnnmem.site.notebook import printed_output, python_blocks
 
@@ -55,7 +56,7 @@ def test_there_are_chapters():
 def test_the_site_offers_one_notebook_per_chapter_and_notebook_page():
     b = built()
     pages = sorted(p.stem for p in (SETTINGS["docs_dir"] / "notebooks").glob("*.py"))
-    names = sorted(b.pages[c].slug for c in CHAPTERS) + pages
+    names = sorted(b.pages[c].slug for c in CHAPTERS) + [f"{b.pages[c].slug}-student" for c in CHAPTERS] + pages
     assert sorted(b.notebooks) == sorted(f"downloads/{n}.ipynb" for n in names)
     generated = b.generated_files()
     assert all(generated[path] == text.encode() for path, text in b.notebooks.items())
@@ -115,3 +116,36 @@ def test_notebook_carries_the_chapters_prose_and_printed_output(src_uri):
         want = printed_output("\n".join(fence.body))
         got = "".join(o["text"] for o in cell["outputs"])
         assert got == want, f"docs/{src_uri}:{fence.line}: the notebook's cell prints {got!r}, the chapter {want!r}"
+
+
+@pytest.mark.parametrize("src_uri", CHAPTERS)
+def test_the_students_notebook_is_the_chapter_without_its_answers(src_uri):
+    """Every code cell of the chapter's notebook is in the student's, in order, except the answers' code;
+    each coding exercise's starter and check are there, and no answer's code or text is."""
+    b = built()
+    page = b.pages[src_uri]
+    student = json.loads(b.notebooks[b.student_notebook_path(page)])
+    items = exercises(page.markdown)
+    assert items, f"docs/{src_uri} has no exercises"
+    answer_lines = {n for ex in items for first, last in ex.answers for n in range(first, last + 1)}
+    blocks = python_blocks(page.markdown)
+    kept = [blk.source for blk in blocks if blk.line not in answer_lines]
+    code = [c["source"] for c in student["cells"] if c["cell_type"] == "code"]
+    assert code[1:] == kept, f"docs/{src_uri}: the student's notebook must hold the chapter's code without the answers"
+    prose = "\n".join(c["source"] for c in student["cells"] if c["cell_type"] == "markdown")
+    assert "**Answer**" not in prose, f"docs/{src_uri}: the student's notebook shows an answer"
+    for ex in items:
+        if ex.tag == "coding":
+            assert all(s in code for s in ex.starter) and any(c in code for c in ex.checks), (
+                f"docs/{src_uri}:{ex.line}: the student's notebook lacks exercise {ex.number}'s starter or check"
+            )
+
+
+def test_the_book_sets_open_projects_and_tags_every_exercise():
+    counts: dict[str, int] = {}
+    for src_uri in CHAPTERS:
+        for ex in exercises(book().pages[src_uri].markdown):
+            assert ex.tag, f"docs/{src_uri}:{ex.line}: exercise {ex.number} has no tag"
+            counts[ex.tag] = counts.get(ex.tag, 0) + 1
+    assert counts.get("project", 0) >= 3, f"the book sets {counts.get('project', 0)} projects; it needs at least 3"
+    assert counts.get("coding", 0) >= 2 * len(CHAPTERS), counts

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import config, notebook, numbering, placeholders
+from . import config, exercises, notebook, numbering, placeholders
 from .directives import Directive, DirectiveError, find_directives
 from .markdown import lex, prose_spans
 from .numbering import Numbering, NumberingError, Target
@@ -25,6 +25,8 @@ from .sources import package_digest
 
 FIGURE_DIR = "assets/figures"
 NOTEBOOK_DIR = "downloads"
+#: The heading of a chapter's exercises, as the page shows it (numbered or not).
+_EXERCISES = re.compile(r"(?:<span[^>]*>[\d.]+</span>\s*|[\d.]+\s+)?Exercises\b")
 CHAPTER_DIR = "chapters"
 
 _SVG_SIZE = re.compile(rb'<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"')
@@ -205,6 +207,7 @@ class Book:
         text = self._console_fences(text)
         if page.is_chapter:
             text = self._notebook_links(page, text)
+            text = self._student_links(page, text)
         return text
 
     # -- placeholders: numbers from the builders' values ------------------------
@@ -409,6 +412,28 @@ class Book:
             pos = end
         return "".join(out) + page.markdown[pos:]
 
+    def student_notebook_path(self, page: Page) -> str:
+        return f"{NOTEBOOK_DIR}/{page.slug}-student.ipynb"
+
+    def has_exercises(self, page: Page) -> bool:
+        return bool(exercises.exercises(page.markdown))
+
+    def student_notebook_text(self, page: Page) -> str:
+        """The chapter's notebook for a student: the same, without the exercises' answers
+        (:func:`rnnmem.site.exercises.student_markdown`); a coding exercise's check meets the student's code."""
+        url = posixpath.splitext(page.src_uri)[0] + "/"
+        page_url = (self.site_url.rstrip("/") + "/" + url) if self.site_url else url
+        site_url = self.site_url.rstrip("/") + "/" if self.site_url else ""
+        return notebook.chapter_notebook(
+            exercises.student_markdown(self.notebook_markdown(page, site_url)),
+            slug=f"{page.slug}-student",
+            title=page.title,
+            page_url=page_url,
+            repo_url=self.repo_url,
+            site_url=site_url,
+            intro=notebook.STUDENT_INTRO,
+        )
+
     def make_notebooks(self) -> dict[str, str]:
         """Site path (``downloads/<name>.ipynb``) -> text of every notebook the site offers.
 
@@ -426,6 +451,8 @@ class Book:
                 continue  # the page's error was reported (serving: it shows it; a strict build stopped)
             try:
                 out[self.notebook_path(page)] = self.notebook_text(page)
+                if self.has_exercises(page):
+                    out[self.student_notebook_path(page)] = self.student_notebook_text(page)
             except DirectiveError as exc:
                 if not self.keep_going:
                     raise
@@ -471,6 +498,25 @@ class Book:
             f'<p class="rnnmem-notebook"><a href="{rel}" download="{stem}.ipynb">Download this notebook</a>'
             f' · <a href="{colab}">Open in Colab</a></p>'
         )
+
+    def _student_links(self, page: Page, text: str) -> str:
+        """Under the chapter's ``## Exercises`` heading: the student's notebook (no answers) and its Colab link."""
+        if not self.has_exercises(page):
+            return text
+        doc = lex(text)
+        heading = next((h for h in doc.headings if h.level == 2 and _EXERCISES.match(h.text)), None)
+        if heading is None:
+            return text
+        name = posixpath.basename(self.student_notebook_path(page))
+        rel = posixpath.relpath(self.student_notebook_path(page), posixpath.dirname(page.src_uri))
+        colab = notebook.colab_url(self.repo_url, name)
+        links = (
+            f'\n<p class="rnnmem-notebook" markdown="span">'
+            f'[:material-school: The exercises without their answers, as a notebook]({rel}){{ download="{name}" }}'
+            f" · [:material-rocket-launch: Open in Colab]({colab})</p>\n"
+        )
+        end = doc.line_starts[heading.line - 1] + len(text.splitlines()[heading.line - 1])
+        return text[:end] + "\n" + links + text[end:]
 
     def _notebook_links(self, page: Page, text: str) -> str:
         rel = posixpath.relpath(self.notebook_path(page), posixpath.dirname(page.src_uri))

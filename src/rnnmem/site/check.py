@@ -50,6 +50,11 @@ after its problems and exits 1. The rules:
 ``notebook-prose``
     that notebook carries the chapter's prose: every ``##`` heading and the
     first paragraph, as the notebook writes them (references as plain text).
+``exercises``
+    every exercise opens with its tag (routine, conceptual, coding, project)
+    and has one answer; a coding exercise has a starter before its answer and
+    a check after it; the chapter sets at least two coding exercises
+    (:mod:`rnnmem.site.exercises`, which also writes the student's notebook).
 
 The repository's tests run the same functions over every page
 (``tests/repo/test_page_rules.py``), so what ``make test-chapter`` passes the
@@ -77,6 +82,7 @@ from . import apipages, config
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .config import HOME_SECTION
 from .directives import DirectiveError, find_directives
+from .exercises import MIN_CODING, exercise_problems
 from .markdown import LINK as _LINK
 from .markdown import lex, prose_spans
 from .numbering import NumberingError, heading_anchor
@@ -235,6 +241,18 @@ RULES: tuple[Rule, ...] = (
         "the notebook is the chapter to read, not only its code",
         "the notebook writer (rnnmem.site.notebook) drops that text: keep the heading or paragraph "
         "plain Markdown, or fix the writer",
+        chapters_only=True,
+    ),
+    Rule(
+        "exercises",
+        "every exercise opens with its tag (**Routine.**, **Conceptual.**, **Coding.** or **Project.**) and has "
+        f"one answer; a coding exercise has a starter before its answer and a check after it; the chapter sets "
+        f"at least {MIN_CODING} coding exercises",
+        "a teacher picks homework by its tag, and the student's notebook (the chapter without the answers) "
+        "keeps each coding exercise's starter and check, so the check meets the student's own code",
+        "tag the exercise; for a coding exercise, put a ```python starter (a function or class that raises "
+        "NotImplementedError) before the answer and a ```python check (an assert against rnnmem) after it; "
+        "rnnmem.site.exercises shows the format",
         chapters_only=True,
     ),
 )
@@ -1008,6 +1026,9 @@ _CHECKS: dict[str, Callable[[Site, str], list[Problem]]] = {
     "forward-links": lambda site, src: forward_link_problems(src, site.sources[src], site.order, site.ahead),
     "notebook": _rule_notebook,
     "notebook-prose": _rule_notebook_prose,
+    "exercises": lambda site, src: [
+        Problem("exercises", f"docs/{src}", line, message) for line, message in exercise_problems(site.sources[src])
+    ],
 }
 assert list(_CHECKS) == [r.name for r in RULES]
 

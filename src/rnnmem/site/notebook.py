@@ -140,13 +140,36 @@ def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
     return _LINK.sub(lambda m: m.group(1) + _absolute(m.group("target"), page_url, site_url) + m.group(3), text)
 
 
-def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, repo_url: str, site_url: str = "") -> str:
+#: The opening of a student's notebook (:meth:`rnnmem.site.book.Book.student_notebook_text`); ``{link}`` is the chapter.
+STUDENT_INTRO = (
+    "This notebook is the chapter {link} for a student: its text and its code, without the exercises' "
+    "answers. A coding exercise gives you a cell to complete (it raises `NotImplementedError` until you do) "
+    "and, after it, a cell that checks your code against `rnnmem`'s own: it fails until your code is right. "
+    "Run the cells in order; the answers are on the book's page."
+)
+CHAPTER_INTRO = (
+    "This notebook is the chapter {link}: its text, its code cell by cell in the order the chapter runs it, "
+    "and under each cell the output the book prints and its tests check. Run the cells to compute them again."
+)
+
+
+def chapter_notebook(
+    markdown: str,
+    *,
+    slug: str,
+    title: str,
+    page_url: str,
+    repo_url: str,
+    site_url: str = "",
+    intro: str = CHAPTER_INTRO,
+) -> str:
     """The notebook (nbformat 4.5 JSON text, deterministic) for one chapter.
 
     ``markdown`` is the chapter with its figures and tables already in place
     (see :meth:`rnnmem.site.book.Book.notebook_text`). The same Markdown gives
     the same bytes: cell ids come from the slug and the cell's index, keys are
-    sorted, and nothing of the machine that built it is recorded.
+    sorted, and nothing of the machine that built it is recorded. ``intro`` is
+    the paragraph under the title (``{link}``: the chapter's link).
     """
     cells: list[dict[str, object]] = []
 
@@ -169,12 +192,7 @@ def chapter_notebook(markdown: str, *, slug: str, title: str, page_url: str, rep
     lines = markdown.split("\n")
     titles = [h for h in doc.headings if h.level == 1]
     start = titles[0].line if titles else 0
-    add(
-        "markdown",
-        f"# {title}\n\nThis notebook is the chapter [{title}]({page_url}): its text, its code "
-        "cell by cell in the order the chapter runs it, and under each cell the output the book "
-        "prints and its tests check. Run the cells to compute them again.",
-    )
+    add("markdown", f"# {title}\n\n" + intro.format(link=f"[{title}]({page_url})"))
     add("code", install_source(repo_url))
     pos = start
     for fence in doc.fences:

@@ -74,6 +74,7 @@ steps. Notation follows the [conventions](../conventions.md).
 Every number on the page is computed by `rnnmem` on the page:
 
 ```python
+>>> import math
 >>> from rnnmem import memory
 >>> round(memory.decay(0.9, 10), 4)
 0.3487
@@ -98,7 +99,11 @@ Every number on the page is computed by `rnnmem` on the page:
 
 ## Exercises
 
-1. How much of a value is left after 10 steps at $f = 0.5$?
+<!-- Every exercise opens with its tag: **Routine.**, **Conceptual.**, **Coding.** or **Project.**
+     A coding exercise has a starter (its body raises NotImplementedError) before its answer and a
+     check (an assert against rnnmem) after it; the student's notebook drops the answers. -->
+
+1. **Routine.** How much of a value is left after 10 steps at $f = 0.5$?
 
     ??? success "Answer"
         ```python
@@ -107,6 +112,50 @@ Every number on the page is computed by `rnnmem` on the page:
         ```
 
         Less than a thousandth: $2^{{-10}}$.
+
+2. **Coding.** Write `decay_of(f, n)`, the fraction of a value a constant
+   factor `f` leaves after `n` steps.
+
+    ```python
+    def decay_of(f, n):
+        # the fraction f**n left after n steps at a factor f
+        raise NotImplementedError("your code here")
+    ```
+
+    ??? success "Answer"
+        ```python
+        def decay_of(f, n):
+            return f**n
+        ```
+
+    Check it against `rnnmem`:
+
+    ```python
+    for f in (0.5, 0.9):
+        assert math.isclose(decay_of(f, 20), memory.decay(f, 20))
+    ```
+
+3. **Coding.** Write `horizon_of(f)`, the number of steps until a factor `f`
+   leaves less than a hundredth of a value.
+
+    ```python
+    def horizon_of(f):
+        # the level horizon ln(0.01) / ln(f), for f in (0, 1)
+        raise NotImplementedError("your code here")
+    ```
+
+    ??? success "Answer"
+        ```python
+        def horizon_of(f):
+            return math.log(0.01) / math.log(f)
+        ```
+
+    Check it against `rnnmem`:
+
+    ```python
+    for f in (0.5, 0.9):
+        assert math.isclose(horizon_of(f), memory.horizon(f))
+    ```
 
 ## References
 
