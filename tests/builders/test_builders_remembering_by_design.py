@@ -183,10 +183,56 @@ def test_the_sentences_the_measured_section_writes_hold_on_its_values(book_items
     # "fewer than the ... of the task" / "the slowest decays reach past the distance"
     assert radii["0.9"]["horizon"] < ring["distance"] < radii["0.99"]["horizon"] < radii["0.999"]["horizon"]
     assert ring["pair"]["differ"] and radii["0.9"]["k"] < radii["0.999"]["k"]
-    ladder = items["ladder_table"][1].values["tasks"]
-    # Summary: "across blanks the LRU and the selective decay ... climb to lag 300 where the gated cells stop by
-    # lag 100"; "one LRU layer cannot add, two can"
+    values = items["ladder_table"][1].values
+    ladder = values["tasks"]
+    # "At lag 300 the one-layer LRU falls to ..., while with two layers it keeps ... and the selective decay ...":
+    # the three climbed to lag 300 across blanks
     blank = ladder["blank-recall"]
-    assert "300" in blank["lru1"]["counts"] and "300" in blank["selective1"]["counts"]
-    assert all("300" not in blank[key]["counts"] for key in ("chrono", "gru"))
+    assert all("300" in blank[key]["counts"] for key in ("lru1", "lru2", "selective1"))
+    # Summary: "one LRU layer cannot add, two can"
     assert ladder["adding"]["lru1"]["counts"]["10"]["k"] < ladder["adding"]["lru2"]["counts"]["10"]["k"]
+    # How far each model climbs is read from the values, not written by hand: every model is named once in
+    # its task's reach, with the longest lag most of its seeds hold
+    for task, reach in values["reach"].items():
+        for key, model in ladder[task].items():
+            name = {"chrono": "the chrono LSTM", "gru": "the GRU", "mingru1": "minGRU"}.get(key)
+            if name is None:
+                continue
+            lag = model["longest"]
+            clause = "at no lag" if lag == "none" else f"up to lag {lag}"
+            before = reach.split(name)[0]
+            assert reach.count(name) == 1 and before.rfind(clause) == max(
+                before.rfind("up to lag"), before.rfind("at no lag")
+            ), (task, key, reach)
+
+
+def test_the_summary_of_the_ladder_is_written_from_its_values():
+    text = PAGE_PATH.read_text()
+    summary = text.split("## Summary")[1].split("## Exercises")[0]
+    assert "across blanks\n  {{ladder.reach[blank-recall]}}" in summary
+    lab = text.split("## Measured in the lab")[1].split("## Summary")[0]
+    assert all(f"{{{{ladder.reach[{t}]}}}}" in lab for t in ("blank-recall", "recall", "adding"))
+
+
+def test_reach_phrase_groups_models_by_the_longest_lag_they_hold():
+    from rnnmem.site.builders.remembering_by_design import reach_phrase
+
+    assert reach_phrase([("a", 10)], 0.5) == "at least half the seeds succeed up to lag 10 for a"
+    assert reach_phrase([("a", None), ("b", 100), ("c", 100), ("d", 30)], 0.5) == (
+        "at least half the seeds succeed up to lag 100 for b and c, up to lag 30 for d, and at no lag for a"
+    )
+    assert reach_phrase([("a", 10), ("b", 300)], 0.75).startswith(
+        "at least 75% of the seeds succeed up to lag 300 for b"
+    )
+    with pytest.raises(ValueError, match="longest"):
+        reach_phrase([], 0.5)
+
+
+def test_prose_name_names_the_layers_only_where_they_tell_models_apart():
+    from rnnmem.site.builders.remembering_by_design import prose_name
+
+    lru1, lru2, mingru, chrono = (by_design.Spec.parse(m) for m in ("lru", "lru:2", "mingru", "lstm:chrono"))
+    assert prose_name(lru1) == "the LRU" and prose_name(lru1, [lru1, lru2]) == "the one-layer LRU"
+    assert prose_name(lru2) == "the two-layer LRU" and prose_name(mingru) == "minGRU"
+    assert prose_name(by_design.Spec.parse("mingru:2")) == "two-layer minGRU"
+    assert prose_name(chrono, [lru1, lru2]) == "the chrono LSTM"

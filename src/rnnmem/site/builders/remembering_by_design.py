@@ -145,8 +145,56 @@ def _rate_text(o: Outcome) -> str:
     return f"{o.successes} ({100 * lo:.0f}–{100 * hi:.0f}%)"
 
 
+_CLASSIC_NAMES = {"lstm:chrono": "the chrono LSTM", "gru": "the GRU", "rnn": "the tanh RNN"}
+_CELL_NAMES = {"lru": "the LRU", "mingru": "minGRU", "selective": "the selective decay"}
+_LAYER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def prose_name(spec: Spec, among: Sequence[Spec] = ()) -> str:
+    """The model as a sentence names it: "the chrono LSTM", "minGRU", "the two-layer LRU".
+
+    The number of layers is named when ``among`` holds the same cell with another number of layers, or
+    when it is more than one.
+    """
+    if spec.classic is not None:
+        return _CLASSIC_NAMES.get(str(spec.classic), str(spec.classic))
+    name = _CELL_NAMES[spec.cell]
+    if spec.layers > 1 or any(o.cell == spec.cell and o.layers != spec.layers for o in among):
+        words = _LAYER_WORDS.get(spec.layers, str(spec.layers))
+        name = name.replace("the ", f"the {words}-layer ") if name.startswith("the ") else f"{words}-layer {name}"
+    return name if spec.r_max is None else f"{name} with r_max {spec.r_max:g}"
+
+
+def _join(names: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def reach_phrase(longest: Sequence[tuple[str, int | None]], rate: float) -> str:
+    """The longest lag each model holds, as one clause: the models grouped by that lag, longest first.
+
+    ``longest`` pairs a model's prose name with the longest lag at which at least ``rate`` of its seeds
+    succeed (``None``: no lag). The clause is true of the values whatever they are, which is why the
+    chapter's summary is written by it rather than by hand.
+
+    >>> reach_phrase([("the GRU", 30), ("the LRU", 300), ("minGRU", 30), ("the LSTM", None)], 0.5)
+    'at least half the seeds succeed up to lag 300 for the LRU, up to lag 30 for the GRU and minGRU, and at no lag for the LSTM'
+    """
+    if not longest:
+        raise ValueError("longest: expected at least one (model, lag) pair, got none")
+    groups: dict[int | None, list[str]] = {}
+    for name, lag in longest:
+        groups.setdefault(lag, []).append(name)
+    order = sorted(groups, key=lambda lag: -1 if lag is None else lag, reverse=True)
+    parts = [(f"up to lag {lag}" if lag is not None else "at no lag") + " for " + _join(groups[lag]) for lag in order]
+    share = "half the seeds" if rate == 0.5 else f"{rate:.0%} of the seeds"
+    body = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
+    return f"at least {share} succeed {body}"
+
+
 def _ladder_values(res: LadderResult) -> dict:
-    """Per task and model: the count at every lag trained, and the longest lag held by most seeds."""
+    """Per task and model: the count at every lag trained, and the longest lag held by most seeds; per
+    task, ``reach``: :func:`reach_phrase` of those longest lags."""
     lad = res.ladder
     out: dict = {
         "seeds": len(lad.seeds),
@@ -168,6 +216,9 @@ def _ladder_values(res: LadderResult) -> dict:
             held = res.longest(s, t)
             per_task[s.key] = {"counts": counts, "longest": held if held is not None else "none"}
         out["tasks"][t] = per_task
+        specs = list(lad.models)
+        longest = [(prose_name(s, specs), res.longest(s, t, lad.climb_rate)) for s in specs]
+        out.setdefault("reach", {})[t] = reach_phrase(longest, lad.climb_rate)
     return out
 
 
