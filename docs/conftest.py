@@ -9,8 +9,16 @@ the one the build and the notebooks use, and each example is placed at its
 true line and column in the page. (Sybil's Markdown parser dedents a block
 inside an exercise answer and then counts its examples' positions in the
 dedented text, so a failure there was reported lines away from the example.)
+
+A recipe's PyTorch tab sits between ``<!-- skip: start if(torch_missing, reason=...) -->``
+and ``<!-- skip: end -->``: every page's namespace starts with ``torch_missing``, true
+where torch cannot be imported, so those blocks are skipped with that reason. Under CI
+(``CI`` set and non-empty) it is always false, and a missing torch fails the block, as
+it fails the PyTorch comparisons of ``tests/`` (``tests/conftest.py``, ``require_torch``).
 """
 
+import importlib.util
+import os
 from collections.abc import Sequence
 from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
 
@@ -66,7 +74,17 @@ class PythonBlockParser:
                 yield Region(fence.start + len(fence.indent), end, Lexeme(body, 0, 0), self.code)
 
 
+def torch_missing() -> bool:
+    """True where torch cannot be imported, outside CI; under CI always False (the block then fails)."""
+    return not os.environ.get("CI") and importlib.util.find_spec("torch") is None
+
+
+def _setup(namespace: dict) -> None:
+    namespace["torch_missing"] = torch_missing()
+
+
 pytest_collect_file = Sybil(
     parsers=[PythonBlockParser(doctest_optionflags=ELLIPSIS | NORMALIZE_WHITESPACE), SkipParser()],
     patterns=["*.md"],
+    setup=_setup,
 ).pytest()

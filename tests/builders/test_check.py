@@ -187,6 +187,19 @@ def test_fence_problems_find_python_that_is_not_run():
     assert [p.line for p in check.fence_problems("docs/p.md", numpy_in_text)] == [7]
 
 
+def test_a_skip_states_its_reason_except_where_it_ends():
+    skips = (
+        '<!-- skip: start if(torch_missing, reason="no torch") -->\n'
+        "<!-- skip: end -->\n"
+        '<!-- skip: next "Keras is not installed" -->\n'
+        "<!-- skip: start if(torch_missing) -->\n"
+        '<!-- skip: next if(x, reason="") -->\n'
+        "<!-- skip: next  -->\n"
+    )
+    found = [p.line for p in check.fence_problems("docs/p.md", skips)]
+    assert found == [4, 5, 6]
+
+
 def test_long_lines_are_found_with_their_page_lines():
     text = (
         "Text\n\n```python\n>>> x = 1\n>>> y = '" + "a" * 80 + "'\n```\n\n"

@@ -342,6 +342,12 @@ def placeholder_problems(page: str, markdown: str) -> list[Problem]:
 
 
 # -- fences ------------------------------------------------------------------------------------
+# A Sybil skip comment: "start" and "next" state a reason, as reason="..." (skip: next if(cond, reason="..."))
+# or as a quoted string (skip: next "...", shown, not run: rnnmem.site.notebook.SHOWN_ONLY); "end" closes.
+_SKIP = re.compile(r"\s*<!--\s*skip\s*:\s*(?P<action>\w*)(?P<rest>.*)")
+_SKIP_REASON = re.compile(r'reason\s*=\s*"[^"]+"|^\s+"[^"]+"\s*-->')
+
+
 def fence_problems(page: str, markdown: str) -> list[Problem]:
     """The page's Python that the tests would not run, and the fences and comments it leaves open.
 
@@ -379,7 +385,8 @@ def fence_problems(page: str, markdown: str) -> list[Problem]:
                     "an expected output shows a numpy scalar repr; print a Python float (float(x), round(x, k))",
                 )
             )
-        if re.match(r"\s*<!--\s*skip\s*:", line) and "reason" not in line:
+        skip = _SKIP.match(line)
+        if skip and skip.group("action") != "end" and not _SKIP_REASON.search(skip.group("rest")):
             problems.append(Problem("fences", page, n, "a skipped snippet must state its reason (reason=...)"))
     return sorted(problems, key=lambda p: p.line or 0)
 

@@ -47,13 +47,36 @@ def python_blocks(markdown: str) -> list[CodeBlock]:
     [('A', 'x = 1'), ('A', 'y = 2')]
     """
     doc = lex(markdown)
+    shown = shown_only(markdown)
     blocks: list[CodeBlock] = []
     for fence in doc.fences:
-        if fence.info != "python":
+        if fence.info != "python" or fence.line in shown:
             continue
         above = [h.text for h in doc.headings if h.line < fence.line]
         blocks.append(CodeBlock(fence.line, above[-1] if above else "", _runnable("\n".join(fence.body))))
     return blocks
+
+
+#: The comment that marks the next ```python block as shown, not run: Sybil skips it with the
+#: quoted reason, and the notebooks show it as text rather than as a cell to run. A recipe for a
+#: framework the book's tests do not install (Keras) is written this way, and its page says so.
+SHOWN_ONLY = re.compile(r'^\s*<!--\s*skip:\s*next\s+"[^"]+"\s*-->\s*$')
+
+
+def shown_only(markdown: str) -> set[int]:
+    r"""The 1-based lines of the ```python fences a :data:`SHOWN_ONLY` comment marks (the nearest
+    line above the fence that is not blank).
+
+    >>> shown_only('<!-- skip: next "not installed" -->\n\n```python\nimport keras\n```\n')
+    {3}
+    """
+    lines = markdown.split("\n")
+    out: set[int] = set()
+    for fence in lex(markdown).fences:
+        above = [line for line in lines[: fence.line - 1] if line.strip()]
+        if fence.info == "python" and above and SHOWN_ONLY.match(above[-1]):
+            out.add(fence.line)
+    return out
 
 
 def _runnable(source: str) -> str:
@@ -89,7 +112,9 @@ def printed_output(source: str) -> str:
     return "".join(ex.want for ex in doctest.DocTestParser().get_examples(source))
 
 
-_ADMONITION = re.compile(r'^(?P<indent> *)(?:!!!|\?\?\?\+?)\s+(?P<kind>[\w-]+)(?:\s+"(?P<title>[^"]*)")?\s*$')
+_ADMONITION = re.compile(
+    r'^(?P<indent> *)(?:(?:!!!|\?\?\?\+?)\s+(?P<kind>[\w-]+)|===\+?)(?:\s+"(?P<title>[^"]*)")?\s*$'
+)
 _LINK = re.compile(r"(\]\()(?P<target>[^)\s]+)(\))")
 _NOTE = re.compile(r"<!--(?:(?!-->).)*-->\n?", re.DOTALL)
 
@@ -114,8 +139,9 @@ def _absolute(target: str, page_url: str, site_url: str) -> str:
 def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
     """A stretch of chapter Markdown as notebook Markdown.
 
-    Admonitions and exercises become a bold title and their text; comments
-    are dropped; relative links point at the published site.
+    Admonitions, exercises and content tabs (``=== "PyTorch"``) become a bold
+    title and their text; comments are dropped; relative links point at the
+    published site.
 
     >>> prose_markdown('??? question "Exercise 1"\\n\\n    Why?\\n', page_url="https://b/ch/x/", site_url="https://b/")
     '**Exercise 1**\\n\\nWhy?\\n'
@@ -126,7 +152,7 @@ def prose_markdown(text: str, *, page_url: str, site_url: str) -> str:
     for line in text.split("\n"):
         m = _ADMONITION.match(line)
         if m:
-            title = m.group("title") or m.group("kind").capitalize()
+            title = m.group("title") or (m.group("kind") or "").capitalize()
             out.append(f"{m.group('indent')}**{title}**" if title else "")
             block_indent = len(m.group("indent")) + 4
             continue
@@ -195,8 +221,9 @@ def chapter_notebook(
     add("markdown", f"# {title}\n\n" + intro.format(link=f"[{title}]({page_url})"))
     add("code", install_source(repo_url))
     pos = start
+    shown = shown_only(markdown)
     for fence in doc.fences:
-        if fence.info != "python" or fence.line <= start:
+        if fence.info != "python" or fence.line <= start or fence.line in shown:
             continue
         add("markdown", prose_markdown("\n".join(lines[pos : fence.line - 1]), page_url=page_url, site_url=site_url))
         body = "\n".join(fence.body)
