@@ -17,6 +17,8 @@ from pathlib import Path
 
 from . import config, exercises, notebook, numbering, placeholders
 from .directives import Directive, DirectiveError, find_directives
+from .edition import Edition
+from .edition import edition as current_edition
 from .markdown import lex, prose_spans
 from .numbering import Numbering, NumberingError, Target
 from .registry import Registry
@@ -82,8 +84,11 @@ class Book:
         keep_going: bool = False,
         chapters: list[str] | None = None,
         builders: Registry | None = None,
+        edition: Edition | None = None,
     ) -> None:
         self.docs_dir = Path(docs_dir)
+        #: What ``{{edition.version}}``, ``{{edition.date}}`` and ``{{edition.year}}`` read on every page.
+        self.edition = edition if edition is not None else current_edition()
         #: The chapter pages in reading order (numbered 1..N): the nav's chapters section (rnnmem.site.config).
         self.chapters = (
             list(chapters) if chapters is not None else config.chapters(self.docs_dir.parent / config.CONFIG_FILE)
@@ -265,7 +270,14 @@ class Book:
             f"ids on this page: {', '.join(sorted(ids))}"
             if ids
             else 'no figure or table on this page has an id (give one id="name")'
-        )
+        ) + "; on every page, edition (version, date, year)"
+        edition = self.edition.values()
+
+        def namespace(name: str):
+            if name in ids:
+                return ids[name][1].values, name
+            return (edition, name) if name == "edition" else None
+
         edits = []
         for start, p in found:
             where = f"docs/{page.src_uri}:{doc.line_of(start + p.start)}"
@@ -277,7 +289,7 @@ class Book:
             try:
                 text = placeholders.fill(
                     p.text,
-                    lambda name: (ids[name][1].values, name) if name in ids else None,
+                    namespace,
                     known
                     + (
                         f" (the item {p.name!r} returns: {', '.join(sorted(ids[p.name][1].values))})"

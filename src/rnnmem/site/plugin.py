@@ -218,6 +218,9 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             builders=self.builders,
         )
         self.book.renderer.progress = self.config.progress
+        # The footer, the page metadata and the citation read the edition (rnnmem.site.edition).
+        ed = self.book.edition
+        mkdocs_config["extra"]["edition"] = {"version": ed.version, "date": ed.date, "label": ed.label}
         self.book.renderer.defer_missing = (
             self.serving and not self.started and self._serving_default(self.config.render_after_start)
         )
