@@ -21,7 +21,67 @@ def test_every_public_module_has_a_page_and_a_row_and_a_nav_entry():
     index = pages[0].markdown
     for name in public:
         assert f"| [`rnnmem.{name}`]({name}.md) | " in index
-    assert apipages.nav_entries(pages) == ["api/index.md"] + [{f"rnnmem.{n}": f"api/{n}.md"} for n in public]
+    entries = apipages.nav_entries(pages)
+    assert entries[0] == "api/index.md"
+    listed = [(group, m) for section in entries[1:] for group, items in section.items() for item in items for m in item]
+    assert sorted(m for _, m in listed) == [f"rnnmem.{n}" for n in public]
+    assert all(
+        f"api/{m.split('.', 1)[1]}.md" == item[m]
+        for section in entries[1:]
+        for items in section.values()
+        for item in items
+        for m in item
+    )
+
+
+def test_the_api_is_grouped_and_every_module_of_the_package_has_its_group():
+    """Models, the mathematics of memory, training and the lab, tools: a new module must be placed in one
+    (apipages.GROUPS); until it is, it is listed under "Other modules" and this test says which."""
+    public = sorted(m.name for m in pkgutil.iter_modules(rnnmem.__path__) if not m.name.startswith("_"))
+    unplaced = [n for n in public if apipages.group_of(n) == apipages.OTHER_GROUP]
+    assert not unplaced, f"place these modules in a group of rnnmem.site.apipages.GROUPS: {unplaced}"
+    named = [n for names in apipages.GROUPS.values() for n in names]
+    assert len(named) == len(set(named)), "a module is named by two groups"
+    assert sorted(set(named) - set(public)) == [], "GROUPS names a module that does not exist"
+    entries = apipages.nav_entries()
+    assert [next(iter(section)) for section in entries[1:]] == list(apipages.GROUPS)
+    index = apipages.api_pages()[0].markdown
+    assert [line[3:] for line in index.splitlines() if line.startswith("## ")] == list(apipages.GROUPS)
+
+
+def test_a_module_no_group_names_is_still_listed(tmp_path):
+    package = fake_package(tmp_path, "memory", "brand_new")
+    pages = apipages.api_pages(package)
+    entries = apipages.nav_entries(pages)
+    assert {"Other modules": [{"rnnmem.brand_new": "api/brand_new.md"}]} in entries
+    assert "## Other modules" in pages[0].markdown
+
+
+def test_module_pages_link_the_chapters_whose_code_uses_them():
+    from rnnmem.site.config import read
+
+    chapters = apipages.book_chapters(ROOT / "docs", read(ROOT / "mkdocs.yml")["nav"])
+    assert [c.number for c in chapters] == list(range(1, len(chapters) + 1))
+    pages = {p.module: p for p in apipages.api_pages(chapters=chapters)}
+    horizon = next(c for c in chapters if c.path == "chapters/horizon.md")
+    memory = pages["rnnmem.memory"].markdown
+    assert f"[{horizon.number}. {horizon.title}](../chapters/horizon.md)" in memory
+    # LSTM is imported from the package's top level in the chapters: its module page still links them.
+    uses = apipages.chapter_uses(chapters)
+    assert any(c.path == "chapters/gates.md" for c in uses["lstm"])
+    # Every link names a chapter whose code mentions the module or a name the package exports from it.
+    for name, users in uses.items():
+        for c in users:
+            assert (
+                f"rnnmem.{name}" in c.markdown
+                or name in c.markdown
+                or any(n in c.markdown for n, m in apipages._exported(apipages.PACKAGE_DIR).items() if m == name)
+            ), (name, c.path)
+    text = "# t\n\n```python\n>>> import rnnmem.scan\n>>> from rnnmem.init import chrono_biases\n```\n"
+    found = apipages.chapter_uses([apipages.Chapter("chapters/t.md", 1, "T", text)])
+    assert sorted(found) == ["init", "scan"]
+    prose_only = "# t\n\nThe module rnnmem.memory is not code here.\n"
+    assert apipages.chapter_uses([apipages.Chapter("chapters/t.md", 1, "T", prose_only)]) == {}
 
 
 def test_the_site_page_documents_every_public_submodule_but_the_builders():

@@ -11,6 +11,13 @@ renamed or removed appears, moves or disappears at the next build.
 Modules are read with :mod:`ast`, never imported, so a module that fails to
 import still gets its page (and mkdocstrings reports the failure).
 
+The reference comes after the book: the navigation shows it as one section of
+four collapsed groups (:data:`GROUPS`: models, the mathematics of memory,
+training and the lab, tools), the index lists the modules by the same groups, and
+each module's page opens with links to the chapters whose code uses it
+(:func:`chapter_uses`). A module no group names is listed under
+:data:`OTHER_GROUP`, so it still appears; the tests ask for it to be placed.
+
 The MkDocs plugin calls :func:`set_nav` from ``on_config`` and :func:`add_files`
 from ``on_files``; nothing is written into ``docs/``.
 """
@@ -18,10 +25,27 @@ from ``on_files``; nothing is written into ``docs/``.
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ApiPage", "NAV_TITLE", "PACKAGE", "api_pages", "nav_entries", "set_nav", "add_files"]
+from . import config as site_config
+from .markdown import lex
+
+__all__ = [
+    "GROUPS",
+    "OTHER_GROUP",
+    "ApiPage",
+    "NAV_TITLE",
+    "PACKAGE",
+    "add_files",
+    "api_pages",
+    "chapter_uses",
+    "group_of",
+    "nav_entries",
+    "set_nav",
+]
 
 PACKAGE = "rnnmem"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -36,6 +60,68 @@ SITE_LEFT_OUT = {
 #: The search weight of a module's page (Material's ``search: boost`` front matter): the API's text is
 #: nearly half of the search index, and a reader who searches for "forget bias" wants the chapter first.
 API_SEARCH_BOOST = 0.25
+
+#: The navigation's groups of modules, in order, each module by its name under ``rnnmem``.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "Models": ("rnn", "lstm", "gru", "cells", "mingru", "lru", "selective", "scan", "bilm"),
+    "Mathematics of memory": (
+        "memory",
+        "leaky",
+        "jacobians",
+        "bptt",
+        "carry",
+        "cell_bound",
+        "cell_paths",
+        "growth_cell",
+        "gate_arithmetic",
+        "init",
+        "inside",
+        "dropout",
+        "clipping",
+        "params",
+        "scaling",
+    ),
+    "Training and the lab": (
+        "train",
+        "tasks",
+        "lab",
+        "ensemble",
+        "linear_ensemble",
+        "experiments",
+        "by_design",
+        "clip_lab",
+        "diagnostics",
+        "stats",
+        "corpus",
+        "probe",
+    ),
+    "Tools": ("checks", "gradcheck", "data", "cli", "site"),
+}
+#: Where a module that no group names is listed.
+OTHER_GROUP = "Other modules"
+
+
+def _grouped(modules: Sequence[ApiPage]) -> list[tuple[str, list[ApiPage]]]:
+    """(group, its modules in the group's order) for every group with a module, in :data:`GROUPS`' order."""
+    order = {name: k for names in GROUPS.values() for k, name in enumerate(names)}
+    out = []
+    for group in [*GROUPS, OTHER_GROUP]:
+        members = sorted(
+            (p for p in modules if group_of(p.name) == group), key=lambda p: (order.get(p.name, 0), p.name)
+        )
+        if members:
+            out.append((group, members))
+    return out
+
+
+def group_of(name: str) -> str:
+    """The group that lists module ``name`` (:data:`GROUPS`), else :data:`OTHER_GROUP`.
+
+    >>> group_of("lstm"), group_of("memory"), group_of("new_module")
+    ('Models', 'Mathematics of memory', 'Other modules')
+    """
+    return next((group for group, names in GROUPS.items() if name in names), OTHER_GROUP)
+
 
 INTRO = """\
 `rnnmem` is the package that computes every number on this site. Its core
@@ -58,6 +144,75 @@ class ApiPage:
     summary: str
     source: Path
     markdown: str
+
+    @property
+    def name(self) -> str:
+        """The module's name under the package (``memory``); ``""`` for the index."""
+        return self.module.partition(".")[2]
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter as the back-links name it: its page (``chapters/horizon.md``), number, title and Markdown."""
+
+    path: str
+    number: int
+    title: str
+    markdown: str
+
+
+_FROM_PACKAGE = re.compile(r"^\s*from\s+rnnmem\s+import\s+\(?([\w\s,]+?)\)?\s*(?:#.*)?$", re.MULTILINE)
+_SUBMODULE = re.compile(r"\brnnmem\.([a-z_][a-z0-9_]*)")
+
+
+def _exported(package_dir: Path) -> dict[str, str]:
+    """Names ``rnnmem`` exports from a submodule (``from .lstm import LSTM``): name -> module name."""
+    tree = ast.parse((package_dir / "__init__.py").read_text(encoding="utf-8"))
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                out[alias.asname or alias.name] = node.module.split(".")[0]
+    return out
+
+
+def chapter_uses(chapters: Sequence[Chapter], package_dir: Path = PACKAGE_DIR) -> dict[str, list[Chapter]]:
+    """Module name -> the chapters whose ```python blocks use it, in the chapters' order.
+
+    A block uses a module when it imports it (``from rnnmem import memory``, ``import rnnmem.lstm``,
+    ``from rnnmem.init import chrono_biases``), imports a name the package exports from it
+    (``from rnnmem import LSTM``), or names it as ``rnnmem.memory``.
+
+    >>> ch = Chapter("chapters/h.md", 4, "Horizons", "```python\\n>>> from rnnmem import memory, LSTM\\n```\\n")
+    >>> sorted(chapter_uses([ch]))
+    ['lstm', 'memory']
+    """
+    modules = {name for name, _ in _modules(package_dir)}
+    exported = _exported(package_dir)
+    uses: dict[str, list[Chapter]] = {}
+    for chapter in chapters:
+        code = "\n".join(
+            "\n".join(line.lstrip()[4:] if line.lstrip().startswith((">>> ", "... ")) else line for line in f.body)
+            for f in lex(chapter.markdown).fences
+            if f.info == "python"
+        )
+        found = {m for m in _SUBMODULE.findall(code) if m in modules}
+        for group in _FROM_PACKAGE.findall(code):
+            for item in group.split(","):
+                name = item.split(" as ")[0].strip()
+                if name in modules:
+                    found.add(name)
+                elif name in exported and exported[name] in modules:
+                    found.add(exported[name])
+        for name in sorted(found):
+            uses.setdefault(name, []).append(chapter)
+    return uses
+
+
+def _used_in(page_path: str, chapters: list[Chapter]) -> str:
+    """The line under a module page's title that links the chapters using it."""
+    links = [f"[{c.number}. {c.title}](../{c.path})" for c in chapters]
+    return "Used in " + ("; ".join(links) if links else "no chapter's code") + "."
 
 
 def _docstring(path: Path) -> str:
@@ -102,8 +257,11 @@ def _site_page(module: str, init: Path) -> str:
     return "\n".join(body)
 
 
-def api_pages(package_dir: Path = PACKAGE_DIR) -> list[ApiPage]:
+def api_pages(package_dir: Path = PACKAGE_DIR, chapters: Sequence[Chapter] = ()) -> list[ApiPage]:
     """The generated pages, in navigation order: the index first, then one per module by name.
+
+    With ``chapters`` (:func:`book_chapters`), each module's page opens with links to the chapters
+    that use it (:func:`chapter_uses`).
 
     >>> pages = api_pages()
     >>> pages[0].path, pages[1].path < pages[2].path
@@ -112,35 +270,58 @@ def api_pages(package_dir: Path = PACKAGE_DIR) -> list[ApiPage]:
     >>> page.markdown.splitlines()[-1]
     '::: rnnmem.memory'
     """
+    uses = chapter_uses(chapters, package_dir) if chapters else {}
     modules = []
     for name, path in _modules(package_dir):
         module = f"{PACKAGE}.{name}"
+        page_path = f"{API_DIR}/{name}.md"
         if name == "site":
             markdown = _site_page(module, path)
         else:
             markdown = f"# `{module}`\n\n::: {module}"
+        if chapters:
+            title, _, rest = markdown.partition("\n\n")
+            markdown = f"{title}\n\n{_used_in(page_path, uses.get(name, []))}\n\n{rest}"
         front = f"---\nsearch:\n  boost: {API_SEARCH_BOOST}\n---\n\n"
-        modules.append(ApiPage(module, f"{API_DIR}/{name}.md", _summary(path), path, front + markdown + "\n"))
-    rows = ["| module | what it holds |", "|---|---|"]
-    rows += [f"| [`{p.module}`]({p.path.split('/', 1)[1]}) | {p.summary} |" for p in modules]
+        modules.append(ApiPage(module, page_path, _summary(path), path, front + markdown + "\n"))
+    sections = []
+    for group, members in _grouped(modules):
+        rows = ["| module | what it holds |", "|---|---|"]
+        rows += [f"| [`{p.module}`]({p.path.split('/', 1)[1]}) | {p.summary} |" for p in members]
+        sections.append(f"## {group}\n\n" + "\n".join(rows) + "\n")
     index = ApiPage(
         PACKAGE,
         f"{API_DIR}/index.md",
         "",
         package_dir / "__init__.py",
-        "# API reference\n\n" + INTRO + "\n" + "\n".join(rows) + "\n",
+        "# API reference\n\n" + INTRO + "\n" + "\n".join(sections),
     )
     return [index] + modules
 
 
-def nav_entries(pages: list[ApiPage] | None = None) -> list:
-    """The navigation items of the API section: the index, then ``{module: path}`` per module.
+def book_chapters(docs_dir: Path, nav) -> list[Chapter]:
+    """The chapters of the nav's Chapters section, numbered in its order, read from ``docs_dir``."""
+    out = []
+    for number, path in enumerate(site_config.chapter_order(nav), 1):
+        source = Path(docs_dir) / path
+        if not source.is_file():
+            continue
+        markdown = source.read_text(encoding="utf-8")
+        heading = next((h.text for h in lex(markdown).headings if h.level == 1), path)
+        out.append(Chapter(path, number, heading, markdown))
+    return out
 
-    >>> nav_entries()[:2]
-    ['api/index.md', {'rnnmem.bilm': 'api/bilm.md'}]
+
+def nav_entries(pages: list[ApiPage] | None = None) -> list:
+    """The navigation items of the API section: the index, then one section per group (:data:`GROUPS`)
+    of ``{module: path}``.
+
+    >>> entries = nav_entries()
+    >>> entries[0], list(entries[1]), entries[1]["Models"][:2]
+    ('api/index.md', ['Models'], [{'rnnmem.rnn': 'api/rnn.md'}, {'rnnmem.lstm': 'api/lstm.md'}])
     """
     pages = api_pages() if pages is None else pages
-    return [pages[0].path] + [{p.module: p.path} for p in pages[1:]]
+    return [pages[0].path] + [{group: [{p.module: p.path} for p in members]} for group, members in _grouped(pages[1:])]
 
 
 def set_nav(config) -> None:
@@ -165,7 +346,7 @@ def add_files(files, config) -> None:
     from mkdocs.structure.files import File
 
     root = Path(config["config_file_path"]).resolve().parent
-    for page in api_pages():
+    for page in api_pages(chapters=book_chapters(Path(config["docs_dir"]), config.get("nav"))):
         existing = files.get_file_from_path(page.path)
         if existing is not None:
             raise ValueError(
