@@ -13,6 +13,8 @@
 # It tabulates how far a memory reaches for a sweep of forget-gate biases, and
 # plots the level horizon against the bias.
 #
+# ## A sweep of biases
+#
 # A gate $f = \sigma(b)$ keeps $f^n$ of a signal after $n$ steps; its 1% horizon
 # is $\ln 0.01 / \ln f$ and its e-fold horizon $-1/\ln f$.
 
@@ -22,15 +24,18 @@ import numpy as np
 import matplotlib.pyplot as plt
 
 from rnnmem import memory
-from rnnmem.site.style import style  # the book's figure style (needs matplotlib, like this notebook)
+from rnnmem.site.style import style  # the book's figure style
 
 biases = np.arange(0, 7)
 gates = memory.sigmoid(biases.astype(float))
+print(" b  gate f    1% horizon  e-fold")
 for b, f in zip(biases, gates):
-    print(f"b = {b}:  f = {f:.6f}   1% horizon {memory.horizon(f):8.1f}   "
-          f"e-fold {memory.efold_horizon(f):7.2f}")
+    level, efold = memory.horizon(f), memory.efold_horizon(f)
+    print(f"{b:2d}  {f:.6f}  {level:10.1f}  {efold:6.2f}")
 
 # %% [markdown]
+# ## The horizon against the bias
+#
 # Each unit of bias multiplies $e^b$, and so, for large $b$, the horizon, by
 # about $e$: the horizon grows exponentially in the bias, since
 # $1/(1-f) = 1 + e^b$.
