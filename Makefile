@@ -36,7 +36,7 @@ NODE_STAMP := node_modules/.stamp-npm
 TORCH_STAMP := $(VENV)/.stamp-torch
 BROWSER_STAMP := $(VENV)/.stamp-browser
 
-.PHONY: help setup serve build test test-fast test-chapter chapter notebooks bench bench-build bench-lighthouse lock clean
+.PHONY: help setup serve build pdf pdf-if-browser test test-fast test-chapter chapter notebooks bench bench-build bench-lighthouse lock clean
 
 help: ## List the targets
 	@echo "usage: make <target>"
@@ -81,6 +81,14 @@ serve: setup ## Build and serve the site with live reload at http://127.0.0.1:80
 build: setup ## Build the site into site/ (strict: any warning fails)
 	$(MKDOCS) build --strict --clean --site-dir site
 
+pdf: build $(BROWSER_STAMP) ## The book as one PDF, printed by Chromium from site/ (site/why-rnns-forget.pdf, linked from Home)
+	$(PY) -m rnnmem.site pdf
+
+# make test prints the PDF where a browser is (the browser checks are skipped without one, and so are the PDF's).
+pdf-if-browser: build $(BROWSER_STAMP)
+	@if [ -x "$${RNNMEM_CHROMIUM:-/usr/bin/chromium}" ]; then $(PY) -m rnnmem.site pdf; \
+	else echo "no Chromium at $${RNNMEM_CHROMIUM:-/usr/bin/chromium}: the PDF is not printed and its checks are skipped"; fi
+
 # The checks .pre-commit-config.yaml runs too, on the tools pinned in constraints.txt; configured in pyproject.toml.
 # src/conftest.py is type-checked on its own: beside tests/built_site/conftest.py it would be a second `conftest`.
 .PHONY: lint
@@ -90,7 +98,7 @@ lint: setup ## Format, lint and type checks: ruff format --check, ruff check, my
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy src/conftest.py
 
-test: setup lint $(TORCH_STAMP) $(BROWSER_STAMP) build ## Everything: unit tests, Sybil, strict build, built-site checks
+test: setup lint $(TORCH_STAMP) $(BROWSER_STAMP) build pdf-if-browser ## Everything: unit tests, Sybil, strict build, built-site checks
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no build, no notebook kernel, no browser)

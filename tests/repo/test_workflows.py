@@ -280,6 +280,7 @@ def test_ci_builds_the_site_once_and_checks_that_build():
     runs = [s.get("run", "") for s in steps(site)]
     builds = [r for r in runs if re.search(r"\bmake build\b|\bmkdocs build\b", r)]
     assert len(builds) == 1, builds
+    assert re.search(r"\bmake build pdf\b", builds[0]), "the site artifact holds the book's PDF, printed from it"
     assert not any(re.search(r"\bmake test\b(?!-)", r) for r in runs), "`make test` builds again"
     checks = next(r for r in runs if "pytest" in r)
     assert '-m "site or browser or build"' in checks

@@ -6,6 +6,7 @@
     python -m rnnmem.site check CHAPTER [--config mkdocs.yml]
     python -m rnnmem.site numbers [PAGE ...] [--config mkdocs.yml] [--allow FILE] [--count]
     python -m rnnmem.site port-free HOST PORT
+    python -m rnnmem.site pdf [--config mkdocs.yml] [--site site] [--out FILE] [--chromium PATH]
 
 Exit status 0 on success, 1 when a directive fails (the message names page and
 line, and for a builder that raises, the builder's file and line), 2 with usage
@@ -15,7 +16,9 @@ the page produces (:mod:`rnnmem.site.numbers`), exit 1 if there is one.
 it came from the cache, slowest first. While ``build`` renders items missing
 from the cache, a progress bar on standard error names each item and estimates
 the time left, when standard error is a terminal (``--progress`` forces it,
-``--no-progress`` turns it off).
+``--no-progress`` turns it off). ``pdf`` prints the built site's chapters and
+back matter as one PDF (:mod:`rnnmem.site.pdf`), by default
+``site/why-rnns-forget.pdf``, the file Home links to.
 """
 
 from __future__ import annotations
@@ -94,7 +97,45 @@ def _parser() -> argparse.ArgumentParser:
     f = sub.add_parser("port-free", help="exit 2 with a one-line hint when HOST:PORT is taken (make serve)")
     f.add_argument("host")
     f.add_argument("port", type=int)
+
+    d = sub.add_parser("pdf", help="print the built site's chapters and back matter as one PDF (after make build)")
+    d.add_argument("--config", type=Path, default=Path("mkdocs.yml"), help="the MkDocs configuration (its nav)")
+    d.add_argument("--site", type=Path, default=Path("site"), help="the built site (default: site)")
+    d.add_argument("--out", type=Path, default=None, help="the PDF to write (default: SITE/why-rnns-forget.pdf)")
+    d.add_argument("--chromium", default=None, help="the browser (default: $RNNMEM_CHROMIUM, else /usr/bin/chromium)")
     return p
+
+
+def _pdf(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import os
+
+    from . import config, pdf
+    from .edition import edition
+
+    if not args.config.is_file():
+        parser.error(f"argument --config: {args.config} not found (run from the repository root)")
+    if not (args.site / "index.html").is_file():
+        parser.error(f"argument --site: {args.site} holds no built site (index.html); run `make build` first")
+    chromium = args.chromium or os.environ.get("RNNMEM_CHROMIUM") or pdf.DEFAULT_CHROMIUM
+    if not Path(chromium).is_file():
+        parser.error(f"argument --chromium: {chromium} is not a file; install Chromium or name the browser")
+    settings = config.read(args.config)
+    ed = edition()
+    out = args.out if args.out is not None else args.site / pdf.PDF_NAME
+    result = pdf.write_pdf(
+        args.site,
+        out,
+        pages=pdf.pdf_pages(settings.get("nav")),
+        title=settings["site_name"],
+        edition=ed.label,
+        public_url=settings.get("site_url") or "",
+        chromium=chromium,
+        date=ed.date,
+    )
+    print(
+        f"wrote {result.path}: {result.pages} pages, {result.size / 1e6:.1f} MB, {result.sections} sections of the site"
+    )
+    return 0
 
 
 #: The internal command a long-running ``mkdocs serve`` renders with in a fresh interpreter
@@ -240,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
             return _numbers(args, parser)
         if args.command == "port-free":
             return _port_free(args.host, args.port)
+        if args.command == "pdf":
+            return _pdf(args, parser)
         if args.command == "notebooks":
             if not args.config.is_file():
                 parser.error(f"argument --config: {args.config} not found (run from the repository root)")
