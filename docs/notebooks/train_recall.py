@@ -119,7 +119,7 @@ for bias in biases:
 
 # %% alt="Held-out accuracy, from 0 to 1, against the number of updates, for LSTMs trained on blank recall: one faint line per seed and a bold median line for each of two forget biases, the one chosen at the top of the notebook and 0, with a dashed line at the chance level and a dotted line at the success threshold 0.9."
 with style():
-    fig, ax = plt.subplots(layout="constrained")
+    fig, ax = plt.subplots(dpi=80, layout="constrained")
     for k, (bias, result) in enumerate(results.items()):
         colour = f"C{k}"
         updates = result.eval_steps

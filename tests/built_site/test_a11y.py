@@ -205,7 +205,10 @@ MATH_STATE = """() => {
     return {
         text,
         containers: containers.length,
-        flat: containers.filter(c => c.getBoundingClientRect().width === 0).length,
+        // A formula in a content tab not selected is hidden with its tab, not flat.
+        flat: containers.filter(c => c.getBoundingClientRect().width === 0 && !c.closest('.tabbed-block')).length,
+        hiddenInTabs: containers.filter(c => c.closest('.tabbed-block') && c.getBoundingClientRect().width === 0)
+            .filter(c => c.closest('.tabbed-block').getClientRects().length !== 0).length,
         speechless: containers.filter(c => !c.querySelector('mjx-assistive-mml > math')).length,
         untypeset: [...document.querySelectorAll('.arithmatex')].filter(el => !el.querySelector('mjx-container'))
             .map(el => el.textContent.trim().slice(0, 60)),
@@ -256,8 +259,9 @@ def test_math_is_typeset_without_javascript(browser, site_server, site_dir):
                 problems.append(f"{where} untypeset math {state['untypeset'][:3]}")
             if left:
                 problems.append(f"{where} TeX in the visible text {left[:5]}")
-            if state["flat"]:
-                problems.append(f"{where} {state['flat']} of {state['containers']} formulas take no space")
+            if state["flat"] or state["hiddenInTabs"]:
+                flat = state["flat"] + state["hiddenInTabs"]
+                problems.append(f"{where} {flat} of {state['containers']} formulas take no space")
             if state["speechless"]:
                 problems.append(f"{where} {state['speechless']} formulas without MathML for screen readers")
             if state["scripts"]:
@@ -307,11 +311,16 @@ FOCUSED = """() => {
     const name = (el.getAttribute('aria-label') || (el.getAttribute('aria-labelledby') || '').split(/\\s+/)
         .map(byId).join(' ') || label || el.title || el.textContent || el.getAttribute('alt') || '').trim();
     const r = el.getBoundingClientRect();
+    // A content tab's radio is drawn by its label, which Material marks when the radio has focus.
+    const tabLabel = el.matches('.tabbed-set > input') && el.id
+        ? document.querySelector(`label[for="${el.id}"]`) : null;
+    const labelShown = !!tabLabel && tabLabel.getBoundingClientRect().width > 0;
     return {tag: el.tagName.toLowerCase(), cls: el.className || '', name: name.slice(0, 60),
             kind: el.matches('.md-skip') ? 'skip link' : el.matches('input.md-option') ? 'palette toggle'
+                : el.matches('.tabbed-set > input') ? 'content tab'
                 : el.matches('input.md-search__input') ? 'search' : el.matches('button.md-code__button') ? 'copy button'
                 : el.matches('details > summary') ? 'collapsible answer' : el.tagName.toLowerCase(),
-            shown: r.width > 0 && r.height > 0 || el.matches('input.md-option')};
+            shown: r.width > 0 && r.height > 0 || el.matches('input.md-option') || labelShown};
 }"""
 
 CONTROLS = ("skip link", "search", "palette toggle", "copy button", "collapsible answer")

@@ -365,6 +365,11 @@ COPY_DOCTESTS = """async () => { document.querySelectorAll('details').forEach(d 
     const frame = () => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 20)));
     const found = [];
     for (const code of [...document.querySelectorAll('pre > code')].filter(code => code.textContent.includes('>>>'))) {
+        const tab = code.closest('.tabbed-block');  // a recipe's tab: chosen, as a reader does before copying
+        if (tab) {
+            const set = tab.closest('.tabbed-set');
+            set.querySelectorAll(':scope > input')[[...tab.parentElement.children].indexOf(tab)].click();
+        }
         code.scrollIntoView({block: 'center'});  // as a reader sees it when copying: drawn
         await frame();
         const shown = code.textContent;

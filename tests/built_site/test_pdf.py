@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,31 +134,23 @@ def _chapters():
 
 
 @pytest.mark.browser
-def test_the_same_site_prints_the_same_bytes_and_a_missing_page_is_named(tmp_path):
+def test_the_same_site_prints_the_same_bytes_and_a_missing_page_is_named(browser, tmp_path):
     if not (SITE / "index.html").is_file():
         pytest.fail("run `make build` first")
-    if not Path(CHROMIUM).is_file():
-        pytest.skip(NO_BROWSER)
     pages = ["chapters/horizon/", "glossary/"]
+    options: dict[str, Any] = {"pages": pages, "title": "T", "edition": "edition x", "public_url": "https://e/"}
     digests = []
     for k in range(2):
         out = tmp_path / f"p{k}.pdf"
-        result = pdf.write_pdf(
-            SITE,
-            out,
-            pages=pages,
-            title="T",
-            edition="edition x",
-            public_url="https://e/",
-            chromium=CHROMIUM,
-            date="2026-01-02",
-        )
+        result = pdf.write_pdf(SITE, out, date="2026-01-02", browser=browser, **options)
         assert result.sections == 2 and result.pages > 10 and result.size == out.stat().st_size
         digests.append(hashlib.sha256(out.read_bytes()).hexdigest())
     assert digests[0] == digests[1]
     assert b"/CreationDate (D:20260102000000+00'00')" in out.read_bytes()
     with pytest.raises(ValueError, match="chapters/nosuch/"):
-        pdf.write_pdf(SITE, tmp_path / "x.pdf", pages=["chapters/nosuch/"], title="T", edition="e", public_url="")
+        pdf.write_pdf(SITE, tmp_path / "x.pdf", **{**options, "pages": ["chapters/nosuch/"]}, browser=browser)
+    with pytest.raises(ValueError, match="date must be an ISO day"):
+        pdf.fix_dates(b"", "2 January")
 
 
 def test_the_command_line_refuses_bad_arguments_with_usage(tmp_path):

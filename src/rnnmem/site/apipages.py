@@ -212,7 +212,8 @@ def chapter_uses(chapters: Sequence[Chapter], package_dir: Path = PACKAGE_DIR) -
 def _used_in(page_path: str, chapters: list[Chapter]) -> str:
     """The line under a module page's title that links the chapters using it."""
     links = [f"[{c.number}. {c.title}](../{c.path})" for c in chapters]
-    return "Used in " + ("; ".join(links) if links else "no chapter's code") + "."
+    # A class of the book's own: the page's description (rnnmem.site.pagemeta) is its module's docstring.
+    return "Used in " + ("; ".join(links) if links else "no chapter's code") + ".\n{ .rnnmem-used-in }"
 
 
 def _docstring(path: Path) -> str:

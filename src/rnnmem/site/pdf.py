@@ -234,6 +234,32 @@ def _serve(site_dir: Path) -> Iterator[str]:
         server.server_close()
 
 
+def _print(browser: Any, base: str, args: dict) -> tuple[bytes, int]:
+    """Assemble the book in a page of ``browser`` served from ``base`` and print it: (PDF bytes, sections)."""
+    context = browser.new_context(color_scheme="light", service_workers="block")
+    try:
+        context.route(lambda url: not url.startswith(base), lambda route: route.abort("blockedbyclient"))
+        page = context.new_page()
+        page.goto(base + "index.html", wait_until="load")
+        page.emulate_media(media="print")
+        sections = page.evaluate(_ASSEMBLE, args)
+        page.add_style_tag(content=_PRINT_CSS)
+        page.wait_for_load_state("networkidle")
+        # Untagged: Chromium's tagged PDF numbers its structure by DOM node ids, which differ between prints.
+        data = page.pdf(
+            format="A4",
+            print_background=True,
+            display_header_footer=True,
+            header_template="<span></span>",
+            footer_template=_FOOTER,
+            margin={"top": "16mm", "bottom": "18mm", "left": "15mm", "right": "15mm"},
+            tagged=False,
+        )
+    finally:
+        context.close()
+    return data, int(sections)
+
+
 def write_pdf(
     site_dir: Path,
     out: Path,
@@ -244,16 +270,16 @@ def write_pdf(
     public_url: str,
     chromium: str = DEFAULT_CHROMIUM,
     date: str = "",
+    browser: Any = None,
 ) -> PdfResult:
     """Print ``pages`` of the built site in ``site_dir`` (site paths, :func:`pdf_pages`) as one PDF at ``out``.
 
     ``edition`` is the line the title page prints (``Edition.label``); a link to a page the PDF
     leaves out points at ``public_url``; ``date`` (ISO day) is the PDF's creation date, so the same
-    site prints the same bytes (:func:`fix_dates`). A page missing from ``site_dir`` raises
+    site prints the same bytes (:func:`fix_dates`). ``browser``, a Playwright browser already
+    running, is used instead of launching ``chromium``. A page missing from ``site_dir`` raises
     ``ValueError`` naming it.
     """
-    from playwright.sync_api import sync_playwright
-
     site_dir = Path(site_dir)
     if not (site_dir / "index.html").is_file():
         raise ValueError(f"site_dir must hold a built site (index.html), got {str(site_dir)!r}")
@@ -263,31 +289,19 @@ def write_pdf(
     if missing:
         raise ValueError(f"pages: not in the built site {str(site_dir)!r}: {', '.join(missing)}")
     public = public_url if public_url.endswith("/") else public_url + "/"
-    with _serve(site_dir) as base, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
-        try:
-            context = browser.new_context(color_scheme="light", service_workers="block")
-            context.route(lambda url: not url.startswith(base), lambda route: route.abort("blockedbyclient"))
-            page = context.new_page()
-            page.goto(base + "index.html", wait_until="load")
-            page.emulate_media(media="print")
-            sections = page.evaluate(
-                _ASSEMBLE, {"pages": list(pages), "title": title, "edition": edition, "publicBase": public}
-            )
-            page.add_style_tag(content=_PRINT_CSS)
-            page.wait_for_load_state("networkidle")
-            data = page.pdf(
-                format="A4",
-                print_background=True,
-                display_header_footer=True,
-                header_template="<span></span>",
-                footer_template=_FOOTER,
-                margin={"top": "16mm", "bottom": "18mm", "left": "15mm", "right": "15mm"},
-                outline=True,
-                tagged=False,
-            )
-        finally:
-            browser.close()
+    args = {"pages": list(pages), "title": title, "edition": edition, "publicBase": public}
+    with _serve(site_dir) as base:
+        if browser is not None:
+            data, sections = _print(browser, base, args)
+        else:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as p:
+                launched = p.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
+                try:
+                    data, sections = _print(launched, base, args)
+                finally:
+                    launched.close()
     data = fix_dates(data, date)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
