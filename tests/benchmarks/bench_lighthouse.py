@@ -32,19 +32,13 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from rnnmem.site.pdf import CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parents[2]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 100}
-CHROME_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--ignore-certificate-errors",
-]
+CHROME_FLAGS = [*CHROMIUM_ARGS, "--ignore-certificate-errors"]
 SERVER = Path(__file__).resolve().with_name("serve_pages.mjs")
 
 

@@ -30,21 +30,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from rnnmem.site import pdf
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("RNNMEM_SITE") or ROOT / "site").resolve()
 HERE = Path(__file__).resolve().parent
 
-DEFAULT_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
+# The browser and flags the book is printed with (rnnmem.site.pdf), and two more for checking.
+DEFAULT_CHROMIUM = pdf.DEFAULT_CHROMIUM
+CHROMIUM_ARGS = [*pdf.CHROMIUM_ARGS, "--disable-sync", "--disable-quic"]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
