@@ -182,10 +182,7 @@ MEASURE = """async () => {
   // Each formula is drawn at the size MathJax set it (its SVG's width, in ex of the text):
   // a rule that shrinks SVGs to their box would shrink a wide one to nothing.
   out.formulas = article.querySelectorAll("mjx-container > svg").length;
-  // (A formula in a content tab not selected is hidden with its tab, and measured when its tab is shown.)
-  const hiddenTab = (el) => { const b = el.closest(".tabbed-block"); return !!b && b.getClientRects().length === 0; };
   out.shrunkMath = [...article.querySelectorAll("mjx-container > svg")]
-    .filter((svg) => !hiddenTab(svg))
     .filter((svg) => Math.abs(svg.getBoundingClientRect().width - svg.width.baseVal.value) > 0.5)
     .map((svg) => ({drawn: Math.round(svg.getBoundingClientRect().width), set: Math.round(svg.width.baseVal.value),
                     text: short(svg.parentElement.querySelector("mjx-assistive-mml")?.textContent || "")}));
