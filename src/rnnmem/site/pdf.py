@@ -199,20 +199,9 @@ def pdf_pages(nav: Any) -> list[str]:
     >>> pdf_pages(nav)
     ['chapters/a/', 'chapters/b/', 'glossary/']
     """
-    listed = set(_nav_files(nav))
+    listed = set(site_config.nav_pages(nav))
     pages = site_config.chapter_order(nav) + [p for p in BACK_MATTER if p in listed]
     return [p.removesuffix(".md") + "/" for p in pages]
-
-
-def _nav_files(nav: Any) -> Iterator[str]:
-    if isinstance(nav, str):
-        yield nav
-    elif isinstance(nav, dict):
-        for value in nav.values():
-            yield from _nav_files(value)
-    elif isinstance(nav, list):
-        for item in nav:
-            yield from _nav_files(item)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
