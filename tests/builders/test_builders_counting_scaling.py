@@ -45,7 +45,7 @@ def test_convention_table_numbers(tmp_path):
         "| GRU (\\(G = 3\\)) | 901,500 | 903,000 | 903,000 |",
         "| LSTM (\\(G = 4\\)) | 1,202,000 | 1,204,000 | 1,202,000 |",
         "| LSTM − GRU | 300,500 | 301,000 | 299,000 |",
-        "| GRU / LSTM | 0.7500 | 0.7500 | 0.7512 |",
+        "| GRU / LSTM | 0.75 | 0.75 | 0.7512 |",
     ]
     assert "its GRU holds 901,500" in lines[-1]
 

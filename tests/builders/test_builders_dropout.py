@@ -21,9 +21,9 @@ def test_survival_table_numbers(tmp_path):
         "| per step: masks met | 100 |",
         "| per step: untouched | \\(2.66 \\times 10^{-5}\\) |",
         "| between layers: masks met | 2 |",
-        "| between layers: untouched | 0.8100 |",
+        "| between layers: untouched | 0.81 |",
         "| per sequence: masks met | 1 |",
-        "| per sequence: untouched | 0.9000 |",
+        "| per sequence: untouched | 0.9 |",
     ]
 
 

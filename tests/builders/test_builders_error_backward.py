@@ -41,7 +41,7 @@ def test_the_distance_table_prints_exact_powers(tmp_path):
 
 def test_the_clipping_table_keeps_and_turns_the_direction(tmp_path):
     text = render(tmp_path, "<!-- table: clipping_table -->")
-    assert "| global norm | 1 | 10.019 | 1.000 | 1.000 |" in text
+    assert "| global norm | 1 | 10.019 | 1 | 1 |" in text
     assert "| value | 1 | 10.019 | 1.546 | 0.929 |" in text
 
 

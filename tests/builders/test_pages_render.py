@@ -46,3 +46,23 @@ def test_every_builder_is_used_by_a_page():
     used = {(d.kind, d.name) for page in PAGES for d in directives_of(page)}
     unused = [f"{b.kind} {b.name} ({b.module})" for b in registry.all_builders() if (b.kind, b.name) not in used]
     assert not unused, "builders no page asks for: " + ", ".join(unused)
+
+
+_E_NOTATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[-+]?\d+\b")
+_PADDED = re.compile(r"(?<![\w.])\d+\.\d{2,}0(?![\d])")
+
+
+def _prose_of_table(markdown: str) -> str:
+    """The table's text outside code spans and \\( \\) mathematics, where a number is written as prose."""
+    return re.sub(r"`[^`]*`|\\\(.*?\\\)", " ", markdown)
+
+
+def test_no_table_writes_e_notation_or_padding_zeros(book_items):
+    problems = []
+    for where, (directive, item) in book_items.items():
+        if directive.kind != "table":
+            continue
+        text = _prose_of_table(item.content.decode())
+        problems += [f"{where}: {m.group()!r} (e-notation)" for m in _E_NOTATION.finditer(text)]
+        problems += [f"{where}: {m.group()!r} (padding zeros)" for m in _PADDED.finditer(text)]
+    assert not problems, "tables write numbers as the book does not:\n" + "\n".join(problems)

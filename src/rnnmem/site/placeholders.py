@@ -130,19 +130,44 @@ def sci(value: float, decimals: int = 1) -> str:
     return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def significant(value: float, digits: int = 3) -> str:
+    """``value`` with at most ``digits`` significant digits and no padding zeros; below 0.001 or from a
+    million up, as a mantissa times a power of ten in Unicode (never e-notation).
+
+    >>> significant(0.739738), significant(1000.0), significant(1.5258789e-05), significant(0.185302, 2)
+    ('0.74', '1000', '1.53 × 10⁻⁵', '0.19')
+    """
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    if 1e-3 <= abs(value) < 1e6:
+        text = f"{value:.{digits}g}"
+        return f"{value:.0f}" if "e" in text else text
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def format_value(value: Any, spec: str) -> str:
-    """Format one value with a Python format spec, or ``sci``/``sci.N`` (see :func:`sci`).
+    """Format one value with a Python format spec, or ``sci``/``sci.N`` (see :func:`sci`), or
+    ``sig``/``sig.N`` (at most N significant digits, default 3: see :func:`significant`).
 
     >>> format_value(915.6, ".0f"), format_value(0.573, ".1%"), format_value(4.3e-5, "sci.1"), format_value(3, "")
     ('916', '57.3%', '4.3 × 10⁻⁵', '3')
+    >>> format_value(0.250000, "sig.4"), format_value(1.53e-05, "sig")
+    ('0.25', '1.53 × 10⁻⁵')
     """
-    if spec == "sci" or spec.startswith("sci."):
-        digits = spec[4:] or "1"
-        if not digits.isdigit():
-            raise PlaceholderError(f"format spec {spec!r}: write sci or sci.N with N a whole number of decimals")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise PlaceholderError(f"format spec {spec!r} needs a number, got {value!r}")
-        return sci(float(value), int(digits))
+    for name, default, make in (("sci", "1", sci), ("sig", "3", significant)):
+        if spec == name or spec.startswith(name + "."):
+            digits = spec[len(name) + 1 :] or default
+            if not digits.isdigit() or (name == "sig" and int(digits) < 1):
+                raise PlaceholderError(
+                    f"format spec {spec!r}: write {name} or {name}.N with N a whole number"
+                    + (" of decimals" if name == "sci" else " of significant digits, at least 1")
+                )
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise PlaceholderError(f"format spec {spec!r} needs a number, got {value!r}")
+            return make(float(value), int(digits))
     try:
         return format(value, spec)
     except (ValueError, TypeError) as exc:

@@ -242,6 +242,55 @@ def smallest_text(fig: Figure) -> float:
     return float(min(sizes)) if sizes else 0.0
 
 
+#: At most this many significant digits in a figure's labels and annotations (tick labels excepted).
+LABEL_DIGITS = 4
+
+_E_NUMBER = re.compile(r"\d(?:\.\d*)?[eE][-+]?\d")
+_LABEL_NUMBER = re.compile(r"(?<![\w.^{])\d+(?:\.\d+)?(?![\w}])")
+
+
+def _significant(number: str) -> int:
+    digits = number.replace(".", "").lstrip("0")
+    return len(digits) if "." in number else len(number.rstrip("0") or "0")
+
+
+def label_problems(fig: Figure) -> list[str]:
+    """What a drawn figure's texts write against the book's number style: e-notation anywhere, and in
+    labels and annotations (not tick labels) a number of more than :data:`LABEL_DIGITS` significant
+    digits or with padding zeros (three or more decimals ending in 0).
+
+    >>> fig, ax = new_figure()
+    >>> _ = ax.annotate("0.739738", (0, 0)), ax.annotate("8.9e-16 at step 50", (0, 0)), ax.set_title("f = 0.9")
+    >>> label_problems(fig)
+    ["'0.739738': 6 significant digits (at most 4)", "'8.9e-16 at step 50': e-notation"]
+    """
+    from matplotlib.text import Text
+
+    ticks = {
+        id(label) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for label in [*axis.get_ticklabels(which="both")]
+    }
+    problems = []
+    for text in fig.findobj(Text):
+        words = text.get_text()
+        if not words.strip() or not text.get_visible():
+            continue
+        if _E_NUMBER.search(words):
+            problems.append(f"{words!r}: e-notation")
+            continue
+        if id(text) in ticks:
+            continue
+        plain = re.sub(r"\\[a-zA-Z]+", " ", words)
+        for match in _LABEL_NUMBER.finditer(plain):
+            number = match.group()
+            if _significant(number) > LABEL_DIGITS and "." in number:
+                problems.append(f"{words!r}: {_significant(number)} significant digits (at most {LABEL_DIGITS})")
+                break
+            if "." in number and len(number.split(".")[1]) >= 3 and number.endswith("0"):
+                problems.append(f"{words!r}: padding zeros in {number}")
+                break
+    return problems
+
+
 def to_svg(fig: Figure) -> bytes:
     """Save a figure as deterministic SVG (no date, fixed ids) and close it.
 
@@ -256,6 +305,13 @@ def to_svg(fig: Figure) -> bytes:
         raise_small_text(fig)
         legible_text(fig)
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    problems = label_problems(fig)
+    if problems:
+        plt.close(fig)
+        raise ValueError(
+            "a figure's labels must write numbers as the book does (rnnmem.site.placeholders.significant): "
+            + "; ".join(problems)
+        )
     smallest = smallest_text(fig)
     plt.close(fig)
     data = buf.getvalue()

@@ -6,6 +6,9 @@ the chapter's text and the table agree digit for digit); numbers are turned
 into strings with ``str`` if a builder leaves them as numbers. A number a cell
 writes in e-notation is shown as a power of ten, ``2.52e-05`` as ``2.52 × 10⁻⁵``
 (:func:`powers_of_ten`): the value is the same, and reads as a reader writes it.
+A number of three or more decimals loses its padding zeros, ``0.500000`` as
+``0.5`` and ``1000.000`` as ``1000`` (:func:`unpadded`); two decimals stay, so
+an interval such as ``[0.30, 0.47]`` keeps one precision.
 """
 
 from __future__ import annotations
@@ -28,6 +31,26 @@ def powers_of_ten(text: str) -> str:
     return _E_NOTATION.sub(
         lambda m: f"{m.group(1)} × 10{(m.group(2).replace('+', '') + m.group(3)).translate(_SUPERSCRIPT)}", text
     )
+
+
+_PADDED = re.compile(r"(?<![\w.])(\d+)\.(\d{3,})(?![\w.])")
+_CODE_OR_MATH = re.compile(r"(`[^`]*`|\\\(.*?\\\))")
+
+
+def unpadded(text: str) -> str:
+    r"""``text`` with the padding zeros of each number of three or more decimals dropped, outside code
+    spans and ``\( \)`` mathematics.
+
+    >>> unpadded("0.500000, 1000.000, 0.7290 and 0.30; `0.500` \\(0.250\\) stay")
+    '0.5, 1000, 0.729 and 0.30; `0.500` \\(0.250\\) stay'
+    """
+
+    def trim(m: re.Match[str]) -> str:
+        decimals = m.group(2).rstrip("0")
+        return f"{m.group(1)}.{decimals}" if decimals else m.group(1)
+
+    parts = _CODE_OR_MATH.split(text)
+    return "".join(part if k % 2 else _PADDED.sub(trim, part) for k, part in enumerate(parts))
 
 
 _POWER = re.compile(r"^\s*(-?\d+(?:\.\d+)?) × 10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s*$")
@@ -72,7 +95,7 @@ class Table:
 
     @staticmethod
     def _cell(value: Any) -> str:
-        text = powers_of_ten(value if isinstance(value, str) else str(value))
+        text = unpadded(powers_of_ten(value if isinstance(value, str) else str(value)))
         return text.replace("|", r"\|").replace("\n", " ")
 
     def to_markdown(self, caption: str | None = None) -> str:

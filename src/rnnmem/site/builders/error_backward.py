@@ -20,6 +20,7 @@ from rnnmem.checks import (
     check_positive_int,
 )
 
+from ..placeholders import significant
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
@@ -112,7 +113,7 @@ def distance_curves(
         ax.semilogy(n, a ** n.astype(float), color=colour, linewidth=1.2, label=f"factor {a:g}")
         ax.semilogy(m, a ** m.astype(float), color=colour, linestyle="none", marker="o", markersize=4.5)
         ax.annotate(
-            f"{a**top:.3g}",
+            significant(a**top),
             (top, a**top),
             textcoords="offset points",
             xytext=(6, 0),

@@ -10,6 +10,7 @@ import numpy as np
 from rnnmem import cells, gate_arithmetic, memory, params
 from rnnmem.checks import Finite, OpenUnit, PositiveInt
 
+from ..placeholders import significant
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
@@ -48,7 +49,7 @@ def gradient_highway(
         values["horizon"][f"{f:g}"] = memory.horizon(f, level=level)
         if left < floor:
             continue
-        text = f"{left:.2%}" if left >= 1e-3 else f"{left:.1e}"
+        text = f"{left:.2%}" if left >= 1e-3 else significant(left, 2)
         ax.plot([at], [left], "o", color=color, markersize=4, clip_on=False)
         if at == steps:
             ax.annotate(
@@ -82,6 +83,8 @@ def gradient_highway(
     )
     ax.set_xlim(0, steps)
     ax.set_ylim(floor, 3)
+    # Every third power of ten from 10^0 down: the curves start at 1, so 1 is labelled.
+    ax.set_yticks([10.0**k for k in range(0, int(np.floor(np.log10(floor))) - 1, -3)])
     ax.set_xlabel("steps back along the cell, $n$")
     ax.set_ylabel("gradient left, $f^n$")
     ax.legend(loc="center right")
@@ -104,7 +107,13 @@ def gru_update_conventions(h_prev: Finite = 0.8, r: OpenUnit = 0.25, mark: OpenU
         at = gate_arithmetic.gru_update(h_prev, z=mark, r=r, update=update).h
         ax.plot([mark], [at], "o", color=color, markersize=5)
         ax.annotate(
-            f"{at:.6f}", (mark, at), textcoords="offset points", xytext=(-8, 0), ha="right", va="center", color=color
+            significant(at, 4),
+            (mark, at),
+            textcoords="offset points",
+            xytext=(-8, 0),
+            ha="right",
+            va="center",
+            color=color,
         )
     n = gate_arithmetic.gru_update(h_prev, z=mark, r=r).n
     ax.axhline(h_prev, color="#777777", linestyle=":", linewidth=1.0)
@@ -119,7 +128,13 @@ def gru_update_conventions(h_prev: Finite = 0.8, r: OpenUnit = 0.25, mark: OpenU
         color="#555555",
     )
     ax.annotate(
-        f"candidate {n:.6f}", (0.0, n), textcoords="offset points", xytext=(4, -4), ha="left", va="top", color="#555555"
+        f"candidate {significant(n, 4)}",
+        (0.0, n),
+        textcoords="offset points",
+        xytext=(4, -4),
+        ha="left",
+        va="top",
+        color="#555555",
     )
     ax.axvline(mark, color="#999999", linewidth=0.8)
     ax.set_xlim(0, 1)

@@ -13,6 +13,7 @@ from rnnmem.checks import Check, Finite, NonNegativeInt, Positive, PositiveInt, 
 from rnnmem.experiments import Model, ModelSpec
 from rnnmem.lstm import LSTM
 
+from ..placeholders import sci
 from ..registry import figure, table
 from ..style import GRID, PALETTE, new_figure
 from ..tables import Table
@@ -241,7 +242,7 @@ def lstm_gradcheck_table(
         notes=f"A float64 LSTM with \\(H = {hidden}\\) units and inputs of width {input_size}, "
         f"{steps} steps, batch {batch}, weights from seed {seed}, random initial state; "
         f"central differences with \\(\\varepsilon = {_sci(eps)}\\). Worst over all blocks: "
-        f"{result.worst:.1e}.",
+        f"{sci(result.worst)}.",
     )
 
 
