@@ -1,37 +1,100 @@
 /* Interactive figures (rnnmem.site.widgets): every state was computed when the site was built.
- * This script only looks up the state of the slider's position and writes it into the page:
- * readout texts, polyline points, marker positions and the slider's spoken value. */
+ * This script only reads the controls' positions, looks up the state of each layer for them and
+ * writes it into the page: readout texts, polyline points, marker positions, the attributes of the
+ * plot's dots, lines and texts, and each slider's spoken value. Without it the page shows the
+ * starting state and the controls stay disabled. */
 (function () {
   "use strict";
+
+  function each(root, selector, fn) {
+    root.querySelectorAll(selector).forEach(fn);
+  }
+
+  function byData(root, attribute) {
+    var out = {};
+    each(root, "[" + attribute + "]", function (el) { out[el.getAttribute(attribute)] = el; });
+    return out;
+  }
 
   function setUp(root) {
     if (root.dataset.ready) return;
     var dataNode = root.querySelector("script.rnnmem-w-data");
-    var slider = root.querySelector("input[type=range]");
-    if (!dataNode || !slider) return;
+    if (!dataNode) return;
     var data = JSON.parse(dataNode.textContent);
-    function show(index) {
-      var i = Math.max(0, Math.min(data.labels.length - 1, index | 0));
-      root.querySelectorAll("output[data-key]").forEach(function (out) {
-        out.textContent = data.readouts[i][out.dataset.key];
-      });
-      root.querySelectorAll("polyline[data-key]").forEach(function (line) {
-        line.setAttribute("points", data.curves[i][line.dataset.key]);
-      });
-      root.querySelectorAll("line[data-key]").forEach(function (mark) {
-        var x = data.marks[i][mark.dataset.key];
-        if (x === null || x === undefined) {
-          mark.setAttribute("visibility", "hidden");
-        } else {
-          mark.removeAttribute("visibility");
+    var outputs = byData(root, "data-key");
+    var curves = byData(root, "data-curve");
+    var marks = byData(root, "data-mark");
+    var shapes = byData(root, "data-shape");
+    var values = byData(root, "data-value");
+    var sizes = {};
+    data.controls.forEach(function (c) { sizes[c.key] = c.labels.length; });
+
+    function position(c) {
+      var i;
+      if (c.kind === "slider") {
+        i = Number(root.querySelector('input[type=range][data-control="' + c.key + '"]').value);
+      } else {
+        var on = root.querySelector('input[type=radio][data-control="' + c.key + '"]:checked');
+        i = on ? Number(on.value) : 0;
+      }
+      return Math.max(0, Math.min(c.labels.length - 1, i | 0));
+    }
+
+    function points(key, value) {
+      if (typeof value === "string") return value;
+      var xs = data.xs[key], out = [];
+      for (var j = 0; j < xs.length; j++) out.push(xs[j] + "," + value[j]);
+      return out.join(" ");
+    }
+
+    function hide(el, hidden) {
+      if (hidden) el.setAttribute("visibility", "hidden");
+      else el.removeAttribute("visibility");
+    }
+
+    function apply(state) {
+      var key;
+      for (key in state.r || {}) if (outputs[key]) outputs[key].textContent = state.r[key];
+      for (key in state.c || {}) if (curves[key]) curves[key].setAttribute("points", points(key, state.c[key]));
+      for (key in state.m || {}) {
+        var mark = marks[key], x = state.m[key];
+        if (!mark) continue;
+        hide(mark, x === null);
+        if (x !== null) {
           mark.setAttribute("x1", x.toFixed(2));
           mark.setAttribute("x2", x.toFixed(2));
         }
-      });
-      slider.setAttribute("aria-valuetext", data.labels[i]);
+      }
+      for (key in state.s || {}) {
+        var shape = shapes[key], attrs = state.s[key];
+        if (!shape) continue;
+        hide(shape, attrs === null);
+        for (var name in attrs || {}) {
+          if (name === "text") shape.textContent = attrs[name];
+          else shape.setAttribute(name, attrs[name]);
+        }
+      }
     }
-    slider.addEventListener("input", function () { show(Number(slider.value)); });
-    show(Number(slider.value));
+
+    function show() {
+      var at = {};
+      data.controls.forEach(function (c) {
+        at[c.key] = position(c);
+        var slider = root.querySelector('input[type=range][data-control="' + c.key + '"]');
+        if (slider) slider.setAttribute("aria-valuetext", c.labels[at[c.key]]);
+        if (values[c.key]) values[c.key].textContent = c.labels[at[c.key]];
+      });
+      data.layers.forEach(function (layer) {
+        var index = 0;
+        layer.by.forEach(function (key) { index = index * sizes[key] + at[key]; });
+        apply(layer.states[index]);
+      });
+    }
+
+    each(root, "input[data-control]", function (input) { input.disabled = false; });
+    root.addEventListener("input", show);
+    root.addEventListener("change", show);
+    show();
     root.dataset.ready = "1";
   }
 
