@@ -36,6 +36,8 @@ def test_each_directive_of_the_page_renders(tmp_path, directive):
     item = Renderer(tmp_path).render(directive)
     if directive.kind == "figure":
         assert item.content.startswith(b"<?xml") and b"<svg" in item.content
+    elif directive.kind == "widget":
+        assert item.content.decode().startswith('<div class="rnnmem-widget"')
     else:
         text = item.content.decode() if isinstance(item.content, bytes) else item.content
         assert "|" in text and "---" in text

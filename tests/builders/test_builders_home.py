@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -41,3 +43,35 @@ def test_the_figure_renders_with_the_values_its_prose_states(tmp_path):
     assert item.values["rnn_crossing"] == int(np.nonzero(curves["rnn"] < 0.01)[0][0])
     assert item.values["carry_left"] == pytest.approx(curves["carry"][-1])
     assert item.values["lstm_left"] == pytest.approx(curves["lstm"][-1])
+
+
+def test_the_figure_reads_on_a_phone_with_each_curve_named_beside_it():
+    """At the phone's column (390 px less Material's two 16 px margins) every text is HERO_PT points,
+    over 13 px as tests/built_site/test_fit.py measures it (data-text-pt), and no superscript of the
+    axis falls below 9 px; the curves are named beside them, in their colours, not in a legend."""
+    from rnnmem.site.builders.home import HERO_PT, hero
+    from rnnmem.site.diagrams import smallest_glyph_pt
+    from rnnmem.site.style import PALETTE, to_svg
+
+    column = 358
+    fig, _ = hero()
+    (ax,) = fig.axes
+    assert ax.get_legend() is None
+    names = {t.get_text(): t.get_color() for t in ax.texts}
+    assert names == {
+        "1% left": names["1% left"],
+        "tanh RNN, $\\rho = 0.9$": PALETTE[0],
+        "LSTM, all paths, $b_f = 3$": PALETTE[1],
+        "carry line alone": PALETTE[1],
+    }
+    powers = np.log10(ax.get_yticks())
+    assert np.allclose(np.diff(powers), 2) and 0 in powers
+    top = max(float(np.max(line.get_ydata())) for line in ax.get_lines())
+    if top > 1:  # a curve above 1 reads against a labelled power above 1
+        assert powers.max() > 0
+    glyph_px = smallest_glyph_pt(fig) * column / (fig.get_figwidth() * 72)
+    head = to_svg(fig)[:3000].decode()
+    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', head).group(1))
+    text = float(re.search(r'<svg[^>]*\sdata-text-pt="([\d.]+)"', head).group(1))
+    assert text == HERO_PT and text * column / width > 13
+    assert glyph_px >= 9.0

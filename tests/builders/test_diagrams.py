@@ -1,15 +1,28 @@
 """Diagrams described in code: bad descriptions fail by name, the cells compute rnnmem's equations,
-the windows are rnnmem's, renders are byte-identical and legible on a phone."""
+each gate is lit where it sits in the cell, the unrolled LSTM's gradient goes back the ways the chapter
+says, the windows are rnnmem's, renders are byte-identical and legible on a phone."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from matplotlib.colors import to_rgba
+from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
 from rnnmem import bilm, bptt, gru, lstm, scan
 from rnnmem.init import pytorch_weights
 from rnnmem.site.builders import diagrams as B
-from rnnmem.site.diagrams import Diagram, evaluate, smallest_text_px
+from rnnmem.site.diagrams import (
+    EDGE_STYLES,
+    Diagram,
+    draw,
+    evaluate,
+    new_diagram_figure,
+    smallest_glyph_pt,
+    smallest_text_px,
+)
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 from rnnmem.site.style import to_svg
@@ -83,6 +96,9 @@ def one(comment: str):
         ('<!-- figure: truncated_bptt_window k1=0 caption="c" -->', "k1 must be a whole number >= 1"),
         ('<!-- figure: truncated_bptt_window length=2.5 caption="c" -->', "length must be a whole number >= 1"),
         ('<!-- figure: elmo_stack_diagram layers=0 caption="c" -->', "layers must be a whole number >= 1"),
+        ('<!-- figure: lstm_chain_diagram steps=0 caption="c" -->', "steps must be a whole number >= 1"),
+        ('<!-- figure: lstm_chain_diagram steps=4 caption="c" -->', "steps must be a whole number from 1 to 3"),
+        ('<!-- figure: lstm_chain_diagram steps="3" caption="c" -->', "steps must be a whole number >= 1"),
     ],
 )
 def test_a_bad_directive_argument_is_named_with_page_and_line(tmp_path, comment, expected):
@@ -160,15 +176,114 @@ def test_the_two_gru_panels_differ_exactly_where_the_conventions_do():
     assert B.differences(B.gru_cell(), B.gru_cell()) == (set(), set())
 
 
-def test_each_gate_panel_shows_the_product_its_gate_feeds_in_the_cell():
+def test_each_gate_lights_what_it_reads_the_product_it_feeds_and_the_way_on_to_its_value():
     d = B.lstm_cell()
     partners = {"f": "c_prev", "i": "g", "g": "i", "o": "tanh_c"}
     results = {"f": "c", "i": "c", "g": "c", "o": "h"}
     for gate in B.LSTM_GATES:
-        p = B.gate_panel(d, gate)
-        (product,) = [e.dst for e in p.edges if e.src == gate]
-        assert set(p.inputs_of(product)) == {gate, partners[gate]}
-        assert [e.dst for e in p.edges if e.src == product] == [results[gate]]
+        lit, partner = B.gate_paths(d, gate)
+        nodes = {n for n in lit if isinstance(n, str)}
+        assert {"h_prev", "x", "bus", gate, results[gate]} <= nodes
+        assert not nodes & (set(B.LSTM_GATES) - {gate}), f"{gate}: another gate is lit"
+        (product,) = [m for m in nodes if d.get(m).op == "mul"]
+        assert set(d.inputs_of(product)) == {gate, partners[gate]}
+        assert partner == {partners[gate], (partners[gate], product)}
+        # the lit edges form one path from the inputs through the gate to the value it makes
+        edges = {e for e in lit if isinstance(e, tuple)}
+        assert ("bus", gate) in edges and (gate, product) in edges
+        assert all(src in nodes and dst in nodes for src, dst in edges)
+        ends = [n for n in nodes if not any(src == n for src, _ in edges)]
+        assert ends == [results[gate]]
+
+
+def _lit_boxes(ax) -> list[tuple[float, float]]:
+    """Centres of the boxes an axes draws outlined in the lit colour."""
+    colour = to_rgba(EDGE_STYLES["lit"][0])
+    return [
+        (p.get_x() + p.get_width() / 2, p.get_y() + p.get_height() / 2)
+        for p in ax.patches
+        if isinstance(p, FancyBboxPatch) and p.get_facecolor() != colour and p.get_edgecolor() == colour
+    ]
+
+
+@pytest.mark.parametrize("gates", [("f", "i", "g", "o"), ("o", "g"), ("i",)])
+def test_each_copy_of_the_cell_lights_its_own_gate_where_it_sits(gates):
+    fig, values = B.lstm_cell_diagram(gates=gates)
+    d = B.lstm_cell()
+    main, *copies = fig.axes
+    assert len(copies) == values["copies"] == len(gates)
+    assert values["gates"] == [B.LSTM_GATES[g] for g in gates]
+    assert _lit_boxes(main) == []
+    for gate, ax in zip(gates, copies):
+        assert ax.get_xlim() == main.get_xlim() and ax.get_ylim() == main.get_ylim()  # a copy of the whole cell
+        assert np.allclose(_lit_boxes(ax), [d.get(gate).at]), gate
+        assert len(ax.patches) >= len(d.nodes)  # every node is drawn, greyed or lit
+        assert not [t for t in ax.texts if t.get_text().strip()]  # the copy carries no labels
+    titles = [t.get_text() for t in fig.texts]
+    assert titles == [f"{B.LSTM_GATES[g]}, ${g}_t$" for g in gates]
+
+
+def test_a_lit_name_the_diagram_lacks_fails():
+    import matplotlib.pyplot as plt
+
+    fig, ax = new_diagram_figure(1.0, 1.0)
+    with pytest.raises(ValueError, match="unknown node 'zz'"):
+        draw(small(), ax, lit={"zz"})
+    with pytest.raises(ValueError, match="unknown edge 'b -> a'"):
+        draw(small(), ax, lit=set(), plain={("b", "a")})
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ the LSTM unrolled, and its gradient
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_the_carry_line_runs_straight_through_one_product_and_one_sum_per_step(steps):
+    d = B.lstm_chain(steps)
+    carry = [e for e in d.edges if e.style == "carry"]
+    path = [carry[0].src] + [e.dst for e in carry]
+    assert [e.src for e in carry[1:]] == path[1:-1]  # one line, in order
+    assert path == ["c_in"] + [f"{op}{k}" for k in range(steps) for op in ("mul", "add")] + ["c_out"]
+    assert len({d.get(n).at[1] for n in path}) == 1  # straight
+    for k in range(steps):
+        # the product's other factor is the forget gate, the sum's the written share: nothing else
+        assert [d.find_edge(src, f"mul{k}").label for src in d.inputs_of(f"mul{k}") if src != path[2 * k]] == ["$f$"]
+        assert [d.find_edge(src, f"add{k}").label for src in d.inputs_of(f"add{k}") if src != f"mul{k}"] == [r"$i\,g$"]
+    hidden = ["h_in"] + [f"gates{k}" for k in range(steps)] + ["h_out"]
+    assert all(d.find_edge(a, b).style == "forward" for a, b in zip(hidden, hidden[1:]))
+    assert max(d.get(n).at[1] for n in hidden) < d.get("c_in").at[1]  # below the carry line
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_the_gradient_goes_back_one_step_at_a_time_along_both_paths(steps):
+    d = B.lstm_chain(steps)
+    names = ["t-1", "t", "t+1"][:steps]
+    carry_y, hidden_y = d.get("c_in").at[1], d.get("h_in").at[1]
+    for path, y_of in (("c", lambda y: y > carry_y), ("h", lambda y: y < hidden_y)):
+        arrows = [e for e in d.edges if e.style == "backward" and e.src.startswith(f"back_{path}")]
+        assert len(arrows) == steps
+        for k, e in enumerate(arrows):
+            a, b = d.get(e.src).at, d.get(e.dst).at
+            assert a[0] > b[0] and a[1] == b[1] and y_of(a[1])  # right to left, above or below its path
+            # each spans its own step: from beyond the step's last node back to before its first
+            step = [n for n in d.nodes.values() if re.fullmatch(rf"(mul|add|gates){k}", n.id)]
+            assert b[0] < min(n.at[0] for n in step) and a[0] > max(n.at[0] for n in step)
+        labels = [e.label for e in arrows]
+        assert labels == ([f"$\\times f_{{{s}}}$" for s in names] if path == "c" else ["gates, $W$"] * steps)
+    fig, values = B.lstm_chain_diagram(steps=steps)
+    assert values == {
+        "steps": steps,
+        "products": steps,
+        "sums": steps,
+        "back_carry": steps,
+        "back_hidden": steps,
+    }
+    (ax,) = fig.axes
+    colour = to_rgba(EDGE_STYLES["backward"][0])
+    dashed = [p for p in ax.patches if isinstance(p, FancyArrowPatch) and p.get_edgecolor() == colour]
+    assert len(dashed) == 2 * steps and all(p.get_linestyle() != "-" for p in dashed)
+    circles = [p for p in ax.patches if isinstance(p, Circle) and p.get_radius() > 0.1]
+    assert len(circles) == 2 * steps  # one product and one sum per step
 
 
 # ------------------------------------------------------------------ windows and stacks are rnnmem's
@@ -206,6 +321,8 @@ FIGURES = [
     ("rnn_unrolled", {}),
     ("rnn_unrolled", {"direction": "both"}),
     ("lstm_cell_diagram", {}),
+    ("lstm_chain_diagram", {}),
+    ("lstm_chain_diagram", {"steps": 1}),
     ("gru_conventions_diagram", {}),
     ("gru_conventions_diagram", {"left": ("z_keeps", "before"), "right": ("z_keeps", "after")}),
     ("truncated_bptt_window", {}),
@@ -228,6 +345,35 @@ def test_a_diagram_renders_to_the_same_bytes_twice_and_reads_on_a_phone(name, ar
     again, same = builder(**args)
     assert to_svg(again) == first and same == values
     assert b"<path" in first
+
+
+#: A 390 px phone shows a figure at the content width, 390 px less Material's margins (16 px each side).
+PHONE_COLUMN_PX = 358
+#: The diagrams drawn in LARGE text: their subscripts, at 0.7 of it, stay readable on a phone as well.
+LARGE_TEXT = ["lstm_cell_diagram", "lstm_chain_diagram", "gru_conventions_diagram"]
+
+
+def _svg_text_px(svg: bytes) -> float:
+    """The smallest text of an SVG in CSS pixels at the phone's column, as tests/built_site/test_fit.py
+    measures it: the root's data-text-pt (points) times the width shown over the width in points."""
+    head = svg[:3000].decode()
+    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', head).group(1))
+    text = float(re.search(r'<svg[^>]*\sdata-text-pt="([\d.]+)"', head).group(1))
+    return text * PHONE_COLUMN_PX / width
+
+
+@pytest.mark.parametrize("name", LARGE_TEXT)
+def test_every_text_of_the_redrawn_diagrams_reads_on_a_phone(name):
+    fig, _ = getattr(B, name)()
+    glyph_px = smallest_glyph_pt(fig) * PHONE_COLUMN_PX / (fig.get_figwidth() * 72)
+    svg = to_svg(fig)
+    assert _svg_text_px(svg) == pytest.approx(B.LARGE * PHONE_COLUMN_PX / (B.WIDTH * 72)) and B.LARGE >= 13
+    assert glyph_px >= 9.0, f"{name}: a subscript of {glyph_px:.1f} px on a phone"
+
+
+def test_the_site_measure_sees_the_diagrams_text_not_hidden_tick_labels():
+    fig, _ = B.lstm_chain_diagram()
+    assert f'data-text-pt="{B.LARGE:g}"'.encode() in to_svg(fig)[:3000]
 
 
 def test_the_values_a_caption_can_state_are_the_figures():

@@ -8,7 +8,8 @@ A diagram is a small description, not a drawing placed by hand::
     d.connect("x1 -> h1", label="$W_{ih}$")
 
 * a **node** has an id, a mathtext label, a place on a grid (in grid units,
-  the drawing scales them), a shape (``box``, ``circle``, ``dot``, ``text``)
+  the drawing scales them), a shape (``box``, ``circle``, ``dot``, ``text``; a
+  box has a ``width`` and ``height``, a circle a ``radius``)
   and, for cells, the operation it computes (``op``) and the name of the
   value it is in ``rnnmem`` (``computes``, e.g. ``"f"`` for the forget gate);
 * an **edge** joins two known nodes; ``connect("a -> b -> c")`` writes a chain;
@@ -16,6 +17,10 @@ A diagram is a small description, not a drawing placed by hand::
   ``route`` how it runs (straight, or horizontal then vertical ``"hv"``, or
   ``"vh"``), and it may carry a label;
 * a **group** draws a labelled frame around some nodes.
+
+:func:`draw` draws a description whole, or greyed with a few of its nodes and
+edges *lit* (one gate and the paths it reads and feeds, say), so that the part
+is seen where it sits in the whole.
 
 Naming a node or an edge the diagram does not have fails at once with a
 ``ValueError`` that names the diagram's builder, the bad name and the known
@@ -41,6 +46,7 @@ EDGE_STYLES = {
     "backward": (PALETTE[1], 1.6, (0, (4, 2))),
     "carry": (PALETTE[0], 3.0, "-"),
     "highlight": (PALETTE[3], 2.2, "-"),
+    "lit": (PALETTE[3], 3.0, "-"),
     "faded": (GRID, 1.0, "-"),
     "cut": (INK, 1.0, (0, (3, 3))),
 }
@@ -83,6 +89,7 @@ class Node:
     note: str | None = None
     note_at: str = "below"
     fontsize: float | None = None
+    radius: float = 0.22  # a circle's
 
 
 @dataclass
@@ -250,7 +257,7 @@ class Diagram:
 
 def _half(n: Node) -> tuple[float, float]:
     if n.shape == "circle":
-        return 0.22, 0.22
+        return n.radius, n.radius
     if n.shape == "dot":
         return 0.05, 0.05
     return n.width / 2, n.height / 2
@@ -383,31 +390,57 @@ def draw(
     fontsize: float = FONT,
     title: str | None = None,
     emphasis: set | None = None,
+    lit: set | None = None,
+    plain: set | None = None,
+    labels: bool = True,
 ) -> None:
-    """Draw a diagram (or the part of it made of the nodes ``only``) on a matplotlib axes."""
+    """Draw a diagram (or the part of it made of the nodes ``only``) on a matplotlib axes.
+
+    ``emphasis`` outlines some nodes and edges (ids, ``(src, dst)`` keys) in the highlight colour.
+    With ``lit``, the diagram is drawn greyed and without its labels, except the nodes and edges
+    ``lit`` names, drawn as the carry line is (a thick line, a tinted band) with their labels, and
+    those ``plain`` names, drawn as usual: a part seen where it sits in the whole. ``labels=False``
+    leaves out every label (a small copy of a diagram drawn in full elsewhere).
+    """
     import matplotlib.patheffects as pe
     from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
     from matplotlib.path import Path
 
     keep = set(diagram.nodes) if only is None else {diagram.get(i).id for i in only}
     emphasis = emphasis or set()
+    greyed = lit is not None
+    lit = set(lit or ())
+    plain = set(plain or ())
+    for name in lit | plain:  # an unknown name fails here, not silently unlit
+        if isinstance(name, tuple):
+            diagram.find_edge(*name)
+        else:
+            diagram.get(name)
+    lit_colour = EDGE_STYLES["lit"][0]
+
+    def shown(name) -> bool:
+        return not greyed or name in lit or name in plain
+
     ax.set_aspect("equal")
     ax.axis("off")
+    ax.set_xticks([])  # no hidden tick labels for the SVG's smallest text (data-text-pt) to count
+    ax.set_yticks([])
     halo = [pe.withStroke(linewidth=4.5, foreground=FILL)]
     for g in diagram.groups:
         members = [m for m in g.members if m in keep]
         if not members:
             continue
         x0, x1, y0, y1 = diagram.bounds(members)
-        top = 0.35 if g.label and g.label_at == "top" else 0.0
+        top = 0.35 if g.label and g.label_at == "top" and not greyed else 0.0
+        colour = GRID if greyed else g.color
         rect = FancyBboxPatch(
             (x0 - g.pad, y0 - g.pad),
             x1 - x0 + 2 * g.pad,
             y1 - y0 + 2 * g.pad + top,
             boxstyle="round,pad=0,rounding_size=0.12",
             linewidth=1.0,
-            edgecolor=g.color,
-            facecolor=g.color,
+            edgecolor=colour,
+            facecolor=colour,
             alpha=0.12,
             zorder=0,
         )
@@ -419,12 +452,12 @@ def draw(
                 y1 - y0 + 2 * g.pad + top,
                 boxstyle="round,pad=0,rounding_size=0.12",
                 linewidth=1.0,
-                edgecolor=g.color,
+                edgecolor=colour,
                 facecolor="none",
                 zorder=0.5,
             )
         )
-        if g.label:
+        if g.label and labels and not greyed:
             if g.label_at == "top":
                 ax.text(
                     x0 - g.pad + 0.1,
@@ -453,8 +486,24 @@ def draw(
         x, y = n.at
         hw, hh = _half(n)
         colour = n.color or INK
-        lw = 2.2 if n.id in emphasis else 1.1
-        edge = PALETTE[3] if n.id in emphasis else colour
+        lw = 2.2 if n.id in emphasis or n.id in lit else 1.1
+        edge = PALETTE[3] if n.id in emphasis else lit_colour if n.id in lit else colour
+        if not shown(n.id):
+            colour = edge = GRID if n.color != "none" else "none"
+        if n.id in lit and n.shape in ("box", "circle"):  # the carry line's tinted band, around the node
+            pad = 0.1
+            ax.add_patch(
+                FancyBboxPatch(
+                    (x - hw - pad, y - hh - pad),
+                    2 * (hw + pad),
+                    2 * (hh + pad),
+                    boxstyle=f"round,pad=0,rounding_size={min(hw, hh) + pad}",
+                    linewidth=0,
+                    facecolor=lit_colour,
+                    alpha=0.18,
+                    zorder=0,
+                )
+            )
         p: Patch
         if n.shape == "box":
             p = FancyBboxPatch(
@@ -474,6 +523,8 @@ def draw(
         else:
             p = Rectangle((x - hw, y - hh), 2 * hw, 2 * hh, linewidth=0, facecolor="none", zorder=3)
         ax.add_patch(p)
+        if not shown(n.id) or not labels:
+            continue
         if n.shape != "dot" and n.label:
             ax.text(
                 x,
@@ -499,6 +550,8 @@ def draw(
         colour, lw, ls = EDGE_STYLES[e.style]
         if (e.src, e.dst) in emphasis:
             colour, lw, ls = EDGE_STYLES["highlight"]
+        if greyed:
+            colour, lw, ls = EDGE_STYLES["lit" if e.key in lit else "forward" if e.key in plain else "faded"]
         a, b = diagram.get(e.src), diagram.get(e.dst)
         pa, pb = (a.at[0], a.at[1] + e.offset), (b.at[0], b.at[1] + e.offset)
         points = _trim(_route(pa, pb, e), a, b)
@@ -509,13 +562,13 @@ def draw(
             color=colour,
             linewidth=lw,
             linestyle=ls,
-            zorder=2,
+            zorder=2.2 if lw >= EDGE_STYLES["carry"][1] else 2,  # a thick line runs over the thin ones leaving it
             capstyle="butt",
             joinstyle="miter",
         )
         arrow.set_path_effects([pe.Stroke(linewidth=lw + 3.5, foreground=FILL), pe.Normal()])
         ax.add_patch(arrow)
-        if e.label:
+        if e.label and labels and shown(e.key):
             lx, ly = _label_point(pa, pb, e)
             off = {
                 "above": (0, 0.1, "center", "bottom"),
@@ -603,6 +656,28 @@ def smallest_text_px(fig, phone_width_px: float = 350.0) -> float:
     return min(sizes) * (96.0 / 72.0) * phone_width_px / width_px
 
 
+def smallest_glyph_pt(fig) -> float:
+    """The size in points of the smallest glyph of a figure's visible texts: a mathtext subscript or
+    superscript (drawn at 0.7 of its text's size, 0.49 for a script's script) counts at its own size,
+    where :func:`rnnmem.site.style.smallest_text` counts the size of the text it stands in."""
+    from matplotlib import cbook
+    from matplotlib.mathtext import MathTextParser
+    from matplotlib.text import Text
+
+    parser = MathTextParser("path")
+    sizes: list[float] = []
+    for t in fig.findobj(Text):
+        if not (t.get_visible() and t.get_text().strip() and t.get_figure() is not None):
+            continue
+        for line in t.get_text().split("\n"):
+            if cbook.is_math_text(line):
+                glyphs = parser.parse(line, 72, t.get_fontproperties()).glyphs
+                sizes.extend(float(g[1]) for g in glyphs)
+            elif line.strip():
+                sizes.append(float(t.get_fontsize()))
+    return min(sizes) if sizes else 0.0
+
+
 def new_diagram_figure(width: float, height: float, ncols: int = 1, nrows: int = 1, **kw: Any):
     """A figure for diagrams under the book's style: no constrained layout, panels placed by their widths."""
     import matplotlib.pyplot as plt
@@ -627,6 +702,7 @@ __all__ = [
     "evaluate",
     "draw",
     "smallest_text_px",
+    "smallest_glyph_pt",
     "new_diagram_figure",
     "FONT",
 ]

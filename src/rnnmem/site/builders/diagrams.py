@@ -1,7 +1,8 @@
 """Cell and network diagrams, described in code (see :mod:`rnnmem.site.diagrams`).
 
 Each figure here is drawn from a description: the unrolled RNN (forward, and
-the gradient flowing back), the LSTM cell and its gates, the GRU in two
+the gradient flowing back), the LSTM cell and each of its gates lit in a greyed
+copy of it, the LSTM unrolled with its gradient going back, the GRU in two
 conventions, the window of truncated BPTT, and ELMo's stack. The cell
 descriptions are computations as well: the tests run them with
 :func:`rnnmem.site.diagrams.evaluate` and hold them to :func:`rnnmem.lstm.step`
@@ -27,6 +28,10 @@ from ..style import (
     WIDTH,  # every figure of the book is this wide (inches)
 )
 
+#: Font size (points) of the diagrams that must read on a phone beyond the legal minimum: their
+#: subscripts, at 0.7 of it, stay above 9 px at a 358 px column.
+LARGE = 13.0
+
 #: The LSTM's gates in the book's words, in PyTorch's order i, f, g, o, as rnnmem.lstm names them.
 LSTM_GATES = {"f": "forget gate", "i": "input gate", "g": "candidate", "o": "output gate"}
 
@@ -39,6 +44,17 @@ def _pair(name: str, conv) -> tuple[str, str]:
         check_choice(f"{name}[1]", conv[1], RESET_CONVENTIONS),
     )
 
+
+def check_chain_steps(name: str, value) -> int:
+    """A chain's number of steps: a whole number from 1 to 3 (more would not read on a phone)."""
+    n = check_positive_int(name, value)
+    if n > 3:
+        raise ValueError(f"{name} must be a whole number from 1 to 3 (legible on a phone), got {value!r}")
+    return n
+
+
+#: The steps of an unrolled chain drawn in one figure.
+ChainSteps = Annotated[int, Check(check_chain_steps, "whole numbers from 1 to 3")]
 
 #: A GRU's two conventions, ``(update, reset)``, as :func:`rnnmem.gru.step` names them.
 Conventions = Annotated[tuple, Check(_pair, "(update, reset) pairs")]
@@ -83,7 +99,7 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
             gate,
             r"$\tanh$" if gate == "g" else r"$\sigma$",
             at=(x, 1.5),
-            width=0.72,
+            width=0.82 if gate == "g" else 0.72,
             op="candidate" if gate == "g" else "gate",
             block=gate,
             computes=gate,
@@ -93,8 +109,8 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
     d.node("add", r"$+$", at=(3.4, 4), shape="circle", op="add")
     d.node("c", r"$c_t$", at=(6.5, 4), shape="text", op="copy", computes="c", width=0.5)
     d.node("mul_i", r"$\times$", at=(3.4, 2.8), shape="circle", op="mul")
-    d.node("tanh_c", r"$\tanh$", at=(5.4, 2.85), width=0.72, op="tanh", value=r"$\tanh(c_t)$")
-    d.node("mul_o", r"$\times$", at=(5.4, 1.5), shape="circle", op="mul")
+    d.node("tanh_c", r"$\tanh$", at=(5.5, 2.85), width=0.82, op="tanh", value=r"$\tanh(c_t)$")
+    d.node("mul_o", r"$\times$", at=(5.5, 1.5), shape="circle", op="mul")
     d.node("h", r"$h_t$", at=(6.5, 1.5), shape="text", op="copy", computes="h", width=0.5)
     d.connect("c_prev -> mul_f -> add -> c", style="carry")
     d.edge("f", "mul_f", label=r"$f_t$", label_side="right", label_at=0.3)
@@ -103,7 +119,7 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
     d.connect("mul_i -> add")
     d.edge("add", "tanh_c", route="hv")
     d.connect("tanh_c -> mul_o")
-    d.edge("o", "mul_o", label=r"$o_t$", label_side="below", label_at=0.5)
+    d.edge("o", "mul_o", label=r"$o_t$", label_side="above", label_at=0.55)
     d.connect("mul_o -> h")
     d.group("carry", ["c_prev", "mul_f", "add", "c"], label="carry line", color=PALETTE[0], pad=0.12)
     return d
@@ -112,37 +128,39 @@ def lstm_cell(builder: str = "lstm_cell") -> Diagram:
 def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_conventions") -> Diagram:
     """The GRU cell of :mod:`rnnmem.gru` in one pair of conventions (``update=``, ``reset=`` as there).
 
-    Compact, so that two cells stand side by side: the old state runs along the top to the sum
-    that gives h_t (drawn above it), the candidate's row is in the middle and the gates below.
+    Wide and low, so that two cells stand one above the other at the figure's full width: the old
+    state runs along the top to the sum that gives h_t (right of it), the candidate's row is in the
+    middle and the gates below, fed by h_{t-1} and x_t joined at the bottom left.
     The conventions move only two things: the place of r_t's product on the candidate's row
     (before or after W_hn), and the product that 1 - z_t weighs (the kept or the written share).
     """
     update = check_choice("update", update, UPDATE_CONVENTIONS)
     reset = check_choice("reset", reset, RESET_CONVENTIONS)
     d = Diagram(builder)
-    top, row, gates = 4.2, 2.5, 1.35  # heights of the old state's line, the candidate's row, the gates
-    d.node("h_prev", r"$h_{t-1}$", at=(0, top), shape="text", op="input", block="h", width=0.7)
-    d.node("x", r"$x_t$", at=(0, -0.3), shape="text", op="input", block="x", width=0.5, height=0.4)
-    d.node("bus", "", at=(0, 0.4), shape="dot", op="concat")
+    top, row, gates, bus = 3.2, 1.85, 0.8, 0.0  # heights of the old state's line, the candidate's row, ...
+    keep, write = 4.5, 5.7  # columns of the two products, the kept and the written share
+    d.node("h_prev", r"$h_{t-1}$", at=(0, top), shape="text", op="input", block="h", width=0.75, height=0.45)
+    d.node("x", r"$x_t$", at=(-0.75, bus), shape="text", op="input", block="x", width=0.5, height=0.45)
+    d.node("bus", "", at=(0, bus), shape="dot", op="concat")
     d.connect("h_prev -> bus", arrow=False)
     d.connect("x -> bus", arrow=False)
-    d.node("r", r"$\sigma$", at=(0.85, gates), width=0.5, op="gate", block="r", computes="r")
-    d.node("z", r"$\sigma$", at=(3.7, gates), width=0.5, op="gate", block="z", computes="z")
-    first, second = (0.85, row), (1.8, row)
+    d.node("r", r"$\sigma$", at=(1.2, gates), width=0.6, op="gate", block="r", computes="r")
+    d.node("z", r"$\sigma$", at=(keep, gates), width=0.6, op="gate", block="z", computes="z")
+    first, second = (1.2, row), (2.4, row)
     mul_at, wh_at = (first, second) if reset == "before" else (second, first)
     d.node("r_mul", r"$\times$", at=mul_at, shape="circle", op="mul")
-    d.node("W_hn", r"$W_{hn}$", at=wh_at, width=0.8, op="state_part", block="n")
-    d.node("n", r"$\tanh$", at=(2.95, row), width=0.9, op="tanh_with_input", block="n", computes="n")
-    d.node("mul_keep", r"$\times$", at=(3.7, top), shape="circle", op="mul")
-    d.node("mul_write", r"$\times$", at=(4.55, row), shape="circle", op="mul")
-    d.node("add", r"$+$", at=(4.55, top), shape="circle", op="add")
-    d.node("h", r"$h_t$", at=(4.55, top + 0.75), shape="text", op="copy", computes="h", width=0.5, height=0.4)
+    d.node("W_hn", r"$W_{hn}$", at=wh_at, width=0.85, op="state_part", block="n")
+    d.node("n", r"$\tanh$", at=(3.5, row), width=0.85, op="tanh_with_input", block="n", computes="n")
+    d.node("mul_keep", r"$\times$", at=(keep, top), shape="circle", op="mul")
+    d.node("mul_write", r"$\times$", at=(write, row), shape="circle", op="mul")
+    d.node("add", r"$+$", at=(write, top), shape="circle", op="add")
+    d.node("h", r"$h_t$", at=(write + 0.85, top), shape="text", op="copy", computes="h", width=0.5, height=0.45)
     d.node(
         "one_minus",
         r"$1{-}$",
-        at=(4.55, gates) if update == "z_keeps" else (3.7, 3.35),
-        width=0.55,
-        height=0.42,
+        at=(write, gates) if update == "z_keeps" else (keep, (row + top) / 2),
+        width=0.6,
+        height=0.45,
         op="one_minus",
     )
     d.edge("bus", "r", route="hv")
@@ -150,16 +168,16 @@ def gru_cell(update: str = "z_keeps", reset: str = "after", builder: str = "gru_
     d.edge("bus", "n", route="hv")
     if reset == "before":
         d.edge("h_prev", "r_mul", route="vh")
-        d.edge("r", "r_mul", label=r"$r_t$", label_side="right", label_at=0.4)
+        d.edge("r", "r_mul", label=r"$r_t$", label_side="right", label_at=0.45)
         d.connect("r_mul -> W_hn -> n")
     else:
         d.edge("h_prev", "W_hn", route="vh")
         d.edge("r", "r_mul", route="hv", label=r"$r_t$", label_side="above", label_at=0.25)
         d.connect("W_hn -> r_mul -> n")
     d.edge("h_prev", "mul_keep")
-    d.edge("n", "mul_write", label=r"$n_t$", label_side="below", label_at=0.75)
+    d.edge("n", "mul_write", label=r"$n_t$", label_side="below", label_at=0.72)
     if update == "z_keeps":
-        d.edge("z", "mul_keep", label=r"$z_t$", label_side="left", label_at=0.25)
+        d.edge("z", "mul_keep", label=r"$z_t$", label_side="left", label_at=0.2)
         d.edge("z", "one_minus")
         d.edge("one_minus", "mul_write")
     else:
@@ -261,6 +279,73 @@ def elmo_stack(layers: int = 2, builder: str = "elmo_stack") -> Diagram:
     return d
 
 
+def _step_name(k: int) -> str:
+    """The time index of step ``k`` of a chain whose second step is t: t-1, t, t+1, ..."""
+    return "t" if k == 1 else f"t{k - 1:+d}"
+
+
+def lstm_chain(steps: int = 3, builder: str = "lstm_chain") -> Diagram:
+    """An LSTM unrolled over ``steps`` steps (t-1, t, t+1 for three), and the gradient going back.
+
+    The carry line runs straight along the top: per step one product (by f) and one sum (of i g),
+    nothing else. Under it the hidden state runs through each step's gates and weights, one box that
+    reads h and x, sends f and i g up to the carry line and takes tanh of the new cell back (the output
+    gate's product is inside the box). Dashed arrows, in the gradient's colour, go back one step each:
+    along the carry line (``back_c{k}``), multiplied by f alone, and along the hidden states
+    (``back_h{k}``), through the gates and the weights.
+    """
+    n = check_chain_steps("steps", steps)
+    d = Diagram(builder)
+    W = 3.2  # units per step
+    carry, hidden, inputs, back_c, back_h = 3.8, 2.0, 0.35, 4.45, 1.25
+    names = [_step_name(k) for k in range(n)]
+    first, last = _step_name(-1), names[-1]
+    d.node("c_in", f"$c_{{{first}}}$", at=(0, carry), shape="text", width=1.0, height=0.45)
+    d.node("h_in", f"$h_{{{first}}}$", at=(0, hidden), shape="text", width=1.0, height=0.45)
+    c_prev, h_prev = "c_in", "h_in"
+    top = hidden + 0.3  # the top edge of a step's box
+    for k, s in enumerate(names):
+        X = W * k + 0.8  # the step's left edge
+        mul, add, gates = f"mul{k}", f"add{k}", f"gates{k}"
+        d.node(mul, r"$\times$", at=(X + 0.65, carry), shape="circle", radius=0.27)
+        d.node(add, r"$+$", at=(X + 1.55, carry), shape="circle", radius=0.27)
+        d.node(gates, "gates", at=(X + 1.4, hidden), width=2.2, height=0.6)
+        for name, x in (("f_top", 0.65), ("ig_top", 1.55), ("tanh_top", 2.35), ("x_bottom", 0.75)):
+            y = hidden - 0.3 if name == "x_bottom" else top
+            d.node(f"{name}{k}", "", at=(X + x, y), shape="dot", color="none")
+        d.node(f"x{k}", f"$x_{{{s}}}$", at=(X + 0.75, inputs), shape="text", width=0.8, height=0.45)
+        d.edge(c_prev, mul, style="carry")
+        d.edge(mul, add, style="carry")
+        d.edge(f"f_top{k}", mul, label="$f$", label_side="left", label_at=0.5)
+        d.edge(f"ig_top{k}", add, label=r"$i\,g$", label_side="right", label_at=0.5)
+        d.edge(add, f"tanh_top{k}", route="hv", label="tanh", label_side="right", label_at=0.8)
+        d.edge(h_prev, gates)
+        d.edge(f"x{k}", f"x_bottom{k}")
+        c_prev, h_prev = add, gates
+        # the gradient, one step back: from this step's right edge to its left edge
+        right, left = X + W - 0.02, X + 0.02
+        for path, y, label, side, at in (
+            ("c", back_c, f"$\\times f_{{{s}}}$", "above", 0.5),
+            ("h", back_h, "gates, $W$", "below", 0.3),
+        ):
+            d.node(f"back_{path}{k}_from", "", at=(right, y), shape="dot", color="none")
+            d.node(f"back_{path}{k}_to", "", at=(left, y), shape="dot", color="none")
+            d.edge(
+                f"back_{path}{k}_from",
+                f"back_{path}{k}_to",
+                style="backward",
+                label=label,
+                label_side=side,
+                label_at=at,
+            )
+    end = W * n + 0.8
+    d.node("c_out", f"$c_{{{last}}}$", at=(end + 0.5, carry), shape="text", width=1.0, height=0.45)
+    d.node("h_out", f"$h_{{{last}}}$", at=(end + 0.5, hidden), shape="text", width=1.0, height=0.45)
+    d.edge(c_prev, "c_out", style="carry")
+    d.edge(h_prev, "h_out")
+    return d
+
+
 # ------------------------------------------------------------------ figures
 
 
@@ -294,39 +379,27 @@ def _pred(d: Diagram, id: str) -> list[str]:
     return [e.src for e in d.edges if e.dst == id]
 
 
-def gate_panel(d: Diagram, gate: str) -> Diagram:
-    """One gate of a cell description, on its own: what it reads, the product it enters, the other factor,
-    and the value that product goes on to make (found by following the description's edges)."""
-    g = d.get(gate)
+def gate_paths(d: Diagram, gate: str) -> tuple[set, set]:
+    """One gate of a cell description and the paths it reads and feeds, found by following the edges:
+    what it reads (the joined inputs and what they join), the product it enters, and the way from that
+    product to the value it goes on to make. Returns ``(lit, partner)``: those nodes and edges (ids and
+    ``(src, dst)`` keys), and the other factor of the product with its edge into it."""
+    d.get(gate)
     products = [m for m in _succ(d, gate) if d.get(m).op == "mul"]
-    if not products:
-        raise ValueError(f"diagram of builder {d.builder!r}: gate {gate!r} feeds no product")
+    if len(products) != 1:
+        raise ValueError(f"diagram of builder {d.builder!r}: gate {gate!r} feeds {len(products)} products, not one")
     (product,) = products
-    (other,) = [p for p in _pred(d, product) if p != gate]
-    result = product
-    while not d.get(result).computes:
-        result = _succ(d, result)[0]
-    reads = [d.get(p) for p in _pred(d, _pred(d, gate)[0])]
-    p = Diagram(d.builder)
-    p.node(
-        "reads",
-        ", ".join(n.label for n in sorted(reads, key=lambda n: n.block or "")),
-        at=(0, 0),
-        shape="text",
-        width=1.2,
-        height=0.4,
-    )
-    p.node(gate, g.label, at=(0, 1.05), width=g.width, op=g.op, block=g.block, computes=g.computes)
-    p.node(product, d.get(product).label, at=(0, 2.3), shape="circle", op="mul")
-    o = d.get(other)
-    p.node(other, _symbol(o), at=(-1.45, 2.3), shape="text", width=1.1)
-    r = d.get(result)
-    p.node(result, _symbol(r), at=(1.2, 2.3), shape="text", width=0.5)
-    p.edge("reads", gate)
-    p.edge(gate, product, style="highlight", label=_symbol(g), label_side="right", label_at=0.45)
-    p.edge(other, product, style="carry" if other == "c_prev" else "forward")
-    p.edge(product, result, style="carry" if result == "c" else "forward")
-    return p
+    lit: set = {gate, product, (gate, product)}
+    for src in _pred(d, gate):
+        lit |= {src, (src, gate)}
+        lit |= {x for p in _pred(d, src) for x in (p, (p, src))}
+    node = product
+    while not d.get(node).computes:
+        nxt = _succ(d, node)[0]
+        lit |= {nxt, (node, nxt)}
+        node = nxt
+    partner = {x for p in _pred(d, product) if p != gate for x in (p, (p, product))}
+    return lit, partner
 
 
 def _symbol(n) -> str:
@@ -338,47 +411,59 @@ def _symbol(n) -> str:
 
 @figure()
 def lstm_cell_diagram(gates: Sequence[Literal["f", "i", "g", "o"]] = ("f", "i", "g", "o")):
-    """The LSTM cell, carry line highlighted, and under it one panel per gate: what it reads and multiplies."""
+    """The LSTM cell, carry line highlighted; under it, one small greyed copy of the whole cell per gate,
+    with that gate and the paths it reads and feeds lit, and the other factor of its product in ink."""
     d = lstm_cell()
     x0, x1, y0, y1 = d.bounds()
     unit = WIDTH / (x1 - x0 + 0.2)
     main_h = (y1 - y0 + 0.2) * unit
-    panels = [gate_panel(d, g) for g in gates]
-    px0, px1, py0, py1 = -2.0, 1.9, -0.3, 3.3
-    panel_h = (py1 - py0 + 0.2) * unit
+    title_h = 0.3  # inches above each copy for its name
+    copy_h = main_h / 2 + title_h
     rows = -(-len(gates) // 2)
-    fig, _ = new_diagram_figure(WIDTH, main_h + rows * panel_h)
+    fig, _ = new_diagram_figure(WIDTH, main_h + rows * copy_h)
     fig.clf()
     H = fig.get_figheight()
-    draw(d, fig.add_axes((0, 1 - main_h / H, 1, main_h / H)))
-    for k, (gate, part) in enumerate(zip(gates, panels)):
+    draw(d, fig.add_axes((0, 1 - main_h / H, 1, main_h / H)), fontsize=LARGE)
+    for k, gate in enumerate(gates):  # two copies to a row, each under the name of its gate
         col, r = k % 2, k // 2
-        ax = fig.add_axes((col * 0.5, 1 - (main_h + (r + 1) * panel_h) / H, 0.5, panel_h / H))
-        draw(part, ax, limits=(px0, px1, py0, py1))
-        ax.text(px0, py1, LSTM_GATES[gate], ha="left", va="top", fontsize=FONT)
-    return fig, {"panels": len(gates), "gates": [LSTM_GATES[g] for g in gates]}
+        bottom = 1 - (main_h + (r + 1) * copy_h) / H
+        lit, partner = gate_paths(d, gate)
+        ax = fig.add_axes((col * 0.5, bottom, 0.5, (copy_h - title_h) / H))
+        draw(d, ax, lit=lit, plain=partner, limits=(x0, x1, y0, y1), labels=False)
+        name = f"{LSTM_GATES[gate]}, {_symbol(d.get(gate))}"
+        fig.text(col * 0.5 + 0.01, bottom + copy_h / H - 0.004, name, ha="left", va="top", fontsize=LARGE)
+    return fig, {"copies": len(gates), "gates": [LSTM_GATES[g] for g in gates]}
 
 
 @figure()
 def gru_conventions_diagram(left: Conventions = ("z_writes", "before"), right: Conventions = ("z_keeps", "after")):
-    """Two GRU cells side by side, each in one pair of conventions (update=, reset= as in rnnmem.gru), with
-    their parts in the same places, so that what differs lines up; the nodes and edges where the two
-    descriptions differ are highlighted. Each cell is titled by its two conventions, in symbols."""
+    """Two GRU cells, ``left`` above ``right``, each in one pair of conventions (update=, reset= as in
+    rnnmem.gru), with their parts in the same places, so that what differs lines up; the nodes and edges
+    where the two descriptions differ are highlighted. Each cell is titled by its two conventions."""
     cells = [gru_cell(*left), gru_cell(*right)]
     nodes, edges = differences(*cells)
     box = [c.bounds() for c in cells]
     x0, x1 = min(b[0] for b in box), max(b[1] for b in box)
-    y0, y1 = min(b[2] for b in box), max(b[3] for b in box) + 0.95  # room for the two title lines
-    gap = 0.25  # units between the two cells
-    w, h = 2 * (x1 - x0 + 0.2) + gap, y1 - y0 + 0.2
-    unit = WIDTH / w
-    fig, axes = new_diagram_figure(WIDTH, h * unit, ncols=2)
-    fig.subplots_adjust(0, 0, 1, 1, wspace=gap / (x1 - x0 + 0.2))
-    for ax, cell, (update, reset) in zip(axes, cells, (left, right)):
-        draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges)
+    y0, y1 = min(b[2] for b in box), max(b[3] for b in box)
+    title = 0.55  # units above each cell for its title
+    unit = WIDTH / (x1 - x0 + 0.2)
+    cell_h = (y1 - y0 + 0.2) * unit
+    title_h = title * unit
+    fig, _ = new_diagram_figure(WIDTH, 2 * (cell_h + title_h))
+    fig.clf()
+    H = fig.get_figheight()
+    for k, (cell, (update, reset)) in enumerate(zip(cells, (left, right))):
+        bottom = 1 - ((k + 1) * (cell_h + title_h)) / H
+        ax = fig.add_axes((0, bottom, 1, cell_h / H))
+        draw(cell, ax, limits=(x0, x1, y0, y1), emphasis=nodes | edges, fontsize=LARGE)
         share = "kept" if update == "z_keeps" else "written"
-        ax.text(
-            x0, y1, f"$z$: share {share}\n$r$: {reset} $W_{{hn}}$", ha="left", va="top", fontsize=FONT, linespacing=1.3
+        fig.text(
+            0.01,
+            bottom + (cell_h + title_h * 0.85) / H,
+            f"$z$: share {share};  $r$: {reset} $W_{{hn}}$",
+            ha="left",
+            va="top",
+            fontsize=LARGE,
         )
     return fig, {
         "differ": sorted(nodes),
@@ -386,6 +471,28 @@ def gru_conventions_diagram(left: Conventions = ("z_writes", "before"), right: C
         "edges_differ": len(edges),
         "left": list(left),
         "right": list(right),
+    }
+
+
+@figure()
+def lstm_chain_diagram(steps: ChainSteps = 3):
+    """An LSTM over ``steps`` steps (1 to 3): the carry line straight along the top, one product by f and
+    one sum per step; the hidden states below, through each step's gates and weights; and dashed arrows
+    of the gradient going back along both."""
+    d = lstm_chain(steps)
+    x0, x1, y0, y1 = d.bounds()
+    y1 += 0.5  # the labels of the gradient's arrows above the carry line
+    w = x1 - x0 + 0.2
+    fig, ax = new_diagram_figure(WIDTH, WIDTH * (y1 - y0 + 0.2) / w)
+    fig.subplots_adjust(0, 0, 1, 1)
+    draw(d, ax, limits=(x0, x1, y0, y1), fontsize=LARGE)
+    back = [e for e in d.edges if e.style == "backward"]
+    return fig, {
+        "steps": len([n for n in d.nodes if n.startswith("gates")]),
+        "products": len([n for n in d.nodes if n.startswith("mul")]),
+        "sums": len([n for n in d.nodes if n.startswith("add")]),
+        "back_carry": len([e for e in back if e.src.startswith("back_c")]),
+        "back_hidden": len([e for e in back if e.src.startswith("back_h")]),
     }
 
 

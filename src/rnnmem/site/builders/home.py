@@ -43,6 +43,10 @@ def _crossing(curve: np.ndarray, level: float) -> int | None:
     return int(below[0]) if below.size else None
 
 
+#: The hero's text (points): its figure opens the home page, so it reads on a phone at a glance.
+HERO_PT = 13.0
+
+
 @figure()
 def hero(
     steps: PositiveInt = 100,
@@ -52,29 +56,63 @@ def hero(
     level: OpenUnit = 0.01,
     seed: NonNegativeInt = 0,
 ):
-    """The signal left after n steps: tanh RNN, LSTM (full Jacobian), LSTM carry line; log axis."""
+    """The signal left after n steps: tanh RNN, LSTM (full Jacobian), LSTM carry line; log axis.
+
+    Each curve is named beside it rather than in a legend, and the axis is marked every fourth power
+    of ten, in text of :data:`HERO_PT` points: fewer, larger labels, legible on a phone.
+    """
+    from matplotlib.ticker import NullLocator
+
     curves = signal_left(steps, hidden, radius, forget_bias, seed)
     n = np.arange(len(curves["rnn"]))
-    fig, ax = new_figure(height=3.6)
-    ax.semilogy(n, curves["rnn"], color=PALETTE[0], label=f"tanh RNN, $\\rho = {radius:g}$")
-    ax.semilogy(n, curves["lstm"], color=PALETTE[1], label=f"LSTM, $b_f = {forget_bias:g}$")
-    ax.semilogy(n, curves["carry"], color=PALETTE[1], linestyle="--", linewidth=1.2, label="LSTM, carry line alone")
+    fig, ax = new_figure(height=4.0)
+    ax.semilogy(n, curves["rnn"], color=PALETTE[0])
+    ax.semilogy(n, curves["lstm"], color=PALETTE[1])
+    ax.semilogy(n, curves["carry"], color=PALETTE[1], linestyle="--", linewidth=1.5)
     ax.axhline(level, color=INK, linestyle=":", linewidth=1.0)
+    text = {"fontsize": HERO_PT, "textcoords": "offset points"}
+    # Under the dotted level at the left, where the tanh RNN's curve is still above it.
+    ax.annotate(f"{level:.0%} left", (0, level), xytext=(3, -3), ha="left", va="top", color=INK, **text)
+    mid = steps // 2  # the tanh RNN's name ends at mid-way, below its falling curve
     ax.annotate(
-        f"{level:.0%} left",
-        (steps, level),
-        textcoords="offset points",
-        xytext=(-4, 4),
+        f"tanh RNN, $\\rho = {radius:g}$",
+        (mid, curves["rnn"][mid]),
+        xytext=(-4, -8),
         ha="right",
+        va="top",
+        color=PALETTE[0],
+        **text,
+    )
+    ax.annotate(
+        f"LSTM, all paths, $b_f = {forget_bias:g}$",
+        (0, curves["lstm"][: steps // 2].max()),
+        xytext=(4, 4),
+        ha="left",
         va="bottom",
-        color=INK,
+        color=PALETTE[1],
+        **text,
+    )
+    late = (11 * steps) // 20  # the carry line's name starts past mid-way, above its falling curve
+    ax.annotate(
+        "carry line alone",
+        (late, curves["carry"][late]),
+        xytext=(0, 4),
+        ha="left",
+        va="bottom",
+        color=PALETTE[1],
+        **text,
     )
     ax.set_xlim(0, steps)
     top = max(float(c.max()) for c in curves.values())
-    ax.set_ylim(bottom=max(1e-12, float(curves["rnn"][-1]) / 3), top=3 * top)
-    ax.set_xlabel("steps back, $n$")
-    ax.set_ylabel("signal left")
-    ax.legend(loc="lower left")
+    ax.set_ylim(bottom=max(1e-12, float(curves["rnn"][-1]) / 3), top=30 * top)
+    low, high = np.log10(ax.get_ylim())
+    # Every second power of ten, so that one is labelled above 1 when a curve rises past it.
+    powers = np.arange(2 * np.ceil(low / 2), high, 2)
+    ax.set_yticks(10.0**powers, ["1" if p == 0 else f"$10^{{{p:.0f}}}$" for p in powers])
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.tick_params(labelsize=HERO_PT)
+    ax.set_xlabel("steps back, $n$", fontsize=HERO_PT)
+    ax.set_ylabel("signal left", fontsize=HERO_PT)
     return fig, hero_values(curves, steps, level)
 
 
