@@ -46,9 +46,17 @@ Modules, each one idea:
   the LRU's ring and the gradient that reaches back.
 * :mod:`rnnmem.clip_lab`: the clipping experiment: plain gradient descent with and
   without clipping on a ladder of learning rates, gradient norms by parameter group.
+* :mod:`rnnmem.charlm`, :mod:`rnnmem.planted`: a character-level language model trained on the Python
+  standard library's own source, and a dependency of known length planted in that text to measure what
+  truncated backpropagation through time can learn.
+* :mod:`rnnmem.attention`, :mod:`rnnmem.attention_lab`: an attention readout over a recurrence's states,
+  its backward pass and what it keeps and computes; its lab beside the last-state readout and a
+  uniform-weight control.
 """
 
 from . import (
+    attention,
+    attention_lab,
     bilm,
     bptt,
     by_design,
@@ -56,6 +64,7 @@ from . import (
     cell_bound,
     cell_paths,
     cells,
+    charlm,
     checks,
     clip_lab,
     clipping,
@@ -78,6 +87,7 @@ from . import (
     memory,
     mingru,
     params,
+    planted,
     probe,
     rnn,
     scaling,
@@ -92,7 +102,7 @@ from .gru import GRU
 from .lstm import LSTM
 from .rnn import RNN
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "RNN",
@@ -136,5 +146,9 @@ __all__ = [
     "linear_ensemble",
     "scan",
     "by_design",
+    "attention",
+    "attention_lab",
+    "charlm",
+    "planted",
     "__version__",
 ]

@@ -71,7 +71,9 @@ def test_the_figure_reads_on_a_phone_with_each_curve_named_beside_it():
         assert powers.max() > 0
     glyph_px = smallest_glyph_pt(fig) * column / (fig.get_figwidth() * 72)
     head = to_svg(fig)[:3000].decode()
-    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', head).group(1))
-    text = float(re.search(r'<svg[^>]*\sdata-text-pt="([\d.]+)"', head).group(1))
+    width_match = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', head)
+    text_match = re.search(r'<svg[^>]*\sdata-text-pt="([\d.]+)"', head)
+    assert width_match and text_match, "the SVG's root records its width in points and its smallest text"
+    width, text = float(width_match.group(1)), float(text_match.group(1))
     assert text == HERO_PT and text * column / width > 13
     assert glyph_px >= 9.0

@@ -357,8 +357,10 @@ def _svg_text_px(svg: bytes) -> float:
     """The smallest text of an SVG in CSS pixels at the phone's column, as tests/built_site/test_fit.py
     measures it: the root's data-text-pt (points) times the width shown over the width in points."""
     head = svg[:3000].decode()
-    width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', head).group(1))
-    text = float(re.search(r'<svg[^>]*\sdata-text-pt="([\d.]+)"', head).group(1))
+    width_match = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', head)
+    text_match = re.search(r'<svg[^>]*\sdata-text-pt="([\d.]+)"', head)
+    assert width_match and text_match, "the SVG's root records its width in points and its smallest text"
+    width, text = float(width_match.group(1)), float(text_match.group(1))
     return text * PHONE_COLUMN_PX / width
 
 

@@ -63,7 +63,7 @@ API_SEARCH_BOOST = 0.25
 
 #: The navigation's groups of modules, in order, each module by its name under ``rnnmem``.
 GROUPS: dict[str, tuple[str, ...]] = {
-    "Models": ("rnn", "lstm", "gru", "cells", "mingru", "lru", "selective", "scan", "bilm"),
+    "Models": ("rnn", "lstm", "gru", "cells", "mingru", "lru", "selective", "scan", "attention", "charlm", "bilm"),
     "Mathematics of memory": (
         "memory",
         "leaky",
@@ -89,6 +89,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "linear_ensemble",
         "experiments",
         "by_design",
+        "attention_lab",
+        "planted",
         "clip_lab",
         "diagnostics",
         "stats",
