@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from rnnmem.site.apipages import API_SEARCH_BOOST
+from rnnmem.site.apipages import API_SEARCH_BOOST, SEARCH_EXCLUDED
 
 #: A subject of the book, and where a reader who searches for it should land first: the chapter that is
 #: about it, or (None) anywhere but a module page of the API.
@@ -33,6 +33,9 @@ def test_module_pages_weigh_less_in_the_index_and_chapters_do_not(site_dir):
     assert api and chapters
     assert all(d.get("boost") == API_SEARCH_BOOST for d in api if not d["location"].startswith("api/#"))
     assert all("boost" not in d for d in chapters)
+    excluded = [d["location"] for d in api if d["location"].split("/")[1] in SEARCH_EXCLUDED]
+    assert not excluded, f"pages left out of the search index are in it: {excluded[:3]}"
+    assert (site_dir / "api" / "site" / "index.html").is_file()  # left out of search, not out of the site
 
 
 @pytest.fixture(scope="module")

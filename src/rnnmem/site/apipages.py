@@ -36,6 +36,7 @@ from .markdown import lex
 __all__ = [
     "GROUPS",
     "OTHER_GROUP",
+    "SEARCH_EXCLUDED",
     "ApiPage",
     "NAV_TITLE",
     "PACKAGE",
@@ -60,6 +61,10 @@ SITE_LEFT_OUT = {
 #: The search weight of a module's page (Material's ``search: boost`` front matter): the API's text is
 #: nearly half of the search index, and a reader who searches for "forget bias" wants the chapter first.
 API_SEARCH_BOOST = 0.25
+#: Module pages left out of the search index (Material's ``search: exclude``), each with the reason.
+SEARCH_EXCLUDED = {
+    "site": "the machinery that builds the site, for contributors: a quarter of the index, and no reader's answer",
+}
 
 #: The navigation's groups of modules, in order, each module by its name under ``rnnmem``.
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -285,7 +290,8 @@ def api_pages(package_dir: Path = PACKAGE_DIR, chapters: Sequence[Chapter] = ())
         if chapters:
             title, _, rest = markdown.partition("\n\n")
             markdown = f"{title}\n\n{_used_in(page_path, uses.get(name, []))}\n\n{rest}"
-        front = f"---\nsearch:\n  boost: {API_SEARCH_BOOST}\n---\n\n"
+        search = "exclude: true" if name in SEARCH_EXCLUDED else f"boost: {API_SEARCH_BOOST}"
+        front = f"---\nsearch:\n  {search}\n---\n\n"
         modules.append(ApiPage(module, page_path, _summary(path), path, front + markdown + "\n"))
     sections = []
     for group, members in _grouped(modules):
