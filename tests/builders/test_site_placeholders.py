@@ -298,16 +298,23 @@ def test_every_block_start_is_among_the_cases():
     assert unescaped == {what for what, _ in placeholders.BLOCK_STARTS}
 
 
-def test_a_placeholder_in_the_middle_of_a_line_or_in_code_is_left_alone(tmp_path, site_html):
+def test_a_placeholder_in_the_middle_of_a_line_or_in_a_fence_or_comment_is_left_alone(tmp_path, site_html):
     prose = (
         "The count is {{w.zero}}. Then {{w.dash}} and {{w.hash}} stay.\n\n"
-        "`{{w.zero}}. in code`\n\n<!-- Note {{w.zero}}. in a comment -->\n\n"
+        "<!-- Note {{w.zero}}. in a comment -->\n\n"
         "```text\n{{w.zero}}. in a fence\n```"
     )
     out = filled(tmp_path, prose)
     assert "The count is 0. Then - and # stay." in out
-    assert "`{{w.zero}}. in code`" in out and "<!-- Note {{w.zero}}. in a comment -->" in out
+    assert "<!-- Note {{w.zero}}. in a comment -->" in out
     assert "{{w.zero}}. in a fence" in out and "\\" not in out
+
+
+def test_a_placeholder_in_inline_code_fails_with_page_and_line(tmp_path):
+    # Inline code shows a placeholder as written: a reader would see the braces, never the value.
+    with pytest.raises(DirectiveError) as err:
+        page(tmp_path, "# T\n\n" + WORDS_TABLE + "\n\nThe digest is\n`{{w.zero}}` here.\n")
+    assert "docs/chapters/p.md:6: placeholder {{w.zero}} sits in inline code" in str(err.value)
 
 
 def test_the_guard_escapes_at_line_starts_only():

@@ -19,7 +19,7 @@ from . import config, exercises, notebook, numbering, placeholders
 from .directives import Directive, DirectiveError, find_directives
 from .edition import Edition
 from .edition import edition as current_edition
-from .markdown import lex, prose_spans
+from .markdown import inline_code_spans, lex, prose_spans
 from .numbering import Numbering, NumberingError, Target
 from .registry import Registry
 from .render import Item, Renderer
@@ -259,6 +259,13 @@ class Book:
     def prose_placeholders(self, page: Page) -> list[tuple[int, int, str]]:
         """(start, end, text) for every ``{{id.value}}`` in the page's prose (code and comments left alone),
         with the escapes that keep a value at the start of a line from opening a block."""
+        for start, end in inline_code_spans(page.markdown):
+            for p in placeholders.find(page.markdown[start:end]):
+                line = lex(page.markdown).line_of(start + p.start)
+                raise DirectiveError(
+                    f"docs/{page.src_uri}:{line}: placeholder {p.text} sits in inline code, which shows it as "
+                    "written and never fills it; take it out of the backticks"
+                )
         found = [
             (start, p) for start, end in prose_spans(page.markdown) for p in placeholders.find(page.markdown[start:end])
         ]

@@ -36,7 +36,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-__all__ = ["Comment", "Document", "Fence", "Heading", "LINK", "lex", "prose_spans"]
+__all__ = ["Comment", "Document", "Fence", "Heading", "LINK", "inline_code_spans", "lex", "prose_spans"]
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 _FENCE_CLOSE = re.compile(r"^(?P<indent> *)(?P<marker>`{3,}|~{3,})[ \t]*$")
@@ -321,6 +321,23 @@ def _lex(markdown: str) -> Document:
     close_code()
     doc.problems.sort()
     return doc
+
+
+def inline_code_spans(markdown: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of every inline code span on a line outside code blocks, backticks included.
+
+    >>> page = "Text `a` and ``b``.\\n\\n```python\\nx = `c`\\n```\\n"
+    >>> [page[a:b] for a, b in inline_code_spans(page)]
+    ['`a`', '``b``']
+    """
+    doc = lex(markdown)
+    spans = []
+    for number, line in enumerate(markdown.split("\n"), 1):
+        if doc.in_code(number) or "`" not in line:
+            continue
+        base = doc.line_starts[number - 1]
+        spans += [(base + m.start(), base + m.end()) for m in _CODE_SPAN.finditer(line)]
+    return spans
 
 
 def prose_spans(markdown: str) -> list[tuple[int, int]]:
