@@ -14,6 +14,8 @@ check below holds in both palettes:
 * no copy button stands over the box in which a code block's text is drawn;
 * a block that scrolls sideways (a table, a display equation, code) says so with a
   shadow at its edge (a gradient background) and takes keyboard focus;
+* a display equation's number stands beside its formula only when the whole formula
+  shows, and below it when the formula scrolls;
 * nothing in the article is cut off by ``overflow: hidden``, a list's numbers included;
 * every formula is drawn at the size MathJax set it (nothing shrinks a wide one to its box);
 * inline math is set in the size of the text around it (the TeX font's x-height, 442 of
@@ -83,6 +85,15 @@ MEASURE = """async () => {
     const cs = getComputedStyle(el);
     if (cs.overflowX === "hidden" || cs.overflowX === "clip")
       out.clipped.push({tag: el.tagName.toLowerCase(), hidden: el.scrollWidth - el.clientWidth, text: short(el.textContent)});
+  }
+  // A display equation's number: beside its formula only when the whole formula shows; below it otherwise.
+  out.numberBeside = [];
+  for (const eq of article.querySelectorAll(".rnnmem-equation")) {
+    const math = eq.querySelector(":scope > .arithmatex"), number = eq.querySelector(":scope > .rnnmem-equation-number");
+    if (!math || !number || math.getBoundingClientRect().width === 0) continue;
+    const m = math.getBoundingClientRect(), n = number.getBoundingClientRect();
+    if (math.scrollWidth > math.clientWidth + 1 && n.top < m.bottom - 1)
+      out.numberBeside.push({id: eq.id, number: short(number.textContent), hidden: math.scrollWidth - math.clientWidth});
   }
   // A numbered list's marker ("10.") stands left of its item: it must fit inside the nearest box that clips.
   out.cutMarkers = [];
@@ -362,6 +373,17 @@ def test_every_list_number_is_shown_whole(screen, request):
         for c in m["cutMarkers"]
     ]
     assert not cut, "list numbers cut at the left:\n" + "\n".join(cut[:40])
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_an_equation_number_stands_below_a_formula_that_scrolls(screen, request):
+    # A number beside a clipped formula reads as part of it ("h_t = o_t ⊙ ta(3.2)"): it goes below instead.
+    beside = [
+        f"{rel}#{e['id']}: {e['number']} beside a formula {e['hidden']} px wider than its box"
+        for rel, m in request.getfixturevalue(screen).items()
+        for e in m["numberBeside"]
+    ]
+    assert not beside, "equation numbers beside formulas that scroll:\n" + "\n".join(beside[:40])
 
 
 @pytest.mark.parametrize("palette", PALETTES)
