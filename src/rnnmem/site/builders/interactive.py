@@ -651,10 +651,10 @@ def gru_convention_toggle(
             pair_states.append(
                 State(
                     readouts={
-                        "kept": f"{_fixed(keep)} × {_signed(f'{h_prev:g}')} = {_fixed(s.kept, 6)}",
-                        "written": f"{_fixed(1 - keep)} × {_fixed(s.n, 6)} = {_fixed(s.written, 6)}",
-                        "h": _fixed(s.h, 6),
-                        "mirror": f"z = {_fixed(1 - v)} gives {_fixed(mirror.h, 6)}",
+                        "kept": f"{_fixed(keep)} × {_signed(f'{h_prev:g}')} = {_short(s.kept, 4)}",
+                        "written": f"{_fixed(1 - keep)} × {_short(s.n, 4)} = {_short(s.written, 4)}",
+                        "h": _short(s.h, 4),
+                        "mirror": f"z = {_fixed(1 - v)} gives {_short(mirror.h, 4)}",
                     },
                     shapes={
                         "dot": {"cx": f"{sx(v):.2f}", "cy": f"{sy(s.h):.2f}"},
@@ -733,7 +733,7 @@ def gru_convention_toggle(
         description=(
             f"The new state of one GRU unit against the update gate z from 0 to 1, for an old state of {h_prev:g}, "
             f"a reset gate of {r:g} and no input, under both update conventions: two mirror-image curves between "
-            f"the old state and the candidate {n:.6f} (dotted lines). The chosen convention is solid; a dot marks "
+            f"the old state and the candidate {_short(n, 4)} (dotted lines). The chosen convention is solid; a dot marks "
             "the new state at the chosen z, a hollow dot the same state on the other curve, at 1 - z."
         ),
     )
