@@ -17,6 +17,15 @@ from rnnmem.site.tables import Table, cell_value, unpadded
 _SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every figure a test opens is closed after it: pyplot keeps them otherwise."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def value_of(text: str) -> float:
     """The number ``significant`` wrote, read back."""
     if " × 10" in text:
