@@ -126,11 +126,18 @@ def test_unused_cache_entries_are_pruned(tmp_path):
     r2 = Renderer(tmp_path)
     kept = r2.render(one(FIG))
     removed = r2.prune()
-    assert sorted(p.name for p in removed) == [f"decay_curves-{old.key}", f"decay_curves-{old.key}.values.json"]
+    # A figure's files: its SVG, its values and its desktop rendition (empty: one panel).
+    assert sorted(p.name for p in removed) == [
+        f"decay_curves-{old.key}",
+        f"decay_curves-{old.key}.values.json",
+        f"decay_curves-{old.key}.wide.svg",
+    ]
     assert sorted(p.name for p in (tmp_path / "figure").iterdir()) == [
         f"decay_curves-{kept.key}",
         f"decay_curves-{kept.key}.values.json",
+        f"decay_curves-{kept.key}.wide.svg",
     ]
+    assert kept.wide is None and (tmp_path / "figure" / f"decay_curves-{kept.key}.wide.svg").read_bytes() == b""
 
 
 def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):

@@ -51,6 +51,8 @@ SAMPLE = [
     ("docs/chapters/horizon.md", "table", "horizon_table"),
     ("docs/chapters/forget-bias.md", "widget", "forget_bias_explorer"),
     ("docs/chapters/lab-controls.md", "table", "clipping_counts"),
+    ("docs/chapters/dropout.md", "figure", "dropout_spread"),  # panels side by side: a desktop rendition
+    ("docs/chapters/gates.md", "figure", "lstm_chain_diagram"),  # a diagram: a desktop rendition
 ]
 
 
@@ -115,6 +117,7 @@ def test_an_item_rendered_again_without_the_cache_is_bit_identical(book_items, m
 
     monkeypatch.setattr(memory_measured, "_RUNS", {})  # train the lab's runs again, not read them from memory
     (directive, item) = next((d, i) for d, i in book_items.values() if (d.page, d.kind, d.name) == (page, kind, name))
-    content, values = build_content(directive)
+    content, values, wide = build_content(directive)
     assert content == item.content, f"{directive.where}: rendered again, {kind} {name} differs from the cache"
+    assert wide == item.wide, f"{directive.where}: rendered again, {kind} {name}'s desktop rendition differs"
     assert json.loads(json.dumps(values, sort_keys=True)) == item.values, f"{directive.where}: its values differ"

@@ -7,7 +7,8 @@ once: the palette changes colours, in place, as a reader's click does). Every
 check below holds in both palettes:
 
 * the page never scrolls sideways on a phone;
-* every figure is shown at the same width as every other, and its smallest text
+* every figure is shown at the same scale as every other (the column's width, or, on a
+  desktop, a figure with panels side by side and a diagram wider), and its smallest text
   (recorded in the SVG by :mod:`rnnmem.site.style` as ``data-text-pt``, since text
   is drawn as paths) is at least 11 px tall on a phone: points × rendered width /
   intrinsic width in points;
@@ -145,7 +146,11 @@ MEASURE = """async () => {
   const hex = (rgb) => "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join("");
   out.scheme = document.body.getAttribute("data-md-color-scheme");
   out.figures = [];
-  for (const img of article.querySelectorAll(".rnnmem-figure img")) {
+  // Every figure loaded now (they load lazily), so each has picked its source: the desktop rendition
+  // or the column's (a <picture> whose <source> has a media query).
+  const images = [...article.querySelectorAll(".rnnmem-figure img")];
+  await Promise.all(images.map((img) => { img.loading = "eager"; return img.decode().catch(() => null); }));
+  for (const img of images) {
     const src = img.currentSrc || img.src;
     const svg = await (await fetch(src)).text(), head = svg.slice(0, 3000);
     const width = /<svg[^>]*\\swidth="([\\d.]+)pt"/.exec(head), text = /<svg[^>]*\\sdata-text-pt="([\\d.]+)"/.exec(head);
@@ -157,6 +162,7 @@ MEASURE = """async () => {
     }));
     const filter = getComputedStyle(img).filter, bg = backdrop(img.parentElement);
     out.figures.push({src: src.split("/").pop(), rendered: img.getBoundingClientRect().width,
+                      wide: img.closest("figure").classList.contains("rnnmem-figure--wide"),
                       widthPt: width ? +width[1] : null, textPt: text ? +text[1] : null, filter, background: hex(bg),
                       inks: [...inks].sort().map((ink) => {
                         const shown = over(rgba(ink, filter), bg);
@@ -305,7 +311,10 @@ def test_no_page_scrolls_sideways_on_a_phone(palette, request):
 
 
 @pytest.mark.parametrize("screen", SCREENS)
-def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
+def test_figures_have_one_scale_and_text_of_eleven_pixels(screen, request):
+    """Every figure is shown at one scale (pixels per point of its SVG), so its text has one size:
+    the column's rendition at one width; on a desktop, a figure with panels side by side or a
+    diagram shows its desktop rendition, wider, at that same scale (rnnmem.site.style.to_svgs)."""
     measured = request.getfixturevalue(screen)
     figures = [(rel, f) for rel, m in measured.items() for f in m["figures"]]
     assert figures, "no figure found on any page"
@@ -314,16 +323,34 @@ def test_figures_have_one_width_and_text_of_eleven_pixels(screen, request):
         for rel, f in figures
         if not (f["textPt"] and f["widthPt"])
     ]
-    widths = sorted({round(f["rendered"]) for _, f in figures})
+    figures = [(rel, f) for rel, f in figures if f["widthPt"]]
+    column = [f for _, f in figures if not f["src"].endswith(".wide.svg")]
+    widths = sorted({round(f["rendered"]) for f in column})
     if widths[-1] - widths[0] > 1:
         problems.append(
-            f"figures shown at {len(widths)} widths ({widths} px): "
+            f"figures drawn for the column shown at {len(widths)} widths ({widths} px): "
             + "; ".join(
                 f"{rel}: {f['src']} {f['rendered']:.0f} px"
                 for rel, f in figures
-                if abs(f["rendered"] - figures[0][1]["rendered"]) > 1
+                if f in column and abs(f["rendered"] - column[0]["rendered"]) > 1
             )[:1500]
         )
+    scale = column[0]["rendered"] / column[0]["widthPt"]
+    problems += [
+        f"{rel}: {f['src']} shown at {f['rendered'] / f['widthPt']:.3f} px per pt, the others at {scale:.3f}"
+        for rel, f in figures
+        if abs(f["rendered"] / f["widthPt"] / scale - 1) > 0.01
+    ]
+    desktop = screen.startswith("desktop")
+    problems += [
+        f"{rel}: {f['src']}: " + ("its desktop rendition is not shown" if desktop else "a desktop rendition on a phone")
+        for rel, f in figures
+        if f["src"].endswith(".wide.svg") != (desktop and f["wide"])
+    ]
+    if desktop:
+        wide = [f for _, f in figures if f["wide"]]
+        assert len(wide) >= 10, f"only {len(wide)} figures with a desktop rendition"
+        assert min(f["rendered"] for f in wide) > 1.35 * column[0]["rendered"], "desktop renditions not wider"
     if screen.startswith("phone"):
         for rel, f in figures:
             if f["textPt"] and f["widthPt"]:

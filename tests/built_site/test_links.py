@@ -86,7 +86,7 @@ class Page:
     ids: set[str] = field(default_factory=set)
     refs: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, attribute, URL)
     images: list[dict] = field(default_factory=list)  # attributes of every <img>
-    figure_images: list[dict] = field(default_factory=list)  # attributes of figure.rnnmem-figure img
+    figure_images: list[dict] = field(default_factory=list)  # attributes of figure.rnnmem-figure img (and source)
     styles: list[tuple[str, str]] = field(default_factory=list)  # (where, CSS) of <style> and style=
 
 
@@ -122,6 +122,8 @@ class PageParser(HTMLParser):
             page.images.append(attrs)
             if any(self.figures):
                 page.figure_images.append(attrs)
+        elif tag == "source" and any(self.figures):  # a figure's desktop rendition, held to the same rules
+            page.figure_images.append({"src": attrs.get("srcset", "")})
         elif tag == "style":
             self.in_style = True
 

@@ -14,7 +14,7 @@ from rnnmem.site.numbering import chapters_from_config
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = chapters_from_config(ROOT / "mkdocs.yml")
 
-_ID = re.compile(r'<(figure|div) class="rnnmem-(figure|table|equation)" id="([^"]+)"')
+_ID = re.compile(r'<(figure|div) class="rnnmem-(figure|table|equation)(?: rnnmem-figure--wide)?" id="([^"]+)"')
 _LABEL = re.compile(r'<span class="rnnmem-label">(Figure|Table) (\d+)\.(\d+)\.</span>')
 _EQ_NUMBER = re.compile(r'<span class="rnnmem-equation-number">\((\d+)\.(\d+)\)</span>')
 _REF_LINK = re.compile(r'<a href="([^"]*)">(Figure \d+\.\d+|Table \d+\.\d+|\(\d+\.\d+\)|Chapter \d+)</a>')
@@ -47,7 +47,9 @@ def test_items_are_numbered_in_page_order_and_anchored(site_dir, src_uri):
     assert eqs == [(chapter, n) for n in range(1, len(eqs) + 1)], (src_uri, eqs)
     ids = [i for _, _, i in _ID.findall(text)]
     assert len(ids) == len(set(ids)), f"{src_uri}: an anchor is used twice"
-    assert text.count('class="rnnmem-figure"') == sum(1 for k, _, _ in _ID.findall(text) if k == "figure")
+    assert len(re.findall(r'class="rnnmem-figure[ "]', text)) == sum(
+        1 for k, _, _ in _ID.findall(text) if k == "figure"
+    )
     # Nothing of the machinery is left: no equation marker, no reference unconverted outside code.
     assert "%rnnmem-eq" not in text
     prose = _CODE.sub("", text)

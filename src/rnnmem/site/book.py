@@ -26,6 +26,9 @@ from .render import Item, Renderer
 from .sources import package_digest
 
 FIGURE_DIR = "assets/figures"
+#: The screens a figure's desktop rendition is shown on: Material's width at which the table of
+#: contents stands beside the text (60em), where the content column is at least 34rem wide.
+WIDE_SCREEN = "(min-width: 60em)"
 NOTEBOOK_DIR = "downloads"
 #: The heading of a chapter's exercises, as the page shows it (numbered or not).
 _EXERCISES = re.compile(r"(?:<span[^>]*>[\d.]+</span>\s*|[\d.]+\s+)?Exercises\b")
@@ -172,6 +175,8 @@ class Book:
             for item in page.items:
                 if isinstance(item, Item) and item.kind == "figure":
                     out[f"{FIGURE_DIR}/{item.filename}"] = item.content
+                    if item.wide is not None:
+                        out[f"{FIGURE_DIR}/{item.wide_filename}"] = item.wide
         for path, text in self.notebooks.items():
             out[path] = text.encode("utf-8")
         return out
@@ -348,9 +353,12 @@ class Book:
                 w, h = (round(float(v) * 4 / 3) for v in size.groups())
                 attrs = f'width="{w}" height="{h}" {attrs}'.strip()
             dims = f"{{ {attrs} }}" if attrs else ""
+            image, css = f"![{alt}]({target}){dims}", "rnnmem-figure"
+            if item.wide is not None:
+                image, css = self._picture(page, item, image), "rnnmem-figure rnnmem-figure--wide"
             # One line: Python-Markdown's span mode turns line breaks inside the figure into <br>.
             return (
-                f'<figure class="rnnmem-figure" markdown="span">![{alt}]({target}){dims}'
+                f'<figure class="{css}" markdown="span">{image}'
                 f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>'
             )
         if item.kind == "widget":  # raw HTML, one line, so Markdown leaves it whole
@@ -359,6 +367,21 @@ class Book:
         if caption:
             table = f'<p class="rnnmem-table-caption" markdown="span">{caption}</p>\n\n' + table
         return '<div class="rnnmem-table" markdown>\n\n' + table + "\n</div>"
+
+    @staticmethod
+    def _picture(page: Page, item: Item, image: str) -> str:
+        """A figure with a desktop rendition: a ``<picture>`` whose source, on a screen at least
+        :data:`WIDE_SCREEN` wide, is the rendition (shown 34rem wide by the stylesheet, at the
+        scale of every other figure), and whose image, on a phone, a tablet and in print, is the
+        figure drawn for the column. The source's address is relative to the page's own
+        (``chapters/gates/``): raw HTML is not rewritten by MkDocs as a Markdown image is."""
+        size = _SVG_SIZE.search((item.wide or b"")[:2000])
+        assert size, "a desktop rendition is an SVG with a width and a height (rnnmem.site.style.to_svgs)"
+        w, h = (round(float(v) * 4 / 3) for v in size.groups())
+        url = posixpath.splitext(page.src_uri)[0]
+        url = posixpath.dirname(url) if posixpath.basename(url) == "index" else url
+        source = posixpath.relpath(f"{FIGURE_DIR}/{item.wide_filename}", url or ".")
+        return f'<picture><source media="{WIDE_SCREEN}" srcset="{source}" width="{w}" height="{h}">{image}</picture>'
 
     @staticmethod
     def _console_fences(text: str) -> str:
@@ -553,7 +576,9 @@ class Book:
         return text[:end] + "\n" + links + text[end:]
 
 
-_NESTED_FIGURE = re.compile(r'<p>(<figure class="rnnmem-figure"[^>]*?) markdown="span">(.*?</figure>)</p>', re.DOTALL)
+_NESTED_FIGURE = re.compile(
+    r'<p>(<figure class="rnnmem-figure[^"]*"[^>]*?) markdown="span">(.*?</figure>)</p>', re.DOTALL
+)
 _NESTED_TABLE = re.compile(r'(<div class="rnnmem-table"[^>]*?) markdown>')
 _NESTED_CAPTION = re.compile(r'<p><p class="rnnmem-table-caption" markdown="span">(.*?)</p></p>', re.DOTALL)
 

@@ -679,14 +679,19 @@ def smallest_glyph_pt(fig) -> float:
 
 
 def new_diagram_figure(width: float, height: float, ncols: int = 1, nrows: int = 1, **kw: Any):
-    """A figure for diagrams under the book's style: no constrained layout, panels placed by their widths."""
+    """A figure for diagrams under the book's style: no constrained layout, panels placed by their widths.
+
+    It is labelled :data:`rnnmem.site.style.DIAGRAM`, so its desktop rendition is the
+    same drawing scaled up around text of the same size (:func:`rnnmem.site.style.wide_size`).
+    """
     import matplotlib.pyplot as plt
 
-    from .style import offscreen, style
+    from .style import DIAGRAM, offscreen, style
 
     offscreen()
     with style():
         fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), **kw)
+    fig.set_label(DIAGRAM)
     return fig, axes
 
 

@@ -564,7 +564,7 @@ def apply_edits(text: str, edits: Iterable[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-_FIGURE_OPEN = re.compile(r'<figure class="rnnmem-figure"')
+_FIGURE_OPEN = re.compile(r'<figure class="rnnmem-figure[^"]*"')
 _FIGCAPTION = re.compile(r"<figcaption[^>]*>")
 _TABLE_OPEN = re.compile(r'<div class="rnnmem-table"')
 _TABLE_CAPTION = re.compile(r'<p class="rnnmem-table-caption"[^>]*>')

@@ -14,7 +14,9 @@ Each rendered item is stored under ``.cache/rnnmem-site/`` and keyed by
 A rebuild with nothing changed reads every item from the cache and imports
 neither matplotlib nor a builder's dependencies' heavy paths. The key is also
 the item's file name, so the built site names each figure by its content's
-recipe and never serves a stale one.
+recipe and never serves a stale one. A figure has three files there: its SVG, the
+values its builder returned (``.values.json``) and its desktop rendition
+(``.wide.svg``, empty when it has none: :func:`rnnmem.site.style.to_svgs`).
 
 While :meth:`Renderer.render_all` renders items missing from the cache, a
 progress bar on standard error (tqdm) names the item being rendered
@@ -88,11 +90,18 @@ class Item:
     from_cache: bool
     #: What the builder computed besides the figure or table (placeholders in captions and prose read it).
     values: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: A figure's desktop rendition (:func:`rnnmem.site.style.to_svgs`), or None.
+    wide: bytes | None = None
 
     @property
     def filename(self) -> str:
         ext = {"figure": "svg", "table": "md", "widget": "html"}[self.kind]
         return f"{self.name}-{self.key[:16]}.{ext}"
+
+    @property
+    def wide_filename(self) -> str:
+        """The file of the figure's desktop rendition (beside :attr:`filename`)."""
+        return f"{self.name}-{self.key[:16]}.wide.svg"
 
 
 def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
@@ -162,8 +171,11 @@ def _check_arguments(directive: Directive, builder: Builder, args: dict[str, Any
         raise directive.error(f"{directive.kind} {directive.name!r} needs argument(s): {', '.join(missing)}")
 
 
-def build_content(directive: Directive, *, builders: Registry | None = None) -> tuple[bytes, dict[str, Any]]:
-    """Run the builder now (no cache); return the rendered bytes and the values it computed.
+def build_content(
+    directive: Directive, *, builders: Registry | None = None
+) -> tuple[bytes, dict[str, Any], bytes | None]:
+    """Run the builder now (no cache); return the rendered bytes, the values it computed, and a
+    figure's desktop rendition (:func:`rnnmem.site.style.to_svgs`; None for the rest).
 
     A builder returns its figure or table, or ``(figure_or_table, values)``
     with ``values`` a dict of JSON data (numpy scalars and arrays allowed).
@@ -202,21 +214,22 @@ def build_content(directive: Directive, *, builders: Registry | None = None) -> 
             values = jsonable(raw, f"the values of {directive.name!r}")
         except ValueError as exc:
             raise directive.error(str(exc)) from None
-    return _content(directive, result), values
+    content, wide = _content(directive, result)
+    return content, values, wide
 
 
-def _content(directive: Directive, result: Any) -> bytes:
+def _content(directive: Directive, result: Any) -> tuple[bytes, bytes | None]:
     if directive.kind == "figure":
         from matplotlib.figure import Figure
 
-        from .style import to_svg
+        from .style import to_svgs
 
         if not isinstance(result, Figure):
             raise directive.error(
                 f"figure builder {directive.name!r} must return a matplotlib Figure, got {type(result).__name__}"
             )
         try:
-            return to_svg(result)
+            return to_svgs(result)
         except Exception as exc:
             raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: {describe(exc)}") from exc
     if directive.kind == "widget":
@@ -227,14 +240,14 @@ def _content(directive: Directive, result: Any) -> bytes:
                 f"widget builder {directive.name!r} must return a rnnmem.site.widgets.Widget, "
                 f"got {type(result).__name__}"
             )
-        return result.to_html().encode()
+        return result.to_html().encode(), None
     from .tables import Table
 
     if not isinstance(result, Table):
         raise directive.error(
             f"table builder {directive.name!r} must return a rnnmem.site.tables.Table, got {type(result).__name__}"
         )
-    return result.to_markdown().encode()
+    return result.to_markdown().encode(), None
 
 
 def show_progress(force: bool | None = None, stream: Any = None) -> bool:
@@ -389,23 +402,37 @@ class Renderer:
             path = self._lookup(directive)[1]
         except DirectiveError:
             return False
-        return path.is_file() and path.with_name(path.name + ".values.json").is_file()
+        return all(p.is_file() for p in self._files(directive, path))
+
+    @staticmethod
+    def _files(directive: Directive, path: Path) -> list[Path]:
+        """An item's files in the cache: its content, its values and, for a figure, its desktop
+        rendition (an empty file when it has none)."""
+        files = [path, path.with_name(path.name + ".values.json")]
+        if directive.kind == "figure":
+            files.append(path.with_name(path.name + ".wide.svg"))
+        return files
 
     def render(self, directive: Directive) -> Item:
         self.builders.load_builders()  # once per process; not part of any item's time
         start = time.perf_counter()
         key, path = self._lookup(directive)
-        values_path = path.with_name(path.name + ".values.json")
-        self.used.update((path, values_path))
-        if path.is_file() and values_path.is_file():
+        files = self._files(directive, path)
+        values_path = files[1]
+        self.used.update(files)
+        if all(p.is_file() for p in files):
             self.cached.append(directive.where)
             self.timings.append((directive, time.perf_counter() - start, "hit"))
             values = json.loads(values_path.read_text(encoding="utf-8"))
-            return Item(directive.kind, directive.name, key, path.read_bytes(), True, values)
+            wide = (files[2].read_bytes() or None) if len(files) > 2 else None
+            return Item(directive.kind, directive.name, key, path.read_bytes(), True, values, wide)
         with runcache.directory(self.cache_dir / "runs"):
-            content, values = build_content(directive, builders=self.builders)
+            content, values, wide = build_content(directive, builders=self.builders)
         path.parent.mkdir(parents=True, exist_ok=True)
-        for target, data in ((values_path, json.dumps(values, sort_keys=True).encode()), (path, content)):
+        writes = [(values_path, json.dumps(values, sort_keys=True).encode())]
+        if len(files) > 2:
+            writes.append((files[2], wide or b""))
+        for target, data in [*writes, (path, content)]:
             # A name of this process's own: two processes rendering the same item (the test
             # workers, or a build beside a test) never write into one temporary file.
             tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
@@ -413,7 +440,7 @@ class Renderer:
             tmp.replace(target)
         self.rendered.append(directive.where)
         self.timings.append((directive, time.perf_counter() - start, "miss"))
-        return Item(directive.kind, directive.name, key, content, False, values)
+        return Item(directive.kind, directive.name, key, content, False, values, wide)
 
     def needs_fresh_process(self, directive: Directive, stale: set[str]) -> bool:
         """True when the item depends on a module whose code in this process is older than on disk."""

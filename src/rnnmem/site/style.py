@@ -9,7 +9,10 @@ Every figure has the same width, :data:`WIDTH` inches, and the site shows every
 figure at the same width: one scale for all, so a label of :data:`TEXT_PT`
 points reads the same size in every figure (at least 11 CSS pixels on a
 390-pixel phone, where the figure fills the text column; about the size of the
-running text on a desktop). A builder chooses a figure's height and its panels
+running text on a desktop). On a desktop, a figure whose panels stand side by
+side and a diagram show a second rendition, :data:`WIDE` inches wide, at that
+same scale (:func:`to_svgs`): the content column's full width, with text of the
+same size. A builder chooses a figure's height and its panels
 (stacked rather than side by side when there are more than two); text it asks
 to be smaller than :data:`TEXT_PT` is drawn at :data:`TEXT_PT`. The saved SVG
 records the size of its smallest text (``data-text-pt`` on its root element),
@@ -37,6 +40,14 @@ GRID = "#b0b0b0"
 WIDTH = 4.8
 #: The size of the smallest text in a figure, in points: tick labels, legends, annotations.
 TEXT_PT = 11.0
+#: Width, in inches, of a figure's desktop rendition (:func:`to_svgs`): the content column of a
+#: desktop page at the scale every figure is shown at (:data:`WIDTH` inches to 24rem, this to 34rem).
+WIDE = 6.8
+#: The tallest a desktop rendition may be, in inches (28rem on the page): about a laptop screen's
+#: height, so a figure shown wider is still seen whole.
+WIDE_MAX_HEIGHT = 5.6
+#: The label (``Figure.get_label``) of a figure that holds a diagram (rnnmem.site.diagrams).
+DIAGRAM = "rnnmem-diagram"
 
 RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "rnnmem",
@@ -300,6 +311,56 @@ def to_svg(fig: Figure) -> bytes:
     """
     import matplotlib.pyplot as plt
 
+    try:
+        return _svg(fig)
+    finally:
+        plt.close(fig)
+
+
+def side_by_side(fig: Figure) -> bool:
+    """Whether a figure has panels standing side by side: two of its axes, each at least a
+    sixth of the figure wide (a colour bar is narrower), whose horizontal extents do not overlap.
+    Call it after the figure is drawn (constrained layout places the axes when it draws)."""
+    boxes = [ax.get_position() for ax in fig.axes if ax.get_visible() and ax.get_position().width >= 1 / 6]
+    return any(a.x1 <= b.x0 + 1e-9 for a in boxes for b in boxes if a is not b)
+
+
+def wide_size(fig: Figure) -> tuple[float, float] | None:
+    """The size, in inches, of a figure's desktop rendition, or None when it has none.
+
+    A figure whose panels stand side by side is drawn again :data:`WIDE` inches wide at its
+    height: its panels widen, its text keeps its size. A diagram (labelled :data:`DIAGRAM`)
+    is drawn again scaled by ``WIDE / WIDTH`` in both directions: its shapes grow around text
+    of the same size. Neither when the rendition would be taller than :data:`WIDE_MAX_HEIGHT`.
+    A figure with one column of panels keeps the column's width on every screen.
+    """
+    width, height = (float(v) for v in fig.get_size_inches())
+    if fig.get_label() == DIAGRAM:
+        size = (WIDE, height * WIDE / width)
+    elif side_by_side(fig):
+        size = (WIDE, height)
+    else:
+        return None
+    return size if size[1] <= WIDE_MAX_HEIGHT + 1e-9 else None
+
+
+def to_svgs(fig: Figure) -> tuple[bytes, bytes | None]:
+    """A figure as SVG at :data:`WIDTH` inches (every screen), and its desktop rendition
+    (:func:`wide_size`) or None; closes the figure. Both follow :func:`to_svg`'s rules."""
+    import matplotlib.pyplot as plt
+
+    try:
+        narrow = _svg(fig)
+        size = wide_size(fig)
+        if size is None:
+            return narrow, None
+        fig.set_size_inches(*size)
+        return narrow, _svg(fig)
+    finally:
+        plt.close(fig)
+
+
+def _svg(fig: Figure) -> bytes:
     buf = io.BytesIO()
     with style():
         raise_small_text(fig)
@@ -307,13 +368,11 @@ def to_svg(fig: Figure) -> bytes:
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     problems = label_problems(fig)
     if problems:
-        plt.close(fig)
         raise ValueError(
             "a figure's labels must write numbers as the book does (rnnmem.site.placeholders.significant): "
             + "; ".join(problems)
         )
     smallest = smallest_text(fig)
-    plt.close(fig)
     data = buf.getvalue()
     if b"<path" not in data and b"<use" not in data:
         raise ValueError("the figure drew nothing: an SVG without a single path")
