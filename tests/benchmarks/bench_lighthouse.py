@@ -162,6 +162,15 @@ def lighthouse(url: str, chrome: str, folder: Path) -> tuple[dict, dict, float, 
     preset = json.loads(run(f"--audit-mode={artifacts}", "--output=json", "--output-path=stdout").stdout)
     index = float(preset["environment"]["benchmarkIndex"])
     slowdown = calibrated_slowdown(index)
+    # Lighthouse audits saved artifacts only under the settings they were gathered with. Under
+    # simulated throttling the load itself runs unthrottled, and the slowdown is applied when the
+    # trace is simulated, in the audit: so the saved settings take the calibrated slowdown too.
+    saved = artifacts / "artifacts.json"
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    if data["settings"]["throttlingMethod"] != "simulate":
+        raise RuntimeError(f"lighthouse gathered {url} with {data['settings']['throttlingMethod']!r} throttling")
+    data["settings"]["throttling"]["cpuSlowdownMultiplier"] = float(f"{slowdown:.2f}")
+    saved.write_text(json.dumps(data), encoding="utf-8")
     calibrated = json.loads(
         run(
             f"--audit-mode={artifacts}",
