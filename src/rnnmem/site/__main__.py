@@ -311,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
             for item in page.items:
                 assert isinstance(item, Item), "without keep_going, render raises the first error it meets"
                 (out / item.filename).write_bytes(item.content)
+                if item.wide is not None:  # a figure's desktop rendition, beside it
+                    (out / item.wide_filename).write_bytes(item.wide)
                 count += 1
         r = book.renderer
         r.prune()
