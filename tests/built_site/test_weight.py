@@ -7,6 +7,9 @@
   downloads that page's HTML and its figures (stylesheets, scripts and the search index
   are cached): at most NAVIGATION_BUDGET, for every page of the site.
 
+A figure with a desktop rendition (a ``<picture>``) counts at the larger of its two files:
+a phone downloads one, a desktop the other.
+
 Text files are counted gzipped (level 6, as web servers do); fonts and images that
 are compressed already count at their size when gzip would not make them smaller.
 """
@@ -37,8 +40,11 @@ class _Links(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.styles, self.scripts, self.images, self.icons = [], [], [], []
+        #: (the image, its desktop rendition): a <picture> whose <source> a desktop picks instead.
+        self.pictures: list[tuple[str, str]] = []
         self.config = ""
         self._in_config = False
+        self._source: str | None = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -50,12 +56,19 @@ class _Links(HTMLParser):
             if a.get("src"):
                 self.scripts.append(a["src"])
             self._in_config = a.get("id") == "__config"
+        elif tag == "source" and (a.get("srcset") or "").strip():
+            self._source = a["srcset"].split()[0]
         elif tag in ("img", "source") and (a.get("src") or "").strip():
-            self.images.append(a["src"])
+            if tag == "img" and self._source is not None:
+                self.pictures.append((a["src"], self._source))
+            else:
+                self.images.append(a["src"])
 
     def handle_endtag(self, tag):
         if tag == "script":
             self._in_config = False
+        elif tag == "picture":
+            self._source = None
 
     def handle_data(self, data):
         if self._in_config:
@@ -84,6 +97,9 @@ def page_files(site: Path, rel: str, *, first_load: bool) -> dict[str, int]:
     scripts = parser.scripts + scripts_started_after_paint(html)  # started once the page is drawn
     urls = parser.images + (parser.styles + scripts + parser.icons if first_load else [])
     paths = {p for u in urls if (p := resolve(site, rel, u)) is not None}
+    for image, desktop in parser.pictures:  # a reader downloads one of the two: counted, the larger
+        pair = [p for u in (image, desktop) if (p := resolve(site, rel, u)) is not None]
+        paths.add(max(pair, key=lambda p: gzipped_size(p) if p.is_file() else -1))
     if first_load:
         paths.add(site / SEARCH_INDEX)
         worker = json.loads(parser.config or "{}").get("search")

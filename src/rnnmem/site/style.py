@@ -383,6 +383,7 @@ def _svg(fig: Figure) -> bytes:
 
 _METADATA = re.compile(rb"\s*<metadata>.*?</metadata>", re.S)
 _PATH_DATA = re.compile(rb' d="([^"]*)"')
+_PLACE = re.compile(rb' (x|y)="(-?\d+\.\d+)"')
 _DECIMAL = re.compile(rb"-?\d+\.\d+")
 _SPACE = re.compile(rb"\s+")
 
@@ -399,13 +400,17 @@ def compact_svg(data: bytes) -> bytes:
     Matplotlib writes every coordinate of a path (``d``) to six decimals and each
     command on its own line; a hundredth of a point is far below a pixel at any
     size the site shows a figure, so the path data is rounded to it and written on one
-    line. Transforms (a glyph's scale) and styles are left exactly as drawn.
+    line; so are the places (``x``, ``y``) where a marker or a glyph is put (``<use>``).
+    Transforms (a glyph's scale) and styles are left exactly as drawn.
     The RDF ``<metadata>`` block says only that the file is an SVG image.
 
     >>> compact_svg(b'<svg><metadata><x/></metadata><path d="M 1.234567 2 \\nL -0.001 10.5 \\nz\\n"/></svg>')
     b'<svg><path d="M 1.23 2 L 0 10.5 z"/></svg>'
+    >>> compact_svg(b'<use xlink:href="#m1" x="66.367974" y="-0.001" style="fill: #333333"/>')
+    b'<use xlink:href="#m1" x="66.37" y="0" style="fill: #333333"/>'
     """
     data = _METADATA.sub(b"", data, count=1)
+    data = _PLACE.sub(lambda m: b" " + m.group(1) + b'="' + _DECIMAL.sub(_hundredth, m.group(2)) + b'"', data)
     return _PATH_DATA.sub(
         lambda m: b' d="' + _SPACE.sub(b" ", _DECIMAL.sub(_hundredth, m.group(1))).strip() + b'"', data
     )
