@@ -12,7 +12,9 @@ Lighthouse's CPU slowdown is relative to the host: its default, 4x, takes a high
 it be calibrated on a slower host. Each load is therefore gathered once and audited twice from
 the same trace (``--gather-mode``, then ``--audit-mode``): with the preset's 4x, and with the
 slowdown that takes the BenchmarkIndex measured in that load to the same phone
-(:func:`calibrated_slowdown`). Both tables are printed; the targets are read on the first. The site is served as
+(:func:`calibrated_slowdown`). Both tables are printed; the targets are read on the first.
+
+The site is served as
 Pages serves it, by ``serve_pages.mjs`` (Node's own HTTP/2 server): HTTP/2 over TLS, text
 files gzipped, ``Cache-Control: max-age=600``, under the path prefix of ``site_url``. The
 TLS certificate is made for the run by ``openssl`` (self-signed, for 127.0.0.1 only) and
