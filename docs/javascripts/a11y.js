@@ -40,8 +40,16 @@
 
   const EDGES = ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"];
 
+  // The scrollers whose width has been read while laid out as drawn (by size, or by a
+  // measure of their own): the pass over the scrollers that follows the blocks' leaves
+  // them be, as reading one again inside an undrawn block would lay that block out again.
+  let measured = new WeakSet();
+
   function size(block) {
-    if (block.isConnected && !block.classList.contains("rnnmem-sized")) {
+    if (!block.isConnected || block.classList.contains("rnnmem-sized")) return;
+    // A block the browser never skips (a heading, a tabbed set, a block that scrolls) has
+    // its own height already: only its scrollers are read, without laying it out anew.
+    if (getComputedStyle(block).contentVisibility === "auto") {
       block.classList.add("rnnmem-measure");
       const style = getComputedStyle(block);
       const height = block.getBoundingClientRect().height - EDGES.reduce((sum, edge) => sum + parseFloat(style[edge]), 0);
@@ -52,14 +60,17 @@
       // without "auto", as the size the browser remembers from the block's last drawing may
       // be older (a font has arrived since).
       block.style.containIntrinsicSize = Math.max(0, height) + "px";
-      block.classList.add("rnnmem-sized");
+    } else {
+      block.querySelectorAll(SCROLLERS).forEach(measure);
     }
+    block.classList.add("rnnmem-sized");
   }
 
   function measure(el) {
     if (el.isConnected && !el.hasAttribute("tabindex") && el.scrollWidth > el.clientWidth + 1) {
       el.setAttribute("tabindex", "0");
     }
+    measured.add(el);
   }
 
   function workSome(deadline) {
@@ -80,7 +91,8 @@
   function schedule(root) {
     document.documentElement.removeAttribute("data-rnnmem-scrollers");
     const blocks = [...root.querySelectorAll(BLOCKS)].map((block) => () => size(block));
-    pending = blocks.concat([...root.querySelectorAll(SCROLLERS)].map((el) => () => measure(el)));
+    const scrollers = [...root.querySelectorAll(SCROLLERS)].map((el) => () => measured.has(el) || measure(el));
+    pending = blocks.concat(scrollers);
     if (!pending.length) {
       document.documentElement.setAttribute("data-rnnmem-scrollers", "done");
       afterDone.splice(0).forEach((callback) => callback());
@@ -123,6 +135,7 @@
     fix();
   }
   function sizeAgain() {
+    measured = new WeakSet();
     document.querySelectorAll(BLOCKS + ".rnnmem-sized").forEach((block) => block.classList.remove("rnnmem-sized"));
     schedule(document);
   }
