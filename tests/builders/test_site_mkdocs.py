@@ -72,10 +72,23 @@ def test_a_good_page_builds_with_figure_table_and_notebook_link(tiny_builds):
     assert "https://github.com/o/tiny.git" in code[0]
     svgs = list((tiny_builds.cold / "assets" / "figures").glob("decay_curves-*.svg"))
     assert len(svgs) == 2, "the chapter's figure and the one in its exercise answer"
-    assert "5 figures/tables rendered, 0 from the cache" in tiny_builds.cold_log
+    assert "6 figures/tables rendered, 0 from the cache" in tiny_builds.cold_log
     # Nothing was written into docs/ by the builds.
     assert tiny_builds.docs_after == tiny_builds.docs_before
-    assert "0 figures/tables rendered, 5 from the cache" in tiny_builds.warm_log
+    assert "0 figures/tables rendered, 6 from the cache" in tiny_builds.warm_log
+
+
+def test_a_diagram_gets_a_desktop_rendition_in_a_picture(tiny_builds):
+    """The tiny book's diagram (tests/tinybook/docs/chapters/levels.md) is drawn twice: column and desktop width."""
+    html = (tiny_builds.cold / "chapters" / "levels" / "index.html").read_text()
+    figure = re.search(r'<figure class="rnnmem-figure rnnmem-figure--wide" id="fig-chain">(.*?)</figure>', html, re.DOTALL)
+    assert figure, "the diagram's figure, marked wide"
+    picture = re.search(r'<picture><source media="\(min-width: 60em\)" srcset="([^"]+)"[^>]*><img [^>]*src="([^"]+)"', figure.group(1))
+    assert picture, figure.group(1)
+    wide, narrow = (tiny_builds.cold / "chapters" / "levels" / name for name in picture.groups())
+    assert wide.name.endswith(".wide.svg") and wide.resolve().is_file(), wide
+    assert narrow.name.endswith(".svg") and not narrow.name.endswith(".wide.svg") and narrow.resolve().is_file()
+    assert wide.read_bytes() != narrow.read_bytes()
 
 
 @pytest.mark.parametrize(

@@ -234,15 +234,16 @@ TINYBOOK = Path(__file__).resolve().parents[1] / "tinybook"
 
 
 def test_command_line_builds_every_item_then_renders_nothing(tmp_path):
-    """On the tiny fixture book (its five items), into a cache of its own: cold, then warm."""
+    """On the tiny fixture book (its six items), into a cache of its own: cold, then warm."""
     out, cache = tmp_path / "out", tmp_path / "cache"
     config = ["--config", str(TINYBOOK / "mkdocs.yml")]
     cmd = [sys.executable, "-m", "rnnmem.site", "build", *config, "--out", str(out), "--cache", str(cache)]
     first = subprocess.run(cmd, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    assert "5 rendered, 0 from the cache" in first.stdout, first.stdout
+    assert "6 rendered, 0 from the cache" in first.stdout, first.stdout
     svgs = sorted(p.name for p in out.glob("*.svg"))
-    assert [name.split("-")[0] for name in svgs] == ["decay_curves"] * 2, "the book's two figures are written"
+    assert [name.split("-")[0] for name in svgs] == ["decay_curves"] * 2 + ["lstm_chain_diagram"] * 2, svgs
+    assert svgs[3] == svgs[2].removesuffix(".svg") + ".wide.svg", "the diagram's desktop rendition beside it"
     second = subprocess.run(cmd, capture_output=True, text=True)
     assert second.returncode == 0 and " 0 rendered" in second.stdout, second.stdout
 
