@@ -81,9 +81,13 @@ def test_a_good_page_builds_with_figure_table_and_notebook_link(tiny_builds):
 def test_a_diagram_gets_a_desktop_rendition_in_a_picture(tiny_builds):
     """The tiny book's diagram (tests/tinybook/docs/chapters/levels.md) is drawn twice: column and desktop width."""
     html = (tiny_builds.cold / "chapters" / "levels" / "index.html").read_text()
-    figure = re.search(r'<figure class="rnnmem-figure rnnmem-figure--wide" id="fig-chain">(.*?)</figure>', html, re.DOTALL)
+    figure = re.search(
+        r'<figure class="rnnmem-figure rnnmem-figure--wide" id="fig-chain">(.*?)</figure>', html, re.DOTALL
+    )
     assert figure, "the diagram's figure, marked wide"
-    picture = re.search(r'<picture><source media="\(min-width: 60em\)" srcset="([^"]+)"[^>]*><img [^>]*src="([^"]+)"', figure.group(1))
+    picture = re.search(
+        r'<picture><source media="\(min-width: 60em\)" srcset="([^"]+)"[^>]*><img [^>]*src="([^"]+)"', figure.group(1)
+    )
     assert picture, figure.group(1)
     wide, narrow = (tiny_builds.cold / "chapters" / "levels" / name for name in picture.groups())
     assert wide.name.endswith(".wide.svg") and wide.resolve().is_file(), wide
