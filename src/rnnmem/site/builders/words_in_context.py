@@ -482,6 +482,9 @@ def probe_steps_curves(seeds: PositiveInt = SEEDS):
         ax.axhline(0.5, color="#999999", linewidth=0.8)
         ax.set_title(f"{direction} states")
         ax.set_xticks(x, _checkpoint_labels(steps))
+        # Half a checkpoint of room at each end: the last label of one panel ("5,000") and the
+        # first of the next ("0") stand apart, and the end markers clear the frame.
+        ax.set_xlim(-0.5, len(steps) - 0.5)
         ax.set_ylim(0.3, 1.0)
     axes[0].set_ylabel("held-out accuracy")
     fig.supxlabel("Adam step")
