@@ -21,12 +21,13 @@
   // when it nears the screen. Until then a block stands in at a guessed height, so what
   // follows it sits in the wrong place: a script that reads positions (a screen reader's
   // or an accessibility checker's) would find text on top of the footer. So, one at a
-  // time, top to bottom, while the browser is idle, each block is laid out once as it will
-  // be drawn (the class rnnmem-measure), and its height becomes its stand-in height
-  // (contain-intrinsic-size). It stays undrawn: only its box is placed, and the browser
-  // does not repaint the whole chapter for every block, as drawing them all would make it
-  // do. Then the blocks that may scroll are measured, as whether a block scrolls needs its
-  // layout. When all are done, <html> gets data-rnnmem-scrollers="done" (the browser tests
+  // time, top to bottom, while the browser is idle, each block the browser may skip is
+  // laid out once as it will be drawn (the class rnnmem-measure), and its height becomes
+  // its stand-in height (contain-intrinsic-size); the blocks that may scroll inside it are
+  // measured then, as whether a block scrolls needs its layout. It stays undrawn: only its
+  // box is placed, and the browser does not repaint the whole chapter for every block, as
+  // drawing them all would make it do. Then any block that may scroll and was not measured
+  // yet is. When all are done, <html> gets data-rnnmem-scrollers="done" (the browser tests
   // wait for it).
   const BLOCKS = ".md-content__inner > *";
   // At most this long a slice of idle time (ms): a phone four times slower still gets its
