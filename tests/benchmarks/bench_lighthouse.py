@@ -14,13 +14,12 @@ the same trace (``--gather-mode``, then ``--audit-mode``): with the preset's 4x,
 slowdown that takes the BenchmarkIndex measured in that load to the same phone
 (:func:`calibrated_slowdown`). Both tables are printed; the targets are read on the first.
 
-The site is served as
-Pages serves it, by ``serve_pages.mjs`` (Node's own HTTP/2 server): HTTP/2 over TLS, text
-files gzipped, ``Cache-Control: max-age=600``, under the path prefix of ``site_url``. The
-TLS certificate is made for the run by ``openssl`` (self-signed, for 127.0.0.1 only) and
-Chromium is told to accept it (``--ignore-certificate-errors``). Lighthouse's simulated
-network models what the protocol does: over HTTP/2 a page's files share one connection,
-as they do on Pages, instead of each opening its own.
+The site is served as Pages serves it, by ``serve_pages.mjs`` (Node's own HTTP/2 server):
+HTTP/2 over TLS, text files gzipped, ``Cache-Control: max-age=600``, under the path prefix
+of ``site_url``. The TLS certificate is made for the run by ``openssl`` (self-signed, for
+127.0.0.1 only) and Chromium is told to accept it (``--ignore-certificate-errors``).
+Lighthouse's simulated network models what the protocol does: over HTTP/2 a page's files
+share one connection, as they do on Pages, instead of each opening its own.
 
 Chromium is ``$CHROME_PATH`` (default /usr/bin/chromium), started by Lighthouse with the
 same headless flags as the browser tests. A benchmark, not a test: it reports and exits 0
