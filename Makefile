@@ -101,8 +101,8 @@ lint: setup ## Format, lint and type checks: ruff format --check, ruff check, my
 test: setup lint $(TORCH_STAMP) $(BROWSER_STAMP) build pdf-if-browser ## Everything: unit tests, Sybil, strict build, built-site checks
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
-test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no build, no notebook kernel, no browser)
-	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser and not build"
+test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no build, no notebook kernel, no browser, no new interpreter)
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not site and not browser and not build and not process"
 
 # One chapter end to end, in seconds: its snippets (Sybil) and its builder test (pytest), then every page
 # rule of rnnmem.site.check in the order CONTRIBUTING.md lists them (rnnmem.site check: placeholders,

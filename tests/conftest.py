@@ -72,6 +72,77 @@ def pytest_configure(config):
     # reads and fills the same cache, whatever its working directory; a test that wants a cold cache
     # names a folder of its own.
     os.environ["RNNMEM_CACHE_DIR"] = str(shared_cache_dir())
+    sys.addaudithook(_note_a_started_program)
+
+
+# -- tests that start another program ---------------------------------------------------------------------------
+#: Programs whose start-up costs a new interpreter (a Python that imports rnnmem, Node, make). A test that
+#: starts one is marked ``process``: ``make test-fast`` leaves it out, ``make test`` and CI run it.
+INTERPRETERS = ("python", "node", "make", "mkdocs")
+#: Marks whose tests ``make test-fast`` already leaves out: they may start programs unmarked.
+LEFT_OUT_OF_TEST_FAST = ("process", "build", "site", "browser")
+
+_running: list[pytest.Item] = []  # the test whose set-up or body runs now
+_started: dict[str, list[str]] = {}  # node id -> the programs it started without the mark
+
+
+def program_name(args: object) -> str:
+    """The file name of the program a ``subprocess`` call starts (``args`` a list, or a shell string)."""
+    first = args.split()[0] if isinstance(args, str) and args.split() else args
+    if isinstance(first, (list, tuple)):
+        first = first[0] if first else ""
+    return Path(os.fsdecode(first)).name if isinstance(first, (str, bytes, os.PathLike)) else ""
+
+
+def starts_an_interpreter(name: str) -> bool:
+    """Whether the program ``name`` is one of :data:`INTERPRETERS` (or this Python under another name)."""
+    return name == Path(sys.executable).name or name.startswith(INTERPRETERS)
+
+
+def _note_a_started_program(event: str, args: tuple) -> None:
+    # The audit event every subprocess.Popen raises: (executable, args, cwd, env).
+    if event != "subprocess.Popen" or not _running:
+        return
+    item = _running[-1]
+    name = program_name(args[1] if args[1] is not None else args[0])
+    if starts_an_interpreter(name) and not any(item.get_closest_marker(m) for m in LEFT_OUT_OF_TEST_FAST):
+        _started.setdefault(item.nodeid, []).append(name)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _watching(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _watching(item))
+
+
+def _watching(item: pytest.Item):
+    """Run a test's set-up or body (the hook's ``yield``), and fail it if it started an interpreter unmarked."""
+    _running.append(item)
+    try:
+        result = yield
+    finally:
+        _running.pop()
+    started = _started.pop(item.nodeid, [])
+    if started:
+        pytest.fail(
+            f"{item.nodeid} starts {', '.join(sorted(set(started)))} in a new process but is not marked "
+            "`process`: add @pytest.mark.process (make test-fast leaves such tests out; make test runs them)",
+            pytrace=False,
+        )
+    return result
+
+
+@pytest.fixture(autouse=True)
+def _close_figures() -> Iterator[None]:
+    """Close the figures a test left open (a builder called directly returns its figure)."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
 
 
 @contextlib.contextmanager

@@ -135,6 +135,7 @@ def notebooks_command(tmp_path: Path, *args: str) -> subprocess.CompletedProcess
     )
 
 
+@pytest.mark.process
 def test_the_notebooks_command_writes_them_outside_docs(tmp_path):
     project = write_project(tmp_path)
     done = notebooks_command(project, "--out", str(project / "out"))
@@ -144,6 +145,7 @@ def test_the_notebooks_command_writes_them_outside_docs(tmp_path):
     assert not (project / "docs" / "downloads").exists()
 
 
+@pytest.mark.process
 def test_the_notebooks_command_refuses_a_folder_in_docs(tmp_path):
     project = write_project(tmp_path)
     done = notebooks_command(project, "--out", str(project / "docs" / "downloads"))

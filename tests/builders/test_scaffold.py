@@ -92,6 +92,7 @@ def repo(tmp_path_factory) -> Path:
     return repo
 
 
+@pytest.mark.process
 def test_the_chapter_has_the_books_rhythm(repo):
     page = (repo / "docs" / "chapters" / f"{SLUG}.md").read_text()
     assert page.startswith(f"# {TITLE}\n")
@@ -101,6 +102,7 @@ def test_the_chapter_has_the_books_rhythm(repo):
     assert '??? success "Answer"' in page and "../references.md#" in page
 
 
+@pytest.mark.process
 def test_nav_and_home_list_the_chapter_last_and_agree(repo):
     nav = nav_chapters(repo / "mkdocs.yml")
     assert nav[-1] == (TITLE, f"chapters/{SLUG}.md")
@@ -251,6 +253,7 @@ def test_test_chapter_runs_the_chapter_not_a_page_of_the_same_name(repo):
         decoy.unlink()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "args, named",
     [
@@ -271,6 +274,7 @@ def test_bad_input_exits_2_with_usage_naming_the_argument(repo, args, named):
     assert tree(repo) == before, "nothing is written on bad input"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("ch", ["", "no-such-chapter", "../api/index", "docs/chapters/horizon"])
 def test_test_chapter_with_an_unknown_chapter_exits_2_listing_the_chapters(repo, ch):
     done = make(repo, "test-chapter", f"CH={ch}")

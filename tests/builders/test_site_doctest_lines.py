@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 DOCS_CONFTEST = Path(__file__).resolve().parents[2] / "docs" / "conftest.py"
 
 PAGE = """# T
@@ -35,6 +37,7 @@ PAGE = """# T
 """
 
 
+@pytest.mark.process
 def test_failing_examples_are_reported_at_their_line_and_column(tmp_path):
     (tmp_path / "page.md").write_text(PAGE)
     shutil.copy(DOCS_CONFTEST, tmp_path / "conftest.py")

@@ -43,6 +43,7 @@ def typesetter():
     t.close()
 
 
+@pytest.mark.process
 def test_typeset_page_replaces_tex_with_svg_and_mathml(typesetter):
     page = '<p>A gate <span class="arithmatex">\\(f = \\sigma(b)\\)</span>.</p>'
     out = mathjax.typeset_page(page, typesetter, where="docs/x.md")
@@ -62,6 +63,7 @@ def test_typeset_page_replaces_tex_with_svg_and_mathml(typesetter):
     assert 'mjx-container[jax="SVG"]' in css and "@font-face" not in css and "url(" not in css
 
 
+@pytest.mark.process
 def test_each_page_has_its_own_glyphs(typesetter):
     first = mathjax.typeset_page('<span class="arithmatex">\\(x\\)</span>', typesetter)
     second = mathjax.typeset_page('<span class="arithmatex">\\(y\\)</span>', typesetter)
@@ -70,6 +72,7 @@ def test_each_page_has_its_own_glyphs(typesetter):
     assert mathjax.typeset_page("<p>no math</p>", typesetter) == "<p>no math</p>"
 
 
+@pytest.mark.process
 def test_bad_tex_fails_naming_the_page_and_formula(typesetter):
     page = '<span class="arithmatex">\\(\\undefinedmacro x\\)</span>'
     with pytest.raises(
@@ -85,6 +88,7 @@ def test_missing_node_package_is_a_clear_error(tmp_path):
         mathjax.Typesetter(tmp_path).typeset([("x", False)])
 
 
+@pytest.mark.process
 def test_a_process_that_does_not_answer_is_stopped_and_named(tmp_path):
     modules = tmp_path / "node_modules"
     (modules / "mathjax-full" / "js").mkdir(parents=True)

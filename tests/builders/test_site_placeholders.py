@@ -379,6 +379,7 @@ def test_numbers_in_tex_and_unicode_are_read_as_values():
     assert found == {"0.99": 0.99, "1000": 1000.0, r"4.3\times10^{-5}": 4.3e-05, "7.9 × 10⁻³¹": 7.9e-31}
 
 
+@pytest.mark.process
 def test_the_command_line_lists_unproduced_numbers_and_exits_1(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

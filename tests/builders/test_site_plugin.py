@@ -138,6 +138,7 @@ def typesetter():
     t.close()
 
 
+@pytest.mark.process
 def test_the_mathjax_line_counts_this_build_only(tmp_path, caplog, typesetter):
     """Serving: the second build typesets one formula and says so (it used to add the first build's)."""
     p = started(True, typesetter)
@@ -177,6 +178,7 @@ def hung_typesetter(tmp_path: Path, timeout: float) -> mathjax.Typesetter:
     return mathjax.Typesetter(modules, timeout=timeout, server=server)
 
 
+@pytest.mark.process
 def test_a_hung_mathjax_fails_the_build_naming_the_page(tmp_path):
     p = started(False, hung_typesetter(tmp_path, 0.5))
     with pytest.raises(PluginError, match=r"^docs/chapters/slow\.md: the MathJax process \(hang\.js\) did not answer "):
@@ -208,6 +210,7 @@ def test_the_books_config_loads_with_the_plugin_around_mkdocs_jupyters_eviction(
     assert first < jupyter < last, list(zip(owners, names))
 
 
+@pytest.mark.process
 def test_the_plugin_is_importable_without_side_effects():
     code = "import sys; import rnnmem.site.plugin; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -207,6 +207,7 @@ class Stale(registry.Registry):
         return self.stale
 
 
+@pytest.mark.process
 def test_fresh_process_renders_items_whose_code_changed_since_import(tmp_path):
     r = Renderer(tmp_path, builders=Stale({"rnnmem.memory"}))
     items = rendered(r.render_all([one(FIG), one(TAB)], fresh_process=True))
@@ -217,6 +218,7 @@ def test_fresh_process_renders_items_whose_code_changed_since_import(tmp_path):
     assert not rendered(fresh.render_all([one(TAB)], fresh_process=True))[0].from_cache
 
 
+@pytest.mark.process
 def test_fresh_process_failure_is_reported(tmp_path):
     stale = Stale({"rnnmem.memory"})
     bad = one('<!-- figure: decay_curves factors=[2] caption="c" -->')
@@ -233,6 +235,7 @@ def test_fresh_process_failure_is_reported(tmp_path):
 TINYBOOK = Path(__file__).resolve().parents[1] / "tinybook"
 
 
+@pytest.mark.process
 def test_command_line_builds_every_item_then_renders_nothing(tmp_path):
     """On the tiny fixture book (its six items), into a cache of its own: cold, then warm."""
     out, cache = tmp_path / "out", tmp_path / "cache"
@@ -248,6 +251,7 @@ def test_command_line_builds_every_item_then_renders_nothing(tmp_path):
     assert second.returncode == 0 and " 0 rendered" in second.stdout, second.stdout
 
 
+@pytest.mark.process
 def test_command_line_usage_errors_exit_2():
     for args in ([], ["bogus"], ["build", "--nope"]):
         proc = subprocess.run([sys.executable, "-m", "rnnmem.site", *args], capture_output=True, text=True)
@@ -255,6 +259,7 @@ def test_command_line_usage_errors_exit_2():
         assert "usage:" in proc.stderr
 
 
+@pytest.mark.process
 def test_command_line_help_lists_only_the_commands_a_reader_types():
     proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "--help"], capture_output=True, text=True, check=True)
     assert "build" in proc.stdout and "check" in proc.stdout
@@ -265,6 +270,7 @@ def test_command_line_help_lists_only_the_commands_a_reader_types():
     assert "--cache" in bad.stderr
 
 
+@pytest.mark.process
 def test_command_line_check_reports_a_builder_error_once(tmp_path):
     (tmp_path / "docs" / "chapters").mkdir(parents=True)
     (tmp_path / "docs" / "chapters" / "c.md").write_text(
@@ -285,11 +291,13 @@ def test_command_line_check_reports_a_builder_error_once(tmp_path):
     assert proc.stderr.count("docs/chapters/c.md:3:") == 1, proc.stderr
 
 
+@pytest.mark.process
 def test_command_line_lists_builders():
     proc = subprocess.run([sys.executable, "-m", "rnnmem.site", "list"], capture_output=True, text=True, check=True)
     assert "figure decay_curves" in " ".join(proc.stdout.split())
 
 
+@pytest.mark.process
 def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Hi\n\n<!-- table: bptt_table target=[1, 2] -->\n")
@@ -315,6 +323,7 @@ def test_command_line_reports_a_bad_directive_with_exit_1(tmp_path):
     assert re.search(r"src/rnnmem/site/builders/error_backward\.py:\d+ in bptt_table", proc.stderr), proc.stderr
 
 
+@pytest.mark.process
 def test_command_line_timings_list_each_directive_slowest_first(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n\n{FIG}\n")
@@ -351,6 +360,7 @@ def test_table_markdown_is_a_real_table(tmp_path):
     assert textwrap.dedent(lines[2]).startswith("| 0.5 |")
 
 
+@pytest.mark.process
 def test_a_warm_render_does_not_import_matplotlib(tmp_path):
     """Reading every item from the cache must stay cheap: no matplotlib import on that path."""
     Renderer(tmp_path).render(one(FIG))
@@ -428,6 +438,7 @@ def test_a_log_line_while_the_bar_shows_is_written_above_it(tmp_path, monkeypatc
     assert mkdocs_log.handlers == [console], "the handlers are put back"
 
 
+@pytest.mark.process
 def test_command_line_build_shows_progress_on_a_terminal_only(tmp_path, terminal):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text(f"# Hi\n\n{TAB}\n")
@@ -448,6 +459,7 @@ def test_command_line_build_shows_progress_on_a_terminal_only(tmp_path, terminal
     assert bar in forced.stderr and "1 rendered" in forced.stdout
 
 
+@pytest.mark.process
 def test_serving_defers_the_missing_items_then_renders_them_in_a_new_interpreter_with_the_bar(tmp_path, monkeypatch):
     Renderer(tmp_path).render(one(TAB))
     starting = Renderer(tmp_path)
@@ -465,6 +477,7 @@ def test_serving_defers_the_missing_items_then_renders_them_in_a_new_interpreter
     assert rendered(Renderer(tmp_path).render_all([one(FIG)]))[0].from_cache
 
 
+@pytest.mark.process
 def test_a_render_left_for_later_ends_with_the_server(tmp_path):
     done = threading.Event()
     later = render_later(tmp_path, [one(FIG)], progress=False, when_done=done.set)

@@ -48,15 +48,18 @@ def out() -> str:
     return done.stdout
 
 
+@pytest.mark.process
 def test_the_credit_table_is_the_pages(out):
     assert printed_rows(out, "Backward through h_t") == page_table("bptt_table")
     assert f"dL/dw = {bptt.scalar_bptt([1, 0, 0], 1.0, 0.5).gradient}" in out
 
 
+@pytest.mark.process
 def test_the_distance_table_is_the_pages(out):
     assert printed_rows(out, "The multiplier after n edges") == page_table("distance_table")
 
 
+@pytest.mark.process
 def test_the_finite_difference_check_and_the_update(out):
     r = bptt.scalar_bptt([1, 0, 0], 1.0, 0.5, learning_rate=0.1)
     fd = bptt.finite_difference_gradient([1, 0, 0], 1.0, 0.5)
@@ -67,6 +70,7 @@ def test_the_finite_difference_check_and_the_update(out):
     assert f"new last state {round(r.updated_states[-1], 12)}, new loss {round(r.updated_loss, 13)}" in check
 
 
+@pytest.mark.process
 def test_both_gate_examples(out):
     u = gate_arithmetic.lstm_update(0.8, f=0.9, i=0.2, g=0.5, o=0.75)
     g = gate_arithmetic.gru_update(0.8, z=0.9, r=0.25)
@@ -114,6 +118,7 @@ def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
     assert err.startswith("usage: python -m rnnmem bptt") and named in err
 
 
+@pytest.mark.process
 def test_bad_input_from_the_shell_exits_2_with_usage():
     done = run("--w", "x")
     assert done.returncode == 2 and done.stdout == ""

