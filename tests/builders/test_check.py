@@ -316,20 +316,26 @@ def test_a_notebook_missing_a_heading_or_the_first_paragraph_is_named_by_line(tm
 
 
 # -- links and anchors -----------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def site_pages() -> dict[str, str | None]:
+    """The book's pages and their anchors, read once for this module (every page is parsed)."""
+    return check._site_pages(DOCS)
+
+
 @pytest.mark.parametrize("slug", CHAPTERS)
-def test_every_chapters_links_and_anchors_resolve(slug):
+def test_every_chapters_links_and_anchors_resolve(slug, site_pages):
     src_uri = f"chapters/{slug}.md"
-    problems, count = check.link_problems(src_uri, (DOCS / src_uri).read_text(), check._site_pages(DOCS))
+    problems, count = check.link_problems(src_uri, (DOCS / src_uri).read_text(), site_pages)
     assert count > 0 and not problems, problems
 
 
-def test_a_broken_link_or_anchor_is_named_with_page_and_line():
+def test_a_broken_link_or_anchor_is_named_with_page_and_line(site_pages):
     text = (
         "# T\n\n## A heading\n\n[ok](#a-heading) [ok](../references.md#gers2000) [ok](../api/memory.md)\n"
         "[bad](#nowhere)\n[bad](../references.md#gers1999)\n[bad](nosuch.md)\n"
         "```\n[in code](nosuch.md)\n```\n"
     )
-    problems, count = check.link_problems("chapters/t.md", text, check._site_pages(DOCS))
+    problems, count = check.link_problems("chapters/t.md", text, site_pages)
     assert count == 6
     assert [(p.page, p.line, p.rule) for p in problems] == [
         ("docs/chapters/t.md", 6, "links"),
