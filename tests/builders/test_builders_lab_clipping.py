@@ -34,9 +34,9 @@ def render(tmp_path, text: str) -> str:
     return Renderer(tmp_path).render(one(text)).content.decode()
 
 
-def experiment():
+def experiment(window=None):
     """The small experiment both builders draw (its runs are shared through the lab's pool)."""
-    return lc._experiment("rnn", **{k: v for k, v in ARGS.items()}, success=0.4, diverge=10.0)
+    return lc._experiment("rnn", **ARGS, window=window, success=0.4, diverge=10.0)
 
 
 # ---------------------------------------------------------------------------- the table and the figure
@@ -147,6 +147,7 @@ def test_the_values_are_the_design_the_calibration_and_the_counts():
     assert values["networks"] == len(cal.seeds) == 2 * d.seeds
     # "the first marked value, far_start to far_end steps back"
     assert values["far_start"] == d.length // 2 and values["far_end"] == d.length - 1
+    assert values["window"] is None
     # "descent is stable at the start below 2 / lambda, the edge; the ladder takes these multiples of it"
     assert values["sharpness"] == cal.sharpness_median and values["edge"] == 2 / cal.sharpness_median
     assert values["rates"] == lc._join([lc._rate(cal.edge * 2.0**k) for k in d.exponents])
@@ -344,12 +345,22 @@ def test_the_diagnosis_reads_real_divergences():
 def test_the_limit_of_what_the_learning_counts_say_is_worded_from_them():
     none = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (3, 0), (0, 0))]
     words = lc._learning_limit(none, 3.8e-14, 50)
-    assert words.startswith("Since no network learned at any rate, this experiment cannot tell")
+    assert words.startswith("Since no network learned at any rate, this design cannot tell")
     assert "a median 3.8 × 10⁻¹⁴ of the gradient at the last step reached 50 steps back" in words
     some = [rung(0.1, (0, 1), (0, 0))]
     assert lc._learning_limit(some, 0.2, 50).startswith("At the start, a median 0.20 of the gradient")
     assert lc._learning(none) == "No network learned, at any rate, with or without clipping."
     assert lc._learning(some) == "Networks that learned: 1 without clipping (1 at 0.1) and 0 with it (0 at 0.1)."
+
+
+def test_whether_a_design_can_test_learning_is_worded_from_its_counts():
+    none = [rung(0.1, (0, 0), (0, 0)), rung(0.2, (3, 0), (0, 0))]
+    assert lc._what_learning_tells(none) == (
+        "No network learned it within the budget, at any rate, so this design cannot say whether clipping "
+        "changes what a network learns."
+    )
+    some = [rung(0.1, (0, 0), (0, 4)), rung(0.2, (3, 1), (0, 2))]
+    assert lc._what_learning_tells(some) == "7 of its 80 networks learned it within the budget."
 
 
 def test_the_fate_of_the_clipped_arm_is_worded_from_its_counts():
@@ -370,6 +381,23 @@ def test_the_start_reach_is_the_median_over_the_untrained_networks_of_both_arms(
     assert values["start_reach"] == float(np.median(reach))
 
 
+def test_with_a_window_the_table_and_its_words_are_of_the_late_task(tmp_path):
+    text = render(tmp_path, f"<!-- table: clipping_counts {TEXT} window=4 -->")
+    _, values = lc.clipping_counts(**ARGS, window=4)
+    lad, rungs, _ = experiment(window=4)
+    d = lad.design
+    assert d.window == 4 and isinstance(d.task, clip_lab.LateAdding)
+    assert "adding problem of length 6 with both marks in its last 4 steps" in text
+    # "the first marked value now lies far_start to far_end steps back": two and three steps, for a window of 4
+    assert (values["window"], values["far_start"], values["far_end"]) == (4, 2, 3) == (4, *d.first_back)
+    reach = clip_lab.gradient_reach(d, list(lad.calibration.seeds))[:, 2]
+    assert values["start_reach"] == float(np.median(reach))
+    assert values["start_reach_text"] == lc._small(values["start_reach"])
+    assert "reached 2 steps back, the nearest the first marked value can lie" in values["learning_limit"]
+    assert values["free_succeeded"] == sum(r.unclipped.succeeded for r in rungs)
+    assert values["edge"] == lad.calibration.edge and values["rates"] == lc._join([lc._rate(r) for r in lad.rates])
+
+
 def test_small_shares_are_printed_as_powers_of_ten():
     assert lc._small(0.5) == "0.50" and lc._small(3.2e-7) == "3.2 × 10⁻⁷" and lc._small(float("nan")) == "–"
 
@@ -387,6 +415,8 @@ def test_small_shares_are_printed_as_powers_of_ten():
         ({"exponents": []}, "exponents"),
         ({"success": -1}, "success"),
         ({"updates": 0}, "updates"),
+        ({"window": 0}, "window"),
+        ({"window": "ten"}, "window"),
     ],
 )
 def test_a_bad_argument_fails_naming_it(args, name):
@@ -401,6 +431,10 @@ def test_a_bad_argument_fails_naming_it(args, name):
         ("success=1.5", "success must be a ratio to the baseline in (0, 1), got 1.5"),
         ("diverge=0.5", "diverge must be a ratio to the baseline above 1, got 0.5"),
         ("exponents=[1, 0]", "exponents must be increasing and distinct, got (1, 0)"),
+        (
+            "length=6 window=7",
+            "window must be a whole number from 2 to length (6), or None for the whole sequence, got 7",
+        ),
     ],
 )
 def test_a_relation_the_signature_cannot_state_fails_the_build_naming_it(tmp_path, text, says):

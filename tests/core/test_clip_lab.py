@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -57,6 +58,10 @@ def test_the_arms_draw_disjoint_seeds_so_they_are_independent_samples():
         (dict(dtype="float16"), "dtype"),
         (dict(parts=30), "parts"),
         (dict(model="cnn"), "model"),
+        (dict(window=1), "window"),
+        (dict(length=8, window=9), "window"),
+        (dict(window=2.5), "window"),
+        (dict(window=True), "window"),
     ],
 )
 def test_a_bad_design_is_refused_naming_the_argument(kwargs, named):
@@ -87,6 +92,44 @@ def test_the_first_marked_value_lies_half_the_length_back_or_more():
     first = b.inputs[:, :, 1].argmax(axis=0)  # the first marked step of each sequence
     back = DESIGN.length - 1 - first  # steps between it and the last step, where the target is read
     assert back.min() == DESIGN.length // 2 and back.max() == DESIGN.length - 1
+
+
+def test_the_second_design_is_the_first_with_its_marks_in_the_last_tenth():
+    assert clip_lab.LATE == dataclasses.replace(DESIGN, window=DESIGN.length // 10)
+    assert clip_lab.LATE.window == 10 and clip_lab.LATE.task.length == DESIGN.length
+    assert type(DESIGN.task) is tasks.Task and DESIGN.task.name == "adding"  # no window: the problem as posed
+
+
+@pytest.mark.parametrize("length, window", [(100, 10), (9, 5), (6, 2), (7, 7)])
+def test_late_marks_fall_one_in_each_half_of_the_window_and_every_step_of_it_is_drawn(length, window):
+    task = clip_lab.late_adding(length, window)
+    b = task.sample(4000, seed=3)
+    values, marks = b.inputs[:, :, 0], b.inputs[:, :, 1]
+    split = length - window + window // 2
+    assert np.all(marks[: length - window] == 0)
+    assert np.all(marks[length - window : split].sum(axis=0) == 1) and np.all(marks[split:].sum(axis=0) == 1)
+    assert set(np.nonzero(marks)[0]) == set(range(length - window, length))
+    assert np.array_equal((values * marks).sum(axis=0), b.targets)
+    # what the section says: the first marked value lies first_back[0] to first_back[1] steps back
+    back = length - 1 - marks.argmax(axis=0)
+    design = ClipDesign(length=length, window=window)
+    assert (back.min(), back.max()) == design.first_back
+    # the values are the adding problem's, drawn first from the same stream; only the marks differ
+    assert np.array_equal(values, tasks.adding(length).sample(4000, seed=3).inputs[:, :, 0])
+    assert task.baseline_mse == tasks.adding(length).baseline_mse and task.kind == "regression"
+
+
+def test_late_streams_draw_what_one_stream_draws_alone():
+    task = clip_lab.late_adding(12, 4)
+    both = task.sample_each(5, [0, 7])
+    for k, seed in enumerate((0, 7)):
+        one = task.sample(5, seed=seed)
+        assert np.array_equal(both.inputs[:, k], one.inputs) and np.array_equal(both.targets[k], one.targets)
+    for bad, named in (([], "seeds"), ("0", "seeds"), ([-1], "seeds[0]")):
+        with pytest.raises(ValueError, match=f"^{re.escape(named)} must"):
+            task.sample_each(5, bad)
+    with pytest.raises(ValueError, match="^n must"):
+        task.sample(0)
 
 
 def test_the_lstm_computes_four_gate_blocks_where_the_tanh_rnn_computes_one():

@@ -56,15 +56,21 @@ def _ladder(design: ClipDesign) -> ClipLadder:
 
 @functools.cache
 def _start_reach(design: ClipDesign, seeds: tuple[int, ...]) -> float:
-    """The median share of the last step's gradient that reaches ``length // 2`` steps back, untrained."""
-    return float(np.median(clip_lab.gradient_reach(design, list(seeds))[:, design.length // 2]))
+    """The median share of the last step's gradient that reaches the nearest first mark, untrained.
+
+    The nearest the first marked value can lie is ``design.first_back[0]`` steps back.
+    """
+    return float(np.median(clip_lab.gradient_reach(design, list(seeds))[:, design.first_back[0]]))
 
 
-def _experiment(model, length, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size):
+def _experiment(
+    model, length, window, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size
+):
     """The ladder, its rungs read, and the results of its runs (trained by the lab's pool)."""
     design = ClipDesign(
         model=ModelSpec.parse(model),
         length=length,
+        window=window,
         hidden=hidden,
         batch=batch,
         updates=updates,
@@ -304,10 +310,22 @@ def _learning_limit(rungs: list[Rung], start_reach: float, far: int) -> str:
     )
     if sum(r.unclipped.succeeded + r.clipped.succeeded for r in rungs) == 0:
         return (
-            "Since no network learned at any rate, this experiment cannot tell whether clipping helps a network "
+            "Since no network learned at any rate, this design cannot tell whether clipping helps a network "
             "learn the adding problem, only that none learned here with it or without it. " + reach
         )
     return reach
+
+
+def _what_learning_tells(rungs: list[Rung]) -> str:
+    """Whether the design's networks learned the task at all, and so whether it can test clipping's effect on it."""
+    learned = sum(r.unclipped.succeeded + r.clipped.succeeded for r in rungs)
+    total = sum(r.unclipped.n + r.clipped.n for r in rungs)
+    if learned == 0:
+        return (
+            "No network learned it within the budget, at any rate, so this design cannot say whether "
+            "clipping changes what a network learns."
+        )
+    return f"{learned} of its {total} networks learned it within the budget."
 
 
 def _survivors(rung: Rung) -> str:
@@ -351,8 +369,9 @@ def _values(lad: ClipLadder, rungs: list[Rung], results: dict) -> dict:
     return {
         "model": str(d.model),
         "length": d.length,
-        "far_start": d.length // 2,
-        "far_end": d.length - 1,
+        "window": d.window,
+        "far_start": d.first_back[0],
+        "far_end": d.first_back[1],
         "hidden": d.hidden,
         "batch": d.batch,
         "updates": d.updates,
@@ -394,8 +413,10 @@ def _values(lad: ClipLadder, rungs: list[Rung], results: dict) -> dict:
         "success_test": _differences(rungs, "succeeded", level),
         "verdict": _verdict(rungs, level),
         "learning": _learning(rungs),
+        "what_learning_tells": _what_learning_tells(rungs),
         "start_reach": start_reach,
-        "learning_limit": _learning_limit(rungs, start_reach, d.length // 2),
+        "start_reach_text": _small(start_reach),
+        "learning_limit": _learning_limit(rungs, start_reach, d.first_back[0]),
         "error_range": {arm: _range(v) for arm, v in medians.items()},
         "figure_survivors": _survivors(rungs[chosen]),
         "median_low": {arm: (min(v) if v else None) for arm, v in medians.items()},
@@ -427,6 +448,7 @@ def _ratios(arm) -> str:
 def clipping_counts(
     model: Model = str(DESIGN.model),
     length: AddingLength = DESIGN.length,
+    window: PositiveInt | None = DESIGN.window,
     hidden: PositiveInt = DESIGN.hidden,
     batch: PositiveInt = DESIGN.batch,
     updates: PositiveInt = DESIGN.updates,
@@ -440,7 +462,7 @@ def clipping_counts(
     """Per rung and arm: diverged and successful networks with 95% Wilson intervals, the held-out error
     ratio's median and quartiles, and Fisher's exact test between the arms."""
     lad, rungs, results = _experiment(
-        model, length, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size
+        model, length, window, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size
     )
     values = _values(lad, rungs, results)
     rows = []
@@ -473,7 +495,9 @@ def clipping_counts(
         rows=rows,
         align=["right", "right", "left", "right", "right", "right", "right", "right"],
         notes=(
-            f"Tanh RNN, {lad.design.hidden} units, adding problem of length {lad.design.length}, "
+            f"Tanh RNN, {lad.design.hidden} units, adding problem of length {lad.design.length}"
+            + ("" if lad.design.window is None else f" with both marks in its last {lad.design.window} steps")
+            + ", "
             f"{lad.design.updates} updates of plain gradient descent on batches of {lad.design.batch}, "
             f"{lad.design.seeds} networks per row. Diverged: a loss or gradient not finite, or a training "
             f"loss above {lad.design.diverge:g} times the baseline. Learned: held-out error at most "
@@ -492,6 +516,7 @@ def clipping_counts(
 def clipping_curves(
     model: Model = str(DESIGN.model),
     length: AddingLength = DESIGN.length,
+    window: PositiveInt | None = DESIGN.window,
     hidden: PositiveInt = DESIGN.hidden,
     batch: PositiveInt = DESIGN.batch,
     updates: PositiveInt = DESIGN.updates,
@@ -505,7 +530,7 @@ def clipping_curves(
     """Training loss and the gradient norms of W_hh and of the readout against updates, both arms, at the
     rung :func:`rnnmem.clip_lab.figure_rung` picks."""
     lad, rungs, results = _experiment(
-        model, length, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size
+        model, length, window, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size
     )
     values = _values(lad, rungs, results)
     d = lad.design
