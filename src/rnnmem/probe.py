@@ -75,6 +75,7 @@ __all__ = [
     "compare",
     "Run",
     "measure",
+    "MeasureRun",
 ]
 
 
@@ -817,3 +818,46 @@ def measure(
         )
         runs.append(Run(int(seed), tuple(marks), counts, slot, reading, final, list(histories[k].losses)))
     return runs
+
+
+@dataclass(frozen=True)
+class MeasureRun:
+    """Some seeds of the chapter's measurement as a value: ``run.execute()`` is :func:`measure` of them, pure.
+
+    :func:`measure` with the default :class:`~rnnmem.bilm.Recipe`, checkpoints
+    and corpus sizes, in ``dtype``. A seed's numbers do not depend on the
+    seeds it trains beside (each model's products are its own), so the
+    seeds of a page can be split among processes and the runs' results put
+    back in order. Hashable, so a cache can key its results by it.
+
+    >>> run = MeasureRun((0, 2))
+    >>> run, run.cost
+    (MeasureRun(seeds=(0, 2), dtype='float32'), 2)
+    >>> MeasureRun(())
+    Traceback (most recent call last):
+    ...
+    ValueError: seeds must be a non-empty tuple of whole numbers >= 0, got ()
+    """
+
+    seeds: tuple[int, ...]
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        seeds = self.seeds
+        if (
+            not isinstance(seeds, tuple)
+            or not seeds
+            or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        ):
+            raise ValueError(f"seeds must be a non-empty tuple of whole numbers >= 0, got {seeds!r}")
+        object.__setattr__(self, "seeds", tuple(int(s) for s in seeds))
+        check_choice("dtype", self.dtype, ("float32", "float64"))
+
+    @property
+    def cost(self) -> int:
+        """A relative cost, to start the costliest runs first: the seeds."""
+        return len(self.seeds)
+
+    def execute(self) -> tuple[Run, ...]:
+        """The runs of :attr:`seeds`, in their order (:func:`measure`)."""
+        return tuple(measure(list(self.seeds), Recipe(), dtype=np.dtype(self.dtype)))

@@ -8,6 +8,7 @@ values of the page's own items.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -104,10 +105,36 @@ def test_the_sentences_the_page_writes_itself_hold_on_its_own_values(book_items)
 def test_the_builders_use_the_recipe_declared_in_the_core():
     import inspect
 
-    source = inspect.getsource(w)
-    assert "bilm.Recipe()" in source
-    for field in ("lr=", "steps=", "batch_size=", "dim="):  # no second copy of the recipe
-        assert field not in source, field
+    assert "measure(list(self.seeds), Recipe()," in inspect.getsource(probe.MeasureRun.execute)
+    for source in (inspect.getsource(w), inspect.getsource(probe.MeasureRun)):
+        for field in ("lr=", "steps=", "batch_size=", "dim="):  # no second copy of the recipe
+            assert field not in source, field
+
+
+def test_the_seeds_are_split_among_runs_and_put_back_in_order(monkeypatch):
+    """Each seed is measured once, by one of the runs, and the page reads them in the order of the seeds."""
+    asked = []
+
+    def fake_runs(keys):
+        asked.extend(keys)
+        return [tuple(SimpleNamespace(seed=s) for s in k.seeds) for k in keys]
+
+    monkeypatch.setattr(w, "runs", fake_runs)
+    measured = w._runs.__wrapped__(5)
+    assert [r.seed for r in measured] == [0, 1, 2, 3, 4]
+    assert sorted(s for k in asked for s in k.seeds) == [0, 1, 2, 3, 4] and len(asked) == w.PARTS
+    assert all(isinstance(k, probe.MeasureRun) and k.dtype == "float32" for k in asked)
+
+
+def test_a_seed_measures_the_same_whichever_seeds_train_beside_it():
+    """What lets the page split its seeds among processes: a seed's run is a function of that seed alone."""
+    import pickle
+
+    recipe = bilm.Recipe(dim=6, num_layers=2, steps=4, batch_size=8)
+    kwargs = dict(checkpoints=[0, 4], n_train=48, n_held_out=48, dtype=np.float32)
+    together = probe.measure([0, 1, 2], recipe, **kwargs)
+    alone = probe.measure([1], recipe, **kwargs)
+    assert pickle.dumps(together[1]) == pickle.dumps(alone[0])
 
 
 @pytest.fixture(scope="module")
