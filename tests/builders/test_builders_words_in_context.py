@@ -131,9 +131,8 @@ def test_a_seed_measures_the_same_whichever_seeds_train_beside_it():
     import pickle
 
     recipe = bilm.Recipe(dim=6, num_layers=2, steps=4, batch_size=8)
-    kwargs = dict(checkpoints=[0, 4], n_train=48, n_held_out=48, dtype=np.float32)
-    together = probe.measure([0, 1, 2], recipe, **kwargs)
-    alone = probe.measure([1], recipe, **kwargs)
+    together = probe.measure([0, 1, 2], recipe, checkpoints=[0, 4], n_train=48, n_held_out=48, dtype=np.float32)
+    alone = probe.measure([1], recipe, checkpoints=[0, 4], n_train=48, n_held_out=48, dtype=np.float32)
     assert pickle.dumps(together[1]) == pickle.dumps(alone[0])
 
 
