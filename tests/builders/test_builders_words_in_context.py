@@ -190,3 +190,20 @@ def test_the_computed_words_follow_the_tests():
     assert w._against_floor((2.4, 2.3, 2.5), 2.48) == "not detectably different from"
     assert w._against_floor((2.0, 1.9, 2.1), 1.39) == "above"
     assert w._p(0.0312) == "p = 0.03" and w._p(3.2e-7) == "p = 3 × 10⁻⁷" and w._p(0.0) == "p < 10⁻⁹⁹"
+
+
+def test_the_ranking_groups_only_what_fishers_test_tells_apart():
+    counts = {"bag": (95, 100), "untrained": (70, 100), "static": (66, 100), "forward": (40, 100)}
+    order, rule = w._ranking(counts)
+    groups = [g.split(" and ") for g in order.split("; then ")]
+    assert groups == [[w.PLAIN["bag"]], [w.PLAIN["untrained"], w.PLAIN["static"]], [w.PLAIN["forward"]]]
+    apart = [fisher_exact(*counts["bag"], *counts["untrained"]), fisher_exact(*counts["static"], *counts["forward"])]
+    level = fisher_exact(*counts["untrained"], *counts["static"])
+    assert max(apart) < w.ALPHA <= level
+    assert f"({w._p(min(apart))} to {w._p(max(apart)).removeprefix('p = ')})" in rule
+    assert f"not detectably different from the one before it ({w._p(level)})" in rule
+    # one group, or every neighbour apart: the sentence says only what applies
+    alike, rule = w._ranking({"bag": (50, 100), "untrained": (51, 100)})
+    assert " and " in alike and "; then" not in alike and "semicolon" not in rule and rule.startswith("Within")
+    apart_only, rule = w._ranking({"bag": (99, 100), "untrained": (50, 100), "static": (1, 100)})
+    assert apart_only.count("; then") == 2 and "within a group" not in rule and rule.startswith("A semicolon")

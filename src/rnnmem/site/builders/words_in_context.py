@@ -157,6 +157,48 @@ def _versus(a: tuple[int, int], b: tuple[int, int]) -> str:
     return f"{side} (Fisher's exact test, {_p(p)})"
 
 
+def _ranking(counts: dict[str, tuple[int, int]]) -> tuple[str, str]:
+    """Computed words for an order by pooled accuracy that claims no more than Fisher's test supports.
+
+    ``counts`` maps each method to its pooled ``(correct, total)``. The methods are put in
+    order, highest first, and each is tested against its neighbour above it: where the test
+    tells the two apart (``p`` below :data:`ALPHA`) a new group starts. Returns the order,
+    groups separated by "; then", and a sentence saying what the separators mean, with the
+    range of ``p`` on each side of the line.
+
+    >>> order, rule = _ranking({"bag": (90, 100), "untrained": (70, 100), "static": (68, 100)})
+    >>> order
+    'the bag of rows; then the untrained network and the static row'
+    >>> rule
+    "A semicolon marks where Fisher's exact test tells a representation from the one before it (p = 7 × 10⁻⁴); within a group, each is not detectably different from the one before it (p = 0.88)."
+    """
+    ranked = sorted(counts, key=lambda m: -counts[m][0] / counts[m][1])
+    groups, apart, level = [[ranked[0]]], [], []
+    for above, below in zip(ranked, ranked[1:]):
+        p = fisher_exact(*counts[above], *counts[below])
+        if p < ALPHA:
+            groups.append([below])
+            apart.append(p)
+        else:
+            groups[-1].append(below)
+            level.append(p)
+    order = "; then ".join(_join([PLAIN[m] for m in group]) for group in groups)
+
+    def span(ps: list[float]) -> str:
+        low, high = _p(min(ps)), _p(max(ps))
+        return f"({low})" if low == high else f"({low} to {high.removeprefix('p = ')})"
+
+    parts = []
+    if apart:
+        parts.append(
+            f"a semicolon marks where Fisher's exact test tells a representation from the one before it {span(apart)}"
+        )
+    if level:
+        parts.append(f"within a group, each is not detectably different from the one before it {span(level)}")
+    rule = "; ".join(parts)
+    return order, rule[0].upper() + rule[1:] + "."
+
+
 def _chance_words(correct: int, total: int) -> str:
     """Computed words for an accuracy against one half: inside or outside its Wilson interval."""
     low, high = wilson(correct, total)
@@ -534,13 +576,15 @@ def probe_table(seeds: PositiveInt = SEEDS):
     )
     share = {m: c / n for m, (c, n) in counts.items()}
     ranked = sorted(probe.METHODS, key=lambda m: -share[m])
+    order, order_rule = _ranking(counts)
     trained = ("forward", "backward", "both", "layer 1", "mixture")
     static = [r.accuracy("static") for r in runs]
     return table, {
         "seeds": len(runs),
         "total": total,
         "mean": {_key(m): share[m] for m in probe.METHODS},
-        "ranked": _join([PLAIN[m] for m in ranked]),
+        "ranked": order,
+        "ranked_rule": order_rule,
         "first": PLAIN[ranked[0]],
         "static_min": float(min(static)),
         "static_max": float(max(static)),
