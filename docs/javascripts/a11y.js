@@ -29,7 +29,9 @@
   // drawing them all would make it do. Then any block that may scroll and was not measured
   // yet is. When all are done, <html> gets data-rnnmem-scrollers="done" (the browser tests
   // wait for it).
-  const BLOCKS = ".md-content__inner > *";
+  // The list of exercises (class rnnmem-units) is sized an item at a time: laid out whole, it
+  // would be one long task (rnnmem.site.speed).
+  const BLOCKS = ".md-content__inner > *, .md-content__inner > .rnnmem-units > li";
   // At most this long a slice of idle time (ms): a phone four times slower still gets its
   // tasks back within 50 ms, the limit past which a task holds up a reader's input. A slice
   // ends only after the block it is sizing, and one large block (a long table of formulas)
@@ -48,6 +50,11 @@
 
   function size(block) {
     if (!block.isConnected || block.classList.contains("rnnmem-sized")) return;
+    // A list sized by its items: its own scrollers are theirs, read as each item is sized.
+    if (block.classList.contains("rnnmem-units")) {
+      block.classList.add("rnnmem-sized");
+      return;
+    }
     // A block the browser never skips (a heading, a tabbed set, a block that scrolls) has
     // its own height already: only its scrollers are read, without laying it out anew.
     if (getComputedStyle(block).contentVisibility === "auto") {
@@ -137,7 +144,7 @@
   }
   function sizeAgain() {
     measured = new WeakSet();
-    document.querySelectorAll(BLOCKS + ".rnnmem-sized").forEach((block) => block.classList.remove("rnnmem-sized"));
+    document.querySelectorAll(".md-content__inner .rnnmem-sized").forEach((block) => block.classList.remove("rnnmem-sized"));
     schedule(document);
   }
 

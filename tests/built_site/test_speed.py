@@ -176,10 +176,25 @@ def test_every_page_starts_its_scripts_after_the_first_paint(site_dir):
     assert not problems, "\n".join(problems[:20])
 
 
+def test_each_chapter_s_exercises_are_sized_an_item_at_a_time(site_dir, page_soup):
+    """The list of exercises, the largest block of a chapter, is marked so that its items are the blocks."""
+    problems = []
+    chapters = sorted(site_dir.glob("chapters/*/index.html"))
+    for path in chapters:
+        soup = page_soup(path.relative_to(site_dir).as_posix())
+        units = soup.select(".md-content__inner > ol.rnnmem-units")
+        heading = soup.find("h2", id="exercises")
+        after = heading.find_next_sibling("ol") if heading else None
+        if len(units) != 1 or units[0] is not after:
+            problems.append(f"{path.parent.name}: {len(units)} lists marked, the exercises' is {after is not None}")
+    assert len(chapters) > 10, f"only {len(chapters)} chapters: is the site built?"
+    assert not problems, "\n".join(problems)
+
+
 FIRST_SCREEN = """() => {
     const paint = performance.getEntriesByName("first-contentful-paint")[0];
     const theme = performance.getEntriesByType("resource").find((e) => /assets\\/javascripts\\/bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name));
-    const blocks = [...document.querySelectorAll(".md-content__inner > *")];
+    const blocks = [...document.querySelectorAll(".md-content__inner > *, .md-content__inner > .rnnmem-units > li")];
     const standIn = blocks.map((b) => b.getBoundingClientRect().height);
     blocks.forEach((b) => b.classList.add("rnnmem-measure"));
     const drawn = blocks.map((b) => b.getBoundingClientRect().height);
@@ -189,6 +204,11 @@ FIRST_SCREEN = """() => {
         theme: theme ? theme.startTime : null,
         blocks: blocks.length,
         skippable: blocks.filter((b) => getComputedStyle(b).contentVisibility === "auto").length,
+        units: [...document.querySelectorAll(".md-content__inner > ol.rnnmem-units")].map((list) => [
+            getComputedStyle(list).contentVisibility,
+            [...list.children].filter((item) => getComputedStyle(item).contentVisibility === "auto").length,
+            list.children.length,
+        ]),
         unsized: blocks.filter((b) => !b.classList.contains("rnnmem-sized")).map((b) => b.tagName + "." + b.className),
         misfit: blocks.map((b, i) => [b.tagName + "." + b.className, standIn[i], drawn[i]]).filter(([, a, b]) => Math.abs(a - b) > 3),
         relinked: window.__relinked,
@@ -237,6 +257,9 @@ def test_a_chapter_is_drawn_before_the_theme_s_script_runs_and_sized_after(brows
     )
     assert state["relinked"] == [], f"stylesheet addresses changed after the head: {state['relinked'][:3]}"
     assert state["blocks"] > 50 and state["skippable"] > 50, state
+    # the exercises: the list is always laid out, and each of its items is a block of its own
+    assert len(state["units"]) == 1 and state["units"][0][0] == "visible", state["units"]
+    assert state["units"][0][1] == state["units"][0][2] > 3, state["units"]
     assert not state["unsized"], f"blocks never sized: {state['unsized'][:5]}"
     assert not state["misfit"], (
         f"blocks whose stand-in height is not their drawn height (block, stand-in, drawn): {state['misfit'][:5]}"

@@ -467,6 +467,7 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
 
     def on_post_page(self, output: str, *, page, config) -> str:
         output = typography.bind_punctuation(output)  # no line starts with the period after a formula
+        output = speed.exercise_list_in_units(output)  # the longest list laid out an item at a time
         output = self._scripts_after_first_paint(output, config, f"docs/{page.file.src_uri}")  # drawn first
         if not page.file.src_uri.startswith("notebooks/"):
             return output
