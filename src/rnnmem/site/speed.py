@@ -141,6 +141,7 @@ def scripts_started_after_paint(html: str) -> list[str]:
 UNITS = "rnnmem-units"
 
 _EXERCISES = re.compile(r'<h2 id="exercises"[ >]')
+_LIST_TAGS = re.compile(r"<(/?)(ol|ul|li)(?=[\s>])")
 
 
 def exercise_list_in_units(html: str) -> str:
@@ -150,11 +151,15 @@ def exercise_list_in_units(html: str) -> str:
     and before the next ``<h2``; a page without that heading, or without a
     list under it, is returned as it is.
 
-    >>> page = '<h2 id="exercises">Exercises</h2><p>Try these.</p><ol>\\n<li>One</li>\\n</ol><h2 id="x">X</h2><ol>'
+    Each of its items (not those of a list inside it) gets its number as ``data-n``.
+
+    >>> page = ('<h2 id="exercises">Exercises</h2><p>Try these.</p><ol>\\n<li>One<ul><li>a</li></ul></li>\\n'
+    ...         '<li>Two</li>\\n</ol><h2 id="x">X</h2><ol><li>Not this</li></ol>')
     >>> print(exercise_list_in_units(page))
     <h2 id="exercises">Exercises</h2><p>Try these.</p><ol class="rnnmem-units">
-    <li>One</li>
-    </ol><h2 id="x">X</h2><ol>
+    <li data-n="1">One<ul><li>a</li></ul></li>
+    <li data-n="2">Two</li>
+    </ol><h2 id="x">X</h2><ol><li>Not this</li></ol>
     >>> exercise_list_in_units('<h2 id="exercises">E</h2><p>None yet.</p><h2 id="r">R</h2><ol>')
     '<h2 id="exercises">E</h2><p>None yet.</p><h2 id="r">R</h2><ol>'
     """
@@ -166,7 +171,22 @@ def exercise_list_in_units(html: str) -> str:
     at = html.find("<ol>", start, end if end >= 0 else len(html))
     if at < 0:
         return html
-    return html[:at] + f'<ol class="{UNITS}">' + html[at + len("<ol>") :]
+    # Each item of the list (not of a list inside it) carries its number: a block the browser may
+    # skip clips what it draws outside its box, the list's own marker among them, so the
+    # stylesheet draws the number inside the item from data-n.
+    out, depth, n, pos = [html[:at], f'<ol class="{UNITS}">'], 0, 0, at + len("<ol>")
+    for tag in _LIST_TAGS.finditer(html, pos):
+        closing, name = tag.group(1), tag.group(2)
+        if name == "li" and not closing and depth == 0:
+            n += 1
+            out.append(html[pos : tag.end()] + f' data-n="{n}"')
+            pos = tag.end()
+        elif name in ("ol", "ul"):
+            if closing and depth == 0:
+                break
+            depth += -1 if closing else 1
+    out.append(html[pos:])
+    return "".join(out)
 
 
 def resolve_links_in_head(html: str, *, where: str = "page") -> str:
