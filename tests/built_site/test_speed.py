@@ -185,11 +185,11 @@ def test_each_chapter_s_exercises_are_sized_an_item_at_a_time(site_dir, page_sou
         units = soup.select(".md-content__inner > ol.rnnmem-units")
         heading = soup.find("h2", id="exercises")
         after = heading.find_next_sibling("ol") if heading else None
-        if len(units) != 1 or units[0] is not after:
+        if after is None or len(units) != 1 or units[0] is not after:
             problems.append(f"{path.parent.name}: {len(units)} lists marked, the exercises' is {after is not None}")
             continue
         # each item carries the number the stylesheet draws in it (a contained item clips the list's marker)
-        numbers = [li.get("data-n") for li in units[0].find_all("li", recursive=False)]
+        numbers = [li.get("data-n") for li in after.find_all("li", recursive=False)]
         if numbers != [str(k) for k in range(1, len(numbers) + 1)] or len(numbers) < 3:
             problems.append(f"{path.parent.name}: the items are numbered {numbers}")
     assert len(chapters) > 10, f"only {len(chapters)} chapters: is the site built?"
