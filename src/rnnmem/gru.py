@@ -164,46 +164,50 @@ class GRU(Recurrent):
         H = self.hidden_size
         rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
         after = self.reset == "after"
-        # From the input, all steps at once; the biases that enter as a sum go here.
-        from_input = self._buffer("from_input", (T, B, 3 * H))
-        np.matmul(x.reshape(T * B, D), self.W_ih.T, out=from_input.reshape(T * B, 3 * H))
-        from_input += self.b_ih
-        from_input[..., rz] += self.b_hh[rz]
+        # Feature-major, as in rnnmem.lstm: every per-step array is (rows, B), so that a gate is a
+        # contiguous block of H rows and each element-wise operation one pass over contiguous numbers.
+        # From the input, all steps at once, (T, 3H, B); the biases that enter as a sum go here.
+        from_input = self._buffer("from_input", (T, 3 * H, B))
+        np.matmul(self.W_ih, x.transpose(0, 2, 1), out=from_input)
+        from_input += self.b_ih[:, None]
+        from_input[:, rz] += self.b_hh[rz, None]
         if not after:
-            from_input[..., n] += self.b_hh[n]
-        gates = self._buffer("gates", (T, B, 3 * H))  # r | z | n
-        hidden = self._buffer("hidden", (T + 1, B, H))
+            from_input[:, n] += self.b_hh[n, None]
+        gates = self._buffer("gates", (T, 3 * H, B))  # r | z | n
+        hidden = self._buffer("hidden", (T + 1, H, B))
         # reset "after": W_hn h + b_hn, which r multiplies; "before": r * h, which W_hn multiplies.
-        reset_input = self._buffer("reset_input", (T, B, H))
-        from_state = self._buffer("from_state", (B, 3 * H if after else 2 * H))
-        W_hT = np.ascontiguousarray(self.W_hh.T if after else self.W_hh[rz].T)
-        W_hnT = np.ascontiguousarray(self.W_hh[n].T)
-        hidden[0] = state[0]
+        reset_input = self._buffer("reset_input", (T, H, B))
+        from_state = self._buffer("from_state", (3 * H if after else 2 * H, B))
+        W_h = np.ascontiguousarray(self.W_hh if after else self.W_hh[rz])
+        W_hn = np.ascontiguousarray(self.W_hh[n])
+        b_hn = self.b_hh[n, None]
+        hidden[0] = state[0].T
+        keeps = self.update == "z_keeps"
         for t in range(T):
-            h_prev, g_t = hidden[t], gates[t]
-            np.matmul(h_prev, W_hT, out=from_state)
-            np.add(from_input[t, :, rz], from_state[:, rz], out=g_t[:, rz])
-            sigmoid_inplace(g_t[:, rz])
-            reset_gate, update_gate, candidate = g_t[:, 0:H], g_t[:, H : 2 * H], g_t[:, n]
+            h_prev, g_t, h_t = hidden[t], gates[t], hidden[t + 1]
+            np.matmul(W_h, h_prev, out=from_state)
+            np.add(from_input[t, rz], from_state[rz], out=g_t[rz])
+            sigmoid_inplace(g_t[rz])
+            reset_gate, update_gate, candidate = g_t[0:H], g_t[H : 2 * H], g_t[n]
             if after:
-                np.add(from_state[:, n], self.b_hh[n], out=reset_input[t])
+                np.add(from_state[n], b_hn, out=reset_input[t])
                 np.multiply(reset_gate, reset_input[t], out=candidate)
             else:
                 np.multiply(reset_gate, h_prev, out=reset_input[t])
-                np.matmul(reset_input[t], W_hnT, out=candidate)
-            candidate += from_input[t, :, n]
+                np.matmul(W_hn, reset_input[t], out=candidate)
+            candidate += from_input[t, n]
             np.tanh(candidate, out=candidate)
             # h = keep * h_prev + (1 - keep) * n, keep = z ("z_keeps") or 1 - z ("z_writes")
-            if self.update == "z_keeps":
-                np.subtract(h_prev, candidate, out=hidden[t + 1])
-                hidden[t + 1] *= update_gate
-                hidden[t + 1] += candidate
+            if keeps:
+                np.subtract(h_prev, candidate, out=h_t)
+                h_t *= update_gate
+                h_t += candidate
             else:
-                np.subtract(candidate, h_prev, out=hidden[t + 1])
-                hidden[t + 1] *= update_gate
-                hidden[t + 1] += h_prev
+                np.subtract(candidate, h_prev, out=h_t)
+                h_t *= update_gate
+                h_t += h_prev
         cache = {"x": x, "gates": gates, "hidden": hidden, "reset_input": reset_input}
-        return hidden[1:].copy(), (hidden[T].copy(),), cache
+        return hidden[1:].transpose(0, 2, 1).copy(), (hidden[T].T.copy(),), cache
 
     def _backward(self, cache: dict, d_outputs: np.ndarray, d_final: tuple) -> dict:
         x, gates, hidden, reset_input = cache["x"], cache["gates"], cache["hidden"], cache["reset_input"]
@@ -211,7 +215,7 @@ class GRU(Recurrent):
         H, dtype = self.hidden_size, self.dtype
         rz, n = slice(0, 2 * H), slice(2 * H, 3 * H)
         after = self.reset == "after"
-        reset_gate, update_gate, candidate = gates[..., 0:H], gates[..., H : 2 * H], gates[..., n]
+        reset_gate, update_gate, candidate = gates[:, 0:H], gates[:, H : 2 * H], gates[:, n]
         h_prev = hidden[:-1]
         keep = update_gate if self.update == "z_keeps" else 1.0 - update_gate
         # dh_t/dz_t = +-(h_prev - n): + when z keeps the old state, - when z writes the candidate.
@@ -219,60 +223,99 @@ class GRU(Recurrent):
 
         # d(pre-activation) = dh_t * coefficient, known from the forward pass
         # (under reset "before" the reset gate's needs a product with W_hn in the loop).
-        coef = self._buffer("coef", (T, B, 3 * H))
-        coef3 = coef.reshape(T, B, 3, H)
-        np.multiply(candidate, candidate, out=coef3[:, :, 2])
-        np.subtract(1.0, coef3[:, :, 2], out=coef3[:, :, 2])
-        coef3[:, :, 2] *= 1.0 - keep  # n: (1 - keep)(1 - n^2)
-        np.subtract(h_prev, candidate, out=coef3[:, :, 1])
-        coef3[:, :, 1] *= sign * update_gate * (1.0 - update_gate)  # z
+        coef = self._buffer("coef", (T, 3 * H, B))
+        c_r, c_z, c_n = coef[:, 0:H], coef[:, H : 2 * H], coef[:, n]
+        scratch = self._buffer("coef_scratch", (T, H, B))
+        np.multiply(candidate, candidate, out=c_n)
+        np.subtract(1.0, c_n, out=c_n)
+        np.subtract(1.0, keep, out=scratch)
+        c_n *= scratch  # n: (1 - keep)(1 - n^2)
+        np.subtract(h_prev, candidate, out=c_z)
+        np.multiply(update_gate, sign, out=scratch)
+        scratch *= 1.0 - update_gate
+        c_z *= scratch  # z: +-(h_prev - n) z (1 - z)
         reset_slope = reset_gate * (1.0 - reset_gate)
         if after:
-            np.multiply(coef3[:, :, 2], reset_input, out=coef3[:, :, 0])
-            coef3[:, :, 0] *= reset_slope  # r: via r * (W_hn h + b_hn)
+            np.multiply(c_n, reset_input, out=c_r)
+            c_r *= reset_slope  # r: via r * (W_hn h + b_hn)
         else:
             reset_slope *= h_prev  # r: via W_hn (r * h)
 
-        d_input = self._buffer("d_input", (T, B, 3 * H))  # d(pre-activation), input side
-        d_input3 = d_input.reshape(T, B, 3, H)
-        d_state = self._buffer("d_state", (T, B, 3 * H)) if after else d_input
-        d_state3 = d_state.reshape(T, B, 3, H)
+        # Per step, the gate gradients as blocks of rows. reset "after": [r; z; r n; n], the first
+        # three the state side (W_hh, b_hh: n's gradient there passes through r), the r, z and last
+        # blocks the input side (W_ih, b_ih). reset "before": [r; z; n], one side for both.
+        G = 4 * H if after else 3 * H
+        d_rows = self._buffer("d_rows", (T, G, B))
+        state_rows, input_blocks = (slice(0, 3 * H), (rz, slice(3 * H, 4 * H))) if after else (n, (slice(0, 3 * H),))
+        d_out = self._buffer("d_out", (T, H, B))
+        np.copyto(d_out, d_outputs.transpose(0, 2, 1))
         (dh_T,) = d_final
-        d_recurrent = np.zeros((B, H), dtype=dtype) if dh_T is None else dh_T.copy()
-        d_hidden = self._buffer("d_hidden", (B, H))
-        d_reset_input = self._buffer("d_reset_input", (B, H))
-        W_rz, W_n = self.W_hh[rz], self.W_hh[n]
-        for t in range(T - 1, -1, -1):
-            np.add(d_outputs[t], d_recurrent, out=d_hidden)
+        d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
+        d_hidden = self._buffer("d_hidden", (H, B))
+        d_reset_input = self._buffer("d_reset_input", (H, B))
+        W_hhT = np.ascontiguousarray(self.W_hh.T)
+        W_rzT, W_nT = np.ascontiguousarray(self.W_hh[rz].T), np.ascontiguousarray(self.W_hh[n].T)
+        W_ih_blocks = [self.W_ih[rz], self.W_ih[n]] if after else [self.W_ih]
+        # The weight gradients, summed over a chunk of steps at a time while its rows are in the cache:
+        # the rows laid out (G, steps, B), one copy, then one product per block over all its columns.
+        d_W_ih = np.zeros((3 * H, D), dtype=dtype)
+        d_W_hh = np.zeros((3 * H, H), dtype=dtype)
+        d_b_ih = np.zeros(3 * H, dtype=dtype)
+        d_b_hh = np.zeros(3 * H, dtype=dtype)
+        d_x = np.empty((T * B, D), dtype=dtype)
+        x_rows = x.reshape(T * B, D)
+        chunk = max(1, min(T, 2**18 // (G * B)))
+        for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
+            stop = min(start + chunk, T)
+            for t in range(stop - 1, start - 1, -1):
+                np.add(d_out[t], d_recurrent, out=d_hidden)
+                d_t = d_rows[t]
+                if after:
+                    np.multiply(coef[t, rz].reshape(2, H, B), d_hidden, out=d_t[rz].reshape(2, H, B))
+                    np.multiply(coef[t, n], d_hidden, out=d_t[3 * H :])
+                    np.multiply(d_t[3 * H :], reset_gate[t], out=d_t[n])
+                    np.matmul(W_hhT, d_t[: 3 * H], out=d_recurrent)
+                else:
+                    np.multiply(coef[t, H:].reshape(2, H, B), d_hidden, out=d_t[H:].reshape(2, H, B))
+                    np.matmul(W_nT, d_t[n], out=d_reset_input)
+                    np.multiply(d_reset_input, reset_slope[t], out=d_t[0:H])
+                    np.matmul(W_rzT, d_t[rz], out=d_recurrent)
+                    d_reset_input *= reset_gate[t]
+                    d_recurrent += d_reset_input
+                d_hidden *= keep[t]
+                d_recurrent += d_hidden
+            m = (stop - start) * B
+            rows = self._buffer("chunk_rows", (G, chunk * B))[:, :m]
+            np.copyto(rows.reshape(G, stop - start, B), d_rows[start:stop].transpose(1, 0, 2))
+            h_rows = self._buffer("chunk_h", (H, chunk * B))[:, :m]
+            np.copyto(h_rows.reshape(H, stop - start, B), h_prev[start:stop].transpose(1, 0, 2))
+            x_chunk, ones = x_rows[start * B : stop * B], np.ones(m, dtype=dtype)
             if after:
-                np.multiply(coef3[t], d_hidden[:, None, :], out=d_input3[t])
-                d_state3[t, :, 0:2] = d_input3[t, :, 0:2]
-                np.multiply(d_input3[t, :, 2], reset_gate[t], out=d_state3[t, :, 2])
-                np.matmul(d_state[t], self.W_hh, out=d_recurrent)
+                d_W_hh += rows[state_rows] @ h_rows.T
+                d_b_hh += rows[state_rows] @ ones
             else:
-                np.multiply(coef3[t, :, 1:], d_hidden[:, None, :], out=d_input3[t, :, 1:])
-                np.matmul(d_input3[t, :, 2], W_n, out=d_reset_input)
-                np.multiply(d_reset_input, reset_slope[t], out=d_input3[t, :, 0])
-                np.matmul(d_input[t, :, rz], W_rz, out=d_recurrent)
-                d_reset_input *= reset_gate[t]
-                d_recurrent += d_reset_input
-            d_hidden *= keep[t]
-            d_recurrent += d_hidden
-
-        d_in = d_input.reshape(T * B, 3 * H)
-        d_st = d_state.reshape(T * B, 3 * H)
-        ones = np.ones(T * B, dtype=dtype)
-        d_W_hh = np.empty_like(self.W_hh)
-        if after:
-            d_W_hh[...] = d_st.T @ h_prev.reshape(T * B, H)
-        else:
-            d_W_hh[rz] = d_st[:, rz].T @ h_prev.reshape(T * B, H)
-            d_W_hh[n] = d_st[:, n].T @ reset_input.reshape(T * B, H)
+                ri_rows = self._buffer("chunk_reset_input", (H, chunk * B))[:, :m]
+                np.copyto(ri_rows.reshape(H, stop - start, B), reset_input[start:stop].transpose(1, 0, 2))
+                d_W_hh[rz] += rows[rz] @ h_rows.T
+                d_W_hh[n] += rows[state_rows] @ ri_rows.T
+            d_x_chunk = d_x[start * B : stop * B]
+            at = 0
+            for k, (block, W_block) in enumerate(zip(input_blocks, W_ih_blocks)):
+                size = W_block.shape[0]
+                d_W_ih[at : at + size] += rows[block] @ x_chunk
+                d_b_ih[at : at + size] += rows[block] @ ones
+                if k == 0:
+                    np.matmul(rows[block].T, W_block, out=d_x_chunk)
+                else:
+                    d_x_chunk += rows[block].T @ W_block
+                at += size
+        if not after:
+            d_b_hh[...] = d_b_ih
         return {
-            "weight_ih_l0": d_in.T @ x.reshape(T * B, D),
+            "weight_ih_l0": d_W_ih,
             "weight_hh_l0": d_W_hh,
-            "bias_ih_l0": ones @ d_in,
-            "bias_hh_l0": ones @ d_st,
-            "x": (d_in @ self.W_ih).reshape(T, B, D),
-            "h0": d_recurrent,
+            "bias_ih_l0": d_b_ih,
+            "bias_hh_l0": d_b_hh,
+            "x": d_x.reshape(T, B, D),
+            "h0": d_recurrent.T.copy(),
         }
