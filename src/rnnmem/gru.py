@@ -246,15 +246,18 @@ class GRU(Recurrent):
         # blocks the input side (W_ih, b_ih). reset "before": [r; z; n], one side for both.
         G = 4 * H if after else 3 * H
         d_rows = self._buffer("d_rows", (T, G, B))
-        state_rows, input_blocks = (slice(0, 3 * H), (rz, slice(3 * H, 4 * H))) if after else (n, (slice(0, 3 * H),))
+        state_side = slice(0, 3 * H)  # "after": r, z, r n; "before": r, z, n
+        input_blocks = (rz, slice(3 * H, 4 * H)) if after else (slice(0, 3 * H),)
         d_out = self._buffer("d_out", (T, H, B))
         np.copyto(d_out, d_outputs.transpose(0, 2, 1))
         (dh_T,) = d_final
         d_recurrent = np.zeros((H, B), dtype=dtype) if dh_T is None else dh_T.T.copy()
         d_hidden = self._buffer("d_hidden", (H, B))
         d_reset_input = self._buffer("d_reset_input", (H, B))
-        W_hhT = np.ascontiguousarray(self.W_hh.T)
-        W_rzT, W_nT = np.ascontiguousarray(self.W_hh[rz].T), np.ascontiguousarray(self.W_hh[n].T)
+        if after:
+            W_hhT = np.ascontiguousarray(self.W_hh.T)
+        else:
+            W_rzT, W_nT = np.ascontiguousarray(self.W_hh[rz].T), np.ascontiguousarray(self.W_hh[n].T)
         W_ih_blocks = [self.W_ih[rz], self.W_ih[n]] if after else [self.W_ih]
         # The weight gradients, summed over a chunk of steps at a time while its rows are in the cache:
         # the rows laid out (G, steps, B), one copy, then one product per block over all its columns.
@@ -291,13 +294,13 @@ class GRU(Recurrent):
             np.copyto(h_rows.reshape(H, stop - start, B), h_prev[start:stop].transpose(1, 0, 2))
             x_chunk, ones = x_rows[start * B : stop * B], np.ones(m, dtype=dtype)
             if after:
-                d_W_hh += rows[state_rows] @ h_rows.T
-                d_b_hh += rows[state_rows] @ ones
+                d_W_hh += rows[state_side] @ h_rows.T
+                d_b_hh += rows[state_side] @ ones
             else:
                 ri_rows = self._buffer("chunk_reset_input", (H, chunk * B))[:, :m]
                 np.copyto(ri_rows.reshape(H, stop - start, B), reset_input[start:stop].transpose(1, 0, 2))
                 d_W_hh[rz] += rows[rz] @ h_rows.T
-                d_W_hh[n] += rows[state_rows] @ ri_rows.T
+                d_W_hh[n] += rows[n] @ ri_rows.T
             d_x_chunk = d_x[start * B : stop * B]
             at = 0
             for k, (block, W_block) in enumerate(zip(input_blocks, W_ih_blocks)):
