@@ -141,6 +141,8 @@ class GRU(Recurrent):
     gate_names = ("r", "z", "n")
     state_names = ("h",)
     option_names = ("update", "reset")
+    _chunk_elements = 2**18
+    """Backward sums the weight gradients over chunks of steps whose gate gradients hold about this many values."""
 
     def __init__(
         self,
@@ -267,7 +269,7 @@ class GRU(Recurrent):
         d_b_hh = np.zeros(3 * H, dtype=dtype)
         d_x = np.empty((T * B, D), dtype=dtype)
         x_rows = x.reshape(T * B, D)
-        chunk = max(1, min(T, 2**18 // (G * B)))
+        chunk = max(1, min(T, self._chunk_elements // (G * B)))
         for start in range(((T - 1) // chunk) * chunk, -1, -chunk):
             stop = min(start + chunk, T)
             for t in range(stop - 1, start - 1, -1):

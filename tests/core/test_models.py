@@ -190,6 +190,26 @@ def test_lstm_float32_path_agrees_with_float64_in_every_gradient(monkeypatch, sc
         assert error < 1e-5, f"{key}: {error:.1e}"
 
 
+@pytest.mark.parametrize("update", gru.UPDATE_CONVENTIONS)
+@pytest.mark.parametrize("reset", gru.RESET_CONVENTIONS)
+def test_gru_backward_in_short_chunks_equals_one_chunk(monkeypatch, update, reset):
+    """The GRU sums its weight gradients a chunk of steps at a time: chunks of two steps, the last one
+    short, give every gradient that one chunk of all nine steps gives, to rounding."""
+    rng = np.random.default_rng(11)
+    model = GRU(3, 4, seed=12, update=update, reset=reset)
+    x, h0, d_out, d_final = (rng.standard_normal(s) for s in [(9, 3, 3), (3, 4), (9, 3, 4), (3, 4)])
+    rows = 4 * 4 if reset == "after" else 3 * 4  # gate-gradient rows per step: [r; z; r n; n] or [r; z; n]
+    results = []
+    for elements in (GRU._chunk_elements, 2 * rows * 3):
+        monkeypatch.setattr(GRU, "_chunk_elements", elements)
+        model.forward(x, h0)
+        results.append(model.backward(d_out, d_final))
+    one, short = results
+    for key in one:
+        error = np.abs(short[key] - one[key]).max() / np.abs(one[key]).max()
+        assert error < 1e-12, f"{key}: {error:.1e}"
+
+
 @pytest.mark.parametrize("bad", ["float16", np.int32, "complex128", "nonsense"])
 def test_bad_dtype_is_refused(bad):
     with pytest.raises(ValueError, match="dtype must be float32 or float64"):
