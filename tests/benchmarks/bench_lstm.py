@@ -344,12 +344,12 @@ def main(argv: list[str] | None = None) -> int:
             f"(at most {LSTM_OVER_TORCH}: {'met' if both <= LSTM_OVER_TORCH else 'not met'})"
         )
     for kind in ("gru", "rnn"):
-        mine_ = {k: v for k, v in medians.items() if k[1] == kind}
-        if mine_:
-            worst = max(mine_, key=lambda k: mine_[k])
+        of_kind = {k: v for k, v in medians.items() if k[1] == kind}
+        if of_kind:
+            worst = max(of_kind, key=lambda k: of_kind[k])
             print(
-                f"  {kind.upper()} below torch at every shape and pass: highest {mine_[worst]:.3f} "
-                f"({worst[0]}, {worst[2]}; {'met' if mine_[worst] < 1.0 else 'not met'})"
+                f"  {kind.upper()} below torch at every shape and pass: highest {of_kind[worst]:.3f} "
+                f"({worst[0]}, {worst[2]}; {'met' if of_kind[worst] < 1.0 else 'not met'})"
             )
     if "lstm" in models:
         print(
