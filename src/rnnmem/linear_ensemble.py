@@ -46,10 +46,11 @@ float32 in complex64; the parameters themselves are real.
 
 **method.** The forward recurrences run by the odd–even scan
 (``method="scan"``, :func:`rnnmem.scan.linear_scan`) or step by step
-(``"loop"``, :func:`rnnmem.scan.sequential_scan`); the backward pass always
-uses :func:`rnnmem.scan.linear_scan_backward`. The two agree to rounding.
+(``"loop"``, :func:`rnnmem.scan.sequential_scan`), and the backward pass
+likewise (:func:`rnnmem.scan.linear_scan_backward` or
+:func:`rnnmem.scan.sequential_scan_backward`). The two agree to rounding.
 The default, ``"loop"``, was the faster at the lab's sizes (E=20, B=32,
-H=32, T=102 and 1002, float32; see :data:`METHODS`).
+H=32, T=102 and 1002, float32; see :data:`METHODS`), forward and backward.
 
 >>> ens = LinearEnsemble("lru", 3, 8, 2, seeds=[0, 1], state_size=4)
 >>> ens.forward(np.zeros((5, 7, 3))).shape, ens.predict(np.zeros((5, 7, 3))).shape
@@ -75,7 +76,7 @@ LINEAR_MODELS = ("lru", "mingru", "selective")
 """The models a :class:`LinearEnsemble` stacks."""
 
 METHODS = ("loop", "scan")
-"""How the forward recurrence runs: step by step (the default, measured the faster for the lab's sizes), or by the scan."""
+"""How the recurrences run, forward and backward: step by step (the default, measured the faster for the lab's sizes), or by the scan."""
 
 _MODULES: dict[str, Any] = {"lru": lru, "mingru": mingru, "selective": selective}
 _MLP = ("mlp_W1", "mlp_b1", "mlp_W2", "mlp_b2")

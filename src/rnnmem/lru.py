@@ -51,7 +51,7 @@ import numpy as np
 
 from . import memory
 from .checks import check_open_unit, check_positive, check_positive_int, check_seed
-from .scan import linear_scan, linear_scan_backward, sequential_scan
+from .scan import linear_scan, linear_scan_backward, sequential_scan, sequential_scan_backward
 
 __all__ = ["ring_init", "decay", "normalization", "ring_horizon", "shapes", "draw", "forward", "backward"]
 
@@ -211,6 +211,11 @@ def _scan(method: str):
     return linear_scan if method == "scan" else sequential_scan
 
 
+def _scan_backward(method: str):
+    """The backward pass that goes with :func:`_scan`'s forward: the reverse scan, or the reverse loop."""
+    return linear_scan_backward if method == "scan" else sequential_scan_backward
+
+
 def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan") -> tuple[np.ndarray, dict]:
     r"""The layer on every member: ``proj`` ``(T, E, B, 2N + H)`` is :math:`[\operatorname{Re} Bu; \operatorname{Im} Bu; Du]`.
 
@@ -236,7 +241,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
     y = _mm(hs.real, p["C_re"])
     y -= _mm(hs.imag, p["C_im"])
     y += proj[sel, :, :, 2 * N :]
-    return y, {"lam": lam, "gamma": gamma, "proj": proj, "a": a, "h": h, "sel": sel}
+    return y, {"lam": lam, "gamma": gamma, "proj": proj, "a": a, "h": h, "sel": sel, "method": method}
 
 
 def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tuple[dict, np.ndarray, Any]:
@@ -244,7 +249,8 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
 
     ``dy`` is :math:`\partial L/\partial y_t` for the steps :func:`forward`
     returned. The state's total gradient :math:`g_t` comes from
-    :func:`rnnmem.scan.linear_scan_backward`; the step norm is the mean over
+    :func:`rnnmem.scan.linear_scan_backward` (or, when the forward pass ran
+    the loop, :func:`rnnmem.scan.sequential_scan_backward`); the step norm is the mean over
     sequences of :math:`B \|g_t\|` (complex modulus), :math:`B` the batch (the
     loss being a batch mean, a sequence's own gradient is :math:`B g_t`).
 
@@ -261,7 +267,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     dh = np.zeros(h.shape, dtype=h.dtype)
     dh.real[sel] = _mm(dy, p["C_re"].transpose(0, 2, 1))
     dh.imag[sel] = -_mm(dy, p["C_im"].transpose(0, 2, 1))
-    da, g, _ = linear_scan_backward(a, h, dh)
+    da, g, _ = _scan_backward(cache["method"])(a, h, dh)
     d_lam = da.sum(axis=0)[:, 0, :]  # (E, N)
     d_gamma = (g.real * proj[..., :N]).sum(axis=(0, 2))  # Re(g conj(B u))
     d_gamma += (g.imag * proj[..., N : 2 * N]).sum(axis=(0, 2))

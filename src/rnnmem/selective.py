@@ -32,7 +32,9 @@ numbers; the layer never stores it. The forward pass runs the scan over spans
 of :func:`chunk_steps` steps, keeping the state at each span's start; the
 backward pass recomputes each span's states from there, last span first, and
 passes the gradient of the span's initial state (``dh0`` of
-:func:`rnnmem.scan.linear_scan_backward`) to the span before. The spans
+:func:`rnnmem.scan.linear_scan_backward`, or of
+:func:`rnnmem.scan.sequential_scan_backward` with ``method="loop"``) to the
+span before. The spans
 depend on the batch and layer sizes, never on the number of members.
 
 >>> p = draw(np.random.default_rng(0), 3, 4, 2)
@@ -48,7 +50,7 @@ import numpy as np
 
 from ._recurrent import sigmoid_by_tanh
 from .lru import _mm, _mm_grad
-from .scan import linear_scan, linear_scan_backward, sequential_scan
+from .scan import linear_scan, linear_scan_backward, sequential_scan, sequential_scan_backward
 
 __all__ = ["shapes", "draw", "forward", "backward", "softplus", "inverse_softplus", "chunk_steps"]
 
@@ -213,6 +215,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     step_norms = np.zeros((E, T)) if norms else None
     carry = None
     scan = linear_scan if cache["method"] == "scan" else sequential_scan
+    backward_scan = linear_scan_backward if cache["method"] == "scan" else sequential_scan_backward
     for (s, e), h0 in zip(spans[::-1], starts[::-1]):
         a, b = _coefficients(A, delta[s:e], written[s:e], Bt[s:e])
         h = scan(a, b, h0)
@@ -224,7 +227,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
             dCt[lo:e] = np.matmul(d_out[..., None, :], h[lo - s :])[..., 0, :]
         if carry is not None:
             dh[-1] += carry
-        da, g, carry = linear_scan_backward(a, h, dh, h0)
+        da, g, carry = backward_scan(a, h, dh, h0)
         if step_norms is not None:
             step_norms[:, s:e] = (np.sqrt((g * g).sum(axis=(3, 4))).mean(axis=2) * B).T
         da *= a  # d(Delta A)

@@ -9,9 +9,10 @@ a decay per step ``(T, N)`` of modulus below one:
 * ``fwd``: :func:`rnnmem.scan.linear_scan` against
   :func:`rnnmem.scan.sequential_scan` (the loop, one numpy operation per step);
 * ``bwd``: :func:`rnnmem.scan.linear_scan_backward` (the gradients of ``a``,
-  ``b`` and ``h0`` for given ``dL/dh``) against the same gradients by a
-  reverse loop, :math:`g_t = \\delta h_t + \\bar a_{t+1} g_{t+1}`, one step at
-  a time, then :math:`g_t \\bar h_{t-1}` in one pass.
+  ``b`` and ``h0`` for given ``dL/dh``) against
+  :func:`rnnmem.scan.sequential_scan_backward`, the same gradients by the
+  reverse loop, :math:`g_t = \\delta h_t + \\bar a_{t+1} g_{t+1}`, one step
+  at a time, then :math:`g_t \\bar h_{t-1}` in one pass.
 
 The ratio is loop time / scan time (above 1: the scan is faster). For scale,
 each ``T`` also times the forward+backward of :class:`rnnmem.lstm.LSTM`
@@ -45,7 +46,12 @@ except ImportError:  # pragma: no cover - depends on the environment
     threadpool_info = threadpool_limits = None
 
 from rnnmem.lstm import LSTM  # noqa: E402
-from rnnmem.scan import linear_scan, linear_scan_backward, sequential_scan  # noqa: E402
+from rnnmem.scan import (  # noqa: E402
+    linear_scan,
+    linear_scan_backward,
+    sequential_scan,
+    sequential_scan_backward,
+)
 
 LENGTHS = (64, 256, 1024, 4096, 16384)
 ROWS = (64, 1024, 32768)
@@ -67,18 +73,6 @@ def blas_report() -> str:
     )
 
 
-def reverse_loop(a: np.ndarray, h: np.ndarray, dh: np.ndarray, h0: np.ndarray) -> tuple:
-    """The backward pass one step at a time: what linear_scan_backward computes, by the loop."""
-    T = dh.shape[0]
-    g = np.empty_like(dh)
-    g[T - 1] = dh[T - 1]
-    for t in range(T - 2, -1, -1):
-        np.multiply(np.conj(a[t + 1]), g[t + 1], out=g[t])
-        g[t] += dh[t]
-    h_prev = np.concatenate([h0[None], h[:-1]])
-    return g * np.conj(h_prev), g, np.conj(a[0]) * g[0]
-
-
 def scan_pairs(T: int, N: int) -> dict:
     """(scan, loop) functions per pass, on the same data."""
     rng = np.random.default_rng(0)
@@ -89,7 +83,7 @@ def scan_pairs(T: int, N: int) -> dict:
     h = linear_scan(a, b, h0)
     return {
         "fwd": (lambda: linear_scan(a, b, h0), lambda: sequential_scan(a, b, h0)),
-        "bwd": (lambda: linear_scan_backward(a, h, dh, h0), lambda: reverse_loop(a, h, dh, h0)),
+        "bwd": (lambda: linear_scan_backward(a, h, dh, h0), lambda: sequential_scan_backward(a, h, dh, h0)),
     }
 
 

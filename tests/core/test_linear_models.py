@@ -8,7 +8,7 @@ import pytest
 from rnnmem import lab, lru, mingru, selective
 from rnnmem.ensemble import OneHot
 from rnnmem.gradcheck import gradcheck_loss
-from rnnmem.linear_ensemble import LINEAR_MODELS, LinearEnsemble
+from rnnmem.linear_ensemble import LINEAR_MODELS, METHODS, LinearEnsemble
 from rnnmem.tasks import recall
 
 SMALL = {"lru": 3, "mingru": None, "selective": 2}  # state sizes for the small models
@@ -75,11 +75,14 @@ def test_predict_is_the_loop_over_the_equations(model, layers, method):
 # -- exact gradients ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("kind", ["classification", "regression"])
 @pytest.mark.parametrize("layers", [1, 2])
 @pytest.mark.parametrize("model", LINEAR_MODELS)
-def test_gradients_match_finite_differences(model, layers, kind):
-    ens = LinearEnsemble(model, 2, 3, 3 if kind == "classification" else 1, [0], layers=layers, state_size=SMALL[model])
+def test_gradients_match_finite_differences(model, layers, kind, method):
+    ens = LinearEnsemble(
+        model, 2, 3, 3 if kind == "classification" else 1, [0], layers=layers, state_size=SMALL[model], method=method
+    )
     if model == "selective":
         # At Mamba's initialization Delta is 0.001..0.1, so A_log's gradient is ~1e-4 of the others and sits at
         # the finite differences' rounding floor; a larger step size (softplus(0.5) ~ 0.97) checks the same code.
@@ -93,15 +96,16 @@ def test_gradients_match_finite_differences(model, layers, kind):
     assert result.worst < 1e-6, str(result)
 
 
-def test_gradients_through_several_spans_of_the_selective_scan(monkeypatch):
+@pytest.mark.parametrize("method", METHODS)
+def test_gradients_through_several_spans_of_the_selective_scan(monkeypatch, method):
     monkeypatch.setattr(selective, "chunk_steps", lambda batch, hidden, state: 3)  # spans of 3, 3, 1 steps
-    ens = small("selective", 2, seeds=(0,))
+    ens = small("selective", 2, seeds=(0,), method=method)
     for layer in range(2):
         ens.params[f"b_dt_l{layer}"][...] = 0.5
     x, y = sample(), np.arange(5) % 3
     assert gradcheck_loss(ens, x, y, "classification").worst < 1e-6
     monkeypatch.undo()
-    spans = small("selective", 2, seeds=(0,))
+    spans = small("selective", 2, seeds=(0,), method=method)
     for layer in range(2):
         spans.params[f"b_dt_l{layer}"][...] = 0.5
     np.testing.assert_allclose(ens.predict(x), spans.predict(x), rtol=1e-12)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnmem.scan import linear_scan, linear_scan_backward, scan_levels, sequential_scan
+from rnnmem.scan import linear_scan, linear_scan_backward, scan_levels, sequential_scan, sequential_scan_backward
 
 CASES = dict(
     T=st.integers(1, 300),
@@ -117,6 +117,45 @@ def test_backward_matches_reverse_loop(T, B, N, seed, is_complex, broadcast, wit
     assert np.max(np.abs(dh0 - dh0_loop)) <= 1e-12 * scale
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(**CASES)
+def test_loop_backward_is_the_chain_rule_and_matches_the_scan(T, B, N, seed, is_complex, broadcast, with_h0):
+    """sequential_scan_backward: the test's own reverse loop to the last bit, the scan's backward to 1e-12."""
+    a, b, h0 = _case(T, B, N, seed, is_complex, broadcast, with_h0)
+    h = sequential_scan(a, b, h0)
+    dh = np.random.default_rng(seed + 1).standard_normal(b.shape).astype(b.dtype)
+    da, db, dh0 = sequential_scan_backward(a, h, dh, h0)
+    assert da.shape == a.shape and db.shape == b.shape and dh0.shape == (B, N)
+    assert da.dtype == db.dtype == b.dtype
+    da_full, db_loop, dh0_loop = _reverse_loop(a, h, dh, h0)
+    assert np.array_equal(db, db_loop) and np.array_equal(dh0, dh0_loop)
+    assert np.array_equal(da, da_full.sum(axis=1, keepdims=True) if broadcast else da_full)
+    da_scan, db_scan, dh0_scan = linear_scan_backward(a, h, dh, h0)
+    scale = max(1.0, float(np.max(np.abs(db))))
+    assert np.max(np.abs(db - db_scan)) <= 1e-12 * scale
+    assert np.max(np.abs(da - da_scan)) <= 1e-12 * scale * max(1.0, float(np.max(np.abs(h)))) * B
+    assert np.max(np.abs(dh0 - dh0_scan)) <= 1e-12 * scale
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(**CASES, cut=st.floats(0.0, 1.0))
+def test_loop_backward_in_two_spans_is_bitwise_one_span(T, B, N, seed, is_complex, broadcast, with_h0, cut):
+    """Steps s..T-1 first (from h_{s-1}), then 0..s-1 with the carry dh0 added to dh_{s-1}: the same bits."""
+    a, b, h0 = _case(T, B, N, seed, is_complex, broadcast, with_h0)
+    h = sequential_scan(a, b, h0)
+    dh = np.random.default_rng(seed + 1).standard_normal(b.shape).astype(b.dtype)
+    _, whole, whole_dh0 = sequential_scan_backward(a, h, dh, h0)
+    s = min(T - 1, max(1, round(cut * T))) if T > 1 else 0
+    if s == 0:
+        return  # one step: no boundary to cut at
+    _, late, carry = sequential_scan_backward(a[s:], h[s:], dh[s:], h[s - 1])
+    early_dh = dh[:s].copy()
+    early_dh[-1] += carry
+    _, early, early_dh0 = sequential_scan_backward(a[:s], h[:s], early_dh, h0)
+    assert np.array_equal(np.concatenate([early, late]), whole)
+    assert np.array_equal(early_dh0, whole_dh0)
+
+
 def _loss(w, a, b, h0):
     """L = sum Re(conj(w) h): real, and linear in h, so every entry of dL/dh_t is w_t."""
     return float(np.sum(np.real(np.conj(w) * sequential_scan(a, b, h0))))
@@ -147,11 +186,15 @@ def test_backward_matches_finite_differences(T, B, N, seed, is_complex, broadcas
     a, b, h0 = _case(T, B, N, seed, is_complex, broadcast, True)
     w = _case(T, B, N, seed + 7, is_complex, False, False)[1]
     h = linear_scan(a, b, h0)
-    da, db, dh0 = linear_scan_backward(a, h, w, h0)
     FD: dict[str, Any] = dict(rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(da, _finite_difference(lambda x: _loss(w, x, b, h0), a), **FD)
-    np.testing.assert_allclose(db, _finite_difference(lambda x: _loss(w, a, x, h0), b), **FD)
-    np.testing.assert_allclose(dh0, _finite_difference(lambda x: _loss(w, a, b, x), h0), **FD)
+    expected = (
+        _finite_difference(lambda x: _loss(w, x, b, h0), a),
+        _finite_difference(lambda x: _loss(w, a, x, h0), b),
+        _finite_difference(lambda x: _loss(w, a, b, x), h0),
+    )
+    for backward in (linear_scan_backward, sequential_scan_backward):
+        for got, want, name in zip(backward(a, h, w, h0), expected, ("da", "db", "dh0")):
+            np.testing.assert_allclose(got, want, **FD, err_msg=f"{backward.__name__}: {name}")
 
 
 def test_backward_sums_over_broadcast_axes():
@@ -189,13 +232,14 @@ def test_bad_input_names_the_argument(args, name):
             scan(*args)
 
 
-def test_backward_bad_input_names_the_argument():
+@pytest.mark.parametrize("backward", [linear_scan_backward, sequential_scan_backward])
+def test_backward_bad_input_names_the_argument(backward):
     with pytest.raises(ValueError, match="h must"):
-        linear_scan_backward(np.ones(3), np.ones(2), np.ones(3))
+        backward(np.ones(3), np.ones(2), np.ones(3))
     with pytest.raises(ValueError, match="same number of steps"):
-        linear_scan_backward(np.ones(2), np.ones(3), np.ones(3))
+        backward(np.ones(2), np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="h0 must"):
-        linear_scan_backward(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), np.ones(2))
+        backward(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), np.ones(2))
 
 
 @pytest.mark.parametrize("T", [0, -1, 2.0, True, "8"])
