@@ -351,7 +351,8 @@ class LinearEnsemble:
             W, b = self._projection(layer)
             proj = self._project(u, W, b)
             p = {k[: -len(f"_l{layer}")]: v for k, v in self.params.items() if k.endswith(f"_l{layer}")}
-            y, cache = module.forward(p, proj, last_only=layer == self.layers - 1, method=self.method)
+            options = {"keep_states": keep} if module is selective else {}
+            y, cache = module.forward(p, proj, last_only=layer == self.layers - 1, method=self.method, **options)
             o, act = self._mlp(layer, y)
             caches.append({"u": u, "W": W, "p": p, "cache": cache, "y": y, "act": act})
             u = ("dense", o, T, B)

@@ -28,9 +28,12 @@ sequence; :math:`W_\Delta` is full ``(H, H)`` (Mamba's is low rank).
 (S4D-real); :math:`D = 1`.
 
 **Memory.** The state of a whole batch over every step is :math:`T E B H N`
-numbers; the layer never stores it. The forward pass runs the scan over spans
-of :func:`chunk_steps` steps, keeping the state at each span's start; the
-backward pass recomputes each span's states from there, last span first, and
+numbers. The forward pass runs the scan over spans of :func:`chunk_steps`
+steps, keeping the state at each span's start. With ``keep_states`` (a
+training step) and at most :data:`KEEP_LIMIT` numbers, it also keeps every
+span's decays and states for the backward pass; otherwise the backward pass
+recomputes each span's from the state at its start (the same operations on
+the same numbers: the same results, bit for bit), last span first, and
 passes the gradient of the span's initial state (``dh0`` of
 :func:`rnnmem.scan.linear_scan_backward`, or of
 :func:`rnnmem.scan.sequential_scan_backward` with ``method="loop"``) to the
@@ -52,7 +55,7 @@ from ._recurrent import sigmoid_by_tanh
 from .lru import _mm, _mm_grad
 from .scan import linear_scan, linear_scan_backward, sequential_scan, sequential_scan_backward
 
-__all__ = ["shapes", "draw", "forward", "backward", "softplus", "inverse_softplus", "chunk_steps"]
+__all__ = ["shapes", "draw", "forward", "backward", "softplus", "inverse_softplus", "chunk_steps", "KEEP_LIMIT"]
 
 PROJECTION = ("W_in",)
 """The block that reads the layer's input: the channels :math:`x_t = W_{in} u_t + b_{in}`."""
@@ -61,6 +64,10 @@ PROJECTION_BIASES = ("b_in",)
 
 DT_MIN, DT_MAX = 0.001, 0.1
 """The range of Mamba's initial step sizes, drawn log-uniformly."""
+
+KEEP_LIMIT = 2**26
+"""The most state numbers (:math:`T E B H N`) for which the forward pass keeps every step's decay and state for the
+backward pass (two arrays of that many numbers, 512 MiB in float32), rather than the backward pass recomputing them."""
 
 
 def softplus(z: np.ndarray) -> np.ndarray:
@@ -149,10 +156,13 @@ def _coefficients(A: np.ndarray, delta: np.ndarray, written: np.ndarray, Bt: np.
     return a, b
 
 
-def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan") -> tuple[np.ndarray, dict]:
+def forward(
+    p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan", keep_states: bool = False
+) -> tuple[np.ndarray, dict]:
     r"""The layer: ``proj`` ``(T, E, B, H)`` is the channels :math:`x_t`; returns ``y`` and the cache.
 
-    ``y`` is ``(T, E, B, H)``, or the last step ``(1, E, B, H)`` with ``last_only``.
+    ``y`` is ``(T, E, B, H)``, or the last step ``(1, E, B, H)`` with ``last_only``. ``keep_states``: a
+    backward pass follows, so keep each span's decays and states for it when they fit (see the module).
 
     >>> p = {k: v[None] for k, v in draw(np.random.default_rng(0), 2, 3, 4).items()}   # one member
     >>> forward(p, np.ones((5, 1, 6, 3)), last_only=False)[0].shape                    # channels x_t: H = 3
@@ -170,6 +180,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
     scan = linear_scan if method == "scan" else sequential_scan
     spans = _spans(T, chunk_steps(B, H, N))
     starts: list = []
+    kept: list | None = [] if keep_states and T * E * B * H * N <= KEEP_LIMIT else None
     h0 = None
     y = None if last_only else np.empty((T, E, B, H), dtype=x.dtype)
     for s, e in spans:
@@ -179,6 +190,8 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
         if y is not None:
             y[s:e] = np.matmul(h, Ct[s:e, :, :, :, None])[..., 0]
         h0 = h[-1].copy()
+        if kept is not None:
+            kept.append((a, h))
         del a, b, h
     assert h0 is not None
     sel = slice(T - 1, T) if last_only else slice(0, T)
@@ -188,7 +201,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
         y = y[sel]
     y += p["Dskip"][None, :, None, :] * x[sel]
     cache = {"x": x, "z": z, "delta": delta, "Bt": Bt, "Ct": Ct, "A": A, "written": written}
-    cache.update(starts=starts, spans=spans, sel=sel, h_last=h0, method=method)
+    cache.update(starts=starts, spans=spans, sel=sel, h_last=h0, method=method, kept=kept)
     return y, cache
 
 
@@ -216,9 +229,15 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     carry = None
     scan = linear_scan if cache["method"] == "scan" else sequential_scan
     backward_scan = linear_scan_backward if cache["method"] == "scan" else sequential_scan_backward
-    for (s, e), h0 in zip(spans[::-1], starts[::-1]):
-        a, b = _coefficients(A, delta[s:e], written[s:e], Bt[s:e])
-        h = scan(a, b, h0)
+    kept = cache["kept"]
+    for k in range(len(spans) - 1, -1, -1):
+        (s, e), h0 = spans[k], starts[k]
+        if kept is not None:
+            a, h = kept[k]
+        else:
+            a, b = _coefficients(A, delta[s:e], written[s:e], Bt[s:e])
+            h = scan(a, b, h0)
+            del b
         dh = np.zeros_like(h)
         lo = max(s, first)
         if lo < e:  # steps of this span whose outputs carry gradient
@@ -235,7 +254,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
         dA += np.einsum("kebhn,kebh->ehn", da, delta[s:e])
         d_written[s:e] = np.matmul(g, Bt[s:e, :, :, :, None])[..., 0]
         dBt[s:e] = np.matmul(written[s:e, :, :, None, :], g)[..., 0, :]
-        del a, b, h, dh, da, g
+        del a, h, dh, da, g
     d_delta += d_written * x
     dx += d_written * delta
     dz = d_delta * sigmoid_by_tanh(z)  # softplus' = sigma

@@ -111,6 +111,29 @@ def test_gradients_through_several_spans_of_the_selective_scan(monkeypatch, meth
     np.testing.assert_allclose(ens.predict(x), spans.predict(x), rtol=1e-12)
 
 
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("limit", [None, 0])
+def test_kept_selective_states_give_the_recomputed_gradients_bit_for_bit(monkeypatch, method, limit):
+    """A training step keeps each span's decays and states (up to KEEP_LIMIT); the backward pass gives the same bits."""
+    monkeypatch.setattr(selective, "chunk_steps", lambda batch, hidden, state: 3)  # spans of 3, 3, 1 steps
+    if limit is not None:
+        monkeypatch.setattr(selective, "KEEP_LIMIT", limit)
+    p = {k: v[None] for k, v in selective.draw(np.random.default_rng(0), 2, 3, 4).items()}
+    p["b_dt"][...] = 0.5
+    x = np.random.default_rng(1).standard_normal((7, 1, 5, 3))
+    dy = np.random.default_rng(2).standard_normal((7, 1, 5, 3))
+    y_kept, kept = selective.forward(p, x, last_only=False, method=method, keep_states=True)
+    y_again, again = selective.forward(p, x, last_only=False, method=method)
+    assert (kept["kept"] is None) == (limit == 0) and again["kept"] is None
+    assert kept["kept"] is None or len(kept["kept"]) == 3
+    assert np.array_equal(y_kept, y_again)
+    g_kept, dx_kept, n_kept = selective.backward(p, kept, dy, norms=True)
+    g_again, dx_again, n_again = selective.backward(p, again, dy, norms=True)
+    assert np.array_equal(dx_kept, dx_again) and np.array_equal(n_kept, n_again)
+    for name in g_again:
+        assert np.array_equal(g_kept[name], g_again[name]), name
+
+
 def test_gradcheck_loss_refuses_float32():
     with pytest.raises(ValueError, match="float64"):
         gradcheck_loss(small("lru", dtype=np.float32), sample(), np.zeros(5, dtype=int), "classification")
