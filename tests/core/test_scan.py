@@ -100,50 +100,54 @@ def test_scan_on_a_decay_with_fewer_axes():
 # --------------------------------------------------------------------------- backward
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
-@given(**CASES)
-def test_backward_matches_reverse_loop(T, B, N, seed, is_complex, broadcast, with_h0):
+def _backward_case(T, B, N, seed, is_complex, broadcast, with_h0):
+    """A case of _case with its states h and a gradient dh to send back through them: (a, h, dh, h0)."""
     a, b, h0 = _case(T, B, N, seed, is_complex, broadcast, with_h0)
     h = sequential_scan(a, b, h0)
     dh = np.random.default_rng(seed + 1).standard_normal(b.shape).astype(b.dtype)
+    return a, h, dh, h0
+
+
+def _assert_within_rounding(got, want, h):
+    """Gradients (da, db, dh0) within 1e-12 of ``want``, relative to the size of db (and of h, for da)."""
+    (da, db, dh0), (da_want, db_want, dh0_want) = got, want
+    scale = max(1.0, float(np.max(np.abs(db_want))))
+    assert np.max(np.abs(db - db_want)) <= 1e-12 * scale
+    assert np.max(np.abs(da - da_want)) <= 1e-12 * scale * max(1.0, float(np.max(np.abs(h)))) * h.shape[1]
+    assert np.max(np.abs(dh0 - dh0_want)) <= 1e-12 * scale
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(**CASES)
+def test_backward_matches_reverse_loop(T, B, N, seed, is_complex, broadcast, with_h0):
+    a, h, dh, h0 = _backward_case(T, B, N, seed, is_complex, broadcast, with_h0)
     da, db, dh0 = linear_scan_backward(a, h, dh, h0)
     da_full, db_loop, dh0_loop = _reverse_loop(a, h, dh, h0)
     # da is summed over the batch axis along which a was broadcast.
     da_loop = da_full.sum(axis=1, keepdims=True) if broadcast else da_full
-    assert da.shape == a.shape and db.shape == b.shape and dh0.shape == (B, N)
-    scale = max(1.0, float(np.max(np.abs(db_loop))))
-    assert np.max(np.abs(db - db_loop)) <= 1e-12 * scale
-    assert np.max(np.abs(da - da_loop)) <= 1e-12 * scale * max(1.0, float(np.max(np.abs(h)))) * B
-    assert np.max(np.abs(dh0 - dh0_loop)) <= 1e-12 * scale
+    assert da.shape == a.shape and db.shape == h.shape and dh0.shape == (B, N)
+    _assert_within_rounding((da, db, dh0), (da_loop, db_loop, dh0_loop), h)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(**CASES)
 def test_loop_backward_is_the_chain_rule_and_matches_the_scan(T, B, N, seed, is_complex, broadcast, with_h0):
     """sequential_scan_backward: the test's own reverse loop to the last bit, the scan's backward to 1e-12."""
-    a, b, h0 = _case(T, B, N, seed, is_complex, broadcast, with_h0)
-    h = sequential_scan(a, b, h0)
-    dh = np.random.default_rng(seed + 1).standard_normal(b.shape).astype(b.dtype)
+    a, h, dh, h0 = _backward_case(T, B, N, seed, is_complex, broadcast, with_h0)
     da, db, dh0 = sequential_scan_backward(a, h, dh, h0)
-    assert da.shape == a.shape and db.shape == b.shape and dh0.shape == (B, N)
-    assert da.dtype == db.dtype == b.dtype
+    assert da.shape == a.shape and db.shape == h.shape and dh0.shape == (B, N)
+    assert da.dtype == db.dtype == h.dtype
     da_full, db_loop, dh0_loop = _reverse_loop(a, h, dh, h0)
     assert np.array_equal(db, db_loop) and np.array_equal(dh0, dh0_loop)
     assert np.array_equal(da, da_full.sum(axis=1, keepdims=True) if broadcast else da_full)
-    da_scan, db_scan, dh0_scan = linear_scan_backward(a, h, dh, h0)
-    scale = max(1.0, float(np.max(np.abs(db))))
-    assert np.max(np.abs(db - db_scan)) <= 1e-12 * scale
-    assert np.max(np.abs(da - da_scan)) <= 1e-12 * scale * max(1.0, float(np.max(np.abs(h)))) * B
-    assert np.max(np.abs(dh0 - dh0_scan)) <= 1e-12 * scale
+    _assert_within_rounding((da, db, dh0), linear_scan_backward(a, h, dh, h0), h)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(**CASES, cut=st.floats(0.0, 1.0))
 def test_loop_backward_in_two_spans_is_bitwise_one_span(T, B, N, seed, is_complex, broadcast, with_h0, cut):
     """Steps s..T-1 first (from h_{s-1}), then 0..s-1 with the carry dh0 added to dh_{s-1}: the same bits."""
-    a, b, h0 = _case(T, B, N, seed, is_complex, broadcast, with_h0)
-    h = sequential_scan(a, b, h0)
-    dh = np.random.default_rng(seed + 1).standard_normal(b.shape).astype(b.dtype)
+    a, h, dh, h0 = _backward_case(T, B, N, seed, is_complex, broadcast, with_h0)
     _, whole, whole_dh0 = sequential_scan_backward(a, h, dh, h0)
     s = min(T - 1, max(1, round(cut * T))) if T > 1 else 0
     if s == 0:
