@@ -51,7 +51,7 @@ import numpy as np
 
 from . import memory
 from .checks import check_open_unit, check_positive, check_positive_int, check_seed
-from .scan import linear_scan, linear_scan_backward, sequential_scan, sequential_scan_backward
+from .scan import by_method
 
 __all__ = ["ring_init", "decay", "normalization", "ring_horizon", "shapes", "draw", "forward", "backward"]
 
@@ -207,15 +207,6 @@ def _mm_grad(d: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.matmul(dm.transpose(0, 2, 1), xm)
 
 
-def _scan(method: str):
-    return linear_scan if method == "scan" else sequential_scan
-
-
-def _scan_backward(method: str):
-    """The backward pass that goes with :func:`_scan`'s forward: the reverse scan, or the reverse loop."""
-    return linear_scan_backward if method == "scan" else sequential_scan_backward
-
-
 def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan") -> tuple[np.ndarray, dict]:
     r"""The layer on every member: ``proj`` ``(T, E, B, 2N + H)`` is :math:`[\operatorname{Re} Bu; \operatorname{Im} Bu; Du]`.
 
@@ -235,7 +226,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
     np.multiply(proj[..., :N], gamma[None, :, None, :], out=b.real)
     np.multiply(proj[..., N : 2 * N], gamma[None, :, None, :], out=b.imag)
     a = np.broadcast_to(lam[None, :, None, :], (T, E, 1, N))
-    h = _scan(method)(a, b)
+    h = by_method(method)[0](a, b)
     sel = slice(T - 1, T) if last_only else slice(0, T)
     hs = h[sel]
     y = _mm(hs.real, p["C_re"])
@@ -267,7 +258,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     dh = np.zeros(h.shape, dtype=h.dtype)
     dh.real[sel] = _mm(dy, p["C_re"].transpose(0, 2, 1))
     dh.imag[sel] = -_mm(dy, p["C_im"].transpose(0, 2, 1))
-    da, g, _ = _scan_backward(cache["method"])(a, h, dh)
+    da, g, _ = by_method(cache["method"])[1](a, h, dh)
     d_lam = da.sum(axis=0)[:, 0, :]  # (E, N)
     d_gamma = (g.real * proj[..., :N]).sum(axis=(0, 2))  # Re(g conj(B u))
     d_gamma += (g.imag * proj[..., N : 2 * N]).sum(axis=(0, 2))

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._recurrent import sigmoid_by_tanh
-from .scan import linear_scan, linear_scan_backward, sequential_scan, sequential_scan_backward
+from .scan import by_method
 
 __all__ = ["shapes", "draw", "forward", "backward"]
 
@@ -82,7 +82,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
     cand = proj[..., H:]
     a = 1.0 - z
     b = z * cand
-    h = (linear_scan if method == "scan" else sequential_scan)(a, b)
+    h = by_method(method)[0](a, b)
     sel = slice(T - 1, T) if last_only else slice(0, T)
     return h[sel], {"z": z, "cand": cand, "a": a, "h": h, "sel": sel, "method": method}
 
@@ -99,7 +99,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     B = h.shape[2]
     dh = np.zeros_like(h)
     dh[sel] = dy
-    da, g, _ = (linear_scan_backward if cache["method"] == "scan" else sequential_scan_backward)(a, h, dh)
+    da, g, _ = by_method(cache["method"])[1](a, h, dh)
     d_proj = np.empty(h.shape[:3] + (2 * h.shape[3],), dtype=h.dtype)
     H = h.shape[3]
     dz = d_proj[..., :H]

@@ -51,11 +51,19 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["linear_scan", "sequential_scan", "linear_scan_backward", "sequential_scan_backward", "scan_levels"]
+__all__ = [
+    "linear_scan",
+    "sequential_scan",
+    "linear_scan_backward",
+    "sequential_scan_backward",
+    "by_method",
+    "scan_levels",
+]
 
 
 def _arrays(a: Any, b: Any, h0: Any) -> tuple:
@@ -242,6 +250,23 @@ def _backward(a: Any, h: Any, dh: Any, h0: Any, reverse) -> tuple[np.ndarray, np
         dh0 = dh0.sum(axis=tuple(range(dh0.ndim - len(h0_shape))))
         dh0 = dh0.sum(axis=tuple(k for k, n in enumerate(h0_shape) if n == 1 and dh0.shape[k] != 1), keepdims=True)
     return da.astype(dtype, copy=False), g, dh0
+
+
+def by_method(method: str) -> tuple[Callable, Callable]:
+    """The forward and backward functions of ``method``: the scan's, ``"scan"``, or the loop's, ``"loop"``.
+
+    >>> [f.__name__ for f in by_method("loop")]
+    ['sequential_scan', 'sequential_scan_backward']
+    >>> by_method("tree")
+    Traceback (most recent call last):
+    ...
+    ValueError: method must be 'scan' or 'loop', got 'tree'
+    """
+    if method == "scan":
+        return linear_scan, linear_scan_backward
+    if method == "loop":
+        return sequential_scan, sequential_scan_backward
+    raise ValueError(f"method must be 'scan' or 'loop', got {method!r}")
 
 
 def scan_levels(T: int) -> list[list[tuple[int, int]]]:

@@ -37,8 +37,8 @@ the same numbers: the same results, bit for bit), last span first, and
 passes the gradient of the span's initial state (``dh0`` of
 :func:`rnnmem.scan.linear_scan_backward`, or of
 :func:`rnnmem.scan.sequential_scan_backward` with ``method="loop"``) to the
-span before. The spans
-depend on the batch and layer sizes, never on the number of members.
+span before. The spans depend on the batch and layer sizes, never on the
+number of members.
 
 >>> p = draw(np.random.default_rng(0), 3, 4, 2)
 >>> np.exp(p["A_log"][0]).tolist()
@@ -53,7 +53,7 @@ import numpy as np
 
 from ._recurrent import sigmoid_by_tanh
 from .lru import _mm, _mm_grad
-from .scan import linear_scan, linear_scan_backward, sequential_scan, sequential_scan_backward
+from .scan import by_method
 
 __all__ = ["shapes", "draw", "forward", "backward", "softplus", "inverse_softplus", "chunk_steps", "KEEP_LIMIT"]
 
@@ -177,7 +177,7 @@ def forward(
     Bt, Ct = _mm(x, p["W_B"]), _mm(x, p["W_C"])
     A = -np.exp(p["A_log"])
     written = delta * x
-    scan = linear_scan if method == "scan" else sequential_scan
+    scan = by_method(method)[0]
     spans = _spans(T, chunk_steps(B, H, N))
     starts: list = []
     kept: list | None = [] if keep_states and T * E * B * H * N <= KEEP_LIMIT else None
@@ -227,8 +227,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     dA = np.zeros_like(A)
     step_norms = np.zeros((E, T)) if norms else None
     carry = None
-    scan = linear_scan if cache["method"] == "scan" else sequential_scan
-    backward_scan = linear_scan_backward if cache["method"] == "scan" else sequential_scan_backward
+    scan, backward_scan = by_method(cache["method"])
     kept = cache["kept"]
     for k in range(len(spans) - 1, -1, -1):
         (s, e), h0 = spans[k], starts[k]

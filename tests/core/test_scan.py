@@ -14,7 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnmem.scan import linear_scan, linear_scan_backward, scan_levels, sequential_scan, sequential_scan_backward
+from rnnmem.scan import (
+    by_method,
+    linear_scan,
+    linear_scan_backward,
+    scan_levels,
+    sequential_scan,
+    sequential_scan_backward,
+)
 
 CASES = dict(
     T=st.integers(1, 300),
@@ -234,6 +241,17 @@ def test_bad_input_names_the_argument(args, name):
     for scan in (linear_scan, sequential_scan):
         with pytest.raises(ValueError, match=name):
             scan(*args)
+
+
+def test_by_method_pairs_each_forward_with_its_backward():
+    assert by_method("scan") == (linear_scan, linear_scan_backward)
+    assert by_method("loop") == (sequential_scan, sequential_scan_backward)
+
+
+@pytest.mark.parametrize("method", ["Scan", "", None, "tree"])
+def test_by_method_refuses_other_methods(method):
+    with pytest.raises(ValueError, match=f"method must be 'scan' or 'loop', got {method!r}"):
+        by_method(method)
 
 
 @pytest.mark.parametrize("backward", [linear_scan_backward, sequential_scan_backward])
