@@ -79,7 +79,11 @@ class Widget:
         self.root = page.locator(f'.rnnmem-widget[data-widget="{name}"]')
 
     def outputs(self) -> dict[str, str]:
-        return {o.get_attribute("data-key"): o.inner_text() for o in self.root.locator("output[data-key]").all()}
+        """Each output's text as the script wrote it (textContent). innerText would depend on layout: it is ''
+        for an element not yet visible, which a loaded machine once showed right after the widget was ready."""
+        return {
+            o.get_attribute("data-key"): o.text_content() or "" for o in self.root.locator("output[data-key]").all()
+        }
 
     def spoken(self, key: str) -> str:
         return self.root.locator(f'input[type=range][data-control="{key}"]').get_attribute("aria-valuetext")
@@ -117,6 +121,7 @@ def open_widget(browser, site_server, name: str):
         f"() => document.querySelector('.rnnmem-widget[data-widget=\"{name}\"]')?.dataset.ready === '1'"
     )
     assert w.root.locator("input[data-control]:disabled").count() == 0, "the script left a control disabled"
+    w.root.locator("output[data-key]").first.wait_for(state="visible")  # shown, not only in the page
     return context, w
 
 
