@@ -35,6 +35,7 @@ member retires at its first success.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -64,6 +65,7 @@ __all__ = [
     "REACH_MODELS",
     "REACH_LAG",
     "SPECS",
+    "STEP_COST",
     "Spec",
     "ModelText",
     "Run",
@@ -132,6 +134,12 @@ REACH_MODELS = ("rnn", "lstm:chrono", "mingru", "lru")
 
 REACH_LAG = 100
 """The lag (blank recall) of the gradient-reach measurement."""
+
+STEP_COST = {"classic": 4, "mingru": 5, "lru": 8, "selective": 30}
+"""The relative cost of one member's step in one layer, forward and backward, by cell (``classic``: the LSTM or
+GRU): the lab's runs of the ladder at lags 100 and 300, timed on a machine of two cores (about 12 microseconds for
+the LSTM and the GRU, 17 for minGRU, 26 for the LRU, 90 to 105 for the selective decay, whose state is 8 numbers
+per channel). Only the order in which runs are trained depends on it."""
 
 SPECS = (
     f"{experiments.MODEL_SPECS}; or 'lru', 'mingru', 'selective', optionally followed by ':L' "
@@ -281,9 +289,9 @@ class Run:
 
     @property
     def cost(self) -> float:
-        """A relative cost, to train the costliest runs first: steps times members times updates times layers."""
-        per_step = 4 if self.model.classic is not None else 2 * self.model.layers
-        return per_step * (self.lag + 2) * len(self.seeds) * self.design.steps
+        """A relative cost, to train the costliest runs first: :data:`STEP_COST` times steps, members and updates."""
+        per_step = STEP_COST["classic"] if self.model.classic is not None else STEP_COST[self.model.cell]
+        return per_step * self.model.layers * (self.lag + 2) * len(self.seeds) * self.design.steps
 
     def execute(self) -> RunResult:
         """Train the run; a pure function of the run."""
@@ -343,20 +351,39 @@ class Ladder:
         """Every model on every task at the ladder's first lag."""
         return [self.run(m, t, self.lags[0]) for m in self.models for t in self.tasks]
 
+    def next_run(self, run: Run, result: RunResult) -> Run | None:
+        """The run after ``run`` up its model's and task's ladder, or ``None``: the last lag, or a rate below
+        :attr:`climb_rate` at this one. Each (model, task) climbs on its own results alone.
+
+        >>> ladder = Ladder(("lru",), ("blank-recall",), lags=(2, 4), seeds=(0, 1), design=Design(hidden=8, steps=10))
+        >>> first = ladder.first_runs()[0]
+        >>> ladder.next_run(first, first.execute()) in (None, ladder.run("lru", "blank-recall", 4))
+        True
+        """
+        if result.successes / len(self.seeds) < self.climb_rate:
+            return None
+        k = self.lags.index(run.lag)
+        return self.run(run.model, run.task, self.lags[k + 1]) if k + 1 < len(self.lags) else None
+
+    def result(self, trained: Mapping[Run, RunResult]) -> LadderResult:
+        """The ladder read from its trained runs (those of :meth:`first_runs` and every :meth:`next_run` after)."""
+        cells = [(m, t, lag) for lag in self.lags for m in self.models for t in self.tasks]
+        return LadderResult(self, {cell: trained[run] for cell in cells if (run := self.run(*cell)) in trained})
+
     def execute(self, train: Train = experiments._train_here) -> LadderResult:
-        """Train the ladder rung by rung: every cell of one rung at once (``train`` may use a pool)."""
-        trained: dict[tuple, RunResult] = {}
-        climbing = [(m, t) for m in self.models for t in self.tasks]
-        for lag in self.lags:
-            if not climbing:
-                break
-            runs = [self.run(m, t, lag) for m, t in climbing]
-            for (m, t), result in zip(climbing, train(runs)):
-                trained[(m, t, lag)] = result
-            climbing = [
-                (m, t) for m, t in climbing if trained[(m, t, lag)].successes / len(self.seeds) >= self.climb_rate
-            ]
-        return LadderResult(self, trained)
+        """Train the ladder rung by rung: every cell of one rung at once (``train`` may use a pool).
+
+        A pool can also train each (model, task) up its ladder as soon as its last run ends, from
+        :meth:`first_runs` and :meth:`next_run` (:func:`rnnmem.site.builders.memory_measured.chains`): the
+        same runs, so the same result.
+        """
+        trained: dict[Run, RunResult] = {}
+        runs = self.first_runs()
+        while runs:
+            results = train(runs)
+            trained.update(zip(runs, results))
+            runs = [nxt for run, res in zip(runs, results) if (nxt := self.next_run(run, res)) is not None]
+        return self.result(trained)
 
 
 @dataclass(frozen=True)

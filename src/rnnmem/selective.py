@@ -29,7 +29,9 @@ sequence; :math:`W_\Delta` is full ``(H, H)`` (Mamba's is low rank).
 
 **Memory.** The state of a whole batch over every step is :math:`T E B H N`
 numbers. The forward pass runs the scan over spans of :func:`chunk_steps`
-steps, keeping the state at each span's start. With ``keep_states`` (a
+steps, keeping the state at each span's start. The loop (``method="loop"``)
+computes each step's decay and input just before the step, one step's
+arrays at a time, rather than a whole span's first. With ``keep_states`` (a
 training step) and at most :data:`KEEP_LIMIT` numbers, it also keeps every
 span's decays and states for the backward pass; otherwise the backward pass
 recomputes each span's from the state at its start (the same operations on
@@ -156,6 +158,48 @@ def _coefficients(A: np.ndarray, delta: np.ndarray, written: np.ndarray, Bt: np.
     return a, b
 
 
+def _span_buffers(K: int, step: tuple, dtype: Any, every_step: bool) -> tuple:
+    """Arrays for :func:`_steps` on a span of ``K`` steps: the decays, the states, one step's input.
+
+    With ``every_step`` the decays and states of all ``K`` steps (kept for the backward pass, or read for
+    every step's output); otherwise one step's decay and two steps' states, reused from step to step.
+    """
+    return (
+        np.empty((K if every_step else 1,) + step, dtype=dtype),
+        np.empty((K if every_step else 2,) + step, dtype=dtype),
+        np.empty(step, dtype=dtype),
+    )
+
+
+def _steps(
+    A: np.ndarray,
+    delta: np.ndarray,
+    written: np.ndarray,
+    Bt: np.ndarray,
+    h0: np.ndarray | None,
+    a: np.ndarray,
+    h: np.ndarray,
+    b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""A span by the loop, each step's decay and input computed just before the step uses them.
+
+    Step :math:`k` writes :math:`a_k = \exp(\Delta_k A)` into ``a[k % len(a)]``, :math:`b_k = \Delta_k B_k
+    x_k` into ``b`` and :math:`h_k = a_k h_{k-1} + b_k` into ``h[k % len(h)]``: the same operations on the
+    same numbers as :func:`_coefficients` and :func:`rnnmem.scan.sequential_scan` (so the same results, bit
+    for bit), one step's arrays at a time, which stay in the processor's cache.
+    """
+    prev = np.zeros(h.shape[1:], dtype=h.dtype) if h0 is None else h0
+    for k in range(delta.shape[0]):
+        a_k, h_k = a[k % len(a)], h[k % len(h)]
+        np.multiply(delta[k][..., None], A[:, None], out=a_k)
+        np.exp(a_k, out=a_k)
+        np.multiply(written[k][..., None], Bt[k][:, :, None, :], out=b)
+        np.multiply(a_k, prev, out=h_k)
+        h_k += b
+        prev = h_k
+    return a, h
+
+
 def forward(
     p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan", keep_states: bool = False
 ) -> tuple[np.ndarray, dict]:
@@ -183,16 +227,23 @@ def forward(
     kept: list | None = [] if keep_states and T * E * B * H * N <= KEEP_LIMIT else None
     h0 = None
     y = None if last_only else np.empty((T, E, B, H), dtype=x.dtype)
+    buffers = None
     for s, e in spans:
         starts.append(h0)
-        a, b = _coefficients(A, delta[s:e], written[s:e], Bt[s:e])
-        h = scan(a, b, h0)
+        if method == "loop":
+            if kept is not None or buffers is None:
+                buffers = _span_buffers(e - s, (E, B, H, N), x.dtype, every_step=kept is not None or y is not None)
+            a, h = _steps(A, delta[s:e], written[s:e], Bt[s:e], h0, *buffers)
+        else:
+            a, b = _coefficients(A, delta[s:e], written[s:e], Bt[s:e])
+            h = scan(a, b, h0)
+            del b
         if y is not None:
-            y[s:e] = np.matmul(h, Ct[s:e, :, :, :, None])[..., 0]
-        h0 = h[-1].copy()
+            y[s:e] = np.matmul(h[: e - s], Ct[s:e, :, :, :, None])[..., 0]
+        h0 = h[(e - s - 1) % len(h)].copy()
         if kept is not None:
             kept.append((a, h))
-        del a, b, h
+        del a, h
     assert h0 is not None
     sel = slice(T - 1, T) if last_only else slice(0, T)
     if y is None:
@@ -233,6 +284,9 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
         (s, e), h0 = spans[k], starts[k]
         if kept is not None:
             a, h = kept[k]
+        elif cache["method"] == "loop":
+            buffers = _span_buffers(e - s, (E, B, H, A.shape[-1]), x.dtype, every_step=True)
+            a, h = _steps(A, delta[s:e], written[s:e], Bt[s:e], h0, *buffers)
         else:
             a, b = _coefficients(A, delta[s:e], written[s:e], Bt[s:e])
             h = scan(a, b, h0)

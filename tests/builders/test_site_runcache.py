@@ -56,3 +56,27 @@ def test_the_key_names_the_run_and_changes_with_it():
     assert runcache.key(Counted(1)) == runcache.key(Counted(1))
     assert runcache.key(Counted(1)) != runcache.key(Counted(2))
     assert len(runcache.key(Counted(1))) == 64
+
+
+def _up_to(last: int):
+    """A chain rule: after Counted(n) comes Counted(n + 1), up to ``last``."""
+    return lambda run, result: Counted(run.n + 1, run.cost) if run.n < last else None
+
+
+def test_chains_follow_each_chain_and_read_kept_runs_without_training_them(tmp_path: Path, monkeypatch):
+    with runcache.directory(tmp_path):
+        assert memory_measured.chains([Counted(2)], _up_to(3)) == {
+            Counted(2): {"n": 2, "square": 4},
+            Counted(3): {"n": 3, "square": 9},
+        }
+    assert TRAINED == [2, 3]
+    monkeypatch.setattr(memory_measured, "_RUNS", {})  # a new process: 2 and 3 are on disk, 4 and 10 are not
+    with runcache.directory(tmp_path):
+        results = memory_measured.chains([Counted(2), Counted(10, cost=5.0)], _up_to(4))
+    assert sorted(run.n for run in results) == [2, 3, 4, 10]
+    assert TRAINED == [2, 3, 10, 4]  # the costlier waiting run first; 2 and 3 read, and followed to 4
+
+
+def test_a_run_that_recurs_across_chains_is_refused():
+    with pytest.raises(ValueError, match="recurs"):
+        memory_measured.chains([Counted(1), Counted(2)], lambda run, result: Counted(2) if run.n == 1 else None)

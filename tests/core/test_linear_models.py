@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rnnmem import lab, lru, mingru, selective
+from rnnmem import lab, lru, mingru, scan, selective
 from rnnmem.ensemble import OneHot
 from rnnmem.gradcheck import gradcheck_loss
 from rnnmem.linear_ensemble import LINEAR_MODELS, METHODS, LinearEnsemble
@@ -132,6 +132,30 @@ def test_kept_selective_states_give_the_recomputed_gradients_bit_for_bit(monkeyp
     assert np.array_equal(dx_kept, dx_again) and np.array_equal(n_kept, n_again)
     for name in g_again:
         assert np.array_equal(g_kept[name], g_again[name]), name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("every_step", [True, False])
+@pytest.mark.parametrize("with_h0", [True, False])
+def test_the_selective_loop_computes_the_coefficients_and_the_loop_bit_for_bit(dtype, every_step, with_h0):
+    """The loop's span computes each step's decay and input as it goes: the numbers of the whole-span arrays."""
+    rng = np.random.default_rng(3)
+    K, E, B, H, N = 5, 2, 3, 4, 6
+    A = -np.exp(rng.uniform(0.0, 2.0, (E, H, N))).astype(dtype)
+    delta = rng.uniform(0.001, 0.5, (K, E, B, H)).astype(dtype)
+    written = rng.standard_normal((K, E, B, H)).astype(dtype)
+    Bt = rng.standard_normal((K, E, B, N)).astype(dtype)
+    h0 = rng.standard_normal((E, B, H, N)).astype(dtype) if with_h0 else None
+    a_ref, b_ref = selective._coefficients(A, delta, written, Bt)
+    h_ref = scan.sequential_scan(a_ref, b_ref, h0)
+    buffers = selective._span_buffers(K, (E, B, H, N), dtype, every_step=every_step)
+    a, h = selective._steps(A, delta, written, Bt, h0, *buffers)
+    assert a.dtype == h.dtype == dtype
+    if every_step:
+        assert np.array_equal(a, a_ref) and np.array_equal(h, h_ref)
+    else:  # one decay and two states, reused: the last step's
+        assert a.shape[0] == 1 and h.shape[0] == 2
+        assert np.array_equal(a[0], a_ref[-1]) and np.array_equal(h[(K - 1) % 2], h_ref[-1])
 
 
 def test_gradcheck_loss_refuses_float32():

@@ -28,7 +28,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -201,6 +202,61 @@ def runs(keys: list) -> list:
             _RUNS[k] = _execute(k)
             runcache.save(k, _RUNS[k])
     return [_RUNS[k] for k in keys]
+
+
+def chains(first: Sequence, follow: Callable[[Any, Any], Any]) -> dict:
+    """Train chains of runs, each run started as soon as the one before it in its chain has ended: run -> result.
+
+    Each of ``first`` starts a chain; when a run ends, ``follow(run, result)`` gives the next run of its
+    chain, or ``None``. Runs kept in memory or on disk (:mod:`rnnmem.site.runcache`) are read, not
+    trained; the others train in up to :func:`workers` processes, the costliest of those waiting first,
+    so that no process waits for a slow run of another chain, as it would waiting for a whole round
+    (:func:`runs`). Each run is a pure function of itself, so the results are those of training the chains
+    one round at a time. Runs must not recur across chains.
+    """
+    results: dict = {}
+    waiting = list(dict.fromkeys(first))
+
+    def ended(run, result) -> None:
+        if run in results:
+            raise ValueError(f"chains: the run {run!r} recurs; a run may end only one chain's step")
+        _RUNS[run] = results[run] = result
+        if (nxt := follow(run, result)) is not None:
+            waiting.append(nxt)
+
+    def settle() -> None:  # read every waiting run kept already, following its chain
+        while kept := [(k, r) for k in waiting if (r := _RUNS[k] if k in _RUNS else runcache.load(k)) is not None]:
+            for k, r in kept:
+                waiting.remove(k)
+                ended(k, r)
+
+    settle()
+    if workers() == 1 or len(waiting) == 0:
+        while waiting:
+            waiting.sort(key=lambda k: (-k.cost, repr(k)))
+            k = waiting.pop(0)
+            result = _execute(k)
+            runcache.save(k, result)
+            ended(k, result)
+            settle()
+        return results
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    with ProcessPoolExecutor(workers(), mp_context=pool_context(), initializer=_start_worker) as pool:
+        running: dict = {}
+        while waiting or running:
+            waiting.sort(key=lambda k: (-k.cost, repr(k)))
+            while waiting and len(running) < workers():
+                k = waiting.pop(0)
+                running[pool.submit(_execute, k)] = k
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                k = running.pop(future)
+                result = future.result()
+                runcache.save(k, result)
+                ended(k, result)
+            settle()
+    return results
 
 
 def workers() -> int:

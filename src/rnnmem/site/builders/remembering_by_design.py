@@ -46,7 +46,7 @@ from ..arithmetic import arithmetic
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-from .memory_measured import compare, runs
+from .memory_measured import chains, compare, runs
 
 # ------------------------------------------------------------------ the LRU's ring
 
@@ -137,7 +137,7 @@ def _ladder(models, task_names, lags, seeds, hidden, steps, threshold) -> Ladder
     ladder = Ladder(
         tuple(models), tuple(task_names), tuple(lags), tuple(range(seeds)), _lab_design(hidden, steps, threshold)
     )
-    return ladder.execute(runs)
+    return ladder.result(chains(ladder.first_runs(), ladder.next_run))
 
 
 def _rate_text(o: Outcome) -> str:
