@@ -105,6 +105,7 @@ __all__ = [
     "DropoutRun",
     "Sweep",
     "SweepResult",
+    "SweepChains",
     "check_model",
     "check_lags",
     "check_adding_length",
@@ -902,18 +903,86 @@ class Sweep:
             if missing:
                 results.update(zip(missing, train(missing)))
                 continue
-            grew = False
-            for (m, b), lags in plan.items():
-                last, nxt = lags[-1], lags[-1] + self.extend_step
-                if nxt > self.extend_to:
-                    continue
-                outcome = result.outcome(m, last, b)
-                rule = outcome.successes >= 1 if b == short else outcome.rate >= self.long_rate
-                if rule:
-                    lags.append(nxt)
-                    grew = True
-            if not grew:
+            grew = [self._grow(result, m) for m in self.models]
+            if not any(grew):
                 return result
+
+    def _grow(self, result: SweepResult, model: ModelSpec) -> bool:
+        """Extend the model's grids by the rules, each by one lag at most; whether any grew."""
+        short = self.budgets[0]
+        grew = False
+        for b in self.budgets:
+            lags = result.plan[(model, b)]
+            last, nxt = lags[-1], lags[-1] + self.extend_step
+            if nxt > self.extend_to:
+                continue
+            outcome = result.outcome(model, last, b)
+            if outcome.successes >= 1 if b == short else outcome.rate >= self.long_rate:
+                lags.append(nxt)
+                grew = True
+        return grew
+
+    def chains(self) -> SweepChains:
+        """The sweep as chains of runs, model by model (:class:`SweepChains`)."""
+        return SweepChains(self)
+
+
+class SweepChains:
+    """A :class:`Sweep` trained model by model: a model's grids grow as soon as the runs they grow by have ended.
+
+    :meth:`Sweep.execute` grows every model's grids once every run of a round
+    has ended. A grid grows by the outcome at its last lag alone, so a model's
+    grids can grow as soon as the runs of their last lags have ended: each
+    model gets the same grids and the same runs, so the same
+    :class:`SweepResult`, and a pool
+    (:func:`rnnmem.site.builders.memory_measured.chains`) starts an extension
+    while the rest of the round still trains. :meth:`first_runs` are the runs to
+    start with, :meth:`follow` takes each ended run and gives the runs that
+    follow, and :attr:`result` is the sweep's result once no run is left.
+
+    >>> sweep = Sweep(["rnn"], short_lags=[1, 2], long_lags=[2], seeds=[0, 1],
+    ...               design=Design(hidden=4), budgets=(4, 8), extend_step=1, extend_to=3)
+    >>> chains = sweep.chains()
+    >>> waiting = chains.first_runs()
+    >>> while waiting:
+    ...     run = waiting.pop()
+    ...     waiting += chains.follow(run, run.execute())
+    >>> chains.result.lags("rnn", 4) == sweep.execute().lags("rnn", 4)
+    True
+    """
+
+    def __init__(self, sweep: Sweep) -> None:
+        short, long = sweep.budgets
+        self.sweep = sweep
+        plan = {
+            (m, b): list(lags) for m in sweep.models for b, lags in ((short, sweep.short_lags), (long, sweep.long_lags))
+        }
+        self.result = SweepResult(sweep, plan, {})
+        self._started: set = set()
+
+    def first_runs(self) -> list[RecallRun]:
+        """The runs of every model's grids before any extension."""
+        return [run for m in self.sweep.models for run in self._advance(m)]
+
+    def follow(self, run: RecallRun, result: RunResult) -> list[RecallRun]:
+        """Keep ``run``'s result; the model's runs that can start now (none while its grids wait for a run)."""
+        self.result.results[run] = result
+        return self._advance(run.model)
+
+    def _advance(self, model: ModelSpec) -> list[RecallRun]:
+        """Grow the model's grids while the runs of their last lags have ended; the runs they now read and that
+        have not started."""
+        result, budgets = self.result, self.sweep.budgets
+        new: list[RecallRun] = []
+        while True:
+            keys = (result.source(model, lag, b) for b in budgets for lag in result.plan[(model, b)])
+            for k in dict.fromkeys(keys):
+                if k not in result.results and k not in self._started:
+                    self._started.add(k)
+                    new.append(k)
+            lasts = {result.source(model, result.plan[(model, b)][-1], b) for b in budgets}
+            if not lasts <= result.results.keys() or not self.sweep._grow(result, model):
+                return new
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ factors, the plain gradient descent runs) is tested in tests/core/test_experimen
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from typing import ClassVar
@@ -229,6 +230,34 @@ def test_two_processes_train_what_one_does_even_beside_other_threads(monkeypatch
     for a, b in zip(served["runs"], alone):
         assert np.array_equal(a.losses, b.losses, equal_nan=True)
         assert np.array_equal(a.params["weight_hh_l0"], b.params["weight_hh_l0"])
+
+
+def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_round_by_round(monkeypatch):
+    """Each model's grids grow as soon as its own runs end, in a pool: the same grids, runs and outcomes."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the pool itself is under test here
+    monkeypatch.setattr(mm, "_RUNS", {})
+    monkeypatch.setattr(mm, "WORKERS", 2)
+    design = dataclasses.replace(mm._design(8, 0.3, 5), eval_every=10)
+    sweep = Sweep(
+        (ModelSpec.parse("rnn"), ModelSpec.parse("lstm:2")),
+        short_lags=(1, 2),
+        long_lags=(2,),
+        seeds=(0, 1),
+        design=design,
+        budgets=(20, 60),
+        extend_step=1,
+        extend_to=4,
+    )
+    schedule = sweep.chains()
+    trained = mm.chains(schedule.first_runs(), schedule.follow)
+    chained, rounds = schedule.result, sweep.execute()
+    assert chained.plan == rounds.plan
+    assert set(trained) == set(chained.results) == set(rounds.results)
+    assert any(len(lags) > 2 for lags in rounds.plan.values()), "the case should extend a grid at least once"
+    for (model, budget), lags in rounds.plan.items():
+        for lag in lags:
+            a, b = chained.result(model, lag, budget), rounds.result(model, lag, budget)
+            assert np.array_equal(a.scores, b.scores) and a.success_step == b.success_step, (model, lag, budget)
 
 
 class RecordingPool:

@@ -207,8 +207,8 @@ def runs(keys: list) -> list:
 def chains(first: Sequence, follow: Callable[[Any, Any], Any]) -> dict:
     """Train chains of runs, each run started as soon as the one before it in its chain has ended: run -> result.
 
-    Each of ``first`` starts a chain; when a run ends, ``follow(run, result)`` gives the next run of its
-    chain, or ``None``. Runs kept in memory or on disk (:mod:`rnnmem.site.runcache`) are read, not
+    Each of ``first`` starts a chain; when a run ends, ``follow(run, result)`` gives the runs that follow
+    it: one run, a list of runs, or ``None`` (none). Runs kept in memory or on disk (:mod:`rnnmem.site.runcache`) are read, not
     trained; the others train in up to :func:`workers` processes, the costliest of those waiting first,
     so that no process waits for a slow run of another chain, as it would waiting for a whole round
     (:func:`runs`). Each run is a pure function of itself, so the results are those of training the chains
@@ -221,8 +221,8 @@ def chains(first: Sequence, follow: Callable[[Any, Any], Any]) -> dict:
         if run in results:
             raise ValueError(f"chains: the run {run!r} recurs; a run may end only one chain's step")
         _RUNS[run] = results[run] = result
-        if (nxt := follow(run, result)) is not None:
-            waiting.append(nxt)
+        nxt = follow(run, result)
+        waiting.extend([] if nxt is None else nxt if isinstance(nxt, list) else [nxt])
 
     def settle() -> None:  # read every waiting run kept already, following its chain
         while kept := [(k, r) for k in waiting if (r := _RUNS[k] if k in _RUNS else runcache.load(k)) is not None]:
@@ -305,7 +305,7 @@ def _design(hidden: int, threshold: float, steps: int = SHORT) -> Design:
 
 
 def _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to) -> SweepResult:
-    """The recall sweep of the directive's design, trained (:meth:`rnnmem.experiments.Sweep.execute`)."""
+    """The recall sweep of the directive's design, trained model by model (:class:`rnnmem.experiments.SweepChains`)."""
     sweep = Sweep(
         tuple(models),
         tuple(short_lags),
@@ -315,7 +315,9 @@ def _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, exten
         tuple(budgets),
         extend_to=extend_to,
     )
-    return sweep.execute(runs)
+    schedule = sweep.chains()
+    chains(schedule.first_runs(), schedule.follow)
+    return schedule.result
 
 
 PAIRS = (
