@@ -255,10 +255,10 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     T, E, B, N = h.shape
     hs = h[sel]
     grads = {"C_re": _mm_grad(dy, hs.real), "C_im": -_mm_grad(dy, hs.imag)}
-    dh = np.zeros(h.shape, dtype=h.dtype)
-    dh.real[sel] = _mm(dy, p["C_re"].transpose(0, 2, 1))
-    dh.imag[sel] = -_mm(dy, p["C_im"].transpose(0, 2, 1))
-    da, g, _ = by_method(cache["method"])[1](a, h, dh)
+    dh = np.empty((sel.stop - sel.start,) + h.shape[1:], dtype=h.dtype)  # the steps the outputs read
+    dh.real = _mm(dy, p["C_re"].transpose(0, 2, 1))
+    dh.imag = -_mm(dy, p["C_im"].transpose(0, 2, 1))
+    da, g, _ = by_method(cache["method"])[1](a, h, dh, first=sel.start)
     d_lam = da.sum(axis=0)[:, 0, :]  # (E, N)
     d_gamma = (g.real * proj[..., :N]).sum(axis=(0, 2))  # Re(g conj(B u))
     d_gamma += (g.imag * proj[..., N : 2 * N]).sum(axis=(0, 2))

@@ -97,9 +97,7 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     """
     z, cand, a, h, sel = (cache[k] for k in ("z", "cand", "a", "h", "sel"))
     B = h.shape[2]
-    dh = np.zeros_like(h)
-    dh[sel] = dy
-    da, g, _ = by_method(cache["method"])[1](a, h, dh)
+    da, g, _ = by_method(cache["method"])[1](a, h, dy.astype(h.dtype, copy=False), first=sel.start)
     d_proj = np.empty(h.shape[:3] + (2 * h.shape[3],), dtype=h.dtype)
     H = h.shape[3]
     dz = d_proj[..., :H]

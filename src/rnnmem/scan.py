@@ -160,7 +160,9 @@ def linear_scan(a: Any, b: Any, h0: Any = None) -> np.ndarray:
     return _scan(a, b)
 
 
-def linear_scan_backward(a: Any, h: Any, dh: Any, h0: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def linear_scan_backward(
+    a: Any, h: Any, dh: Any, h0: Any = None, *, first: int = 0, carry: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""The gradients ``(da, db, dh0)`` of a loss through :math:`h_t = a_t \odot h_{t-1} + b_t`, by the scan.
 
     ``a`` is the forward pass's decay, ``h`` its states (:func:`linear_scan`'s
@@ -173,7 +175,8 @@ def linear_scan_backward(a: Any, h: Any, dh: Any, h0: Any = None) -> tuple[np.nd
     was broadcast, so ``da`` has ``a``'s shape) and :math:`\partial
     L/\partial h_0 = \bar a_1 g_1` (likewise summed to ``h0``'s shape; the
     module gives the convention for complex values).
-    :func:`sequential_scan_backward` computes the same by the reverse loop.
+    :func:`sequential_scan_backward` computes the same by the reverse loop;
+    ``first`` and ``carry`` are as there.
 
     >>> a, b = np.array([0.5, 0.5]), np.array([1.0, 1.0])
     >>> h = linear_scan(a, b)                                  # [1, 1.5]
@@ -181,10 +184,12 @@ def linear_scan_backward(a: Any, h: Any, dh: Any, h0: Any = None) -> tuple[np.nd
     >>> da.tolist(), db.tolist(), float(dh0)
     ([0.0, 1.0], [0.5, 1.0], 0.25)
     """
-    return _backward(a, h, dh, h0, _reverse_by_scan)
+    return _backward(a, h, dh, h0, _reverse_by_scan, first, carry)
 
 
-def sequential_scan_backward(a: Any, h: Any, dh: Any, h0: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sequential_scan_backward(
+    a: Any, h: Any, dh: Any, h0: Any = None, *, first: int = 0, carry: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""What :func:`linear_scan_backward` computes, with :math:`g_t = \delta h_t + \bar a_{t+1} g_{t+1}` one step at a time.
 
     The backward pass of :func:`sequential_scan`: the reverse loop, one
@@ -195,50 +200,91 @@ def sequential_scan_backward(a: Any, h: Any, dh: Any, h0: Any = None) -> tuple[n
     :math:`\bar a_{e+1} g_{e+1}` added to ``dh[e]`` gives the same numbers,
     bit for bit, as one run over the whole sequence.
 
+    A loss often reads only the last steps (a readout of the last state).
+    Then ``dh`` may hold only the steps from ``first`` on, ``(T - first,
+    ...)``, the steps before it having no direct gradient, and ``carry``
+    (one step's shape) is added to the last step's: the results are those of
+    the whole ``dh``, zeros before ``first`` and ``carry`` added, bit for bit,
+    without that array (a step with none adds zero, as the whole loop does).
+
     >>> a, b = np.array([0.5, 0.5]), np.array([1.0, 1.0])
     >>> h = sequential_scan(a, b)
     >>> [g.tolist() for g in sequential_scan_backward(a, h, np.array([0.0, 1.0]))]
     [[0.0, 1.0], [0.5, 1.0], 0.25]
+    >>> [g.tolist() for g in sequential_scan_backward(a, h, np.array([1.0]), first=1)]
+    [[0.0, 1.0], [0.5, 1.0], 0.25]
     """
-    return _backward(a, h, dh, h0, _reverse_by_loop)
+    return _backward(a, h, dh, h0, _reverse_by_loop, first, carry)
 
 
-def _reverse_by_scan(ca: np.ndarray, dh: np.ndarray) -> np.ndarray:
-    """g_t = dh_t + ca_{t+1} g_{t+1} (``ca`` the decay, conjugated), by the odd–even scan on the reversed sequence."""
-    T = dh.shape[0]
+def _reverse_by_scan(ca: np.ndarray, dh: np.ndarray, first: int, carry: np.ndarray | None) -> np.ndarray:
+    """g_t = dh_t + ca_{t+1} g_{t+1} (``ca`` the decay, conjugated; ``dh`` the steps from ``first`` on, ``carry``
+    added to the last), by the odd–even scan on the reversed sequence."""
+    T = ca.shape[0]
+    whole = np.zeros((T,) + dh.shape[1:], dtype=dh.dtype)
+    whole[first:] = dh
+    if carry is not None:
+        whole[-1] += carry
     a_next = np.zeros((T,) + np.broadcast_shapes(ca.shape[1:], dh.shape[1:]), dtype=dh.dtype)
     a_next[: T - 1] = ca[1:]
-    return np.ascontiguousarray(_scan(a_next[::-1], dh[::-1])[::-1])
+    return np.ascontiguousarray(_scan(a_next[::-1], whole[::-1])[::-1])
 
 
-def _reverse_by_loop(ca: np.ndarray, dh: np.ndarray) -> np.ndarray:
-    """g_t = dh_t + ca_{t+1} g_{t+1} (``ca`` the decay, conjugated), one step at a time from the last."""
-    g = np.empty(dh.shape, dtype=dh.dtype)
-    T = dh.shape[0]
-    g[T - 1] = dh[T - 1]
-    for t in range(T - 2, -1, -1):  # slices, not entries, so that a step is an array even when it is one number
+def _reverse_by_loop(ca: np.ndarray, dh: np.ndarray, first: int, carry: np.ndarray | None) -> np.ndarray:
+    """g_t = dh_t + ca_{t+1} g_{t+1} (``ca`` the decay, conjugated; ``dh`` the steps from ``first`` on, ``carry``
+    added to the last), one step at a time from the last."""
+    T = ca.shape[0]
+    g = np.empty((T,) + dh.shape[1:], dtype=dh.dtype)
+    last = g[T - 1 :]  # slices, not entries, so that a step is an array even when it is one number
+    last[...] = dh[T - 1 - first :] if first < T else 0.0
+    if carry is not None:
+        last += carry
+    for t in range(T - 2, -1, -1):
         step = g[t : t + 1]
         np.multiply(ca[t + 1 : t + 2], g[t + 1 : t + 2], out=step)
-        step += dh[t : t + 1]
+        if t >= first:
+            step += dh[t - first : t - first + 1]
+        else:
+            np.add(step, 0.0, out=step)  # the step's zero, added as the whole dh adds it (-0 + 0 is +0)
     return g
 
 
-def _backward(a: Any, h: Any, dh: Any, h0: Any, reverse) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _backward(
+    a: Any, h: Any, dh: Any, h0: Any, reverse, first: int = 0, carry: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The gradients of the recurrence, with the total gradient g computed by ``reverse`` (scan or loop)."""
     a_arr = np.asarray(a)
     h0_shape = None if h0 is None else np.shape(h0)
-    a, dh, h0 = _arrays(a, dh, h0)
+    dh = np.asarray(dh)
+    T = a_arr.shape[0] if a_arr.ndim else 0
+    if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first <= max(T, 0):
+        raise ValueError(f"first must be a step from 0 to T = {T}, got {first!r}")
+    if dh.ndim < 1 or dh.shape[0] != T - first:
+        raise ValueError(f"dh must hold the steps from first = {first} on, {T - first} of them, got shape {dh.shape}")
+    step_zero = np.zeros((), dtype=dh.dtype) if dh.dtype.kind in "iufc" and dh.dtype != np.bool_ else dh
+    a, _, h0 = _arrays(a, np.broadcast_to(step_zero, (T,) + dh.shape[1:]), h0)
     h = np.asarray(h)
-    if h.shape != dh.shape:
-        raise ValueError(f"h must have dh's shape {dh.shape}, got shape {h.shape}")
+    if h.shape != (T,) + dh.shape[1:]:
+        raise ValueError(f"h must have the shape of every step's dh, {(T,) + dh.shape[1:]}, got shape {h.shape}")
     dtype = np.result_type(a, dh, h)
     conj = np.conj if dtype.kind == "c" else (lambda z: z)
+    if carry is not None:
+        carry = np.asarray(carry)
+        if carry.shape != dh.shape[1:]:
+            raise ValueError(f"carry must have one step's shape {dh.shape[1:]}, got shape {carry.shape}")
+        carry = carry.astype(dtype, copy=False)
     ca = conj(a).astype(dtype, copy=False)
-    g = reverse(ca, dh.astype(dtype, copy=False))
-    h_prev = np.empty_like(g)
-    h_prev[1:] = h[:-1]
-    h_prev[0] = 0.0 if h0 is None else h0
-    da = g * conj(h_prev)
+    g = reverse(ca, dh.astype(dtype, copy=False), first, carry)
+    if dtype.kind == "c":  # g_t conj(h_{t-1}): a product into a new array (numpy's complex product, written
+        h_prev = np.empty_like(g)  # over one of its operands, can round another way)
+        h_prev[1:] = h[:-1]
+        h_prev[0] = 0.0 if h0 is None else h0
+        da = g * conj(h_prev)
+    else:  # g_t h_{t-1}, written in place: a real product rounds one way
+        da = np.empty_like(g)
+        da[1:] = h[:-1]
+        da[0] = 0.0 if h0 is None else h0
+        np.multiply(g, da, out=da)
     # Sum over the axes a was broadcast along, so that da has a's own shape.
     while da.ndim > a_arr.ndim:
         da = da.sum(axis=1)

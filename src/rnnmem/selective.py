@@ -200,40 +200,6 @@ def _steps(
     return a, h
 
 
-def _steps_back(
-    a: np.ndarray, h: np.ndarray, h0: np.ndarray | None, dh_out: np.ndarray | None, first_out: int, carry: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""A span's backward pass by the reverse loop: ``(da, g, dh0)`` of :func:`rnnmem.scan.sequential_scan_backward`.
-
-    ``a`` and ``h`` are the span's decays and states, ``dh_out`` the gradient its outputs send to the states of
-    steps ``first_out`` on (``None``: none), ``carry`` what the next span sends to the last state. The total
-    gradient :math:`g_k = \delta h_k + a_{k+1} g_{k+1}` and :math:`\partial L/\partial a_k = g_k h_{k-1}`
-    are the same operations on the same numbers as
-    :func:`~rnnmem.scan.sequential_scan_backward` of the span's whole ``dh`` (zeros where no output reads a
-    step), so the same results, bit for bit, without the array of zeros or a shifted copy of ``h``.
-    """
-    K = h.shape[0]
-    g = np.empty_like(h)
-    last = g[K - 1]
-    if dh_out is not None and first_out <= K - 1:
-        last[...] = dh_out[K - 1 - first_out]
-    else:
-        last[...] = 0.0
-    if carry is not None:
-        last += carry
-    for k in range(K - 2, -1, -1):
-        step = g[k]
-        np.multiply(a[k + 1], g[k + 1], out=step)
-        if dh_out is not None and k >= first_out:
-            step += dh_out[k - first_out]
-        else:
-            np.add(step, 0.0, out=step)  # the zero of dh, added as the loop adds it (-0 + 0 is +0)
-    da = np.empty_like(g)
-    np.multiply(g[1:], h[:-1], out=da[1:])
-    np.multiply(g[0], 0.0 if h0 is None else h0, out=da[0])
-    return da, g, a[0] * g[0]
-
-
 def forward(
     p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan", keep_states: bool = False
 ) -> tuple[np.ndarray, dict]:
@@ -331,16 +297,9 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
             d_out = dy[lo - first : e - first]
             dh_out = d_out[..., :, None] * Ct[lo:e, :, :, None, :]
             dCt[lo:e] = np.matmul(d_out[..., None, :], h[lo - s :])[..., 0, :]
-        if cache["method"] == "loop":
-            da, g, carry = _steps_back(a, h, h0, dh_out, lo - s, carry)
-        else:
-            dh = np.zeros_like(h)
-            if dh_out is not None:
-                dh[lo - s :] = dh_out
-            if carry is not None:
-                dh[-1] += carry
-            da, g, carry = backward_scan(a, h, dh, h0)
-            del dh
+        if dh_out is None:  # no output reads this span: only the carry reaches it
+            dh_out = np.zeros((0,) + h.shape[1:], dtype=h.dtype)
+        da, g, carry = backward_scan(a, h, dh_out, h0, first=min(lo, e) - s, carry=carry)
         if step_norms is not None:
             step_norms[:, s:e] = (np.sqrt((g * g).sum(axis=(3, 4))).mean(axis=2) * B).T
         da *= a  # d(Delta A)

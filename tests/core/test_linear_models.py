@@ -158,30 +158,6 @@ def test_the_selective_loop_computes_the_coefficients_and_the_loop_bit_for_bit(d
         assert np.array_equal(a[0], a_ref[-1]) and np.array_equal(h[(K - 1) % 2], h_ref[-1])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("first_out", [0, 3, 4, 5])  # every step has an output, the last two, the last, none
-@pytest.mark.parametrize("with_h0", [True, False])
-@pytest.mark.parametrize("with_carry", [True, False])
-def test_the_selective_reverse_loop_is_the_scans_reverse_loop_bit_for_bit(dtype, first_out, with_h0, with_carry):
-    """A span's backward pass from its outputs' rows and the next span's carry: the reverse loop on the whole dh."""
-    rng = np.random.default_rng(4)
-    K, step = 5, (2, 3, 4, 6)
-    a = rng.uniform(0.0, 1.0, (K, *step)).astype(dtype)
-    h = rng.standard_normal((K, *step)).astype(dtype)
-    h0 = rng.standard_normal(step).astype(dtype) if with_h0 else None
-    carry = rng.standard_normal(step).astype(dtype) if with_carry else None
-    dh_out = rng.standard_normal((K - first_out, *step)).astype(dtype) if first_out < K else None
-    dh = np.zeros_like(h)
-    if dh_out is not None:
-        dh[first_out:] = dh_out
-    if carry is not None:
-        dh[-1] += carry
-    expected = scan.sequential_scan_backward(a, h, dh, h0)
-    got = selective._steps_back(a, h, h0, dh_out, first_out, carry)
-    for name, e, g in zip(("da", "g", "dh0"), expected, got):
-        assert g.dtype == e.dtype and np.array_equal(g, e), name
-
-
 def test_gradcheck_loss_refuses_float32():
     with pytest.raises(ValueError, match="float64"):
         gradcheck_loss(small("lru", dtype=np.float32), sample(), np.zeros(5, dtype=int), "classification")

@@ -258,10 +258,45 @@ def test_by_method_refuses_other_methods(method):
 def test_backward_bad_input_names_the_argument(backward):
     with pytest.raises(ValueError, match="h must"):
         backward(np.ones(3), np.ones(2), np.ones(3))
-    with pytest.raises(ValueError, match="same number of steps"):
+    with pytest.raises(ValueError, match=r"dh must hold the steps from first = 0 on, 2 of them, got shape \(3,\)"):
         backward(np.ones(2), np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="h0 must"):
         backward(np.ones((2, 3)), np.ones((2, 3)), np.ones((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match=r"first must be a step from 0 to T = 3, got 4"):
+        backward(np.ones(3), np.ones(3), np.ones(0), first=4)
+    with pytest.raises(ValueError, match=r"dh must hold the steps from first = 1 on, 2 of them, got shape \(3,\)"):
+        backward(np.ones(3), np.ones(3), np.ones(3), first=1)
+    with pytest.raises(ValueError, match=r"carry must have one step's shape \(2,\), got shape \(3,\)"):
+        backward(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), carry=np.ones(3))
+
+
+@pytest.mark.parametrize("backward", [linear_scan_backward, sequential_scan_backward])
+@pytest.mark.parametrize("is_complex", [False, True])
+@pytest.mark.parametrize("broadcast", [False, True])
+@pytest.mark.parametrize("first", [0, 4, 6, 7])  # every step, the last three, the last, none
+@pytest.mark.parametrize("with_carry", [False, True])
+def test_backward_from_the_last_steps_is_the_backward_of_the_whole_dh(
+    backward, is_complex, broadcast, first, with_carry
+):
+    """dh given from ``first`` on, with a carry: the same numbers as the whole dh, zeros before and carry added."""
+    rng = np.random.default_rng(first)
+    T, B, N = 7, 3, 4
+
+    def draw(*shape):
+        x = rng.standard_normal(shape)
+        return x + 1j * rng.standard_normal(shape) if is_complex else x
+
+    a = 0.9 * draw(T, 1 if broadcast else B, N)
+    h, h0 = draw(T, B, N), draw(B, N)
+    rows, carry = draw(T - first, B, N), draw(B, N) if with_carry else None
+    whole = np.zeros_like(h)
+    whole[first:] = rows
+    if carry is not None:
+        whole[-1] += carry
+    expected = backward(a, h, whole, h0)
+    got = backward(a, h, rows, h0, first=first, carry=carry)
+    for name, e, g in zip(("da", "g", "dh0"), expected, got):
+        assert g.shape == e.shape and g.dtype == e.dtype and np.array_equal(g, e), name
 
 
 @pytest.mark.parametrize("T", [0, -1, 2.0, True, "8"])
