@@ -208,11 +208,12 @@ def chains(first: Sequence, follow: Callable[[Any, Any], Any]) -> dict:
     """Train chains of runs, each run started as soon as the one before it in its chain has ended: run -> result.
 
     Each of ``first`` starts a chain; when a run ends, ``follow(run, result)`` gives the runs that follow
-    it: one run, a list of runs, or ``None`` (none). Runs kept in memory or on disk (:mod:`rnnmem.site.runcache`) are read, not
-    trained; the others train in up to :func:`workers` processes, the costliest of those waiting first,
-    so that no process waits for a slow run of another chain, as it would waiting for a whole round
-    (:func:`runs`). Each run is a pure function of itself, so the results are those of training the chains
-    one round at a time. Runs must not recur across chains.
+    it: one run, a list of runs, or ``None`` (none). Runs kept in memory or on disk
+    (:mod:`rnnmem.site.runcache`) are read, not trained; the others train in up to :func:`workers`
+    processes, the costliest of those waiting first, so that no process waits for a slow run of another
+    chain, as it would waiting for a whole round (:func:`runs`). Each run is a pure function of itself, so
+    the results are those of training the chains one round at a time. A run may not recur across chains
+    (a ``ValueError`` names it).
     """
     results: dict = {}
     waiting = list(dict.fromkeys(first))
