@@ -261,8 +261,10 @@ def _backward(
         raise ValueError(f"first must be a step from 0 to T = {T}, got {first!r}")
     if dh.ndim < 1 or dh.shape[0] != T - first:
         raise ValueError(f"dh must hold the steps from first = {first} on, {T - first} of them, got shape {dh.shape}")
-    step_zero = np.zeros((), dtype=dh.dtype) if dh.dtype.kind in "iufc" and dh.dtype != np.bool_ else dh
-    a, _, h0 = _arrays(a, np.broadcast_to(step_zero, (T,) + dh.shape[1:]), h0)
+    if dh.dtype.kind not in "iufc" or dh.dtype == np.bool_:
+        raise ValueError(f"dh must be an array of real or complex numbers, got dtype {dh.dtype}")
+    # a and h0 checked against every step's shape (a zero-cost stand-in for the whole dh, which is never made)
+    a, _, h0 = _arrays(a, np.broadcast_to(np.zeros((), dtype=dh.dtype), (T,) + dh.shape[1:]), h0)
     h = np.asarray(h)
     if h.shape != (T,) + dh.shape[1:]:
         raise ValueError(f"h must have the shape of every step's dh, {(T,) + dh.shape[1:]}, got shape {h.shape}")

@@ -266,6 +266,8 @@ def test_backward_bad_input_names_the_argument(backward):
         backward(np.ones(3), np.ones(3), np.ones(0), first=4)
     with pytest.raises(ValueError, match=r"dh must hold the steps from first = 1 on, 2 of them, got shape \(3,\)"):
         backward(np.ones(3), np.ones(3), np.ones(3), first=1)
+    with pytest.raises(ValueError, match="dh must be an array of real or complex numbers, got dtype bool"):
+        backward(np.ones(3), np.ones(3), np.ones(3, dtype=bool))
     with pytest.raises(ValueError, match=r"carry must have one step's shape \(2,\), got shape \(3,\)"):
         backward(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), carry=np.ones(3))
 
