@@ -144,6 +144,25 @@ def test_fisher_handles_large_counts_exactly():
     assert p == stats.fisher_exact(200, 500, 300, 500)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1, 300), st.integers(1, 300), st.data())
+def test_fisher_weights_are_the_products_of_binomials(n_a, n_b, data):
+    """The recurrence gives exactly C(n_a, x) C(n_b, m - x) for every possible x, whatever the margins."""
+    m = data.draw(st.integers(0, n_a + n_b))
+    low, high = max(0, m - n_b), min(n_a, m)
+    expected = [math.comb(n_a, x) * math.comb(n_b, m - x) for x in range(low, high + 1)]
+    assert stats._hypergeometric_weights(n_a, n_b, m) == expected
+
+
+def test_fisher_at_pooled_counts_in_the_thousands_is_the_exact_sum():
+    """Counts pooled over seeds (thousands of occurrences): the p of the whole exact sum, rounded once."""
+    a, n_a, b, n_b = 4100, 5200, 3950, 5100
+    m = a + b
+    weights = {x: math.comb(n_a, x) * math.comb(n_b, m - x) for x in range(max(0, m - n_b), min(n_a, m) + 1)}
+    tail = sum(w for w in weights.values() if w * 10**7 <= weights[a] * (10**7 + 1))
+    assert stats.fisher_exact(a, n_a, b, n_b) == float(Fraction(tail, math.comb(n_a + n_b, m)))
+
+
 # -- quartiles and the bootstrap median ------------------------------------------------------------------
 
 
