@@ -479,8 +479,13 @@ def slot_loss(model: Any, vocab: Any, sentences: Sequence[Any], *, mean: bool = 
     >>> sorted(losses), round(losses[("forward", "before")], 1)
     ([('backward', 'after'), ('backward', 'before'), ('forward', 'after'), ('forward', 'before')], 4.1)
     """
+    return _slot_losses(_slot_log_probs(model, vocab, sentences), vocab, mean)
+
+
+def _slot_losses(log_probs: dict, vocab: Any, mean: bool) -> dict:
+    """:func:`slot_loss` from the noun slot's log-probabilities (:func:`_slot_log_probs`)."""
     out = {}
-    for key, (chosen, log_p) in _slot_log_probs(model, vocab, sentences).items():
+    for key, (chosen, log_p) in log_probs.items():
         each = -log_p[np.arange(len(chosen)), [vocab.id(s.noun) for s in chosen]]
         out[key] = float(each.mean()) if mean else each
     return out
@@ -503,8 +508,13 @@ def slot_sense(model: Any, vocab: Any, sentences: Sequence[Any]) -> dict:
     >>> total == sum(s.direction == "before" for s in c.held_out), 0 <= correct <= total
     (True, True)
     """
+    return _slot_senses(_slot_log_probs(model, vocab, sentences), vocab)
+
+
+def _slot_senses(log_probs: dict, vocab: Any) -> dict:
+    """:func:`slot_sense` from the noun slot's log-probabilities (:func:`_slot_log_probs`)."""
     out = {}
-    for key, (chosen, log_p) in _slot_log_probs(model, vocab, sentences).items():
+    for key, (chosen, log_p) in log_probs.items():
         p = np.exp(log_p)
         correct = 0
         for s, row in zip(chosen, p):
@@ -639,11 +649,51 @@ def compare(
     return _compare(int(seed), data, vocab, model, untrained, list(history.losses), window, l2)
 
 
+class _Layers:
+    """``model.layers_at`` of a word's occurrences in a list of sentences, each computed once.
+
+    ``layers(model, sentences, word)`` returns the occurrences
+    (:func:`rnnmem.corpus.occurrences`) and every layer of the model at each,
+    ``(L + 1, N, 2 * dim)``. The probes of :func:`measure` read the same
+    model on the same sentences for several labellings (the sense and the
+    control task) and again for :func:`compare`'s table; the call is the same
+    each time, so its result is kept and returned again (keyed by the
+    identity of the model and of the list, which the memo holds).
+    """
+
+    def __init__(self, vocab: Any) -> None:
+        self.vocab = vocab
+        self._memo: dict = {}
+
+    def __call__(self, model: Any, sentences: Sequence[Any], word: str) -> tuple[list, np.ndarray]:
+        key = (id(model), id(sentences), word)
+        if key not in self._memo:
+            occ = _corpus.occurrences(sentences, word)
+            at = model.layers_at([self.vocab.encode(s) for s in occ], [s.position for s in occ])
+            self._memo[key] = (model, sentences, occ, at)
+        _, _, occ, at = self._memo[key]
+        return occ, at
+
+
 def _compare(
-    seed: int, data: Any, vocab: Any, model: Any, untrained: Any, losses: list, window: int, l2: float
+    seed: int,
+    data: Any,
+    vocab: Any,
+    model: Any,
+    untrained: Any,
+    losses: list,
+    window: int,
+    l2: float,
+    layers: _Layers | None = None,
+    slots: dict | None = None,
 ) -> Comparison:
-    """:func:`compare` of a trained ``model`` (and its ``untrained`` start) on the corpus ``data``."""
-    slots = slot_loss(model, vocab, data.held_out)
+    """:func:`compare` of a trained ``model`` (and its ``untrained`` start) on the corpus ``data``.
+
+    ``layers`` (a :class:`_Layers`) and ``slots`` (:func:`slot_loss` of ``model`` on the held-out
+    sentences) give what the caller has already computed; the numbers are the same.
+    """
+    layers = _Layers(vocab) if layers is None else layers
+    slots = slot_loss(model, vocab, data.held_out) if slots is None else slots
     D, L = model.dim, model.num_layers
     correct = {m: 0 for m in METHODS}
     cells: dict = {m: {} for m in METHODS}
@@ -652,14 +702,11 @@ def _compare(
     for word, senses in _corpus.SENSES.items():
         split = {}
         for name, sentences in (("train", data.train), ("held out", data.held_out)):
-            occ = _corpus.occurrences(sentences, word)
-            seqs = [vocab.encode(s) for s in occ]
-            pos = [s.position for s in occ]
-            trained = model.layers_at(seqs, pos)
-            fresh = untrained.layers_at(seqs, pos)
+            occ, trained = layers(model, sentences, word)
+            _, fresh = layers(untrained, sentences, word)
             views = {
                 "static": trained[0, :, :D],
-                "bag": model.bag_of_rows(seqs, pos, window),
+                "bag": model.bag_of_rows([vocab.encode(s) for s in occ], [s.position for s in occ], window),
                 "untrained": fresh[L],
                 "forward": trained[L, :, :D],
                 "backward": trained[L, :, D:],
@@ -712,7 +759,7 @@ class Run:
     losses: list
 
 
-def _probe_counts(model: Any, vocab: Any, data: Any, labels_of: Any, l2: float) -> dict:
+def _probe_counts(model: Any, vocab: Any, data: Any, labels_of: Any, l2: float, layers: _Layers | None = None) -> dict:
     """``(direction, side) -> (correct, total)`` of per-word probes on the top layer's two halves.
 
     ``labels_of(word, sentence)`` gives an occurrence's label (0 or 1). For
@@ -721,12 +768,13 @@ def _probe_counts(model: Any, vocab: Any, data: Any, labels_of: Any, l2: float) 
     of the cue.
     """
     D, L = model.dim, model.num_layers
+    layers = _Layers(vocab) if layers is None else layers
     out: dict = {}
     for word in _corpus.SENSES:
         fitted = {}
         for name, sentences in (("train", data.train), ("held out", data.held_out)):
-            occ = _corpus.occurrences(sentences, word)
-            top = model.layers_at([vocab.encode(s) for s in occ], [s.position for s in occ])[L]
+            occ, at = layers(model, sentences, word)
+            top = at[L]
             y = np.array([labels_of(word, s) for s in occ])
             fitted[name] = (top, y, [s.direction for s in occ])
         (x_tr, y_tr, _), (x_ho, y_ho, sides) = fitted["train"], fitted["held out"]
@@ -800,6 +848,7 @@ def measure(
             return control[word][s.cue]
 
         counts, slot, reading = {}, {}, {}
+        layers = _Layers(vocab)  # the sense and control probes, and the final comparison, read the same layers
         for step in marks:
             model = models[k][step]
             for task, corpus_, labels_of in (
@@ -807,14 +856,25 @@ def measure(
                 ("control", data, shuffled),
                 ("neighbour", near, sense),
             ):
-                for (direction, side), count in _probe_counts(model, vocab, corpus_, labels_of, l2).items():
+                for (direction, side), count in _probe_counts(model, vocab, corpus_, labels_of, l2, layers).items():
                     counts[(step, task, direction, side)] = count
-            for key, each in slot_loss(model, vocab, data.held_out, mean=False).items():
+            log_probs = _slot_log_probs(model, vocab, data.held_out)
+            for key, each in _slot_losses(log_probs, vocab, mean=False).items():
                 slot[(step,) + key] = each
-            for key, count in slot_sense(model, vocab, data.held_out).items():
+            for key, count in _slot_senses(log_probs, vocab).items():
                 reading[(step,) + key] = count
+        last = models[k][marks[-1]]
         final = _compare(
-            int(seed), data, vocab, models[k][marks[-1]], models[k][marks[0]], histories[k].losses, window, l2
+            int(seed),
+            data,
+            vocab,
+            last,
+            models[k][marks[0]],
+            histories[k].losses,
+            window,
+            l2,
+            layers,
+            _slot_losses(log_probs, vocab, mean=True),  # the last checkpoint's, read in the loop above
         )
         runs.append(Run(int(seed), tuple(marks), counts, slot, reading, final, list(histories[k].losses)))
     return runs

@@ -189,6 +189,32 @@ def test_measure_probes_every_checkpoint_task_direction_and_side_on_held_out_occ
     assert 0.2 < agree < 0.8
 
 
+def test_measure_final_comparison_is_compare_of_its_last_checkpoint_bit_for_bit():
+    """The layers and slot losses measure reuses give what compare computes afresh, to the last bit."""
+    small = Recipe(dim=4, num_layers=2, steps=3, batch_size=8)
+    (run,) = probe.measure([2], small, checkpoints=[0, 3], n_train=72, n_held_out=48)
+    data = corpus.make_corpus(72, 48, seed=2)
+    vocab = corpus.vocabulary()
+    models, histories = small.fit_many([[vocab.encode(s) for s in data.train]], len(vocab), [2], checkpoints=[0, 3])
+    fresh = probe._compare(2, data, vocab, models[0][3], models[0][0], list(histories[0].losses), 3, 0.01)
+    assert run.final.correct == fresh.correct and run.final.cells == fresh.cells
+    assert run.final.slot_loss == fresh.slot_loss and run.final.total == fresh.total
+    for word in corpus.SENSES:
+        assert np.array_equal(run.final.s[word], fresh.s[word]) and run.final.gamma[word] == fresh.gamma[word]
+
+
+def test_the_layers_memo_computes_each_model_and_word_once():
+    vocab = corpus.vocabulary()
+    data = corpus.make_corpus(72, 48, seed=0)
+    model = Recipe(dim=4, num_layers=1).model(len(vocab), seed=0)
+    layers = probe._Layers(vocab)
+    occ, at = layers(model, data.train, "bank")
+    assert layers(model, data.train, "bank")[1] is at  # the second call returns the array kept
+    direct = model.layers_at([vocab.encode(s) for s in occ], [s.position for s in occ])
+    assert np.array_equal(at, direct) and occ == corpus.occurrences(data.train, "bank")
+    assert layers(model, data.held_out, "bank")[1] is not at  # another list of sentences is another call
+
+
 def test_a_state_that_has_just_read_the_cue_holds_it_the_positive_control():
     """Untrained, the forward state at the noun has read the cue one step before: a probe reads the sense there."""
     vocab = corpus.vocabulary()
