@@ -14,8 +14,9 @@ core's stacked trainer, about three times faster than float64; builders'
 numbers may differ across processors, and the page says so), and the chapter
 uses :data:`SEEDS` seeds, twenty, the number the book asks of any result from
 training. On the book's shared two-core machine their 5,000 steps and probes
-take about 280 s of wall time in one process (about 14 s a seed) and about
-160 s split between the pool's two, where four seeds took about a minute. Every accuracy is a
+take about 64 s of wall time split between the pool's two processes (ten
+seeds stacked in each, about 6 s a seed; ``make bench-lab`` measures it), and
+the tables' exact tests on the pooled counts milliseconds. Every accuracy is a
 count of held-out occurrences pooled over the seeds, with its Wilson
 interval, and the seeds are stated beside it; a mean loss comes with its 95%
 interval over the held-out sentences and the lowest and highest seed.
