@@ -142,10 +142,11 @@ def fisher_exact(a: int, n_a: int, b: int, n_b: int) -> float:
     The p-value is the sum of :math:`P(x)` over every table no more probable
     than the one observed, :math:`P(x) \le P(a)\,(1 + 10^{-7})` (R's
     ``fisher.test`` and its relative tolerance). The sum is exact (integers,
-    :func:`_hypergeometric_weights`, and one :class:`fractions.Fraction`),
-    rounded once to a float, so it is identical on every processor; counts
-    pooled over seeds, in the thousands, take milliseconds. Each group needs
-    at least one run (``n_a``, ``n_b`` >= 1).
+    each table's :math:`\binom{n_a}{x}\binom{n_b}{a+b-x}` from the one before
+    by an exact recurrence, and one :class:`fractions.Fraction`), rounded once
+    to a float, so it is identical on every processor; counts pooled over
+    seeds, in the thousands, take milliseconds. Each group needs at least one
+    run (``n_a``, ``n_b`` >= 1).
 
     Fisher's tea-tasting table (3 of 4 against 1 of 4) gives 34/70:
 
