@@ -90,6 +90,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "train",
         "tasks",
         "lab",
+        "engine",
         "ensemble",
         "linear_ensemble",
         "experiments",
