@@ -46,7 +46,7 @@ help: ## List the targets
 # Python environment: created once, refreshed when the pins or the package metadata change.
 $(VENV_STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[site,test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[site,test,cluster]'
 	@touch $@
 
 # npm packages (MathJax for build-time math, axe-core and Lighthouse for the checks) come from the
@@ -150,7 +150,7 @@ bench-lighthouse: build ## Lighthouse (mobile) on Home and every chapter, served
 lock: ## Refresh constraints.txt on purpose from the newest releases
 	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet --upgrade pip
-	.venv-lock/bin/pip install --quiet -e '.[site,test]' torch==2.13.0
+	.venv-lock/bin/pip install --quiet -e '.[site,test,cluster]' torch==2.13.0
 	( echo "# Exact pins for every Python package; refresh with 'make lock'."; \
 	  .venv-lock/bin/pip freeze --exclude-editable | grep -v '^rnnmem' | sed -E 's/^(torch==[^+]*)\+.*/\1/' | sort -f ) > constraints.txt
 	rm -rf .venv-lock

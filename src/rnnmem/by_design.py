@@ -374,7 +374,7 @@ class Ladder:
         """Train the ladder rung by rung: every cell of one rung at once (``train`` may use a pool).
 
         A pool can also train each (model, task) up its ladder as soon as its last run ends, from
-        :meth:`first_runs` and :meth:`next_run` (:func:`rnnmem.site.builders.memory_measured.chains`): the
+        :meth:`first_runs` and :meth:`next_run` (:func:`rnnmem.engine.train`): the
         same runs, so the same result.
         """
         trained: dict[Run, RunResult] = {}

@@ -752,8 +752,7 @@ def train_members(design: ClipDesign, members: Sequence[Member]) -> ClipResult:
 class ClipRun:
     """Some members of the experiment trained together, as a value: ``run.execute()`` is pure.
 
-    Hashable, so the builders' pool (``runs`` of
-    :mod:`rnnmem.site.builders.memory_measured`) can key its results by it.
+    A frozen value (:class:`rnnmem.engine.Run`), so the lab's engine can key its results by it.
 
     >>> run = ClipRun(ClipDesign(length=4, hidden=2, updates=3, seeds=1, parts=1), [Member(0, 0.1)])
     >>> run.cost, run.execute().losses.shape

@@ -934,8 +934,8 @@ class SweepChains:
     has ended. A grid grows by the outcome at its last lag alone, so a model's
     grids can grow as soon as the runs of their last lags have ended: each
     model gets the same grids and the same runs, so the same
-    :class:`SweepResult`, and a pool
-    (:func:`rnnmem.site.builders.memory_measured.chains`) starts an extension
+    :class:`SweepResult`, and the lab's engine
+    (:func:`rnnmem.engine.train`) starts an extension
     while the rest of the round still trains. :meth:`first_runs` are the runs to
     start with, :meth:`follow` takes each ended run and gives the runs that
     follow, and :attr:`result` is the sweep's result once no run is left.

@@ -12,11 +12,10 @@ import re
 import numpy as np
 import pytest
 
-from rnnmem import clip_lab, stats
+from rnnmem import clip_lab, engine, stats
 from rnnmem.checks import check_arguments
 from rnnmem.clip_lab import ArmReading, ClipDesign, Divergence, Member, Rung
 from rnnmem.site.builders import lab_clipping as lc
-from rnnmem.site.builders import memory_measured as mm
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
@@ -128,7 +127,7 @@ def test_the_section_s_fixed_claims_about_the_task_and_gradient_descent():
 
 def test_the_figure_and_the_table_share_their_runs(tmp_path, monkeypatch):
     render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
-    monkeypatch.setattr(mm, "_execute", lambda run: pytest.fail(f"trained {run} again"))
+    monkeypatch.setattr(engine.Local, "submit", lambda self, run: pytest.fail(f"trained {run} again"))
     render(tmp_path / "other", f'<!-- figure: clipping_curves {TEXT} caption="c" -->')
 
 

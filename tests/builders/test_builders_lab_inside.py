@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from bs4 import BeautifulSoup, Tag
 
+from rnnmem import engine
 from rnnmem.checks import check_arguments
 from rnnmem.inside import InsideResult, InsideRun
+from rnnmem.site import labruns
 from rnnmem.site.builders import lab_inside as li
-from rnnmem.site.builders import memory_measured as mm
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 from rnnmem.site.style import PALETTE
@@ -171,19 +172,19 @@ def test_the_dark_twin_is_the_stylesheets_filter():
 
 def test_two_renders_are_byte_identical(tmp_path, monkeypatch):
     text = f"<!-- widget: inside_explorer {TINY} -->"
-    monkeypatch.setattr(mm, "_RUNS", {})
+    monkeypatch.setattr(labruns, "_RUNS", {})
     first = Renderer(tmp_path / "a").render(one(text)).content
-    monkeypatch.setattr(mm, "_RUNS", {})  # trained again, not read back
+    monkeypatch.setattr(labruns, "_RUNS", {})  # trained again, not read back
     assert Renderer(tmp_path / "b").render(one(text)).content == first
 
 
 def test_the_widget_and_the_figure_share_their_runs(tmp_path, monkeypatch):
-    monkeypatch.setattr(mm, "_RUNS", {})
+    monkeypatch.setattr(labruns, "_RUNS", {})
     Renderer(tmp_path).render(one(f"<!-- widget: inside_explorer {TINY} -->"))
-    trained = [k for k in mm._RUNS if isinstance(k, InsideRun)]
+    trained = [k for k in labruns._RUNS if isinstance(k, InsideRun)]
     assert sorted(str(run.model) for run in trained) == ["lstm:chrono", "rnn"]
     assert all(run.seeds == (0, 1) and run.dtype == "float32" and run.design.steps == 50 for run in trained)
-    monkeypatch.setattr(mm, "_execute", lambda run: pytest.fail(f"trained {run} again"))
+    monkeypatch.setattr(engine.Local, "submit", lambda self, run: pytest.fail(f"trained {run} again"))
     Renderer(tmp_path).render(one(f'<!-- figure: inside_checkpoints {TINY} caption="c" alt="a" -->'))
 
 

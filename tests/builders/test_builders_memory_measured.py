@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import threading
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from rnnmem import memory, stats
 from rnnmem.checks import check_arguments
 from rnnmem.experiments import ModelSpec, RecallRun, Sweep
+from rnnmem.site import comparisons, labruns
 from rnnmem.site.arithmetic import arithmetic
 from rnnmem.site.builders import memory_measured as mm
 from rnnmem.site.directives import DirectiveError, find_directives
@@ -106,12 +105,16 @@ def test_a_comparison_words_a_difference_only_below_the_level():
     def cell(k, n=20):
         return Outcome(300, tuple([25] * k + [None] * (n - k)), np.ones(n))
 
-    far, near = mm.compare(cell(18), cell(2)), mm.compare(cell(11), cell(9))
+    far, near = comparisons.compare(cell(18), cell(2)), comparisons.compare(cell(11), cell(9))
     assert far["differ"] and far["phrase"] == "more successes than" and far["verdict"] == "a difference"
-    assert mm.compare(cell(2), cell(18))["phrase"] == "fewer successes than"
+    assert comparisons.compare(cell(2), cell(18))["phrase"] == "fewer successes than"
     assert not near["differ"] and near["phrase"] == "no detectable difference from"
-    assert near["p_value"] >= mm.ALPHA > far["p_value"]
-    assert mm._p(0.0004) == "< 0.001" and mm._p(0.034) == "0.034" and mm._p(0.5) == "0.50"
+    assert near["p_value"] >= comparisons.ALPHA > far["p_value"]
+    assert (
+        comparisons.p_text(0.0004) == "< 0.001"
+        and comparisons.p_text(0.034) == "0.034"
+        and comparisons.p_text(0.5) == "0.50"
+    )
 
 
 def test_the_wilson_table_gives_every_count_its_interval(tmp_path):
@@ -200,43 +203,11 @@ def test_the_controls_compare_each_arm_with_its_pair(tmp_path):
     assert sgd["rate"] in (0.1, 1.0) and sgd["cells"] == 1
 
 
-def tiny_runs() -> list:
-    design = mm._design(4, 0.5, 5)
-    return [RecallRun(ModelSpec.parse(s), 3, (0, 1), design) for s in ("rnn", "lstm:0")]
-
-
-def test_two_processes_train_what_one_does_even_beside_other_threads(monkeypatch):
-    """The pool is started from a thread while another thread runs, as under `mkdocs serve` (its server and
-    file watcher): its workers are not forked from this process, and they train what one process trains."""
-    keys = tiny_runs()
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the pool itself is under test here
-    monkeypatch.setattr(mm, "_RUNS", {})
-    monkeypatch.setattr(mm, "WORKERS", 2)
-    assert mm.workers() == 2
-    served: dict[str, list] = {}
-    stop = threading.Event()
-    watcher = threading.Thread(target=stop.wait, name="watcher", daemon=True)
-    builder = threading.Thread(target=lambda: served.setdefault("runs", mm.runs(keys)), name="build")
-    watcher.start()
-    try:
-        builder.start()
-        builder.join(timeout=300)
-    finally:
-        stop.set()
-    assert "runs" in served, "the pooled runs raised or did not finish (see the thread's traceback above)"
-    monkeypatch.setattr(mm, "_RUNS", {})
-    monkeypatch.setattr(mm, "WORKERS", 1)
-    alone = mm.runs(keys)
-    for a, b in zip(served["runs"], alone):
-        assert np.array_equal(a.losses, b.losses, equal_nan=True)
-        assert np.array_equal(a.params["weight_hh_l0"], b.params["weight_hh_l0"])
-
-
 def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_round_by_round(monkeypatch):
     """Each model's grids grow as soon as its own runs end, in a pool: the same grids, runs and outcomes."""
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the pool itself is under test here
-    monkeypatch.setattr(mm, "_RUNS", {})
-    monkeypatch.setattr(mm, "WORKERS", 2)
+    monkeypatch.setenv("RNNMEM_LAB_WORKERS", "2")
+    monkeypatch.setattr(labruns, "_RUNS", {})
     design = dataclasses.replace(mm._design(8, 0.3, 5), eval_every=10)
     sweep = Sweep(
         (ModelSpec.parse("rnn"), ModelSpec.parse("lstm:2")),
@@ -249,7 +220,7 @@ def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_
         extend_to=4,
     )
     schedule = sweep.chains()
-    trained = mm.chains(schedule.first_runs(), schedule.follow)
+    trained = labruns.chains(schedule.first_runs(), schedule.follow)
     chained, rounds = schedule.result, sweep.execute()
     assert chained.plan == rounds.plan
     assert set(trained) == set(chained.results) == set(rounds.results)
@@ -258,66 +229,6 @@ def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_
         for lag in lags:
             a, b = chained.result(model, lag, budget), rounds.result(model, lag, budget)
             assert np.array_equal(a.scores, b.scores) and a.success_step == b.success_step, (model, lag, budget)
-
-
-class RecordingPool:
-    """Stands in for ProcessPoolExecutor: records how it was asked to start its processes, runs here."""
-
-    started: ClassVar[list[tuple[int, str]]] = []
-
-    def __init__(self, processes, mp_context, initializer):
-        RecordingPool.started.append((processes, mp_context.get_start_method()))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def map(self, func, items):
-        return map(func, items)
-
-
-@pytest.fixture
-def recorded(monkeypatch):
-    """runs() with two workers allowed, a recording pool, and runs that are named, not trained."""
-    import concurrent.futures
-
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
-    monkeypatch.setattr(RecordingPool, "started", [])
-    monkeypatch.setattr(mm, "_RUNS", {})
-    monkeypatch.setattr(mm, "WORKERS", 2)
-    trained: list = []
-
-    def execute(run):
-        trained.append(run)
-        return ("result of", run)
-
-    monkeypatch.setattr(mm, "_execute", execute)
-    return trained
-
-
-def test_inside_a_pytest_xdist_worker_the_runs_train_in_this_process(monkeypatch, recorded):
-    keys = tiny_runs()
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
-    assert mm.workers() == 1
-    assert mm.runs(keys) == [("result of", k) for k in keys]
-    assert RecordingPool.started == [] and sorted(map(repr, recorded)) == sorted(map(repr, keys))
-    monkeypatch.delenv("PYTEST_XDIST_WORKER")
-    monkeypatch.setattr(mm, "_RUNS", {})
-    assert mm.workers() == 2 and mm.runs(keys) == [("result of", k) for k in keys]
-    assert [n for n, _ in RecordingPool.started] == [2], "outside pytest-xdist the two runs share a pool"
-
-
-def test_the_pool_never_forks_this_process(monkeypatch, recorded):
-    import multiprocessing
-
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    mm.runs(tiny_runs())
-    ((processes, method),) = RecordingPool.started
-    expected = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    assert (processes, method) == (2, expected)
-    assert mm.pool_context().get_start_method() != "fork"
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 
 from rnnmem import by_design, lru, memory, stats
 from rnnmem.experiments import Design
-from rnnmem.site.builders import memory_measured
+from rnnmem.site import labruns
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
 
@@ -89,11 +89,11 @@ def test_ladder_climbs_only_while_half_the_seeds_succeed():
 def test_the_ladder_trained_chain_by_chain_in_two_processes_is_the_ladder_trained_rung_by_rung(monkeypatch):
     """The builder trains each (model, task) up its ladder as soon as its last run ends, in a pool: the same runs."""
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # the pool itself is under test here
-    monkeypatch.setattr(memory_measured, "_RUNS", {})
-    monkeypatch.setattr(memory_measured, "WORKERS", 2)
+    monkeypatch.setenv("RNNMEM_LAB_WORKERS", "2")
+    monkeypatch.setattr(labruns, "_RUNS", {})
     design = dataclasses.replace(_design(steps=100), eval_every=10)
     ladder = by_design.Ladder(("lstm:chrono", "lru"), ("blank-recall", "recall"), (2, 4, 8), (0, 1), design)
-    chained = ladder.result(memory_measured.chains(ladder.first_runs(), ladder.next_run))
+    chained = ladder.result(labruns.chains(ladder.first_runs(), ladder.next_run))
     rungs = ladder.execute()
     assert list(chained.trained) == list(rungs.trained)
     assert len(rungs.trained) > len(ladder.first_runs()), "the case should climb at least once"

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rnnmem.site import runcache
-from rnnmem.site.builders import memory_measured
+from rnnmem.site import labruns, runcache
 
 
 @dataclass(frozen=True)
@@ -28,26 +27,26 @@ TRAINED: list[int] = []
 
 @pytest.fixture(autouse=True)
 def fresh(monkeypatch):
-    monkeypatch.setattr(memory_measured, "_RUNS", {})
-    monkeypatch.setattr(memory_measured, "workers", lambda: 1)
+    monkeypatch.setattr(labruns, "_RUNS", {})
+    monkeypatch.setenv("RNNMEM_LAB_WORKERS", "1")
     TRAINED.clear()
 
 
 def test_a_run_is_trained_once_and_read_back_in_a_later_process(tmp_path: Path, monkeypatch):
     with runcache.directory(tmp_path):
-        assert memory_measured.runs([Counted(2), Counted(3)]) == [{"n": 2, "square": 4}, {"n": 3, "square": 9}]
+        assert labruns.runs([Counted(2), Counted(3)]) == [{"n": 2, "square": 4}, {"n": 3, "square": 9}]
     assert TRAINED == [2, 3] and len(list(tmp_path.glob("Counted-*.pickle"))) == 2
-    monkeypatch.setattr(memory_measured, "_RUNS", {})  # a new process: nothing in memory
+    monkeypatch.setattr(labruns, "_RUNS", {})  # a new process: nothing in memory
     with runcache.directory(tmp_path):
-        assert memory_measured.runs([Counted(3), Counted(4)]) == [{"n": 3, "square": 9}, {"n": 4, "square": 16}]
+        assert labruns.runs([Counted(3), Counted(4)]) == [{"n": 3, "square": 9}, {"n": 4, "square": 16}]
     assert TRAINED == [2, 3, 4]  # 3 was read from disk
 
 
 def test_outside_a_renderer_nothing_is_read_or_written(tmp_path: Path, monkeypatch):
     with runcache.directory(tmp_path):
-        memory_measured.runs([Counted(5)])
-    monkeypatch.setattr(memory_measured, "_RUNS", {})
-    memory_measured.runs([Counted(5)])  # no directory in use: trained again
+        labruns.runs([Counted(5)])
+    monkeypatch.setattr(labruns, "_RUNS", {})
+    labruns.runs([Counted(5)])  # no directory in use: trained again
     assert TRAINED == [5, 5]
     assert runcache.load(Counted(5)) is None
 
@@ -65,18 +64,18 @@ def _up_to(last: int):
 
 def test_chains_follow_each_chain_and_read_kept_runs_without_training_them(tmp_path: Path, monkeypatch):
     with runcache.directory(tmp_path):
-        assert memory_measured.chains([Counted(2)], _up_to(3)) == {
+        assert labruns.chains([Counted(2)], _up_to(3)) == {
             Counted(2): {"n": 2, "square": 4},
             Counted(3): {"n": 3, "square": 9},
         }
     assert TRAINED == [2, 3]
-    monkeypatch.setattr(memory_measured, "_RUNS", {})  # a new process: 2 and 3 are on disk, 4 and 10 are not
+    monkeypatch.setattr(labruns, "_RUNS", {})  # a new process: 2 and 3 are on disk, 4 and 10 are not
     with runcache.directory(tmp_path):
-        results = memory_measured.chains([Counted(2), Counted(10, cost=5.0)], _up_to(4))
+        results = labruns.chains([Counted(2), Counted(10, cost=5.0)], _up_to(4))
     assert sorted(run.n for run in results) == [2, 3, 4, 10]
     assert TRAINED == [2, 3, 10, 4]  # the costlier waiting run first; 2 and 3 read, and followed to 4
 
 
 def test_a_run_that_recurs_across_chains_is_refused():
     with pytest.raises(ValueError, match="recurs"):
-        memory_measured.chains([Counted(1), Counted(2)], lambda run, result: Counted(2) if run.n == 1 else None)
+        labruns.chains([Counted(1), Counted(2)], lambda run, result: Counted(2) if run.n == 1 else None)

@@ -113,9 +113,9 @@ def test_the_tiny_book_builds_the_same_bytes_cold_and_warm(tiny_builds):
 
 @pytest.mark.parametrize("page, kind, name", SAMPLE, ids=[name for _, _, name in SAMPLE])
 def test_an_item_rendered_again_without_the_cache_is_bit_identical(book_items, monkeypatch, page, kind, name):
-    from rnnmem.site.builders import memory_measured
+    from rnnmem.site import labruns
 
-    monkeypatch.setattr(memory_measured, "_RUNS", {})  # train the lab's runs again, not read them from memory
+    monkeypatch.setattr(labruns, "_RUNS", {})  # train the lab's runs again, not read them from memory
     (directive, item) = next((d, i) for d, i in book_items.values() if (d.page, d.kind, d.name) == (page, kind, name))
     content, values, wide = build_content(directive)
     assert content == item.content, f"{directive.where}: rendered again, {kind} {name} differs from the cache"

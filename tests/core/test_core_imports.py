@@ -98,3 +98,37 @@ def test_no_core_module_imports_the_site():
     assert "rnnmem.memory" in core
     bad = {n: sorted(m for m in GRAPH[n] if m == "rnnmem.site" or m.startswith("rnnmem.site.")) for n in core}
     assert not {n: m for n, m in bad.items() if m}, "core modules import rnnmem.site"
+
+
+# -- builders only ask for runs and draw ---------------------------------------------------------------
+BUILDERS = sorted(n for n in GRAPH if n.startswith("rnnmem.site.builders.") and n != "rnnmem.site.builders")
+#: What starts processes or talks to a scheduler: the lab's engine (rnnmem.engine) does, a builder never does.
+SCHEDULING = ("multiprocessing", "concurrent.futures", "distributed", "dask", "subprocess", "threading")
+
+
+def _top_level_imports(name: str) -> set[str]:
+    """Every module ``name`` imports by absolute name (any depth: inside functions too), as written."""
+    path = MODULES[name]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_the_rule_sees_the_builders_and_what_they_import():
+    assert "rnnmem.site.builders.memory_measured" in BUILDERS and len(BUILDERS) >= 15
+    assert "rnnmem.site.labruns" in GRAPH["rnnmem.site.builders.memory_measured"]
+    assert "concurrent.futures" in _top_level_imports("rnnmem.engine")
+
+
+@pytest.mark.parametrize("builder", BUILDERS)
+def test_no_builder_imports_another_builder_or_starts_a_pool(builder):
+    """ARCHITECTURE.md: builders only draw. A builder asks rnnmem.site.labruns for its runs, whose results
+    come from rnnmem.engine; it imports no other builder, and nothing that starts a process or a scheduler."""
+    others = sorted(m for m in GRAPH[builder] if m in BUILDERS and m != builder)
+    assert not others, f"{builder} imports the builders {others}: shared code goes into the core or the site"
+    pools = sorted(m for m in _top_level_imports(builder) if m.split(".")[0] in SCHEDULING or m in SCHEDULING)
+    assert not pools, f"{builder} imports {pools}: runs are trained by rnnmem.engine, through rnnmem.site.labruns"

@@ -3,11 +3,9 @@
 What is trained and how is :mod:`rnnmem.attention_lab` (the design's
 constants, the three readouts, the runs); the counts of the last section are
 :mod:`rnnmem.attention`'s. The runs are trained, shared between the figures
-and kept on disk by :func:`memory_measured.runs
-<rnnmem.site.builders.memory_measured.runs>`. Every comparison worded here
-carries Fisher's exact test (:func:`memory_measured.compare
-<rnnmem.site.builders.memory_measured.compare>`); :math:`p \\ge 0.05` reads as
-none detected.
+and kept on disk by :func:`rnnmem.site.labruns.runs`. Every comparison worded
+here carries Fisher's exact test (:func:`rnnmem.site.comparisons.compare`);
+:math:`p \\ge 0.05` reads as none detected.
 """
 
 from __future__ import annotations
@@ -36,10 +34,11 @@ from rnnmem.checks import PositiveInt
 from rnnmem.experiments import ALPHABET, Lags, Outcome, Threshold
 
 from ..arithmetic import arithmetic
+from ..comparisons import compare
+from ..labruns import runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-from .memory_measured import compare, runs
 
 LABELS = {"last": "last state", "attention": "attention", "uniform": "uniform"}
 """The readouts as a legend names them."""
@@ -53,14 +52,6 @@ PAIRS = (("attention", "last"), ("uniform", "last"), ("attention", "uniform"))
 ARTICLES = {"rnn": "A", "gru": "A", "lstm": "An"}
 
 STYLES = {"last": ("--", "s"), "attention": ("-", "o"), "uniform": (":", "^")}
-
-
-def _test(a: Outcome, b: Outcome) -> dict:
-    """:func:`memory_measured.compare <rnnmem.site.builders.memory_measured.compare>`, and ``p_eq``, the
-    p-value as a sentence writes it: "*p* < 0.001", "*p* = 0.03"."""
-    test = compare(a, b)
-    p = test["p"]
-    return {**test, "p_eq": f"*p* {p}" if p.startswith("<") else f"*p* = {p}"}
 
 
 def _rate_text(o: Outcome) -> str:
@@ -91,7 +82,7 @@ def _lab_values(trained: dict, lags: Sequence[int], seeds: int, steps: int) -> d
                 "text": _rate_text(o),
                 "median": o.accuracy()[1],
             }
-    pairs = {f"{a}-{b}": {str(lag): _test(outcomes[(a, lag)], outcomes[(b, lag)]) for lag in lags} for a, b in PAIRS}
+    pairs = {f"{a}-{b}": {str(lag): compare(outcomes[(a, lag)], outcomes[(b, lag)]) for lag in lags} for a, b in PAIRS}
     return {
         "seeds": seeds,
         "steps": steps,

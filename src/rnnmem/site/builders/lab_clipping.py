@@ -6,8 +6,8 @@ clipping threshold, the training loop with its gradient norms by parameter
 group, and the reading of each rung (counts, Wilson intervals, Fisher's exact
 test). This module draws them and words them.
 
-The runs are trained by the lab's process pool, :func:`rnnmem.site.builders.memory_measured.runs`
-(unchanged), so the figure and the table of one build share them. The
+The runs are trained through :func:`rnnmem.site.labruns.runs`, so the figure
+and the table of one build share them. The
 calibration runs in the builder's own process, once per design
 (:func:`_ladder`).
 
@@ -31,10 +31,10 @@ from rnnmem.checks import Positive, PositiveInt
 from rnnmem.clip_lab import DESIGN, GROUPS, ClipDesign, ClipLadder, Rung
 from rnnmem.experiments import AddingLength, Model, ModelSpec
 
+from ..labruns import runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-from .memory_measured import runs
 
 FIGURE_WINDOWS = 60
 """The figure pools the updates into about this many windows, widening on its logarithmic update axis

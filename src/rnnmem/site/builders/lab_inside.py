@@ -20,8 +20,8 @@ both measures are taken in float64 at every checkpoint.
   the values the chapter's prose and the caption quote.
 
 Both builders read the same runs, trained once per build by the lab's
-:func:`~rnnmem.site.builders.memory_measured.runs` (its cache and its pool of
-processes: the three trainings are this section's whole cost).
+:func:`~rnnmem.site.labruns.runs` (kept for the build and on disk; the three
+trainings are this section's whole cost).
 Colours follow the chapter's other figures (a model keeps its colour of
 :data:`rnnmem.experiments.CONFIGS`); on the dark palette the widget uses the
 colour the site's stylesheet gives the figures there (``invert(0.88)
@@ -43,10 +43,10 @@ from rnnmem.checks import PositiveInt
 from rnnmem.experiments import ALPHABET, CONFIGS, DESIGN, Model, ModelSpec, Threshold
 from rnnmem.inside import InsideResult, InsideRun
 
+from ..labruns import runs
 from ..registry import figure, widget
 from ..style import PALETTE, new_figure
 from ..widgets import State, Widget
-from .memory_measured import runs
 
 MODELS = ("rnn", "lstm:0", "lstm:chrono")
 """The models shown: the tanh RNN, the LSTM with :math:`b_f = 0` and the chrono LSTM."""
@@ -149,8 +149,8 @@ def watched(
 ) -> list[InsideResult]:
     """One :class:`rnnmem.inside.InsideResult` per model, trained once per build.
 
-    The runs go through the lab's :func:`~rnnmem.site.builders.memory_measured.runs`: kept for the
-    build, and those missing trained in up to two processes (one inside a pytest-xdist worker).
+    The runs go through :func:`rnnmem.site.labruns.runs`: kept for the build, and those missing trained
+    by the lab's engine (:mod:`rnnmem.engine`).
     """
     design = dataclasses.replace(DESIGN, hidden=hidden, steps=steps, threshold=threshold)
     keys = [

@@ -10,13 +10,10 @@ module draws them and words them; every comparison it words carries Fisher's
 exact test (:func:`rnnmem.stats.fisher_exact`), and a difference with
 :math:`p \\ge 0.05` is worded as none detected.
 
-Training runs are shared between the figures of one build: each run's result
-is kept in :data:`_RUNS`, keyed by the run (a frozen value holding everything
-it depends on), and the runs a directive needs that are not there yet are
-trained in up to :data:`WORKERS` processes (one inside a pytest-xdist worker;
-started by ``forkserver`` or ``spawn``, never ``fork``: see :func:`pool_context`).
-Each run is a pure function of itself, so the output does not depend on which
-process trained it.
+The runs are asked of :mod:`rnnmem.site.labruns` (which trains those not kept,
+on local processes or a Dask cluster: :mod:`rnnmem.engine`); comparisons are
+worded by :mod:`rnnmem.site.comparisons`. Each run is a pure function of itself,
+so the output does not depend on where it was trained.
 
 The builders' arguments are checked from their signatures
 (:func:`rnnmem.checks.check_arguments`); only relations between arguments are
@@ -27,9 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -75,19 +70,13 @@ from rnnmem.experiments import (
     gradient_reach as reach_by_distance,
 )
 
-from .. import placeholders, runcache
+from .. import placeholders
 from ..arithmetic import arithmetic
+from ..comparisons import compare
+from ..labruns import chains, runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-
-WORKERS = max(1, min(2, os.cpu_count() or 1, int(os.environ.get("RNNMEM_LAB_WORKERS", "2"))))
-
-_RUNS: dict = {}
-
-ALPHA = 0.05
-"""A difference is worded as one when Fisher's exact test gives p below this."""
-
 
 # ---------------------------------------------------------------------------- words
 
@@ -134,41 +123,9 @@ def _join(words: list[str], empty: str = "none") -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _p(p: float) -> str:
-    """A p-value as the page prints it: two significant digits, ``< 0.001`` below that."""
-    return "< 0.001" if p < 0.001 else f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
-
-
 def _interval(outcome: Outcome) -> str:
     lo, hi = outcome.interval()
     return f"[{lo:.2f}, {hi:.2f}]"
-
-
-def compare(a: Outcome, b: Outcome) -> dict:
-    """Two cells compared by Fisher's exact test: the counts, p, and the comparison in words.
-
-    ``phrase`` is "more successes than" or "fewer successes than" (``a``
-    against ``b``) when :math:`p <` :data:`ALPHA`, else "no detectable
-    difference from"; ``verdict`` says the same of the pair.
-    """
-    p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
-    differ = p < ALPHA
-    phrase = (
-        ("more successes than" if a.rate > b.rate else "fewer successes than")
-        if differ
-        else "no detectable difference from"
-    )
-    verdict = "a difference" if differ else "no detectable difference"
-    return {
-        "a": a.successes,
-        "b": b.successes,
-        "n": a.n,
-        "p": _p(p),
-        "p_value": p,
-        "phrase": phrase,
-        "verdict": verdict,
-        "differ": differ,
-    }
 
 
 def _budget_key(budget: int) -> str:
@@ -176,128 +133,6 @@ def _budget_key(budget: int) -> str:
 
 
 # ---------------------------------------------------------------------------- runs
-
-
-def runs(keys: list) -> list:
-    """The results of the runs ``keys`` (:mod:`rnnmem.experiments` runs), training those not yet kept.
-
-    A run kept on disk by :mod:`rnnmem.site.runcache` (while a renderer renders) is read, not
-    trained. The missing runs are trained costliest first, in up to :func:`workers` processes, started by
-    :func:`pool_context` (never by ``fork``).
-    """
-    for k in dict.fromkeys(keys):
-        if k not in _RUNS and (kept := runcache.load(k)) is not None:
-            _RUNS[k] = kept
-    missing = sorted({k for k in keys if k not in _RUNS}, key=lambda k: (-k.cost, repr(k)))
-    processes = min(workers(), len(missing))
-    if processes > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(processes, mp_context=pool_context(), initializer=_start_worker) as pool:
-            for k, result in zip(missing, pool.map(_execute, missing)):
-                _RUNS[k] = result
-                runcache.save(k, result)
-    else:
-        for k in missing:
-            _RUNS[k] = _execute(k)
-            runcache.save(k, _RUNS[k])
-    return [_RUNS[k] for k in keys]
-
-
-def chains(first: Sequence, follow: Callable[[Any, Any], Any]) -> dict:
-    """Train chains of runs, each run started as soon as the one before it in its chain has ended: run -> result.
-
-    Each of ``first`` starts a chain; when a run ends, ``follow(run, result)`` gives the runs that follow
-    it: one run, a list of runs, or ``None`` (none). Runs kept in memory or on disk
-    (:mod:`rnnmem.site.runcache`) are read, not trained; the others train in up to :func:`workers`
-    processes, the costliest of those waiting first, so that no process waits for a slow run of another
-    chain, as it would waiting for a whole round (:func:`runs`). Each run is a pure function of itself, so
-    the results are those of training the chains one round at a time. A run may not recur across chains
-    (a ``ValueError`` names it).
-    """
-    results: dict = {}
-    waiting = list(dict.fromkeys(first))
-
-    def ended(run, result) -> None:
-        if run in results:
-            raise ValueError(f"chains: the run {run!r} recurs; a run may end only one chain's step")
-        _RUNS[run] = results[run] = result
-        nxt = follow(run, result)
-        waiting.extend([] if nxt is None else nxt if isinstance(nxt, list) else [nxt])
-
-    def settle() -> None:  # read every waiting run kept already, following its chain
-        while kept := [(k, r) for k in waiting if (r := _RUNS[k] if k in _RUNS else runcache.load(k)) is not None]:
-            for k, r in kept:
-                waiting.remove(k)
-                ended(k, r)
-
-    settle()
-    if workers() == 1 or len(waiting) == 0:
-        while waiting:
-            waiting.sort(key=lambda k: (-k.cost, repr(k)))
-            k = waiting.pop(0)
-            result = _execute(k)
-            runcache.save(k, result)
-            ended(k, result)
-            settle()
-        return results
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-    with ProcessPoolExecutor(workers(), mp_context=pool_context(), initializer=_start_worker) as pool:
-        running: dict = {}
-        while waiting or running:
-            waiting.sort(key=lambda k: (-k.cost, repr(k)))
-            while waiting and len(running) < workers():
-                k = waiting.pop(0)
-                running[pool.submit(_execute, k)] = k
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                k = running.pop(future)
-                result = future.result()
-                runcache.save(k, result)
-                ended(k, result)
-            settle()
-    return results
-
-
-def workers() -> int:
-    """How many processes may train: :data:`WORKERS`, but one inside a pytest-xdist worker.
-
-    pytest-xdist's workers (``$PYTEST_XDIST_WORKER`` set) already keep the cores busy; a pool in
-    each of them would start twice as many training processes as there are cores.
-    """
-    return 1 if os.environ.get("PYTEST_XDIST_WORKER") else WORKERS
-
-
-def pool_context():
-    """The multiprocessing context of the pool: ``forkserver`` where the platform has it, else ``spawn``.
-
-    Never ``fork``: ``mkdocs serve`` renders while its server and file-watcher threads run, and
-    a child forked from a multi-threaded process can inherit a lock another thread held and hang.
-    The fork server is one single-threaded process that has imported this module once, and forks
-    each worker from itself.
-    """
-    import multiprocessing
-
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return context
-
-
-def _start_worker() -> None:
-    """In each worker, before its first run: the BLAS on one thread, as :func:`rnnmem.site.render.build_content`
-    holds it in the parent (a started process does not inherit that limit; a sum split over threads would
-    add in another order)."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1, user_api="blas")
-
-
-def _execute(run):
-    """Train one run (in whichever process)."""
-    return run.execute()
 
 
 def _design(hidden: int, threshold: float, steps: int = SHORT) -> Design:

@@ -6,9 +6,8 @@ Two kinds of run, both from the core: the language model of
 the cells of the planted-dependency experiment of :mod:`rnnmem.planted`
 (:data:`rnnmem.planted.GRID`, then :data:`rnnmem.planted.FOLLOW_UP`). Each
 run's ``repr`` holds the digest of the corpus it reads, so another
-interpreter's sources make other runs. They are trained once per build, costliest first in up to two
-processes, and kept on disk, by :func:`memory_measured.runs
-<rnnmem.site.builders.memory_measured.runs>`.
+interpreter's sources make other runs. They are trained once per build, costliest first, and kept on disk, by
+:func:`rnnmem.site.labruns.runs`.
 
 The page's numbers that depend on the corpus (every perplexity, sample and
 count) come from here, through placeholders; its snippets show the mechanics
@@ -30,10 +29,10 @@ from rnnmem import charlm, planted, stats
 from rnnmem.checks import NonNegativeInt, Positive, PositiveInt
 
 from ..arithmetic import arithmetic
+from ..labruns import runs
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
-from .memory_measured import runs
 
 ALPHA = 0.05
 """A difference between two cells is worded as one when Fisher's ``p`` is below this."""

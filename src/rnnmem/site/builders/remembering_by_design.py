@@ -4,11 +4,10 @@ The LRU's ring at initialization, drawn from :mod:`rnnmem.lru`; and the lab
 of the chapter: what it trains and how the results are read is
 :mod:`rnnmem.by_design` (the design's constants, the model specs, the runs,
 the lag ladder and its climbing rule). The runs are trained, shared between
-the figures and kept on disk by :func:`memory_measured.runs
-<rnnmem.site.builders.memory_measured.runs>`. Every comparison worded here
-carries Fisher's exact test (:func:`memory_measured.compare
-<rnnmem.site.builders.memory_measured.compare>`); :math:`p \\ge 0.05` reads as
-none detected.
+the figures and kept on disk by :func:`rnnmem.site.labruns.runs`. Every
+comparison worded here carries Fisher's exact test
+(:func:`rnnmem.site.comparisons.compare`); :math:`p \\ge 0.05` reads as none
+detected.
 """
 
 from __future__ import annotations
@@ -43,10 +42,11 @@ from rnnmem.checks import NonNegativeInt, OpenUnit, PositiveInt
 from rnnmem.experiments import ALPHABET, Design, Lags, Outcome, Threshold
 
 from ..arithmetic import arithmetic
+from ..comparisons import compare
+from ..labruns import chains, runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
 from ..tables import Table
-from .memory_measured import chains, compare, runs
 
 # ------------------------------------------------------------------ the LRU's ring
 
@@ -112,17 +112,8 @@ def lru_ring_horizons(
 # ---------------------------------------------------------------------------- the lab
 #
 # What is trained and how it is read is rnnmem.by_design (the design's constants, the specs, the runs, the
-# ladder and its climbing rule); the runs are trained, shared and kept by memory_measured.runs. Every
-# comparison worded here carries Fisher's exact test (memory_measured.compare); p >= 0.05 reads as none
-# detected.
-
-
-def _test(a: Outcome, b: Outcome) -> dict:
-    """:func:`memory_measured.compare <rnnmem.site.builders.memory_measured.compare>`, and ``p_eq``, the
-    p-value as a sentence writes it: "*p* < 0.001", "*p* = 0.03"."""
-    test = compare(a, b)
-    p = test["p"]
-    return {**test, "p_eq": f"*p* {p}" if p.startswith("<") else f"*p* = {p}"}
+# ladder and its climbing rule); the runs are trained, shared and kept by labruns.runs. Every comparison
+# worded here carries Fisher's exact test (comparisons.compare); p >= 0.05 reads as none detected.
 
 
 def _specs(models) -> list[Spec]:
@@ -335,9 +326,9 @@ def first_recall_table(
     for s in specs:
         deeper = [d for d in specs if d.classic is None and d.cell == s.cell and d.layers > s.layers]
         if s.classic is None and s.layers == 1 and deeper:
-            pairs[f"{s.cell}_layers"] = _test(outcomes[deeper[0]], outcomes[s])
+            pairs[f"{s.cell}_layers"] = compare(outcomes[deeper[0]], outcomes[s])
         if s.classic is None and gated:
-            pairs[f"{gated[0].key}_{s.key}"] = _test(outcomes[gated[0]], outcomes[s])
+            pairs[f"{gated[0].key}_{s.key}"] = compare(outcomes[gated[0]], outcomes[s])
     values: dict[str, Any] = {
         "lag": lag,
         "near": (lag + 1) // 2 + 1,
@@ -411,7 +402,7 @@ def ring_figure(
             }
             for r, o, h in zip(radii, outcomes, horizons)
         },
-        "pair": _test(outcomes[-1], outcomes[0]),
+        "pair": compare(outcomes[-1], outcomes[0]),
     }
     return fig, values
 
@@ -486,7 +477,7 @@ def contrast_table(
     rows, values = [], {}
     for i, pair in enumerate(pairs):
         a, b = outcomes[2 * i], outcomes[2 * i + 1]
-        test = _test(a, b)
+        test = compare(a, b)
         names = [f"{s.label}; {TASK_SHORT[t]}, lag {lag}" for s, t, lag in pair]
         rows.append([names[0], str(a.successes), names[1], str(b.successes), test["p"], test["verdict"]])
         values[f"c{i}"] = {**test, "first": names[0], "second": names[1]}

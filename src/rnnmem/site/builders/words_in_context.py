@@ -38,10 +38,10 @@ from rnnmem import corpus, probe
 from rnnmem.checks import NonNegativeInt, PositiveInt
 from rnnmem.stats import fisher_exact, wilson
 
+from ..labruns import runs
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
-from .memory_measured import runs
 
 SEEDS = 20
 """The seeds the chapter trains (see the module's docstring for the rule)."""
@@ -93,8 +93,8 @@ LABELS = {
 
 PARTS = 2
 """The measurement's seeds are split into this many runs (:class:`rnnmem.probe.MeasureRun`), seeds dealt
-alternately, so that the lab's pool (:func:`rnnmem.site.builders.memory_measured.runs`) trains them side by
-side and keeps them on disk; a seed computes the same numbers in any run."""
+alternately, so that the lab's engine (:func:`rnnmem.site.labruns.runs`) trains them side by side and
+keeps them on disk; a seed computes the same numbers in any run."""
 
 
 @cache
