@@ -91,7 +91,14 @@ CONNECT_TIMEOUT = 10.0
 
 @runtime_checkable
 class Run(Protocol[R_co]):
-    """What the lab trains: a frozen spec with a relative ``cost`` and an ``execute()`` that returns its result."""
+    """What the lab trains: a frozen spec with a relative ``cost`` and an ``execute()`` that returns its result.
+
+    Every kind of lab run follows it (:class:`rnnmem.experiments.RecallRun`, for one):
+
+    >>> from rnnmem.experiments import Design, RecallRun
+    >>> isinstance(RecallRun("gru", 2, (0,), Design(hidden=4)), Run), isinstance(3, Run)
+    (True, False)
+    """
 
     @property
     def cost(self) -> float:
@@ -103,24 +110,41 @@ class Run(Protocol[R_co]):
         ...
 
 
+@runtime_checkable
 class Store(Protocol):
-    """Where results are kept between calls of :func:`train`: ``load`` gives ``None`` for a run it does not hold."""
+    """Where results are kept between calls of :func:`train`: ``load`` gives ``None`` for a run it does not hold.
 
-    def load(self, run: Any) -> Any | None: ...
+    >>> isinstance(Memory(), Store)
+    True
+    """
 
-    def save(self, run: Any, result: Any) -> None: ...
+    def load(self, run: Any) -> Any | None:
+        """The result kept for ``run``, or ``None``."""
+        ...
+
+    def save(self, run: Any, result: Any) -> None:
+        """Keep ``result`` as ``run``'s."""
+        ...
 
 
 class Memory:
-    """A :class:`Store` in a dictionary, for the life of this process (``results``: run -> result)."""
+    """A :class:`Store` in a dictionary, for the life of this process (``results``: run -> result).
+
+    >>> kept = Memory()
+    >>> kept.save("a run", 42)
+    >>> kept.load("a run"), kept.load("another")
+    (42, None)
+    """
 
     def __init__(self) -> None:
         self.results: dict = {}
 
     def load(self, run: Any) -> Any | None:
+        """The result kept for ``run``, or ``None``."""
         return self.results.get(run)
 
     def save(self, run: Any, result: Any) -> None:
+        """Keep ``result`` as ``run``'s."""
         self.results[run] = result
 
 
@@ -198,13 +222,18 @@ class Executor:
 
     ``slots`` is how many runs to keep in flight (a local pool's processes; a cluster takes every run at
     once and orders them itself by ``priority``). An executor is a context manager: leaving it stops what
-    it started.
+    it started. :class:`Local` and :class:`Cluster` are the two there are.
+
+    >>> with Local(1) as executor:
+    ...     executor.slots, executor.name
+    (1, 'this process')
     """
 
     slots: int | None = 1
     name = "executor"
 
     def submit(self, run: Any) -> Any:
+        """Start training ``run``; return a handle that :meth:`wait` gives back with its result."""
         raise NotImplementedError
 
     def wait(self, handles: Iterable[Any]) -> list[tuple[Any, Any]]:
@@ -246,6 +275,7 @@ class Local(Executor):
         self._pool: Any = None
 
     def submit(self, run: Any) -> Any:
+        """Train ``run`` here at once (one worker), or start it on the pool."""
         if self.slots == 1:
             return _Done(_execute(run))
         if self._pool is None:
@@ -299,7 +329,12 @@ class Cluster(Executor):
     it computes as the caller does (:func:`digest_here`: the same code, numpy and arithmetic) before training. The scheduler reschedules the run
     of a worker that is lost. A scheduler that does not answer within :data:`CONNECT_TIMEOUT` seconds is a
     ``ValueError`` naming the address; without the optional package ``distributed``, a ``ValueError`` says
-    how to install it.
+    how to install it. Docs: "Running the lab on a cluster".
+
+    >>> Cluster("tcp://127.0.0.1:9", timeout=0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: scheduler 'tcp://127.0.0.1:9': no Dask scheduler answered within 0.5 s (...)
     """
 
     slots = None
@@ -331,6 +366,7 @@ class Cluster(Executor):
         self._digest = digest_here()
 
     def submit(self, run: Any) -> Any:
+        """Send ``run`` to the scheduler, its ``cost`` as the task's priority; the future is the handle."""
         key = f"{type(run).__name__}-{hashlib.sha256(repr(run).encode()).hexdigest()[:20]}"
         return self.client.submit(_execute_checked, run, self._digest, key=key, priority=float(run.cost), pure=False)
 
@@ -352,6 +388,9 @@ def local_workers() -> int:
     pytest-xdist worker (``$PYTEST_XDIST_WORKER`` set), whose siblings already keep the cores busy.
 
     A value of :data:`WORKERS_VARIABLE` that is not a whole number >= 1 is a ``ValueError`` naming it.
+
+    >>> 1 <= local_workers() <= (os.cpu_count() or 1)
+    True
     """
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return 1
@@ -366,6 +405,9 @@ def executor_for(scheduler: str | None = None, workers: int | None = None) -> Ex
 
     ``scheduler`` ``None`` reads :data:`SCHEDULER_VARIABLE` (unset or empty: local); ``workers`` ``None``
     is :func:`local_workers`.
+
+    >>> executor_for(None, workers=2).name
+    '2 local processes'
     """
     if scheduler is None:
         scheduler = os.environ.get(SCHEDULER_VARIABLE) or None
@@ -398,6 +440,14 @@ def train(
     ``ended(run, result)``, if given, is called for every run as it ends (a progress bar's hook). A run may
     not end twice (a ``ValueError`` names it). Each run is a pure function of itself, so the results are
     those of training every run alone, whatever the executor.
+
+    >>> from rnnmem.experiments import Design, RecallRun
+    >>> run = RecallRun("lstm:1", 2, (0, 1), Design(hidden=4, steps=20, eval_every=10, eval_size=32))
+    >>> kept = Memory()
+    >>> first = train([run], executor=Local(1), store=kept)
+    >>> again = train([run], executor=Local(1), store=kept)  # read, not trained
+    >>> again[run] is first[run]
+    True
     """
     results: dict = {}
     first = list(first)
@@ -447,7 +497,15 @@ def train(
 
 
 def train_all(runs: Iterable[Any], **options: Any) -> list:
-    """The results of ``runs``, in their order (a run named twice is trained once); options as :func:`train`."""
+    """The results of ``runs``, in their order (a run named twice is trained once); options as :func:`train`.
+
+    >>> from rnnmem.experiments import Design, RecallRun
+    >>> design = Design(hidden=4, steps=20, eval_every=10, eval_size=32)
+    >>> a, b = (RecallRun(model, 2, (0,), design) for model in ("rnn", "gru"))
+    >>> results = train_all([a, b, a], executor=Local(1))
+    >>> len(results), results[0] is results[2], results[0] is results[1]
+    (3, True, False)
+    """
     runs = list(runs)
     results = train(runs, **options)
     return [results[run] for run in runs]
