@@ -8,7 +8,9 @@ Each command is a module of this package that defines
 * ``run(args) -> int``: does the work and returns the exit status.
 
 Every module here is found by :func:`commands`, so a new command is one new
-file. Bad input exits with status 2 and the usage, as argparse does; a
+file. A ``NAME`` of two words (``"lab sweep"``) is a command of its own under
+the first word's command: ``python -m rnnmem lab sweep ...`` runs it, with its
+own options and usage. Bad input exits with status 2 and the usage, as argparse does; a
 ``ValueError`` from the package is reported the same way, naming the argument.
 The command line needs numpy only, like the rest of the core.
 """
@@ -44,11 +46,11 @@ def commands() -> dict[str, ModuleType]:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The top-level parser and one sub-parser per command.
+    """The top-level parser and one parser per command (a two-word command's parser stands alone).
 
     >>> parser, parsers = build_parser()
-    >>> parser.prog, sorted(parsers) == sorted(commands())
-    ('python -m rnnmem', True)
+    >>> parser.prog, sorted(parsers) == sorted(commands()), parsers["lab sweep"].prog
+    ('python -m rnnmem', True, 'python -m rnnmem lab sweep')
     """
     parser = argparse.ArgumentParser(
         prog="python -m rnnmem",
@@ -57,12 +59,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parsers = {}
     for name, module in commands().items():
-        p = sub.add_parser(
-            name,
-            help=module.HELP,
-            description=getattr(module, "DESCRIPTION", module.HELP),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        options: dict = {
+            "description": getattr(module, "DESCRIPTION", module.HELP),
+            "formatter_class": argparse.RawDescriptionHelpFormatter,
+        }
+        if " " in name:
+            p = argparse.ArgumentParser(prog=f"{parser.prog} {name}", **options)
+            p.set_defaults(command=name)
+        else:
+            p = sub.add_parser(name, help=module.HELP, **options)
         module.configure(p)
         parsers[name] = p
     return parser, parsers
@@ -80,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     2
     """
     parser, parsers = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    nested = " ".join(argv[:2])
+    args = parsers[nested].parse_args(argv[2:]) if " " in nested and nested in parsers else parser.parse_args(argv)
     module = commands()[args.command]
     try:
         return int(module.run(args) or 0)

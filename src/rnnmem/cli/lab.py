@@ -20,10 +20,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import math
-import os
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,6 +30,7 @@ from ..ensemble import MODELS
 from ..lab import ALL_MODELS
 from ..tasks import TASKS, make_task
 from . import _args
+from ._progress import progress_bar
 
 __all__ = ["NAME", "HELP", "DESCRIPTION", "LINEAR", "configure", "run"]
 
@@ -66,6 +64,9 @@ Success: held-out accuracy >= THRESHOLD (the recall tasks), or held-out mean squ
 examples:
   python -m rnnmem lab recall --model lstm --init chrono --lag 40 --seeds 4
   python -m rnnmem lab first-recall --model lru --layers 2 --lag 40 --seeds 4
+
+A grid of models x lags, many seeds each, on this machine or a Dask cluster:
+  python -m rnnmem lab sweep --help
 """
 
 
@@ -229,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     task = make_task(args.task, args.lag, args.alphabet)
     seeds = list(range(args.seeds))
     what = f"lab: {args.seeds} {args.model} seed{'s' if args.seeds > 1 else ''}, updates"
-    with _progress(args.progress, args.steps, what) as hook:
+    with progress_bar(args.progress, args.steps, what, unit="update") as hook:
         result = _train(args, task, seeds, hook)
     print(_header(args, task, result))
     tag = f" ({_stack(result.ensemble)})" if args.model in LINEAR else ""
@@ -318,71 +319,6 @@ def _train(args: argparse.Namespace, task, seeds: list[int], hook: Callable[[int
         progress=hook,
         **_linear_options(args),
     )
-
-
-#: The bar: updates done and budgeted, the bar, time per update and to go, then updates left (the postfix).
-BAR_FORMAT = "{desc} {n_fmt}/{total_fmt} |{bar:10}| {rate_inv_fmt}, {remaining} to go{postfix}"
-
-
-@contextmanager
-def _progress(force: bool | None, steps: int, what: str) -> Iterator[Callable[[int], object] | None]:
-    """A hook for :func:`rnnmem.lab.train` that moves a tqdm bar on standard error, or None for a quiet run.
-
-    ``force`` None: a bar when standard error is a terminal and tqdm can be
-    imported. True: a bar wherever standard error goes (a ``ValueError``
-    naming ``--progress`` if tqdm is missing). False: none.
-    """
-    stream = sys.stderr
-    if force is False or (force is None and not _is_terminal(stream)):
-        yield None
-        return
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        if force:
-            raise ValueError(
-                "--progress draws its bar with the optional package tqdm, which is not installed "
-                "(pip install tqdm, or rnnmem[site]); leave --progress out for a quiet run"
-            ) from None
-        yield None
-        return
-    columns, lines = _terminal_size(stream)
-    bar = tqdm(
-        total=steps,
-        desc=what,
-        unit="update",
-        file=stream,
-        bar_format=BAR_FORMAT,
-        ncols=columns,
-        nrows=lines,
-        mininterval=0.2,
-        postfix=f"{steps} left",
-    )
-
-    def hook(done: int) -> None:
-        bar.postfix = f"{steps - done} left"  # drawn at tqdm's next refresh (at most 5 times a second)
-        bar.update(done - bar.n)
-
-    try:
-        yield hook
-    finally:
-        bar.close()
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-def _terminal_size(stream: Any) -> tuple[int, int]:
-    """Columns and lines; 100 and 24 for what a stream does not report (a new pseudo-terminal reports 0 x 0)."""
-    try:
-        size = os.get_terminal_size(stream.fileno())
-    except (AttributeError, OSError, ValueError):
-        return 100, 24
-    return size.columns or 100, size.lines or 24
 
 
 def _header(args, task, result) -> str:
