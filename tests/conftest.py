@@ -60,6 +60,23 @@ def torch():
     return require_torch()
 
 
+DISTRIBUTED_REASON = (
+    "distributed is not installed (the cluster extra: pip install 'rnnmem[cluster]'; make test installs it)"
+)
+
+
+@pytest.fixture(scope="session")
+def distributed():
+    """The ``distributed`` module (Dask's scheduler, the ``cluster`` extra); the test is skipped without it, except
+    under CI (``CI`` set), where it fails: CI must never pass by silently skipping the cluster's tests."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set and {DISTRIBUTED_REASON}: {exc}", pytrace=False)
+        pytest.skip(DISTRIBUTED_REASON)
+
+
 # -- the shared render cache ----------------------------------------------------------------------------------
 def shared_cache_dir() -> Path:
     """The cache folder of the whole session: ``$RNNMEM_CACHE_DIR``, else the repository's ``.cache``

@@ -166,22 +166,9 @@ def test_this_process_digest_names_code_numpy_and_arithmetic():
 # ---------------------------------------------------------------------------- on a Dask cluster
 
 
-def distributed_or_skip():
-    """The ``distributed`` package (the ``cluster`` extra, which ``make test`` installs); skipped without it,
-    except under CI, where a missing package fails: CI must never pass by silently skipping the cluster."""
-    try:
-        import distributed
-    except ImportError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set and distributed is not installed (the cluster extra): {exc}", pytrace=False)
-        pytest.skip("distributed is not installed (pip install 'rnnmem[cluster]'; make test installs it)")
-    return distributed
-
-
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(distributed):
     """A LocalCluster of two worker processes of one thread each, as `dask worker --nthreads 1` would start."""
-    distributed = distributed_or_skip()
     import dask
 
     with (
@@ -233,8 +220,7 @@ def test_a_sweep_finishes_with_the_same_results_when_a_worker_is_killed(cluster)
     assert all(same(a, b) for a, b in zip(on_cluster, alone))
 
 
-def test_an_unreachable_scheduler_is_named_within_the_timeout(monkeypatch):
-    distributed_or_skip()
+def test_an_unreachable_scheduler_is_named_within_the_timeout(monkeypatch, distributed):
     monkeypatch.setattr(engine, "CONNECT_TIMEOUT", 1.0)
     monkeypatch.setenv(engine.SCHEDULER_VARIABLE, "tcp://127.0.0.1:9")
     start = time.monotonic()
@@ -243,7 +229,6 @@ def test_an_unreachable_scheduler_is_named_within_the_timeout(monkeypatch):
     assert time.monotonic() - start < 10
 
 
-def test_a_scheduler_that_is_not_an_address_is_refused():
-    distributed_or_skip()
+def test_a_scheduler_that_is_not_an_address_is_refused(distributed):
     with pytest.raises(ValueError, match="scheduler must be the address of a Dask scheduler"):
         engine.Cluster("")

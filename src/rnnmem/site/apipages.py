@@ -91,6 +91,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "tasks",
         "lab",
         "engine",
+        "grid",
         "ensemble",
         "linear_ensemble",
         "experiments",
