@@ -36,7 +36,7 @@ NODE_STAMP := node_modules/.stamp-npm
 TORCH_STAMP := $(VENV)/.stamp-torch
 BROWSER_STAMP := $(VENV)/.stamp-browser
 
-.PHONY: help setup serve build pdf pdf-if-browser test test-fast test-chapter chapter notebooks bench bench-lab bench-build bench-lighthouse lock clean
+.PHONY: help setup serve build pdf pdf-if-browser test test-fast test-chapter chapter notebooks bench bench-lab bench-cluster bench-build bench-lighthouse lock clean
 
 help: ## List the targets
 	@echo "usage: make <target>"
@@ -140,6 +140,9 @@ bench: setup $(TORCH_STAMP) ## Benchmark LSTM, GRU, RNN against torch.nn and ens
 
 bench-lab: setup ## What the lab's experiments add to a cold build, against the book before them (two cold builds)
 	$(PY) tests/benchmarks/bench_lab_cost.py
+
+bench-cluster: setup ## One sweep on a Dask cluster of one worker, of two, and on the local pool: speed-up and overhead ratios
+	$(PY) tests/benchmarks/bench_cluster.py
 
 bench-build: setup ## Benchmark the site build: cold, warm, and without the plugin
 	$(PY) tests/benchmarks/bench_build.py
