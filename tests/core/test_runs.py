@@ -16,7 +16,7 @@ import pytest
 
 import rnnmem
 from rnnmem import engine
-from rnnmem.experiments import DESIGN, RecallRun
+from rnnmem.experiments import DESIGN, ModelSpec, RecallRun
 
 
 def _core_classes():
@@ -48,7 +48,7 @@ def test_the_core_defines_runs_and_the_recall_run_is_one_of_them():
 @pytest.mark.parametrize(("name", "cls"), RUN_CLASSES, ids=[name for name, _ in RUN_CLASSES])
 def test_a_run_is_a_frozen_dataclass_with_a_cost_and_execute(name, cls):
     assert dataclasses.is_dataclass(cls), f"{name} must be a dataclass"
-    assert cls.__dataclass_params__.frozen, f"{name} must be frozen (a run is the key of its result)"
+    assert vars(cls)["__dataclass_params__"].frozen, f"{name} must be frozen (a run is the key of its result)"
     assert isinstance(inspect.getattr_static(cls, "cost"), property), f"{name}.cost must be a property"
     execute = inspect.getattr_static(cls, "execute", None)
     assert callable(execute), f"{name} must have execute()"
@@ -61,7 +61,7 @@ def test_a_run_is_a_frozen_dataclass_with_a_cost_and_execute(name, cls):
 
 
 def test_a_run_instance_passes_the_runtime_check_and_its_cost_is_a_positive_number():
-    run = RecallRun("gru", 2, (0, 1), DESIGN)
+    run = RecallRun(ModelSpec.parse("gru"), 2, (0, 1), DESIGN)
     assert isinstance(run, engine.Run)
     assert float(run.cost) > 0
-    assert hash(run) == hash(RecallRun("gru", 2, (0, 1), DESIGN))
+    assert hash(run) == hash(RecallRun(ModelSpec.parse("gru"), 2, (0, 1), DESIGN))
