@@ -13,25 +13,20 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import memory, stats
 from rnnmem.checks import check_arguments
 from rnnmem.experiments import ModelSpec, RecallRun, Sweep
 from rnnmem.site.arithmetic import arithmetic
 from rnnmem.site.builders import memory_measured as mm
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 
 TINY = "seeds=2 hidden=4 steps=6 threshold=0.5"
 
 
-def one(text: str):
-    (d,) = find_directives(text, "docs/chapters/memory-measured.md")
-    return d
-
-
-def render(tmp_path, text: str) -> str:
-    return Renderer(tmp_path).render(one(text)).content.decode()
+one = OneDirective("docs/chapters/memory-measured.md")
 
 
 SWEEP = 'models=["rnn", "lstm:0", "lstm:1"] short_lags=[1, 2] long_lags=[1, 2] seeds=2 hidden=4 budgets=[25, 50] threshold=0.5 extend_to=3'
@@ -52,7 +47,7 @@ def sweep_result():
 
 
 def test_the_horizon_table_gives_the_start_and_the_lag_learned_within_each_budget(tmp_path):
-    text = render(tmp_path, f"<!-- table: lab_horizon_table {SWEEP} -->")
+    text = one.render(tmp_path, f"<!-- table: lab_horizon_table {SWEEP} -->")
     rows = [line.split("|")[1:-1] for line in text.splitlines()[2:] if line.startswith("| ")]
     assert [r[0].strip() for r in rows] == ["RNN", "$b_f$=0", "$b_f$=1"]
     # the LSTM's predicted horizon is that of sigma(1), computed, not typed
@@ -89,7 +84,7 @@ def test_the_sweep_values_are_the_outcomes_of_the_runs():
 
 
 def test_the_counts_table_has_a_row_per_lag_and_a_column_per_model(tmp_path):
-    text = render(tmp_path, f"<!-- table: success_counts_table budget=50 {SWEEP} -->")
+    text = one.render(tmp_path, f"<!-- table: success_counts_table budget=50 {SWEEP} -->")
     rows = [line.split("|")[1:-1] for line in text.splitlines()[2:] if line.startswith("| ")]
     res = sweep_result()
     lags = sorted({lag for s in res.sweep.models for lag in res.lags(s, 50)})
@@ -115,7 +110,7 @@ def test_a_comparison_words_a_difference_only_below_the_level():
 
 
 def test_the_wilson_table_gives_every_count_its_interval(tmp_path):
-    text = render(tmp_path, "<!-- table: wilson_table seeds=5 -->")
+    text = one.render(tmp_path, "<!-- table: wilson_table seeds=5 -->")
     pairs = []
     for line in text.splitlines()[2:]:
         if line.startswith("| "):
