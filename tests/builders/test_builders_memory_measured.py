@@ -7,8 +7,10 @@ factors, the plain gradient descent runs) is tested in tests/core/test_experimen
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import threading
+import typing
 from typing import ClassVar
 
 import numpy as np
@@ -394,3 +396,37 @@ def test_a_sweep_over_the_same_models_reuses_the_same_runs():
     b = Sweep([ModelSpec("lstm", 1.0), "rnn"], (2, 3), (3,), [0, 1])  # type: ignore[arg-type]  # a text and a list, converted on purpose
     assert a.first_runs() == b.first_runs() and {hash(r) for r in a.first_runs()} == {hash(r) for r in b.first_runs()}
     assert a.run("rnn", 2, 300) == RecallRun("rnn", 2, (0, 1), a.design)  # type: ignore[arg-type]  # converted on purpose
+
+
+SWEEP_BUILDERS = [
+    mm.success_heatmap,
+    mm.lab_horizon_table,
+    mm.success_counts_table,
+    mm.final_accuracy,
+    mm.survival_curves,
+    mm.diagnostics_over_training,
+]
+
+
+@pytest.mark.parametrize("builder", SWEEP_BUILDERS, ids=lambda b: b.__name__)
+def test_a_sweep_builder_ends_with_the_sweeps_arguments_and_checks_them(builder):
+    fields = dataclasses.fields(mm.SweepArgs)
+    params = list(inspect.signature(builder).parameters.values())[-len(fields) :]
+    hints = typing.get_type_hints(mm.SweepArgs, include_extras=True)
+    assert [(p.name, p.default, p.annotation) for p in params] == [(f.name, f.default, hints[f.name]) for f in fields]
+    assert "args" not in inspect.signature(builder).parameters
+    with pytest.raises(ValueError, match="^extend_to must be a whole number >= 1"):
+        check_arguments(builder, {"extend_to": 0})
+
+
+def test_a_sweep_builder_trains_the_sweep_its_arguments_ask_for(monkeypatch):
+    asked = []
+
+    def lab(*args):
+        asked.append(args)
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(mm, "_lab", lab)
+    with pytest.raises(RuntimeError, match="stop"):
+        mm.success_counts_table(4, models=["rnn"], short_lags=[1, 2], long_lags=[2], seeds=3, budgets=[4, 8])
+    assert asked == [(["rnn"], [1, 2], [2], 3, 16, [4, 8], 0.9, 64)]
