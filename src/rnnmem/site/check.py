@@ -78,7 +78,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import apipages, config
+from . import apipages, config, kinds
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .config import HOME_SECTION
 from .directives import DirectiveError, find_directives
@@ -433,7 +433,8 @@ def caption_problems(page: str, markdown: str) -> list[Problem]:
             continue
         sentences = len(_SENTENCE_END.findall(" ".join(caption.split()))) + 1
         # A figure's caption is a statement (its description is the alt text); a table's also names its columns.
-        words = 45 if d.kind == "figure" else 60
+        kind = kinds.get(d.kind)
+        words = kind.caption_words
         if sentences > 2 or len(caption.split()) > words:
             problems.append(
                 Problem(
@@ -444,7 +445,7 @@ def caption_problems(page: str, markdown: str) -> list[Problem]:
                     f"words, at most {words}); the full description of a figure goes to alt=",
                 )
             )
-        if d.kind == "figure":
+        if kind.has_alt:
             alt = d.args.get("alt")
             if not (isinstance(alt, str) and alt.strip() and alt.strip() != caption.strip()):
                 problems.append(
@@ -452,7 +453,7 @@ def caption_problems(page: str, markdown: str) -> list[Problem]:
                         "captions",
                         page,
                         d.line,
-                        "a figure needs alt=, its full description, different from its caption",
+                        f"a {kind.name} needs alt=, its full description, different from its caption",
                     )
                 )
     return problems
@@ -955,7 +956,7 @@ def _rule_numbers(site: Site, src_uri: str) -> list[Problem]:
     tables = [
         item.content.decode()
         for directive, item in zip(page.directives, page.items)
-        if directive.kind == "table" and not isinstance(item, DirectiveError)
+        if kinds.get(directive.kind).states_numbers and not isinstance(item, DirectiveError)
     ]
     return number_problems(f"docs/{src_uri}", site.sources[src_uri], tables, site.allow)
 
