@@ -9,7 +9,6 @@ line (``python -m rnnmem.site``) drives the same class without MkDocs.
 
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -540,69 +539,3 @@ __all__ = [
     "plain_text",
     "unwrap_nested_blocks",
 ]
-
-
-_EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>\s*')
-_MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>\s*', re.DOTALL)
-_MERMAID_LOADER = re.compile(
-    r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>\s*', re.DOTALL
-)
-_CELL_ID = re.compile(r'id="cell-id=[0-9a-f-]+"')
-#: The alt text nbconvert gives an image whose notebook does not describe it.
-NO_ALT = 'alt="No description has been provided for this image"'
-
-
-class NotebookAltError(ValueError):
-    """A plot in a notebook page has no description (alt text)."""
-
-
-def add_notebook_links(html_text: str, links: str) -> str:
-    """Put the download and Colab links right after a notebook page's title (its first <h1>).
-
-    >>> add_notebook_links('<div><h1 id="t">T</h1><p>x</p></div>', '<p>L</p>')
-    '<div><h1 id="t">T</h1><p>L</p><p>x</p></div>'
-    """
-    end = html_text.find("</h1>")
-    if end < 0:
-        raise NotebookAltError(
-            "a notebook page needs a title (a first Markdown cell starting with '# '), "
-            "under which its download links go"
-        )
-    return html_text[: end + 5] + links + html_text[end + 5 :]
-
-
-def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *, where: str = "notebook") -> str:
-    """Tidy a page rendered by mkdocs-jupyter so it loads nothing from elsewhere and is reproducible.
-
-    nbconvert's template adds an empty MathJax ``<script src="">``, a MathJax 2
-    configuration that this site's MathJax 3 ignores, and a loader that imports
-    mermaid from a CDN when a notebook holds a diagram; all three are removed
-    (the site typesets notebook math with its own MathJax). Cell anchors carry
-    random ids drawn when the notebook is read; they are renumbered in order.
-
-    ``alts`` gives, cell by cell, the ``alt`` metadata of the notebook's cells
-    (``# %% alt="..."`` in a Jupytext percent file): it becomes the alt text of
-    the images that cell outputs. An image left without one raises
-    :class:`NotebookAltError` naming the cell, so no plot ships undescribed.
-
-    >>> page = '<script src=""> </script><div id="cell-id=9f2c"></div><div id="cell-id=01ab"></div>'
-    >>> clean_notebook_html(page)
-    '<div id="cell-id=1"></div><div id="cell-id=2"></div>'
-    """
-    html_text = _EMPTY_SCRIPT.sub("", html_text)
-    html_text = _MATHJAX2_CONFIG.sub("", html_text)
-    html_text = _MERMAID_LOADER.sub("", html_text)
-    starts = [m.start() for m in _CELL_ID.finditer(html_text)] + [len(html_text)]
-    pieces = [html_text[: starts[0]]]
-    for index, (a, b) in enumerate(zip(starts, starts[1:])):
-        cell = _CELL_ID.sub(f'id="cell-id={index + 1}"', html_text[a:b], count=1)
-        if NO_ALT in cell:
-            alt = alts[index] if alts is not None and index < len(alts) else None
-            if not alt:
-                raise NotebookAltError(
-                    f"{where}: cell {index + 1} shows an image without a description; give the cell one "
-                    'with `# %% alt="what the plot shows"`'
-                )
-            cell = cell.replace(NO_ALT, f'alt="{html.escape(alt)}"')
-        pieces.append(cell)
-    return "".join(pieces)
