@@ -68,7 +68,7 @@ import numpy as np
 
 from . import lru, mingru, selective
 from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive, check_positive_int
-from .ensemble import KINDS, OneHot, _seeds, check_targets
+from .ensemble import KINDS, OneHot, _seeds, check_one_hot, check_targets
 
 __all__ = ["LINEAR_MODELS", "METHODS", "LinearEnsemble"]
 
@@ -258,18 +258,7 @@ class LinearEnsemble:
         """``(kind, array, T, B)``: dense ``(T, E or 1, B, D)``, or one-hot ids ``(T, E or 1, B)``."""
         D, E = self.input_size, self.size
         if isinstance(x, OneHot):
-            ids = np.asarray(x.ids)
-            if ids.dtype.kind not in "iu" or ids.ndim not in (2, 3) or min(ids.shape) < 1:
-                raise ValueError(
-                    f"x.ids must be whole numbers of shape (T, B) shared by the members or (T, {E}, B), "
-                    f"got {ids.dtype} of shape {ids.shape}"
-                )
-            if ids.ndim == 3 and ids.shape[1] != E:
-                raise ValueError(f"x.ids must have shape (T, B) or (T, {E}, B), got shape {ids.shape}")
-            if ids.min() < 0 or ids.max() >= D:
-                raise ValueError(
-                    f"x.ids must be indices from 0 to {D - 1} (the input size), got {ids.min()} to {ids.max()}"
-                )
+            ids = check_one_hot(x, D, E)
             ids = ids if ids.ndim == 3 else ids[:, None, :]
             return "ids", ids, ids.shape[0], ids.shape[2]
         arr = np.asarray(x)
