@@ -66,19 +66,20 @@ from typing import Any
 
 import numpy as np
 
-from . import lru, mingru, selective
+from . import cells, lru, mingru, selective
 from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive, check_positive_int
 from .ensemble import KINDS, OneHot, _seeds, check_one_hot, check_targets
 
 __all__ = ["LINEAR_MODELS", "METHODS", "LinearEnsemble"]
 
-LINEAR_MODELS = ("lru", "mingru", "selective")
-"""The models a :class:`LinearEnsemble` stacks."""
+LINEAR_MODELS = tuple(cells.LINEAR)
+"""The models a :class:`LinearEnsemble` stacks, those of the linear protocol (:data:`rnnmem.cells.LINEAR`):
+``("lru", "mingru", "selective")``."""
 
 METHODS = ("loop", "scan")
 """How the recurrences run, forward and backward: step by step (the default, measured the faster for the lab's sizes), or by the scan."""
 
-_MODULES: dict[str, Any] = {"lru": lru, "mingru": mingru, "selective": selective}
+_MODULES = cells.LINEAR
 _MLP = ("mlp_W1", "mlp_b1", "mlp_W2", "mlp_b2")
 
 
@@ -118,7 +119,7 @@ class LinearEnsemble:
         dtype: Any = np.float64,
         method: str | None = None,
     ) -> None:
-        self.model = check_choice("model", model, LINEAR_MODELS)
+        self.model = check_choice("model", model, tuple(cells.LINEAR))
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
         self.output_size = check_positive_int("output_size", output_size)

@@ -156,7 +156,10 @@ def test_forget_bias_and_chrono_set_the_gate_rows():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(model="transformer"), "model must be one of 'rnn', 'gru', 'lstm', got 'transformer'"),
+        (
+            dict(model="transformer"),
+            f"model must be one of {', '.join(map(repr, ensemble.KERNELS))}, got 'transformer'",
+        ),
         (
             dict(model="gru", forget_bias=1.0),
             "forget_bias sets the LSTM's forget gate; model must be 'lstm', got 'gru'",

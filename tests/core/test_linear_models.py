@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rnnmem import lab, lru, mingru, scan, selective
+from rnnmem import cells, ensemble, lab, lru, mingru, scan, selective
 from rnnmem.ensemble import OneHot
 from rnnmem.gradcheck import gradcheck_loss
 from rnnmem.linear_ensemble import LINEAR_MODELS, METHODS, LinearEnsemble
@@ -316,7 +316,7 @@ def test_the_lab_refuses_options_of_the_other_family():
         lab.train(task, "mingru", hidden=4, steps=1, hidden_keep=0.5)
     with pytest.raises(ValueError, match="carry_keep"):
         lab.train(task, "selective", hidden=4, steps=1, carry_keep=0.5)
-    assert lab.ALL_MODELS == ("rnn", "gru", "lstm", "lru", "mingru", "selective")
+    assert LINEAR_MODELS == tuple(cells.LINEAR) and lab.ALL_MODELS == ensemble.MODELS + LINEAR_MODELS
 
 
 # -- the lab trains them -----------------------------------------------------------------------------------------
