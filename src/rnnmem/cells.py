@@ -23,9 +23,12 @@ h_{t-1} + b_t`, that :class:`~rnnmem.linear_ensemble.LinearEnsemble` stacks
 in layers. A linear cell is a module (:mod:`rnnmem.lru`, :mod:`rnnmem.mingru`,
 :mod:`rnnmem.selective`) with ``PROJECTION`` and ``PROJECTION_BIASES`` (the
 names of its input weights and biases, stacked into one projection of the
-input), ``shapes`` and ``draw`` (its arrays and their initialization),
-``forward(p, proj, *, last_only, method)`` and ``backward(p, cache, dy, *,
-norms)``.
+input), ``shapes(input_size, hidden, state)`` and ``draw(rng, input_size,
+hidden, state)`` (its arrays and their initialization; the minGRU's take no
+``state``, its state being its hidden vector, and the LRU's draw takes its
+ring), ``forward(p, proj, *, last_only, method)`` and ``backward(p, cache,
+dy, *, norms)``. A new linear model that follows it is one module, one entry
+in :data:`LINEAR` and one in :data:`LABELS`.
 
 >>> GATES
 {'rnn': 1, 'gru': 3, 'lstm': 4}

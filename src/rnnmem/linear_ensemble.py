@@ -189,7 +189,7 @@ class LinearEnsemble:
                 r_max=self.r_max,
                 max_phase=self.max_phase,
             )
-        return selective.draw(rng, D_l, self.hidden_size, self.state_size)
+        return module.draw(rng, D_l, self.hidden_size, self.state_size)  # the protocol's draw (rnnmem.cells)
 
     def _bind(self) -> None:
         """Make ``params`` views into ``_flat`` (member e's parameters in row e) and empty the scratch space."""
