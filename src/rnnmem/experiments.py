@@ -37,8 +37,9 @@ are read, so that a snippet or a notebook can repeat any of its experiments.
 * **Starting points**: the per-step factor a gradient starts with at zero
   input (:func:`starting_factor`), the horizon it predicts
   (:func:`starting_horizon`), the tanh RNN's spectral radius beside its
-  spectral norm (:func:`rnn_spectra`), and :func:`gradient_reach`, the share
-  of the gradient at the query that reaches each distance back.
+  spectral norm (:func:`rnn_spectra`), :func:`gradient_reach`, the share
+  of the gradient at the query that reaches each distance back, and
+  :func:`start_rates`, the per-step factor that share shrinks by, per member.
 """
 
 from __future__ import annotations
@@ -117,6 +118,7 @@ __all__ = [
     "starting_horizon",
     "rnn_spectra",
     "gradient_reach",
+    "start_rates",
     "carry_survival",
 ]
 
@@ -1157,6 +1159,34 @@ def gradient_reach(
             ens.params[name][...] = value
     norms = lab.gradient_by_step(ens, tasks.recall(lag, alphabet), n=sequences, seed=1)
     return np.median(norms[:, ::-1] / norms[:, -1:], axis=0)
+
+
+def start_rates(
+    model: Any, lag: int, seeds: Any, hidden: int, *, sequences: int = 256, alphabet: int = ALPHABET
+) -> np.ndarray:
+    r"""Per member, the per-step factor of the gradient at initialization on recall at ``lag``: ``(E,)``.
+
+    With :math:`g_s = \partial\ell/\partial h_s` (:func:`rnnmem.lab.gradient_by_step`:
+    its norm averaged over ``sequences`` recall sequences drawn with seed 1)
+    and :math:`T = \text{lag} + 2` the length of a sequence, the factor is the
+    geometric mean of the one-step ratios :math:`\|g_s\|/\|g_{s+1}\|` over
+    the :math:`T - 1` steps from the query back to the first token,
+
+    .. math::  r = \left(\|g_1\| / \|g_T\|\right)^{1/(T-1)},
+
+    so that :math:`r^{T-1}` is the share of the gradient at the query that
+    reaches the first token (the last entry of :func:`gradient_reach`, per
+    member). The members are the untrained models of ``seeds``, drawn as
+    :func:`rnnmem.lab.make_ensemble` draws the spec ``model`` (PyTorch's draw,
+    a forget bias, or chrono), in float64.
+
+    >>> rates = start_rates("lstm:2", lag=3, seeds=[0, 1], hidden=8, sequences=16)
+    >>> rates.shape, bool(np.all((0 < rates) & (rates < 1)))
+    ((2,), True)
+    """
+    _, ens = _ensemble(model, lag, seeds, hidden, alphabet)
+    norms = lab.gradient_by_step(ens, tasks.recall(lag, alphabet), n=sequences, seed=1)
+    return (norms[:, 0] / norms[:, -1]) ** (1.0 / (norms.shape[1] - 1))
 
 
 def carry_survival(scheme: str, keep: float, lag: int) -> float:

@@ -92,6 +92,8 @@ __all__ = [
     "with_spectral_radius",
     "random_rnn",
     "random_lstm",
+    "RNNRun",
+    "random_rnn_run",
     "rnn_norms_by_distance",
     "init_norms_by_distance",
     "free_run",
@@ -547,17 +549,49 @@ def random_lstm(
     return Weights(W_ih=W["W_ih"], W_hh=W["W_hh"], b_ih=W["b_ih"], b_hh=W["b_hh"])
 
 
-def rnn_norms_by_distance(
+class RNNRun(NamedTuple):
+    r"""A random tanh RNN run from zero (:func:`random_rnn_run`): its weights, its states, and its gradient by distance.
+
+    ``weights`` as :func:`random_rnn` draws them, ``states`` ``(T+1, H)``
+    (:math:`h_0 = 0` first), and ``norms`` :math:`\|\partial h_T/\partial h_{T-k}\|_2`
+    for ``k = 0..T`` (:func:`distance_norms`).
+    """
+
+    weights: Weights
+    states: np.ndarray
+    norms: np.ndarray
+
+    @property
+    def mean_factor(self) -> float:
+        r"""The gradient's mean factor per step over the whole run: :math:`\|\partial h_T/\partial h_0\|_2^{1/T}`."""
+        T = len(self.norms) - 1
+        return float(self.norms[T] ** (1.0 / T))
+
+    @property
+    def mean_slope(self) -> float:
+        r"""The mean of :math:`\tanh' = 1 - h_t^2` over the steps :math:`t = 1..T` and the units.
+
+        One step multiplies the gradient by :math:`\operatorname{diag}(1 - h_t^2)\,W_{hh}`, so
+        :math:`\rho(W_{hh})` times this mean slope predicts :attr:`mean_factor` (roughly: the slopes
+        vary along the run and :math:`W_{hh}` need not be normal).
+        """
+        return float(np.mean(1 - self.states[1:] ** 2))
+
+
+def random_rnn_run(
     radius: float, hidden: int = 32, steps: int = 40, input_size: int = 4, input_scale: float = 1.0, seed: Any = 0
-) -> np.ndarray:
-    r"""On a random tanh RNN with ``W_hh`` of spectral radius ``radius``: :math:`\|\partial h_T/\partial h_{T-k}\|_2` for ``k = 0..steps``.
+) -> RNNRun:
+    r"""A tanh RNN with ``W_hh`` of spectral radius ``radius`` (:func:`random_rnn`), run ``steps`` steps from zero.
 
-    Inputs are standard normal times ``input_scale``; the network starts at
-    zero. Shrinks geometrically for a radius below one (and, through
-    :math:`\tanh'`, often above it too).
+    Inputs are standard normal times ``input_scale``, drawn after the weights
+    from the same generator (``seed``). The run's ``norms`` are
+    :math:`\|\partial h_T/\partial h_{T-k}\|_2` for ``k = 0..steps``, what
+    :func:`rnn_norms_by_distance` returns.
 
-    >>> n = rnn_norms_by_distance(0.5, steps=20, seed=0)
-    >>> bool(n[20] < 1e-5), bool(np.all(np.diff(n[1:]) < 0))
+    >>> run = random_rnn_run(0.5, hidden=8, steps=10, seed=0)
+    >>> run.states.shape, run.norms.shape, round(spectral_radius(run.weights["W_hh"]), 6)
+    ((11, 8), (11,), 0.5)
+    >>> bool(run.mean_factor < 0.5 * 1.01), bool(0 < run.mean_slope <= 1)
     (True, True)
     """
     T = check_positive_int("steps", steps)
@@ -565,8 +599,25 @@ def rnn_norms_by_distance(
     rng = check_seed("seed", seed)
     W = random_rnn(input_size, hidden, radius, rng)
     xs = scale * rng.standard_normal((T, check_positive_int("input_size", input_size)))
-    _, Js = rnn_trajectory(xs, np.zeros(W["W_hh"].shape[0]), **W)
-    return distance_norms(Js)
+    states, Js = rnn_trajectory(xs, np.zeros(W["W_hh"].shape[0]), **W)
+    return RNNRun(W, states, distance_norms(Js))
+
+
+def rnn_norms_by_distance(
+    radius: float, hidden: int = 32, steps: int = 40, input_size: int = 4, input_scale: float = 1.0, seed: Any = 0
+) -> np.ndarray:
+    r"""On a random tanh RNN with ``W_hh`` of spectral radius ``radius``: :math:`\|\partial h_T/\partial h_{T-k}\|_2` for ``k = 0..steps``.
+
+    Inputs are standard normal times ``input_scale``; the network starts at
+    zero (the ``norms`` of :func:`random_rnn_run`, which also keeps the
+    weights and the states). Shrinks geometrically for a radius below one
+    (and, through :math:`\tanh'`, often above it too).
+
+    >>> n = rnn_norms_by_distance(0.5, steps=20, seed=0)
+    >>> bool(n[20] < 1e-5), bool(np.all(np.diff(n[1:]) < 0))
+    (True, True)
+    """
+    return random_rnn_run(radius, hidden, steps, input_size, input_scale, seed).norms
 
 
 def init_norms_by_distance(

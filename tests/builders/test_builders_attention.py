@@ -12,9 +12,10 @@ import dataclasses
 
 import numpy as np
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import attention, attention_lab, stats
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 from rnnmem.site.tables import cell_value
 
@@ -23,9 +24,7 @@ PAGE = "docs/chapters/attention.md"
 TINY = "lags=[2, 3] seeds=2 hidden=8 steps=20"
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE)
-    return d
+one = OneDirective(PAGE)
 
 
 def _runs() -> dict:

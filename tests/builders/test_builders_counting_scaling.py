@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from rnnmem.site.directives import find_directives
+from one_directive import OneDirective
+
 from rnnmem.site.render import Renderer
 
 WHERE = "docs/chapters/counting-scaling.md"
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", WHERE)
-    return d
+one = OneDirective(WHERE)
 
 
 def test_model_tally_holds_the_sources_numbers(tmp_path):

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from one_directive import OneDirective
 
-from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
-
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/dropout.md")
-    return d
+one = OneDirective("docs/chapters/dropout.md")
 
 
 def test_survival_table_numbers(tmp_path):

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from one_directive import OneDirective
+
 from rnnmem import bptt
 from rnnmem.site.builders import error_backward
-from rnnmem.site.directives import find_directives
-from rnnmem.site.render import Renderer
 
 PAGE = "docs/chapters/error-backward.md"
 SOURCE = Path(__file__).resolve().parents[2] / PAGE
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE)
-    return d
-
-
-def render(tmp_path, comment: str) -> str:
-    return Renderer(tmp_path).render(one(comment)).content.decode()
+one = OneDirective(PAGE)
 
 
 def test_the_worked_example_table_holds_the_example(tmp_path):
-    text = render(tmp_path, "<!-- table: bptt_table -->")
+    text = one.render(tmp_path, "<!-- table: bptt_table -->")
     for cell in (
         "| 1 | 0 | 1 | -0.1875 | -0.1875 × 0 = 0 |",
         "| 2 | 1 | 0.5 | -0.375 | -0.375 × 1 = -0.375 |",
@@ -34,25 +28,25 @@ def test_the_worked_example_table_holds_the_example(tmp_path):
 
 
 def test_the_distance_table_prints_exact_powers(tmp_path):
-    text = render(tmp_path, "<!-- table: distance_table -->")
+    text = one.render(tmp_path, "<!-- table: distance_table -->")
     assert "| 16 | 0.0000152587890625 | 656.8408355712891 |" in text
     assert "| 8 | 0.00390625 | 25.62890625 |" in text
 
 
 def test_the_clipping_table_keeps_and_turns_the_direction(tmp_path):
-    text = render(tmp_path, "<!-- table: clipping_table -->")
+    text = one.render(tmp_path, "<!-- table: clipping_table -->")
     assert "| global norm | 1 | 10.019 | 1 | 1 |" in text
     assert "| value | 1 | 10.019 | 1.546 | 0.929 |" in text
 
 
 def test_the_truncation_table_sums_to_the_gradient(tmp_path):
-    text = render(tmp_path, "<!-- table: truncation_table -->")
+    text = one.render(tmp_path, "<!-- table: truncation_table -->")
     assert text.count("| cut |") == 3 and text.count("| kept |") == 3
     assert "Full gradient -0.302734375; truncated -0.181640625; missing -0.12109375." in text
 
 
 def test_the_worked_table_names_the_loss_rate_delta(tmp_path):
-    text = render(tmp_path, "<!-- table: bptt_table -->")
+    text = one.render(tmp_path, "<!-- table: bptt_table -->")
     assert "\\(\\delta_t = \\partial L / \\partial h_t\\)" in text and "r_t" not in text
 
 

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import jacobians
 from rnnmem.site.builders import feeds_itself
-from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 from rnnmem.site.tables import powers_of_ten
 
-
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/feeds-itself.md")
-    return d
+one = OneDirective("docs/chapters/feeds-itself.md")
 
 
 def test_the_table_shows_the_runs_it_names(tmp_path):

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from one_directive import OneDirective
 
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 from rnnmem.site.tables import cell_value
 
-
-def one(text: str):
-    (d,) = find_directives(text, "docs/chapters/forget-bias.md")
-    return d
+one = OneDirective("docs/chapters/forget-bias.md")
 
 
 def test_bias_rows_hold_the_gate_and_what_it_keeps(tmp_path):

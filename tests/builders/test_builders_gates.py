@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from one_directive import OneDirective
 
 from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
@@ -17,9 +18,7 @@ def page_directives():
     return find_directives(PAGE.read_text(encoding="utf-8"), "docs/chapters/gates.md")
 
 
-def one(md: str):
-    (d,) = find_directives("# T\n\n" + md + "\n", "docs/chapters/c.md")
-    return d
+one = OneDirective("docs/chapters/c.md")
 
 
 def test_the_page_uses_every_builder_of_the_chapter():
@@ -83,23 +82,21 @@ def test_the_weights_table_rows_produce_the_gates_they_list(tmp_path):
         assert act(w @ q + bias) == pytest.approx(value, abs=2e-6), row
 
 
-def _gate_directive(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/gates.md")
-    return d
-
-
 def test_the_figures_return_the_values_their_alt_text_states(tmp_path):
     from rnnmem import gate_arithmetic, memory
 
     r = Renderer(tmp_path)
     highway = r.render(
-        _gate_directive('<!-- figure: gradient_highway gates=[0.99, 0.5] steps=500 mark=50 caption="c" -->')
+        one(
+            '<!-- figure: gradient_highway gates=[0.99, 0.5] steps=500 mark=50 caption="c" -->',
+            "docs/chapters/gates.md",
+        )
     ).values
     assert highway["left"] == {"0.99": memory.decay(0.99, 500), "0.5": memory.decay(0.5, 50)}
     assert highway["at"] == {"0.99": 500, "0.5": 50}
     assert highway["horizon"]["0.99"] == memory.horizon(0.99, level=0.01)
     update = r.render(
-        _gate_directive('<!-- figure: gru_update_conventions h_prev=0.8 r=0.25 mark=0.9 caption="c" -->')
+        one('<!-- figure: gru_update_conventions h_prev=0.8 r=0.25 mark=0.9 caption="c" -->', "docs/chapters/gates.md")
     ).values
     for convention in ("z_keeps", "z_writes"):
         assert update[convention] == gate_arithmetic.gru_update(0.8, z=0.9, r=0.25, update=convention).h
@@ -109,7 +106,7 @@ def test_the_figures_return_the_values_their_alt_text_states(tmp_path):
 def test_the_weights_table_returns_the_gate_values(tmp_path):
     from rnnmem import gate_arithmetic
 
-    values = Renderer(tmp_path).render(_gate_directive('<!-- table: cell_weights cell="lstm" -->')).values
+    values = Renderer(tmp_path).render(one('<!-- table: cell_weights cell="lstm" -->', "docs/chapters/gates.md")).values
     rows = gate_arithmetic.two_unit_rows("lstm")
     assert values["gates"]["f"] == [row.value for row in rows if row.gate == "f"]
     assert set(values["gates"]) == {"i", "f", "g", "o"}

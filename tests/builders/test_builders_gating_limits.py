@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from rnnmem.site.directives import find_directives
+from one_directive import OneDirective
+
 from rnnmem.site.render import Renderer
 from rnnmem.site.tables import cell_value
 
-
-def one(text: str):
-    (d,) = find_directives(text, "docs/chapters/gating-limits.md")
-    return d
+one = OneDirective("docs/chapters/gating-limits.md")
 
 
 def test_gradcheck_table_has_twelve_blocks_and_both_states(tmp_path):

@@ -6,16 +6,13 @@ import math
 import re
 
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import leaky, memory
 from rnnmem.site.builders.horizon import readable
-from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
-
-def one(text: str):
-    (d,) = find_directives(text, "docs/chapters/horizon.md")
-    return d
+one = OneDirective("docs/chapters/horizon.md")
 
 
 def test_decay_values_are_the_crossings_of_the_level(tmp_path):

@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 import pytest
 from bs4 import BeautifulSoup, Tag
+from one_directive import OneDirective, select
 
 from rnnmem import bptt, gate_arithmetic, gru, init, jacobians, memory
 from rnnmem.site.builders.interactive import BOX
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 from rnnmem.site.widgets import RADIO, Control, Curve, Layer, Shape, State, Widget
 
@@ -34,21 +35,7 @@ GRU = '<!-- widget: gru_convention_toggle h_prev=0.8 r=0.25 z=0.9 update="z_keep
 TANH = "<!-- widget: tanh_distance_explorer low=0.25 high=2 step=0.05 w=1 x=0.5 steps=16 -->"
 
 
-def one(text: str, page: str = "docs/chapters/forget-bias.md"):
-    (d,) = find_directives(text, page)
-    return d
-
-
-def render(tmp_path, text: str) -> BeautifulSoup:
-    item = Renderer(tmp_path).render(one(text))
-    assert item.filename.endswith(".html")
-    return BeautifulSoup(item.content.decode(), "html.parser")
-
-
-def select(soup: BeautifulSoup | Tag, css: str) -> Tag:
-    tag = soup.select_one(css)
-    assert tag is not None, f"the widget has no {css}"
-    return tag
+one = OneDirective("docs/chapters/forget-bias.md")
 
 
 def widget_data(soup: BeautifulSoup) -> Any:
@@ -99,7 +86,7 @@ def points(text: str) -> list[tuple[float, float]]:
 
 
 def test_every_bias_shows_what_rnnmem_computes_for_it(tmp_path):
-    soup = render(tmp_path, "<!-- widget: forget_bias_explorer low=-1 high=3 step=0.5 start=1 -->")
+    soup = one.soup(tmp_path, "<!-- widget: forget_bias_explorer low=-1 high=3 step=0.5 start=1 -->")
     data = widget_data(soup)
     slider = select(soup, 'input[type=range][data-control="bias"]')
     biases = [-1 + 0.5 * i for i in range(9)]
@@ -124,7 +111,7 @@ def test_every_bias_shows_what_rnnmem_computes_for_it(tmp_path):
 
 
 def test_the_share_that_arrives_at_each_lag_is_f_to_the_lag(tmp_path):
-    soup = render(
+    soup = one.soup(
         tmp_path, "<!-- widget: forget_bias_explorer low=-1 high=3 step=1 start=1 lags=[1, 10, 100] lag=10 -->"
     )
     data = widget_data(soup)
@@ -148,7 +135,7 @@ def test_the_share_that_arrives_at_each_lag_is_f_to_the_lag(tmp_path):
 
 
 def test_the_curve_is_f_to_the_n_on_logarithmic_axes_cut_at_the_floor(tmp_path):
-    soup = render(
+    soup = one.soup(
         tmp_path, "<!-- widget: forget_bias_explorer low=-2 high=2 step=2 start=0 points=5 max_steps=10000 -->"
     )
     data = widget_data(soup)
@@ -166,7 +153,7 @@ def test_the_curve_is_f_to_the_n_on_logarithmic_axes_cut_at_the_floor(tmp_path):
 
 
 def test_the_scale_marks_the_known_starting_biases(tmp_path):
-    soup = render(tmp_path, FORGET_BIAS)
+    soup = one.soup(tmp_path, FORGET_BIAS)
     scale = select(soup, ".rnnmem-w-scale")
     assert scale["aria-hidden"] == "true"  # what it shows is said in the note, in words
     low, high = -2.0, 7.0
@@ -192,7 +179,7 @@ def test_the_scale_marks_the_known_starting_biases(tmp_path):
 
 
 def test_every_gate_setting_draws_the_cell_rnnmem_computes(tmp_path):
-    soup = render(tmp_path, LSTM)
+    soup = one.soup(tmp_path, LSTM)
     data = widget_data(soup)
     values = {k: [number(v) for v in labels(data, k)] for k in ("f", "i", "g", "o")}
     assert values == {
@@ -239,7 +226,7 @@ def test_every_gate_setting_draws_the_cell_rnnmem_computes(tmp_path):
 
 
 def test_the_cell_widget_starts_where_the_page_says_and_is_light(tmp_path):
-    soup = render(tmp_path, LSTM)
+    soup = one.soup(tmp_path, LSTM)
     checked = {i["data-control"]: number(label_of(i)) for i in soup.select("input[type=radio][checked]")}
     assert checked == {"f": 0.9, "i": 1.0, "g": 1.0, "o": 1.0}
     # The starting state is in the HTML: c_50 for f = 0.9, i g = 1.
@@ -255,7 +242,7 @@ def test_the_cell_widget_starts_where_the_page_says_and_is_light(tmp_path):
 
 
 def test_each_convention_shows_the_state_rnnmem_gru_computes(tmp_path):
-    soup = render(tmp_path, GRU)
+    soup = one.soup(tmp_path, GRU)
     data = widget_data(soup)
     zs = [number(t) for t in labels(data, "z")]
     assert zs == pytest.approx([k / 20 for k in range(21)])
@@ -288,7 +275,7 @@ def test_each_convention_shows_the_state_rnnmem_gru_computes(tmp_path):
 
 
 def test_the_two_curves_swap_when_the_convention_does(tmp_path):
-    data = widget_data(render(tmp_path, GRU))
+    data = widget_data(one.soup(tmp_path, GRU))
     keeps, writes = layer(data, "update")
     assert keeps["c"]["chosen"] == writes["c"]["other"] and keeps["c"]["other"] == writes["c"]["chosen"]
     h = gate_arithmetic.gru_update(0.8, z=np.linspace(0, 1, 101), r=0.25).h
@@ -304,7 +291,7 @@ def test_the_two_curves_swap_when_the_convention_does(tmp_path):
 
 
 def test_the_multipliers_are_the_products_of_the_tanh_units_jacobians(tmp_path):
-    soup = render(tmp_path, TANH)
+    soup = one.soup(tmp_path, TANH)
     data = widget_data(soup)
     ws = [number(t) for t in labels(data, "w")]
     xs = [number(t) for t in labels(data, "x")]

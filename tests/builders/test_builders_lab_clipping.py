@@ -11,13 +11,14 @@ import re
 
 import numpy as np
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import clip_lab, stats
 from rnnmem.checks import check_arguments
 from rnnmem.clip_lab import ArmReading, ClipDesign, Divergence, Member, Rung
 from rnnmem.site.builders import lab_clipping as lc
 from rnnmem.site.builders import memory_measured as mm
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 
 UPDATES = 12
@@ -25,13 +26,7 @@ ARGS = dict(length=6, hidden=3, batch=4, updates=UPDATES, seeds=3, exponents=[-1
 TEXT = " ".join(f"{k}={v!r}".replace("'", '"') for k, v in ARGS.items())
 
 
-def one(text: str):
-    (d,) = find_directives(text, "docs/chapters/memory-measured.md")
-    return d
-
-
-def render(tmp_path, text: str) -> str:
-    return Renderer(tmp_path).render(one(text)).content.decode()
+one = OneDirective("docs/chapters/memory-measured.md")
 
 
 def experiment(window=None):
@@ -43,7 +38,7 @@ def experiment(window=None):
 
 
 def test_the_table_shows_every_rung_and_arm_with_its_counts_intervals_and_tests(tmp_path):
-    text = render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
+    text = one.render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
     lad, rungs, _ = experiment()
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == 2 * len(rungs)
@@ -68,7 +63,7 @@ def test_the_table_shows_every_rung_and_arm_with_its_counts_intervals_and_tests(
 
 
 def test_the_figure_draws_the_rung_the_rule_picks(tmp_path):
-    svg = render(tmp_path, f'<!-- figure: clipping_curves {TEXT} caption="c" alt="a" -->')
+    svg = one.render(tmp_path, f'<!-- figure: clipping_curves {TEXT} caption="c" alt="a" -->')
     assert svg.lstrip().startswith("<?xml") or "<svg" in svg
     _, values = lc.clipping_curves(**ARGS)
     lad, rungs, _ = experiment()
@@ -127,9 +122,9 @@ def test_the_section_s_fixed_claims_about_the_task_and_gradient_descent():
 
 
 def test_the_figure_and_the_table_share_their_runs(tmp_path, monkeypatch):
-    render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
+    one.render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
     monkeypatch.setattr(mm, "_execute", lambda run: pytest.fail(f"trained {run} again"))
-    render(tmp_path / "other", f'<!-- figure: clipping_curves {TEXT} caption="c" -->')
+    one.render(tmp_path / "other", f'<!-- figure: clipping_curves {TEXT} caption="c" -->')
 
 
 # ---------------------------------------------------------------------------- the values the prose reads
@@ -382,7 +377,7 @@ def test_the_start_reach_is_the_median_over_the_untrained_networks_of_both_arms(
 
 
 def test_with_a_window_the_table_and_its_words_are_of_the_late_task(tmp_path):
-    text = render(tmp_path, f"<!-- table: clipping_counts {TEXT} window=4 -->")
+    text = one.render(tmp_path, f"<!-- table: clipping_counts {TEXT} window=4 -->")
     _, values = lc.clipping_counts(**ARGS, window=4)
     lad, rungs, _ = experiment(window=4)
     d = lad.design

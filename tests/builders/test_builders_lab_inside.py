@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup
+from one_directive import OneDirective, select
 
 from rnnmem.checks import check_arguments
 from rnnmem.inside import InsideResult, InsideRun
 from rnnmem.site.builders import lab_inside as li
 from rnnmem.site.builders import memory_measured as mm
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 from rnnmem.site.style import PALETTE
 
@@ -30,21 +31,11 @@ TINY_ARGS: dict[str, Any] = dict(
 )
 
 
-def one(text: str):
-    (d,) = find_directives(text, "docs/chapters/memory-measured.md")
-    return d
+one = OneDirective("docs/chapters/memory-measured.md")
 
 
 def widget(tmp_path) -> BeautifulSoup:
-    item = Renderer(tmp_path).render(one(f"<!-- widget: inside_explorer {TINY} -->"))
-    assert item.filename.endswith(".html")
-    return BeautifulSoup(item.content.decode(), "html.parser")
-
-
-def select(soup: BeautifulSoup, css: str) -> Tag:
-    tag = soup.select_one(css)
-    assert tag is not None, f"the widget has no {css}"
-    return tag
+    return one.soup(tmp_path, f"<!-- widget: inside_explorer {TINY} -->")
 
 
 def widget_data(soup: BeautifulSoup) -> Any:

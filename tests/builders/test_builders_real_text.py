@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import charlm, planted, stats
 from rnnmem.site.builders import real_text as rt
@@ -26,9 +27,7 @@ PAGE = Path(__file__).resolve().parents[2] / PAGE_NAME
 TRAIN, VALID = ("textwrap", "shlex"), ("colorsys", "bisect")
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE_NAME)
-    return d
+one = OneDirective(PAGE_NAME)
 
 
 # ------------------------------------------------------------------ tiny stand-ins for the chapter's runs

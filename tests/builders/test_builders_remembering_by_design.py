@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from one_directive import OneDirective
 
 from rnnmem import by_design, lru, memory, stats
 from rnnmem.experiments import Design
@@ -17,9 +18,7 @@ from rnnmem.site.render import Renderer
 PAGE = "docs/chapters/remembering-by-design.md"
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", PAGE)
-    return d
+one = OneDirective(PAGE)
 
 
 def test_lru_ring_horizons_renders_the_ring_it_draws(tmp_path):

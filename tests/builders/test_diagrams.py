@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
+from one_directive import OneDirective
 
 from rnnmem import bilm, bptt, gru, lstm, scan
 from rnnmem.init import pytorch_weights
@@ -23,7 +24,7 @@ from rnnmem.site.diagrams import (
     smallest_glyph_pt,
     smallest_text_px,
 )
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Renderer
 from rnnmem.site.style import to_svg
 
@@ -78,9 +79,7 @@ def test_a_real_builders_description_names_that_builder():
         d.find_edge("c_prev", "c")
 
 
-def one(comment: str):
-    (d,) = find_directives("# T\n\n" + comment + "\n", "docs/chapters/gates.md")
-    return d
+one = OneDirective("docs/chapters/gates.md")
 
 
 @pytest.mark.parametrize(
@@ -105,7 +104,7 @@ def test_a_bad_directive_argument_is_named_with_page_and_line(tmp_path, comment,
     with pytest.raises(DirectiveError) as info:
         Renderer(tmp_path).render(one(comment))
     assert expected in str(info.value)
-    assert "docs/chapters/gates.md:3" in str(info.value)
+    assert "docs/chapters/gates.md:1" in str(info.value)
 
 
 # ------------------------------------------------------------------ the cells are rnnmem's equations

@@ -14,15 +14,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from one_directive import OneDirective
 
 from rnnmem.site import registry, sources
-from rnnmem.site.directives import DirectiveError, find_directives
+from rnnmem.site.directives import DirectiveError
 from rnnmem.site.render import Deferred, Item, Renderer, render_later
 
-
-def one(md: str, page: str = "docs/p.md"):
-    (d,) = find_directives(md, page)
-    return d
+one = OneDirective("docs/p.md")
 
 
 def rendered(items: list[Item | DirectiveError]) -> list[Item]:

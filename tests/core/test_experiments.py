@@ -399,6 +399,26 @@ def test_gradient_reach_starts_at_one_and_reads_trained_parameters():
     assert not np.array_equal(ex.gradient_reach("rnn", 3, (0, 1), 4, params=trained, sequences=8), before)
 
 
+def test_start_rates_raised_to_the_steps_back_are_each_members_share_at_the_first_token():
+    lag, seeds = 4, (0, 1, 2)
+    rates = ex.start_rates("lstm", lag, seeds, 8, sequences=16)
+    assert rates.shape == (3,) and np.all((rates > 0) & (rates < 1))
+    for seed, rate in zip(seeds, rates):  # one member alone: the median over its seeds is its own share
+        share = ex.gradient_reach("lstm", lag, (seed,), 8, sequences=16)
+        assert rate ** (lag + 1) == pytest.approx(share[-1], rel=1e-12)
+
+
+def test_start_rates_grow_with_the_forget_bias_and_read_the_spec():
+    default, biased = (ex.start_rates(m, 6, (0, 1, 2), 16, sequences=32) for m in ("lstm", "lstm:2"))
+    assert np.all(biased > default)
+    assert np.array_equal(
+        ex.start_rates("lstm:chrono", 6, (0, 1), 16, sequences=32)[:1],
+        ex.start_rates("lstm:chrono", 6, (0,), 16, sequences=32),
+    )
+    with pytest.raises(ValueError, match="model"):
+        ex.start_rates("lstm:x", 6, (0,), 16)
+
+
 def test_carry_survival_per_scheme():
     assert ex.carry_survival("none", 0.9, 20) == 1.0
     assert ex.carry_survival("carry-step", 0.9, 20) == pytest.approx(0.9**21)

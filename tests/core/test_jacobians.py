@@ -154,6 +154,28 @@ def test_rnn_norms_are_bounded_by_powers_of_the_weight_norm(radius):
     assert norms[0] == 1.0
 
 
+@pytest.mark.parametrize("radius, input_scale, seed", [(0.8, 0.1, 0), (1.2, 1.0, 3)])
+def test_a_random_run_keeps_the_network_rnn_norms_by_distance_measures(radius, input_scale, seed):
+    run = jac.random_rnn_run(radius, hidden=12, steps=15, input_scale=input_scale, seed=seed)
+    assert np.array_equal(
+        run.norms, jac.rnn_norms_by_distance(radius, hidden=12, steps=15, input_scale=input_scale, seed=seed)
+    )
+    assert jac.spectral_radius(run.weights["W_hh"]) == pytest.approx(radius, rel=1e-12)
+    assert run.states.shape == (16, 12) and not run.states[0].any()
+    # The norms are those of the Jacobians diag(1 - h_t^2) W_hh of the states it keeps.
+    slopes = 1 - run.states[1:] ** 2
+    Js = slopes[:, :, None] * run.weights["W_hh"][None]
+    np.testing.assert_allclose(run.norms, jac.distance_norms(Js), rtol=1e-12)
+    assert run.mean_slope == pytest.approx(slopes.mean(), rel=1e-12)
+    assert run.mean_factor == pytest.approx(run.norms[15] ** (1 / 15), rel=1e-12)
+
+
+def test_a_random_run_refuses_bad_arguments_by_name():
+    for kwargs, name in (({"steps": 0}, "steps"), ({"input_scale": -1.0}, "input_scale"), ({"hidden": 0}, "hidden")):
+        with pytest.raises(ValueError, match=f"^{name}"):
+            jac.random_rnn_run(0.8, **kwargs)
+
+
 def test_small_radius_vanishes_geometrically():
     norms = jac.rnn_norms_by_distance(0.5, hidden=32, steps=40, seed=0)
     assert norms[40] < 1e-9

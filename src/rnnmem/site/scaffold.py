@@ -199,15 +199,12 @@ TEST = '''\
 
 from __future__ import annotations
 
-from rnnmem.site.directives import find_directives
+from one_directive import OneDirective
+
 from rnnmem.site.render import Renderer
 
 PAGE = "docs/chapters/{slug}.md"
-
-
-def one(comment: str):
-    (d,) = find_directives("# T\\n\\n" + comment + "\\n", PAGE)
-    return d
+one = OneDirective(PAGE)
 
 
 def test_{builder}_renders_an_svg(tmp_path):

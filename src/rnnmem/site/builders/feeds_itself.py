@@ -21,21 +21,6 @@ def _key(x: float) -> str:
     return text if any(c in text for c in ".e") else text + ".0"
 
 
-def _run(radius: float, hidden: int, steps: int, input_scale: float, seed: int):
-    """The network of :func:`rnnmem.jacobians.rnn_norms_by_distance`, with its states and weights."""
-    rng = np.random.default_rng(seed)
-    W = jacobians.random_rnn(4, hidden, radius, rng)
-    xs = input_scale * rng.standard_normal((steps, 4))
-    states, Js = jacobians.rnn_trajectory(xs, np.zeros(hidden), **W)
-    norms = jacobians.distance_norms(Js)
-    same = jacobians.rnn_norms_by_distance(
-        radius, hidden=hidden, steps=steps, input_size=4, input_scale=input_scale, seed=seed
-    )
-    if not np.array_equal(norms, same):
-        raise RuntimeError("the table's network is no longer the one rnn_norms_by_distance draws")
-    return W, states, norms
-
-
 @figure()
 def jacobian_norms(
     radii: Sequence[Positive] = (0.8, 1.0, 1.2),
@@ -93,16 +78,19 @@ def jacobian_norm_table(
     distance: PositiveInt = 12,
     level: OpenUnit = 0.01,
 ):
-    """Per radius and input scale: ||W_hh||, mean tanh', the product's norm at two distances, the mean factor."""
+    """Per radius and input scale: ||W_hh||, mean tanh', the product's norm at two distances, the mean factor.
+
+    Each row is one :func:`rnnmem.jacobians.random_rnn_run` (the network :func:`rnnmem.jacobians.rnn_norms_by_distance`
+    measures), with its :attr:`~rnnmem.jacobians.RNNRun.mean_factor` and :attr:`~rnnmem.jacobians.RNNRun.mean_slope`.
+    """
     radii, scales = [float(r) for r in radii], [float(a) for a in input_scales]
     if distance > steps:
         raise ValueError(f"distance must be at most steps ({steps}), got {distance}")
     rows, runs = [], []
     for scale in scales:
         for rho in radii:
-            W, states, norms = _run(rho, hidden, steps, scale, seed)
-            factor = float(norms[steps] ** (1.0 / steps))
-            slope = float(np.mean(1 - states[1:] ** 2))
+            run = jacobians.random_rnn_run(rho, hidden=hidden, steps=steps, input_size=4, input_scale=scale, seed=seed)
+            W, norms, factor, slope = run.weights, run.norms, run.mean_factor, run.mean_slope
             below = np.flatnonzero(norms < level)
             reach = str(int(below[0])) if below.size else f"beyond {steps}"
             rows.append(

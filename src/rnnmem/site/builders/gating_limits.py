@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from rnnmem import cell_bound, cells, gradcheck, lab, tasks
+from rnnmem import cell_bound, cells, gradcheck
 from rnnmem.cell_paths import REGIMES, keep_bias_paths, random_lstm_paths
 from rnnmem.checks import Check, Finite, NonNegativeInt, Positive, PositiveInt, check_finite, check_positive
-from rnnmem.experiments import Model, ModelSpec
+from rnnmem.experiments import Model, ModelSpec, start_rates
 from rnnmem.lstm import LSTM
 
 from ..placeholders import sci
@@ -299,28 +299,6 @@ def keep_bias_paths_table(
     ), values
 
 
-def start_rates(
-    model: str,
-    forget_bias: float | None = None,
-    lag: int = 20,
-    alphabet: int = 8,
-    hidden: int = 32,
-    seeds: int = 8,
-    sequences: int = 256,
-    init: str = "default",
-) -> np.ndarray:
-    r"""Per member, the per-step factor of the gradient at initialization: :math:`(\|g_1\|/\|g_T\|)^{1/(T-1)}`.
-
-    :math:`g_s = \partial \ell/\partial h_s` on recall at ``lag`` (measured by
-    :func:`rnnmem.lab.gradient_by_step` on ``sequences`` held-out sequences),
-    for ``seeds`` untrained members drawn as PyTorch draws them (or with chrono biases, ``init="chrono"``).
-    """
-    task = tasks.recall(lag=lag, alphabet=alphabet)
-    ens = lab.make_ensemble(task, model, seeds=list(range(seeds)), hidden=hidden, forget_bias=forget_bias, init=init)
-    norms = lab.gradient_by_step(ens, task, n=sequences, seed=1)
-    return (norms[:, 0] / norms[:, -1]) ** (1.0 / (norms.shape[1] - 1))
-
-
 @table()
 def default_start_table(
     models: Sequence[Model] = ("rnn", "gru", "lstm", "lstm:1", "lstm:2"),
@@ -330,7 +308,8 @@ def default_start_table(
     seeds: PositiveInt = 8,
     sequences: PositiveInt = 256,
 ):
-    """Per model at initialization: the per-step factor of the gradient, median and range over seeds.
+    """Per model at initialization: the per-step factor of the gradient (:func:`rnnmem.experiments.start_rates`),
+    median and range over seeds.
 
     ``models`` are model specs (:meth:`rnnmem.experiments.ModelSpec.parse`): ``"rnn"``, ``"gru"``,
     ``"lstm"`` (PyTorch's draw), ``"lstm:B"`` (forget bias ``B``) or ``"lstm:chrono"``.
@@ -340,7 +319,7 @@ def default_start_table(
     values: dict[str, Any] = {"median": {}, "low": {}, "high": {}, "reach": {}, "steps": lag + 1, "seeds": seeds}
     for name, spec in zip(models, parsed):
         kind, bias = spec.cell, spec.forget_bias
-        rate = start_rates(kind, bias, lag, alphabet, hidden, seeds, sequences, init=spec.init)
+        rate = start_rates(name, lag, range(seeds), hidden, sequences=sequences, alphabet=alphabet)
         label = cells.LABELS[kind] + (
             ""
             if kind != "lstm"

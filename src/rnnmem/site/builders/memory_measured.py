@@ -437,19 +437,83 @@ def _sweep_values(res: SweepResult) -> dict:
     return values
 
 
+@dataclasses.dataclass(frozen=True)
+class SweepArgs:
+    """The arguments of the recall sweep that the section's builders read (:func:`_lab`): each one's rule and
+    default, stated once.
+
+    A builder decorated with :func:`takes_the_sweep` takes these as its last parameters, so that a directive
+    writes them as before and they are checked from the signature like any other, and receives them as
+    one value, ``args``.
+    """
+
+    models: Sequence[Model] = CONFIGS
+    short_lags: Lags = SHORT_LAGS
+    long_lags: Lags = LONG_LAGS
+    seeds: PositiveInt = 20
+    hidden: PositiveInt = 16
+    budgets: Sequence[PositiveInt] = (SHORT, LONG)
+    threshold: Threshold = 0.9
+    extend_to: PositiveInt = 64
+
+    def result(self) -> SweepResult:
+        """The sweep these arguments ask for, trained (or read from the runs' cache)."""
+        return _lab(
+            self.models,
+            self.short_lags,
+            self.long_lags,
+            self.seeds,
+            self.hidden,
+            self.budgets,
+            self.threshold,
+            self.extend_to,
+        )
+
+
+def takes_the_sweep(builder: Callable[..., Any]) -> Callable[..., Any]:
+    """``builder(own..., *, args: SweepArgs)`` as a builder of its own parameters followed by the fields of
+    :class:`SweepArgs`, with their annotations and defaults (what :func:`rnnmem.checks.check_arguments` and a
+    directive read); a call gathers those into ``args``."""
+    import functools
+    import inspect
+    import typing
+
+    hints = typing.get_type_hints(builder, include_extras=True)
+    own = [
+        p.replace(annotation=hints.get(p.name, p.annotation))
+        for p in inspect.signature(builder).parameters.values()
+        if p.name != "args"
+    ]
+    fields = typing.get_type_hints(SweepArgs, include_extras=True)
+    shared = [
+        inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default, annotation=fields[f.name])
+        for f in dataclasses.fields(SweepArgs)
+    ]
+    signature = inspect.Signature(own + shared)
+
+    @functools.wraps(builder)
+    def wrapper(*positional: Any, **keywords: Any) -> Any:
+        bound = signature.bind(*positional, **keywords)
+        bound.apply_defaults()
+        given = bound.arguments
+        args = SweepArgs(**{p.name: given.pop(p.name) for p in shared})
+        return builder(**given, args=args)
+
+    # The signature and annotations are the wrapper's own: check_arguments unwraps to read them.
+    del wrapper.__wrapped__
+    wrapper.__signature__ = signature  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+    return wrapper
+
+
 @figure()
+@takes_the_sweep
 def success_heatmap(
-    models: Sequence[Model] = CONFIGS,
-    short_lags: Lags = SHORT_LAGS,
-    long_lags: Lags = LONG_LAGS,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    budgets: Sequence[PositiveInt] = (SHORT, LONG),
-    threshold: Threshold = 0.9,
-    extend_to: PositiveInt = 64,
+    *,
+    args: SweepArgs,
 ):
     """Share of seeds that learn recall, model by lag, one panel per budget, the starting 1% horizon marked."""
-    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    res = args.result()
     sweep = res.sweep
     specs = list(sweep.models)
     horizons = _horizons(res)
@@ -514,18 +578,13 @@ def _edges(lags: list[int]) -> np.ndarray:
 
 
 @table()
+@takes_the_sweep
 def lab_horizon_table(
-    models: Sequence[Model] = CONFIGS,
-    short_lags: Lags = SHORT_LAGS,
-    long_lags: Lags = LONG_LAGS,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    budgets: Sequence[PositiveInt] = (SHORT, LONG),
-    threshold: Threshold = 0.9,
-    extend_to: PositiveInt = 64,
+    *,
+    args: SweepArgs,
 ):
     """Per model: the starting factor at zero input, its 1% horizon, and the lag learned within each budget."""
-    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    res = args.result()
     sweep = res.sweep
     horizons = _horizons(res)
     values = _sweep_values(res)
@@ -567,21 +626,16 @@ def lab_horizon_table(
 
 
 @table()
+@takes_the_sweep
 def success_counts_table(
     budget: PositiveInt = SHORT,
-    models: Sequence[Model] = CONFIGS,
-    short_lags: Lags = SHORT_LAGS,
-    long_lags: Lags = LONG_LAGS,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    budgets: Sequence[PositiveInt] = (SHORT, LONG),
-    threshold: Threshold = 0.9,
-    extend_to: PositiveInt = 64,
+    *,
+    args: SweepArgs,
 ):
     """Successes per lag (rows) and model (columns) within one budget."""
-    if budget not in list(budgets):
-        raise ValueError(f"budget must be one of budgets {list(budgets)}, got {budget!r}")
-    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    if budget not in list(args.budgets):
+        raise ValueError(f"budget must be one of budgets {list(args.budgets)}, got {budget!r}")
+    res = args.result()
     sweep = res.sweep
     tried = sorted({lag for s in sweep.models for lag in res.lags(s, budget)})
     rows = []
@@ -626,18 +680,13 @@ def wilson_table(seeds: PositiveInt = 20, level: Finite = 0.95):
 
 
 @figure()
+@takes_the_sweep
 def final_accuracy(
-    models: Sequence[Model] = CONFIGS,
-    short_lags: Lags = SHORT_LAGS,
-    long_lags: Lags = LONG_LAGS,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    budgets: Sequence[PositiveInt] = (SHORT, LONG),
-    threshold: Threshold = 0.9,
-    extend_to: PositiveInt = 64,
+    *,
+    args: SweepArgs,
 ):
     """Median final held-out accuracy and its interquartile range against the lag, one panel per model."""
-    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    res = args.result()
     sweep = res.sweep
     specs = list(sweep.models)
     cols = min(2, len(specs))
@@ -667,22 +716,17 @@ def final_accuracy(
 
 
 @figure()
+@takes_the_sweep
 def survival_curves(
     lags: Lags = SURVIVAL_LAGS,
-    models: Sequence[Model] = CONFIGS,
-    short_lags: Lags = SHORT_LAGS,
-    long_lags: Lags = LONG_LAGS,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    budgets: Sequence[PositiveInt] = (SHORT, LONG),
-    threshold: Threshold = 0.9,
-    extend_to: PositiveInt = 64,
+    *,
+    args: SweepArgs,
 ):
     """Kaplan-Meier curves of updates to success: the share not yet succeeded, per model, at each lag."""
-    missing = [lag for lag in lags if lag not in list(long_lags)]
+    missing = [lag for lag in lags if lag not in list(args.long_lags)]
     if missing:
-        raise ValueError(f"lags must be lags of long_lags {list(long_lags)}, got {list(lags)}")
-    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+        raise ValueError(f"lags must be lags of long_lags {list(args.long_lags)}, got {list(lags)}")
+    res = args.result()
     sweep = res.sweep
     long = sweep.budgets[1]
     fig, axes = new_figure(nrows=len(lags), height=2.0 * len(lags) + 1.0, sharex=True, sharey=True, squeeze=False)
@@ -785,16 +829,11 @@ def _group_clause(count: int, who: str, a: float, b: float, when: str, fmt: str,
 
 
 @figure()
+@takes_the_sweep
 def diagnostics_over_training(
     lags: Lags = DIAGNOSTIC_LAGS,
-    models: Sequence[Model] = CONFIGS,
-    short_lags: Lags = SHORT_LAGS,
-    long_lags: Lags = LONG_LAGS,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    budgets: Sequence[PositiveInt] = (SHORT, LONG),
-    threshold: Threshold = 0.9,
-    extend_to: PositiveInt = 64,
+    *,
+    args: SweepArgs,
 ):
     """Per member, over training at each of ``lags`` (long budget): the RNN's ρ(W_hh), the b_f = 0 LSTM's
     median forget bias, and the gradient reaching the b_f = 1 LSTM's first cell state; successes against
@@ -802,12 +841,12 @@ def diagnostics_over_training(
     checkpoint, and ``text``, a clause that says it in words (``no seed succeeded`` when none did)."""
     lags = list(lags)
     for i, lag in enumerate(lags):
-        if lag not in list(long_lags):
-            raise ValueError(f"lags[{i}] must be one of long_lags {list(long_lags)}, got {lag!r}")
+        if lag not in list(args.long_lags):
+            raise ValueError(f"lags[{i}] must be one of long_lags {list(args.long_lags)}, got {lag!r}")
     needed = [m for m, _ in DIAGNOSED]
-    if any(ModelSpec.parse(m) not in [ModelSpec.parse(x) for x in models] for m in needed):
-        raise ValueError(f"models must include {needed}, got {list(models)}")
-    res = _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, extend_to)
+    if any(ModelSpec.parse(m) not in [ModelSpec.parse(x) for x in args.models] for m in needed):
+        raise ValueError(f"models must include {needed}, got {list(args.models)}")
+    res = args.result()
     long = res.sweep.budgets[1]
     fig, grid = new_figure(
         nrows=len(DIAGNOSED), ncols=len(lags), height=2.0 * len(DIAGNOSED) + 0.8, sharex=True, squeeze=False
