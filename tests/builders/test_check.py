@@ -130,6 +130,7 @@ def test_every_rule_has_one_check_and_the_order_is_contributings():
     assert listed == names, "CONTRIBUTING.md lists the rules in the order `make test-chapter` reports them"
     for rule in check.RULES:
         assert rule.asks and rule.reason and rule.fix, rule.name
+        assert callable(rule.check), f"the rule {rule.name} carries its check function"
 
 
 def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsys):

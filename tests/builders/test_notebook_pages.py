@@ -2,7 +2,7 @@
 
 import pytest
 
-from rnnmem.site.book import NO_ALT, NotebookAltError, clean_notebook_html
+from rnnmem.site.notebook_pages import NO_ALT, KeptCaches, NotebookAltError, clean_notebook_html, finish_page, key_cache
 
 PAGE = (
     '<head><script src=""> </script>'
@@ -28,3 +28,32 @@ def test_an_undescribed_plot_names_its_cell():
 def test_the_same_page_cleans_to_the_same_bytes():
     other = PAGE.replace("a1b2", "ffff").replace("c3d4", "0000")
     assert clean_notebook_html(PAGE, [None, "x"]) == clean_notebook_html(other, [None, "x"])
+
+
+def test_a_finished_page_takes_its_alt_texts_from_the_cells_and_its_links_under_the_title(tmp_path):
+    source = tmp_path / "n.py"
+    source.write_text('# %% [markdown]\n# # N\n\n# %% alt="Two lines that cross"\nprint(1)\n')
+    page = '<h1 id="n">N</h1>' + PAGE
+    out = finish_page(page, str(source), "notebooks/n.py", "<p>LINKS</p>")
+    assert out.startswith('<h1 id="n">N</h1><p>LINKS</p>') and 'alt="Two lines that cross"' in out
+
+
+def test_the_notebook_cache_is_keyed_on_the_package_and_old_keys_are_removed(tmp_path):
+    old = tmp_path / "mkdocs-jupyter" / "rnnmem-0000000000000000"
+    old.mkdir(parents=True)
+    jupyter: dict[str, object] = {"cache": True, "cache_dir": "elsewhere"}
+    key_cache(jupyter, tmp_path)
+    current = tmp_path / "mkdocs-jupyter"
+    assert str(jupyter["cache_dir"]).startswith(str(current / "rnnmem-")) and not old.exists()
+    key_cache(None, tmp_path)  # a site without mkdocs-jupyter: nothing to do
+
+
+def test_kept_caches_are_put_back_only_when_evicted(tmp_path):
+    (tmp_path / "a.json").write_text("a")
+    (tmp_path / "b.json").write_text("b")
+    kept = KeptCaches()
+    kept.note({"cache": True, "cache_dir": str(tmp_path)})
+    (tmp_path / "a.json").unlink()
+    (tmp_path / "b.json").write_text("new")
+    kept.put_back()
+    assert (tmp_path / "a.json").read_text() == "a" and (tmp_path / "b.json").read_text() == "new"

@@ -76,7 +76,7 @@ def test_only_a_servers_first_build_leaves_missing_items_for_later(tmp_path):
     assert not defers(plugin, loaded), "mkdocs build renders everything"
     plugin.serving = True
     assert defers(plugin, loaded)
-    plugin.started = True  # on_serve: the server runs
+    plugin.serve.started = True  # on_serve: the server runs
     assert not defers(plugin, loaded), "a rebuild renders what it needs, as before"
     off = load_config(str(project(tmp_path / "off", "\n      typeset_math: false\n      render_after_start: false")))
     other = off.plugins["rnnmem"]
@@ -93,7 +93,7 @@ def test_the_options_errors_name_the_option(tmp_path, caplog):
 
 def test_all_state_lives_on_the_instance():
     one, two = RnnmemPlugin(), RnnmemPlugin()
-    assert one.reader is not two.reader and one.templates is not two.templates and one.last_keys is not two.last_keys
+    assert one.reader is not two.reader and one.templates is not two.templates and one.serve is not two.serve
     mutable = [
         name
         for name, value in vars(plugin_module).items()
@@ -215,3 +215,19 @@ def test_the_plugin_is_importable_without_side_effects():
     code = "import sys; import rnnmem.site.plugin; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", "the plugin imports matplotlib only when a figure is rendered"
+
+
+def test_mkdocs_is_imported_only_by_the_plugin_and_the_api_pages():
+    """ARCHITECTURE.md's rule: the rest of the machinery (serving and the notebook pages included) works without it."""
+    import ast
+
+    site = ROOT / "src" / "rnnmem" / "site"
+    importers = set()
+    for path in sorted(site.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            if any(n == "mkdocs" or n.startswith("mkdocs.") for n in names):
+                importers.add(path.relative_to(site).as_posix())
+    assert importers == {"plugin.py", "apipages.py"}

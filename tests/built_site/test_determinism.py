@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ALLOWED_DIFFERENCES: list[tuple[str, bytes]] = [
     # None today. Notebook pages once carried random cell ids (nbformat draws them
     # with uuid4 when jupytext reads a notebook); the site hook renumbers them in
-    # order (rnnmem.site.book.clean_notebook_html), so they no longer differ.
+    # order (rnnmem.site.notebook_pages.clean_notebook_html), so they no longer differ.
 ]
 
 #: (page, kind, builder) of the items rendered again with the cache bypassed (see the module's docstring).

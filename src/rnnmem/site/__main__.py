@@ -29,7 +29,7 @@ import socket
 import sys
 from pathlib import Path
 
-from . import registry
+from . import kinds, registry
 from .book import Book, load_mkdocs_settings
 from .directives import Directive, DirectiveError, find_directives
 from .render import Item, Renderer
@@ -227,7 +227,9 @@ def _numbers(args, parser: argparse.ArgumentParser) -> int:
         allow = load_allowlist(args.allow) if args.allow else load_allowlist()
     except ValueError as exc:
         parser.error(f"argument --allow: {exc}")
-    renderer = Renderer()  # only the tables are rendered: a figure produces numbers only through placeholders
+    renderer = (
+        Renderer()
+    )  # only the kinds that state numbers (tables) are rendered; a figure states them through placeholders
     found = 0
     for page in pages:
         rel = page.resolve().relative_to(docs.resolve()).as_posix()
@@ -236,7 +238,7 @@ def _numbers(args, parser: argparse.ArgumentParser) -> int:
             tables = [
                 renderer.render(d).content.decode()
                 for d in find_directives(markdown, f"docs/{rel}")
-                if d.kind == "table"
+                if kinds.get(d.kind).states_numbers
             ]
         except DirectiveError as exc:
             print(f"error: {exc}", file=sys.stderr)

@@ -9,32 +9,26 @@ line (``python -m rnnmem.site``) drives the same class without MkDocs.
 
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import config, exercises, notebook, numbering, placeholders
+from . import config, exercises, kinds, notebook, numbering, placeholders
 from .directives import Directive, DirectiveError, find_directives
 from .edition import Edition
 from .edition import edition as current_edition
+from .kinds import FIGURE_DIR, WIDE_SCREEN, Place, plain_text, unwrap_nested_blocks
 from .markdown import inline_code_spans, lex, prose_spans
 from .numbering import Numbering, NumberingError, Target
 from .registry import Registry
 from .render import Item, Renderer
 from .sources import package_digest
 
-FIGURE_DIR = "assets/figures"
-#: The screens a figure's desktop rendition is shown on: Material's width at which the table of
-#: contents stands beside the text (60em), where the content column is at least 34rem wide.
-WIDE_SCREEN = "(min-width: 60em)"
 NOTEBOOK_DIR = "downloads"
 #: The heading of a chapter's exercises, as the page shows it (numbered or not).
 _EXERCISES = re.compile(r"(?:<span[^>]*>[\d.]+</span>\s*|[\d.]+\s+)?Exercises\b")
 CHAPTER_DIR = "chapters"
-
-_SVG_SIZE = re.compile(rb'<svg[^>]*\swidth="([\d.]+)pt"[^>]*\sheight="([\d.]+)pt"')
 
 
 @dataclass
@@ -173,7 +167,7 @@ class Book:
         out: dict[str, bytes] = {}
         for page in self.pages.values():
             for item in page.items:
-                if isinstance(item, Item) and item.kind == "figure":
+                if isinstance(item, Item) and kinds.get(item.kind).published:
                     out[f"{FIGURE_DIR}/{item.filename}"] = item.content
                     if item.wide is not None:
                         out[f"{FIGURE_DIR}/{item.wide_filename}"] = item.wide
@@ -330,58 +324,28 @@ class Book:
         block = self.numbering().block_references(page.src_uri, block, directive.line)
         return _indent(block, directive.indent)
 
-    def _block(self, page: Page, directive: Directive, item: Item) -> str:
-        caption = directive.args.get("caption")
+    def _place(self, page: Page, directive: Directive, item: Item) -> Place:
+        """Where the item stands: its page, its files, its caption and alt text with their placeholders filled."""
+        caption, alt = directive.args.get("caption"), directive.args.get("alt")
         if caption is not None:
             caption = self.fill_directive_text(page, directive, item, caption, "the caption")
-        if item.kind == "figure":
-            assert caption is not None, "the renderer gives no figure without a caption (render.split_caption)"
-            target = posixpath.relpath(f"{FIGURE_DIR}/{item.filename}", posixpath.dirname(page.src_uri) or ".")
-            alt = directive.args.get("alt")
-            alt = (
-                self.fill_directive_text(page, directive, item, alt, "the alt text")
-                if alt is not None
-                else plain_text(caption)
-            )
-            alt = " ".join(alt.split()).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-            size = _SVG_SIZE.search(item.content[:2000])
-            # Every figure but the page's first (which may be on the first screen, as Home's is)
-            # loads only when the reader scrolls near it, and is decoded off the main thread.
-            figures = [d for d, i in zip(page.directives, page.items) if getattr(i, "kind", "") == "figure"]
-            attrs = "" if figures[:1] == [directive] else 'loading="lazy" decoding="async"'
-            if size:
-                w, h = (round(float(v) * 4 / 3) for v in size.groups())
-                attrs = f'width="{w}" height="{h}" {attrs}'.strip()
-            dims = f"{{ {attrs} }}" if attrs else ""
-            image, css = f"![{alt}]({target}){dims}", "rnnmem-figure"
-            if item.wide is not None:
-                image, css = self._picture(page, item, image), "rnnmem-figure rnnmem-figure--wide"
-            # One line: Python-Markdown's span mode turns line breaks inside the figure into <br>.
-            return (
-                f'<figure class="{css}" markdown="span">{image}'
-                f'<figcaption markdown="span">{" ".join(caption.split())}</figcaption></figure>'
-            )
-        if item.kind == "widget":  # raw HTML, one line, so Markdown leaves it whole
-            return item.content.decode()
-        table = item.content.decode()
-        if caption:
-            table = f'<p class="rnnmem-table-caption" markdown="span">{caption}</p>\n\n' + table
-        return '<div class="rnnmem-table" markdown>\n\n' + table + "\n</div>"
+        if alt is not None:
+            alt = self.fill_directive_text(page, directive, item, alt, "the alt text")
+        same = [d for d, i in zip(page.directives, page.items) if getattr(i, "kind", "") == item.kind]
+        return Place(
+            page.src_uri,
+            item.content,
+            item.filename,
+            item.wide,
+            item.wide_filename,
+            caption,
+            alt,
+            same[:1] == [directive],
+        )
 
-    @staticmethod
-    def _picture(page: Page, item: Item, image: str) -> str:
-        """A figure with a desktop rendition: a ``<picture>`` whose source, on a screen at least
-        :data:`WIDE_SCREEN` wide, is the rendition (shown 34rem wide by the stylesheet, at the
-        scale of every other figure), and whose image, on a phone, a tablet and in print, is the
-        figure drawn for the column. The source's address is relative to the page's own
-        (``chapters/gates/``): raw HTML is not rewritten by MkDocs as a Markdown image is."""
-        size = _SVG_SIZE.search((item.wide or b"")[:2000])
-        assert size, "a desktop rendition is an SVG with a width and a height (rnnmem.site.style.to_svgs)"
-        w, h = (round(float(v) * 4 / 3) for v in size.groups())
-        url = posixpath.splitext(page.src_uri)[0]
-        url = posixpath.dirname(url) if posixpath.basename(url) == "index" else url
-        source = posixpath.relpath(f"{FIGURE_DIR}/{item.wide_filename}", url or ".")
-        return f'<picture><source media="{WIDE_SCREEN}" srcset="{source}" width="{w}" height="{h}">{image}</picture>'
+    def _block(self, page: Page, directive: Directive, item: Item) -> str:
+        """The item as the page shows it, written by its kind (:meth:`rnnmem.site.kinds.Kind.block`)."""
+        return kinds.get(item.kind).block(self._place(page, directive, item))
 
     @staticmethod
     def _console_fences(text: str) -> str:
@@ -428,24 +392,8 @@ class Book:
         for directive, item in zip(page.directives, page.items):
             if isinstance(item, DirectiveError):
                 raise item
-            block = self._block(page, directive, item)
-            if item.kind == "figure":
-                caption = self.fill_directive_text(page, directive, item, directive.args["caption"], "the caption")
-                alt = re.search(r"!\[(.*?)\]\(", block, re.DOTALL)
-                block = (
-                    f"![{alt.group(1) if alt else ''}]({site_url}{FIGURE_DIR}/{item.filename})\n\n"
-                    f"*{' '.join(caption.split())}*"
-                )
-            elif item.kind == "widget":
-                block = (
-                    f"*An interactive figure stands here on the [book's page]({site_url}"
-                    f"{posixpath.splitext(page.src_uri)[0]}/).*"
-                )
-            else:
-                block = unwrap_nested_blocks(block).replace('<div class="rnnmem-table">', "").replace("</div>", "")
-                block = re.sub(
-                    r'<p class="rnnmem-table-caption" markdown="span">(.*?)</p>', r"*\1*", block, flags=re.DOTALL
-                )
+            kind, place = kinds.get(item.kind), self._place(page, directive, item)
+            block = kind.notebook_block(place, kind.block(place), site_url)
             block = self.numbering().block_references(page.src_uri, block, directive.line, plain=True)
             edits.append((directive.start, directive.end, _indent(block.strip("\n"), directive.indent)))
         out, pos = [], 0
@@ -576,113 +524,18 @@ class Book:
         return text[:end] + "\n" + links + text[end:]
 
 
-_NESTED_FIGURE = re.compile(
-    r'<p>(<figure class="rnnmem-figure[^"]*"[^>]*?) markdown="span">(.*?</figure>)</p>', re.DOTALL
-)
-_NESTED_TABLE = re.compile(r'(<div class="rnnmem-table"[^>]*?) markdown>')
-_NESTED_CAPTION = re.compile(r'<p><p class="rnnmem-table-caption" markdown="span">(.*?)</p></p>', re.DOTALL)
-
-
-def unwrap_nested_blocks(html_text: str) -> str:
-    """Finish the figures and tables of directives that stand inside an indented block.
-
-    Python-Markdown's ``md_in_html`` only sees HTML at the top level of a page;
-    inside an admonition, an exercise answer or a list item, the figure's
-    Markdown (image, caption) is still converted, but the ``<figure>`` lands in
-    a paragraph with its ``markdown`` attribute left on. This puts it back as
-    at the top level.
-
-    >>> unwrap_nested_blocks('<p><figure class="rnnmem-figure" markdown="span"><img/>'
-    ...                      '<figcaption markdown="span">x</figcaption></figure></p>')
-    '<figure class="rnnmem-figure"><img/><figcaption>x</figcaption></figure>'
-    """
-    html_text = _NESTED_FIGURE.sub(r"\1>\2", html_text)
-    html_text = html_text.replace('<figcaption markdown="span">', "<figcaption>")
-    html_text = _NESTED_CAPTION.sub(r'<p class="rnnmem-table-caption">\1</p>', html_text)
-    return _NESTED_TABLE.sub(r"\1>", html_text)
-
-
 def load_mkdocs_settings(config_file: Path) -> dict:
     """docs_dir, repo_url and site_url from mkdocs.yml, without MkDocs (:func:`rnnmem.site.config.settings`)."""
     return config.settings(config_file)
 
 
-def plain_text(markdown: str) -> str:
-    """A caption as plain text (alt text for a figure given none): math and markup reduced to their letters.
-
-    >>> plain_text("What is left after $n$ steps of **one** factor $f^n$.")
-    'What is left after n steps of one factor f^n.'
-    """
-    text = re.sub(r"\$+([^$]*)\$+", r"\1", markdown)
-    text = re.sub(r"\\(?:mathrm|text|operatorname)\{([^}]*)\}", r"\1", text)
-    text = re.sub(r"[*_`]{1,2}(\S.*?\S|\S)[*_`]{1,2}", r"\1", text)
-    return text.replace("\\", "").replace("{", "").replace("}", "")
-
-
-__all__ = ["Book", "DirectiveError", "load_mkdocs_settings", "package_digest", "unwrap_nested_blocks"]
-
-
-_EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>\s*')
-_MATHJAX2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>\s*', re.DOTALL)
-_MERMAID_LOADER = re.compile(
-    r'<script type="module">(?:(?!</script>).)*?mermaid(?:(?!</script>).)*</script>\s*', re.DOTALL
-)
-_CELL_ID = re.compile(r'id="cell-id=[0-9a-f-]+"')
-#: The alt text nbconvert gives an image whose notebook does not describe it.
-NO_ALT = 'alt="No description has been provided for this image"'
-
-
-class NotebookAltError(ValueError):
-    """A plot in a notebook page has no description (alt text)."""
-
-
-def add_notebook_links(html_text: str, links: str) -> str:
-    """Put the download and Colab links right after a notebook page's title (its first <h1>).
-
-    >>> add_notebook_links('<div><h1 id="t">T</h1><p>x</p></div>', '<p>L</p>')
-    '<div><h1 id="t">T</h1><p>L</p><p>x</p></div>'
-    """
-    end = html_text.find("</h1>")
-    if end < 0:
-        raise NotebookAltError(
-            "a notebook page needs a title (a first Markdown cell starting with '# '), "
-            "under which its download links go"
-        )
-    return html_text[: end + 5] + links + html_text[end + 5 :]
-
-
-def clean_notebook_html(html_text: str, alts: list[str | None] | None = None, *, where: str = "notebook") -> str:
-    """Tidy a page rendered by mkdocs-jupyter so it loads nothing from elsewhere and is reproducible.
-
-    nbconvert's template adds an empty MathJax ``<script src="">``, a MathJax 2
-    configuration that this site's MathJax 3 ignores, and a loader that imports
-    mermaid from a CDN when a notebook holds a diagram; all three are removed
-    (the site typesets notebook math with its own MathJax). Cell anchors carry
-    random ids drawn when the notebook is read; they are renumbered in order.
-
-    ``alts`` gives, cell by cell, the ``alt`` metadata of the notebook's cells
-    (``# %% alt="..."`` in a Jupytext percent file): it becomes the alt text of
-    the images that cell outputs. An image left without one raises
-    :class:`NotebookAltError` naming the cell, so no plot ships undescribed.
-
-    >>> page = '<script src=""> </script><div id="cell-id=9f2c"></div><div id="cell-id=01ab"></div>'
-    >>> clean_notebook_html(page)
-    '<div id="cell-id=1"></div><div id="cell-id=2"></div>'
-    """
-    html_text = _EMPTY_SCRIPT.sub("", html_text)
-    html_text = _MATHJAX2_CONFIG.sub("", html_text)
-    html_text = _MERMAID_LOADER.sub("", html_text)
-    starts = [m.start() for m in _CELL_ID.finditer(html_text)] + [len(html_text)]
-    pieces = [html_text[: starts[0]]]
-    for index, (a, b) in enumerate(zip(starts, starts[1:])):
-        cell = _CELL_ID.sub(f'id="cell-id={index + 1}"', html_text[a:b], count=1)
-        if NO_ALT in cell:
-            alt = alts[index] if alts is not None and index < len(alts) else None
-            if not alt:
-                raise NotebookAltError(
-                    f"{where}: cell {index + 1} shows an image without a description; give the cell one "
-                    'with `# %% alt="what the plot shows"`'
-                )
-            cell = cell.replace(NO_ALT, f'alt="{html.escape(alt)}"')
-        pieces.append(cell)
-    return "".join(pieces)
+__all__ = [
+    "FIGURE_DIR",
+    "WIDE_SCREEN",
+    "Book",
+    "DirectiveError",
+    "load_mkdocs_settings",
+    "package_digest",
+    "plain_text",
+    "unwrap_nested_blocks",
+]

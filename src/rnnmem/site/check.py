@@ -2,7 +2,8 @@
 
 ``make test-chapter CH=<slug>`` runs the chapter's snippets and its builder test
 with pytest, then ``python -m rnnmem.site check <slug>``, which calls
-:func:`check_chapter`: every rule of :data:`RULES`, in that order, on
+:func:`check_chapter`: every rule of :data:`RULES` (one table of :class:`Rule`
+objects, each carrying its description, its fix and its check function), in that order, on
 ``docs/chapters/<slug>.md``. A problem is a :class:`Problem`: the rule's name,
 the page, the line and what is wrong; the command prints each rule's fix
 after its problems and exits 1. The rules:
@@ -78,7 +79,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import apipages, config
+from . import apipages, config, kinds
 from .book import CHAPTER_DIR, Book, load_mkdocs_settings
 from .config import HOME_SECTION
 from .directives import DirectiveError, find_directives
@@ -142,121 +143,18 @@ _ERROR_WHERE = re.compile(r"^(docs/\S+?\.md):(\d+): ", re.S)
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule every page must pass: its name, what it asks, why, and how to fix a page that fails it."""
+    """A rule every page must pass: its name, what it asks, why, how to fix a page that fails it, and its check.
+
+    ``check(site, src_uri)`` gives the page's problems of this rule (:func:`page_problems` calls it);
+    ``chapters_only``: the rule is skipped on pages that are not chapters.
+    """
 
     name: str
     asks: str
     reason: str
     fix: str
+    check: Callable[[Site, str], list[Problem]]
     chapters_only: bool = False
-
-
-#: Every page rule, in the order ``make test-chapter`` reports them (CONTRIBUTING.md lists them so).
-RULES: tuple[Rule, ...] = (
-    Rule(
-        "placeholders",
-        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry",
-        "a placeholder would be published as the chapter's text (and its meta description)",
-        "replace the sentence with the chapter's own words",
-    ),
-    Rule(
-        "fences",
-        "every block of Python is fenced ```python, with no >>> outside a fence, no fence or comment left "
-        "open, no numpy scalar repr in an output, and a reason for each skip",
-        "the tests run only ```python fences: any other Python is shown but never checked",
-        "write the fence as ```python with nothing after the word, close what is open, print Python "
-        "floats (round, float) instead of numpy scalars, and give a skip its reason",
-    ),
-    Rule(
-        "code-width",
-        f"no line of a ```python block is wider than {MAX_CODE_WIDTH} characters",
-        "a wider line scrolls sideways in the page's code column (narrower still inside an exercise's answer)",
-        f"wrap the line (parentheses, one argument a line) so it fits in {MAX_CODE_WIDTH} characters",
-    ),
-    Rule(
-        "directives",
-        "every figure and table directive renders",
-        "the build stops on a directive that does not",
-        "correct the directive's name or arguments, or the builder it names (the message says which)",
-    ),
-    Rule(
-        "captions",
-        "a caption is one or two short sentences, and a figure has an alt text different from its caption",
-        "readers who cannot see the figure get its full description from alt=",
-        "shorten the caption and put the full description into alt=",
-    ),
-    Rule(
-        "numbers",
-        "every number the prose, a heading, a caption or an alt text states is produced on the page",
-        "a typed number goes stale when the code changes; a computed one cannot",
-        "print it in a snippet, show it in a live table, or fill it in with a placeholder {{id.value}}; a "
-        "number quoted from a paper goes, with its reason, into src/rnnmem/site/policy/numbers.toml",
-    ),
-    Rule(
-        "cross-references",
-        "every @fig:, @tab:, @eq: and @ch: reference names a target, and every id is unique",
-        "the build numbers the targets and links the references; a missing one stops it",
-        "correct the id, or give the figure, table or equation that id",
-    ),
-    Rule(
-        "citations",
-        "every author-year citation matches an entry of docs/references.md",
-        "the build links each citation to its entry and stops on one that has none",
-        "add the entry to docs/references.md (anchor: first author's surname and year), or correct the citation",
-    ),
-    Rule(
-        "reference-links",
-        "every entry the page cites links to the work by DOI (https://doi.org/10....) or arXiv "
-        "(https://arxiv.org/abs/...)",
-        "a DOI or an arXiv id outlives the publisher's pages",
-        "add the DOI or arXiv link to the entry; a work that has neither goes, with its link and a reason, "
-        "into src/rnnmem/site/policy/references.toml",
-    ),
-    Rule(
-        "links",
-        "every internal link resolves to a page of the site, and every #anchor to a heading or an id on it",
-        "the strict build refuses a broken link",
-        "correct the path (relative to the page, ending in .md) or the anchor",
-    ),
-    Rule(
-        "forward-links",
-        "a chapter links to a later chapter only where src/rnnmem/site/policy/forward_links.toml lists the "
-        "link as a pointer ahead, with its reason",
-        "a student reads the chapters in order: no chapter may need a definition that only a later one gives",
-        "define what the page uses on the page or in an earlier chapter; a link that only points ahead (to where "
-        "a result is measured or developed further, the page complete without it) goes, with its reason, into "
-        "src/rnnmem/site/policy/forward_links.toml",
-        chapters_only=True,
-    ),
-    Rule(
-        "notebook",
-        "the chapter's notebook (built with the site as downloads/<chapter>.ipynb) can be made",
-        "the download and the Colab link serve that notebook",
-        "fix what the message names (a placeholder or reference the notebook cannot write)",
-        chapters_only=True,
-    ),
-    Rule(
-        "notebook-prose",
-        "the notebook carries the chapter's prose: every ## heading and the first paragraph",
-        "the notebook is the chapter to read, not only its code",
-        "the notebook writer (rnnmem.site.notebook) drops that text: keep the heading or paragraph "
-        "plain Markdown, or fix the writer",
-        chapters_only=True,
-    ),
-    Rule(
-        "exercises",
-        "every exercise opens with its tag (**Routine.**, **Conceptual.**, **Coding.** or **Project.**) and has "
-        f"one answer; a coding exercise has a starter before its answer and a check after it; the chapter sets "
-        f"at least {MIN_CODING} coding exercises",
-        "a teacher picks homework by its tag, and the student's notebook (the chapter without the answers) "
-        "keeps each coding exercise's starter and check, so the check meets the student's own code",
-        "tag the exercise; for a coding exercise, put a ```python starter (a function or class that raises "
-        "NotImplementedError) before the answer and a ```python check (an assert against rnnmem) after it; "
-        "rnnmem.site.exercises shows the format",
-        chapters_only=True,
-    ),
-)
-_RULES = {r.name: r for r in RULES}
 
 
 @dataclass(frozen=True)
@@ -433,7 +331,8 @@ def caption_problems(page: str, markdown: str) -> list[Problem]:
             continue
         sentences = len(_SENTENCE_END.findall(" ".join(caption.split()))) + 1
         # A figure's caption is a statement (its description is the alt text); a table's also names its columns.
-        words = 45 if d.kind == "figure" else 60
+        kind = kinds.get(d.kind)
+        words = kind.caption_words
         if sentences > 2 or len(caption.split()) > words:
             problems.append(
                 Problem(
@@ -444,7 +343,7 @@ def caption_problems(page: str, markdown: str) -> list[Problem]:
                     f"words, at most {words}); the full description of a figure goes to alt=",
                 )
             )
-        if d.kind == "figure":
+        if kind.has_alt:
             alt = d.args.get("alt")
             if not (isinstance(alt, str) and alt.strip() and alt.strip() != caption.strip()):
                 problems.append(
@@ -452,7 +351,7 @@ def caption_problems(page: str, markdown: str) -> list[Problem]:
                         "captions",
                         page,
                         d.line,
-                        "a figure needs alt=, its full description, different from its caption",
+                        f"a {kind.name} needs alt=, its full description, different from its caption",
                     )
                 )
     return problems
@@ -955,7 +854,7 @@ def _rule_numbers(site: Site, src_uri: str) -> list[Problem]:
     tables = [
         item.content.decode()
         for directive, item in zip(page.directives, page.items)
-        if directive.kind == "table" and not isinstance(item, DirectiveError)
+        if kinds.get(directive.kind).states_numbers and not isinstance(item, DirectiveError)
     ]
     return number_problems(f"docs/{src_uri}", site.sources[src_uri], tables, site.allow)
 
@@ -1019,25 +918,153 @@ def _rule_notebook_prose(site: Site, src_uri: str) -> list[Problem]:
     return notebook_prose_problems(site.book, src_uri, text)
 
 
-_CHECKS: dict[str, Callable[[Site, str], list[Problem]]] = {
-    "placeholders": _rule_placeholders,
-    "fences": lambda site, src: fence_problems(f"docs/{src}", site.sources[src]),
-    "code-width": lambda site, src: _width_problems(f"docs/{src}", site.sources[src]),
-    "directives": lambda site, src: site.render(src),
-    "captions": lambda site, src: [] if src in site.broken else caption_problems(f"docs/{src}", site.sources[src]),
-    "numbers": _rule_numbers,
-    "cross-references": _rule_cross_references,
-    "citations": _rule_citations,
-    "reference-links": _rule_reference_links,
-    "links": _rule_links,
-    "forward-links": lambda site, src: forward_link_problems(src, site.sources[src], site.order, site.ahead),
-    "notebook": _rule_notebook,
-    "notebook-prose": _rule_notebook_prose,
-    "exercises": lambda site, src: [
-        Problem("exercises", f"docs/{src}", line, message) for line, message in exercise_problems(site.sources[src])
-    ],
-}
-assert list(_CHECKS) == [r.name for r in RULES]
+def _rule_fences(site: Site, src_uri: str) -> list[Problem]:
+    return fence_problems(f"docs/{src_uri}", site.sources[src_uri])
+
+
+def _rule_code_width(site: Site, src_uri: str) -> list[Problem]:
+    return _width_problems(f"docs/{src_uri}", site.sources[src_uri])
+
+
+def _rule_directives(site: Site, src_uri: str) -> list[Problem]:
+    return site.render(src_uri)
+
+
+def _rule_captions(site: Site, src_uri: str) -> list[Problem]:
+    return [] if src_uri in site.broken else caption_problems(f"docs/{src_uri}", site.sources[src_uri])
+
+
+def _rule_forward_links(site: Site, src_uri: str) -> list[Problem]:
+    return forward_link_problems(src_uri, site.sources[src_uri], site.order, site.ahead)
+
+
+def _rule_exercises(site: Site, src_uri: str) -> list[Problem]:
+    return [
+        Problem("exercises", f"docs/{src_uri}", line, message)
+        for line, message in exercise_problems(site.sources[src_uri])
+    ]
+
+
+#: Every page rule, in the order ``make test-chapter`` reports them (CONTRIBUTING.md lists them so).
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "placeholders",
+        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry",
+        "a placeholder would be published as the chapter's text (and its meta description)",
+        "replace the sentence with the chapter's own words",
+        _rule_placeholders,
+    ),
+    Rule(
+        "fences",
+        "every block of Python is fenced ```python, with no >>> outside a fence, no fence or comment left "
+        "open, no numpy scalar repr in an output, and a reason for each skip",
+        "the tests run only ```python fences: any other Python is shown but never checked",
+        "write the fence as ```python with nothing after the word, close what is open, print Python "
+        "floats (round, float) instead of numpy scalars, and give a skip its reason",
+        _rule_fences,
+    ),
+    Rule(
+        "code-width",
+        f"no line of a ```python block is wider than {MAX_CODE_WIDTH} characters",
+        "a wider line scrolls sideways in the page's code column (narrower still inside an exercise's answer)",
+        f"wrap the line (parentheses, one argument a line) so it fits in {MAX_CODE_WIDTH} characters",
+        _rule_code_width,
+    ),
+    Rule(
+        "directives",
+        "every figure and table directive renders",
+        "the build stops on a directive that does not",
+        "correct the directive's name or arguments, or the builder it names (the message says which)",
+        _rule_directives,
+    ),
+    Rule(
+        "captions",
+        "a caption is one or two short sentences, and a figure has an alt text different from its caption",
+        "readers who cannot see the figure get its full description from alt=",
+        "shorten the caption and put the full description into alt=",
+        _rule_captions,
+    ),
+    Rule(
+        "numbers",
+        "every number the prose, a heading, a caption or an alt text states is produced on the page",
+        "a typed number goes stale when the code changes; a computed one cannot",
+        "print it in a snippet, show it in a live table, or fill it in with a placeholder {{id.value}}; a "
+        "number quoted from a paper goes, with its reason, into src/rnnmem/site/policy/numbers.toml",
+        _rule_numbers,
+    ),
+    Rule(
+        "cross-references",
+        "every @fig:, @tab:, @eq: and @ch: reference names a target, and every id is unique",
+        "the build numbers the targets and links the references; a missing one stops it",
+        "correct the id, or give the figure, table or equation that id",
+        _rule_cross_references,
+    ),
+    Rule(
+        "citations",
+        "every author-year citation matches an entry of docs/references.md",
+        "the build links each citation to its entry and stops on one that has none",
+        "add the entry to docs/references.md (anchor: first author's surname and year), or correct the citation",
+        _rule_citations,
+    ),
+    Rule(
+        "reference-links",
+        "every entry the page cites links to the work by DOI (https://doi.org/10....) or arXiv "
+        "(https://arxiv.org/abs/...)",
+        "a DOI or an arXiv id outlives the publisher's pages",
+        "add the DOI or arXiv link to the entry; a work that has neither goes, with its link and a reason, "
+        "into src/rnnmem/site/policy/references.toml",
+        _rule_reference_links,
+    ),
+    Rule(
+        "links",
+        "every internal link resolves to a page of the site, and every #anchor to a heading or an id on it",
+        "the strict build refuses a broken link",
+        "correct the path (relative to the page, ending in .md) or the anchor",
+        _rule_links,
+    ),
+    Rule(
+        "forward-links",
+        "a chapter links to a later chapter only where src/rnnmem/site/policy/forward_links.toml lists the "
+        "link as a pointer ahead, with its reason",
+        "a student reads the chapters in order: no chapter may need a definition that only a later one gives",
+        "define what the page uses on the page or in an earlier chapter; a link that only points ahead (to where "
+        "a result is measured or developed further, the page complete without it) goes, with its reason, into "
+        "src/rnnmem/site/policy/forward_links.toml",
+        _rule_forward_links,
+        chapters_only=True,
+    ),
+    Rule(
+        "notebook",
+        "the chapter's notebook (built with the site as downloads/<chapter>.ipynb) can be made",
+        "the download and the Colab link serve that notebook",
+        "fix what the message names (a placeholder or reference the notebook cannot write)",
+        _rule_notebook,
+        chapters_only=True,
+    ),
+    Rule(
+        "notebook-prose",
+        "the notebook carries the chapter's prose: every ## heading and the first paragraph",
+        "the notebook is the chapter to read, not only its code",
+        "the notebook writer (rnnmem.site.notebook) drops that text: keep the heading or paragraph "
+        "plain Markdown, or fix the writer",
+        _rule_notebook_prose,
+        chapters_only=True,
+    ),
+    Rule(
+        "exercises",
+        "every exercise opens with its tag (**Routine.**, **Conceptual.**, **Coding.** or **Project.**) and has "
+        f"one answer; a coding exercise has a starter before its answer and a check after it; the chapter sets "
+        f"at least {MIN_CODING} coding exercises",
+        "a teacher picks homework by its tag, and the student's notebook (the chapter without the answers) "
+        "keeps each coding exercise's starter and check, so the check meets the student's own code",
+        "tag the exercise; for a coding exercise, put a ```python starter (a function or class that raises "
+        "NotImplementedError) before the answer and a ```python check (an assert against rnnmem) after it; "
+        "rnnmem.site.exercises shows the format",
+        _rule_exercises,
+        chapters_only=True,
+    ),
+)
+_RULES = {r.name: r for r in RULES}
 
 
 def page_problems(site: Site, src_uri: str, rules: list[str] | None = None) -> list[Problem]:
@@ -1045,19 +1072,20 @@ def page_problems(site: Site, src_uri: str, rules: list[str] | None = None) -> l
 
     A rule for chapters only (the notebook's) is skipped on other pages. ValueError names an unknown rule.
     """
-    names = list(_CHECKS) if rules is None else list(rules)
-    unknown = [n for n in names if n not in _CHECKS]
+    names = list(_RULES) if rules is None else list(rules)
+    unknown = [n for n in names if n not in _RULES]
     if unknown:
-        raise ValueError(f"rules must be names of RULES ({', '.join(_CHECKS)}), got {unknown!r}")
+        raise ValueError(f"rules must be names of RULES ({', '.join(_RULES)}), got {unknown!r}")
     if src_uri not in site.sources:
         raise ValueError(f"src_uri must name a page of {site.docs_dir}, got {src_uri!r}")
     page = site.book.pages.get(src_uri)
     chapter = page.is_chapter if page is not None else src_uri.startswith(f"{CHAPTER_DIR}/")
     problems = []
     for name in names:
-        if _RULES[name].chapters_only and not chapter:
+        rule = _RULES[name]
+        if rule.chapters_only and not chapter:
             continue
-        problems += _CHECKS[name](site, src_uri)
+        problems += rule.check(site, src_uri)
     return problems
 
 

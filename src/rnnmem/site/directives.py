@@ -7,7 +7,7 @@ GitHub, say), of the form::
     <!-- table: horizon_table gates=[0.5, 0.95] caption="..." -->
     <!-- widget: forget_bias_explorer low=-2 high=6 -->
 
-* the *kind* (``figure``, ``table`` or ``widget``) comes first, then a colon;
+* the *kind* (``figure``, ``table`` or ``widget``: :data:`rnnmem.site.kinds.KINDS`) comes first, then a colon;
 * then the *name* of a registered builder;
 * then ``key=value`` arguments separated by spaces, each value a Python literal
   (number, string, list, tuple, dict, ``True``/``False``/``None``).
@@ -29,9 +29,9 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from .kinds import KINDS
 from .markdown import lex
 
-KINDS = ("figure", "table", "widget")
 #: Directives that belong to Sybil (the test runner), left in the page for it and ignored here.
 SYBIL_KINDS = ("skip",)
 
@@ -169,7 +169,7 @@ def find_directives(markdown: str, page: str) -> list[Directive]:
             continue
         if kind not in KINDS:
             raise DirectiveError(
-                where + f"unknown directive kind {kind!r}; the kinds are: {', '.join(KINDS + SYBIL_KINDS)}"
+                where + f"unknown directive kind {kind!r}; the kinds are: {', '.join((*KINDS, *SYBIL_KINDS))}"
             )
         if c.prefix.strip() or c.suffix.strip():
             raise DirectiveError(

@@ -65,6 +65,7 @@ from markdown.extensions.toc import slugify as toc_slugify
 from .config import chapter_order
 from .config import chapters as chapters_from_config
 from .directives import Directive, DirectiveError
+from .kinds import KINDS
 from .markdown import LINK as _LINK
 from .markdown import Document, lex
 
@@ -87,7 +88,6 @@ __all__ = [
 
 #: The reference kinds and the words they are shown with.
 KIND_NAMES = {"fig": "Figure", "tab": "Table", "eq": "Equation", "ch": "Chapter"}
-_DIRECTIVE_KIND = {"figure": "fig", "table": "tab"}
 _NOUN = {"fig": "figure", "tab": "table", "eq": "equation", "ch": "chapter"}
 
 #: An item's id (a directive's ``id=``, an equation's ``\\label``): lower-case words of letters and digits,
@@ -296,7 +296,7 @@ class Numbering:
         counts = {"fig": 0, "tab": 0, "eq": 0}
         events: list[tuple[int, str, Directive | Equation]] = []
         for d in directives:
-            events.append((d.start, _DIRECTIVE_KIND.get(d.kind, ""), d))
+            events.append((d.start, KINDS[d.kind].label or "", d))
         equations = display_equations(markdown, where)
         for e in equations:
             events.append((e.start, "eq", e))

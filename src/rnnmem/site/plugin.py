@@ -1,5 +1,9 @@
 """The MkDocs plugin ``rnnmem``: a thin adapter between MkDocs and :class:`rnnmem.site.book.Book`.
 
+Each event is a few lines that call the machinery: the book (:mod:`rnnmem.site.book`),
+serving (:mod:`rnnmem.site.serve`), the notebook pages and mkdocs-jupyter's cache
+(:mod:`rnnmem.site.notebook_pages`), the reader's steps, math, stylesheets and speed.
+
 Registered as the entry point ``rnnmem`` of ``mkdocs.plugins`` and named in
 ``mkdocs.yml`` (last of ``plugins:``, so its events run after the other
 plugins' as a hook's did)::
@@ -13,11 +17,12 @@ Its options (:class:`RnnmemConfig`) are all optional. Its events:
 
 * ``on_startup``: note whether this process serves (``mkdocs serve``);
 * ``on_serve``: render the items the first build left for later
-  (``render_after_start``) in a new interpreter, then rebuild;
+  (``render_after_start``) in a new interpreter, then rebuild (:mod:`rnnmem.site.serve`);
 * ``on_config``: start a build; while serving, import new and edited builder
   modules again (:meth:`rnnmem.site.registry.Registry.refresh`) and render
   items whose other code changed in a fresh interpreter; key the
-  executed-notebook cache of mkdocs-jupyter on the package; list the API pages
+  executed-notebook cache of mkdocs-jupyter on the package
+  (:mod:`rnnmem.site.notebook_pages`); list the API pages
   in the nav; put the site's stylesheets in one file;
 * ``on_files``: read every page, render its figures and tables through the
   cache (with a progress bar on a terminal while items are missing from it), add the figures and the API pages (:mod:`rnnmem.site.apipages`) as
@@ -54,9 +59,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-import shutil
-import time
 from pathlib import Path
 
 import jinja2
@@ -67,21 +69,18 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.templates import TemplateContext
 
-from . import apipages, check, config, mathjax, registry, speed, stylesheet, typography
-from .book import Book, NotebookAltError, add_notebook_links, clean_notebook_html, unwrap_nested_blocks
+from . import apipages, check, config, mathjax, notebook_pages, registry, speed, stylesheet, typography
+from .book import Book, unwrap_nested_blocks
 from .citations import CitationError
 from .directives import DirectiveError
 from .numbering import equation_html
 from .reader import REFERENCES, ReaderSteps
-from .render import Deferred, LaterRender, render_later, show_progress
-from .sources import environment_key
+from .render import Deferred, show_progress
+from .serve import GENERATED_DIR, Serve, back_generated_page
 
 __all__ = ["RnnmemConfig", "RnnmemPlugin"]
 
 log = logging.getLogger("mkdocs.plugins.rnnmem")
-
-#: The folder of mkdocs-jupyter's executed-notebook cache, under the cache folder.
-NOTEBOOK_CACHE = "mkdocs-jupyter"
 
 
 class _Seconds(c.Type[float]):
@@ -151,8 +150,8 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         self.book: Book | None = None
         #: The builders (the book's registry, brought up to date before each build).
         self.builders = registry.default
-        #: Serving: each page's item keys at the previous build, to rebuild the pages whose items changed.
-        self.last_keys: dict[str, tuple[str, ...]] = {}
+        #: Serving: what the server's builds do that a one-off build does not (rnnmem.site.serve).
+        self.serve = Serve()
         #: Citations, search exclusions, descriptions, copy texts (rnnmem.site.reader).
         self.reader = ReaderSteps()
         #: The stylesheets of extra_css that the bundle holds, in order (rnnmem.site.stylesheet).
@@ -163,14 +162,8 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         self.typesetter: mathjax.Typesetter | None = None
         #: Whether any formula was typeset since the process started (a dirty rebuild's pages still need the CSS).
         self.math_seen = False
-        #: Serving: mkdocs-jupyter's cache files and their bytes, before it evicts those this build did not read.
-        self._notebook_caches: dict[Path, bytes] = {}
-        #: Serving: the server runs (``on_serve`` was called); only the build before it defers items.
-        self.started = False
-        #: Serving: the items left for later are rendered; the next build rebuilds every page.
-        self._rebuild_all = False
-        #: Serving: the render of the items the first build left for later (ended with the server).
-        self.later: LaterRender | None = None
+        #: Serving: mkdocs-jupyter's cache files, put back after it evicts those a dirty rebuild did not read.
+        self.notebook_caches = notebook_pages.KeptCaches()
 
     # -- options ---------------------------------------------------------------------------
     def _root(self, mkdocs_config) -> Path:
@@ -193,6 +186,19 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         self.serving = command == "serve"
 
     def on_config(self, mkdocs_config):
+        self._refresh_builders()  # serving: new and edited builder modules imported again
+        root, chosen = self.cache_root(mkdocs_config)
+        self.book = self._new_book(mkdocs_config, root)
+        if self.config.key_notebook_cache:
+            notebook_pages.key_cache(self._jupyter(mkdocs_config), root if chosen else None)
+        apipages.set_nav(mkdocs_config)  # the API section lists the generated pages
+        if self.config.bundle_stylesheets:  # one request instead of six
+            self.stylesheets = stylesheet.take_stylesheets(mkdocs_config["extra_css"])
+        if self.config.typeset_math:
+            self._start_typesetter(self._root(mkdocs_config) / self.config.node_modules)
+        return mkdocs_config
+
+    def _refresh_builders(self) -> None:
         try:
             reloaded = self.builders.refresh()
         except registry.BuilderImportError as exc:
@@ -202,12 +208,14 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             reloaded = []
         if self.serving and reloaded and self.book is not None:
             log.info("rnnmem: builder modules imported again: " + ", ".join(reloaded))
+
+    def _new_book(self, mkdocs_config, root: Path) -> Book:
+        """This build's book, with the options; the edition into ``extra`` (the footer, metadata, citation read it)."""
         # `mkdocs serve` rewrites site_url to its own address; the notebooks embed the book's.
         site_url = mkdocs_config["site_url"] or ""
         if mkdocs_config.get("config_file_path"):
             site_url = config.settings(mkdocs_config["config_file_path"])["site_url"] or site_url
-        root, chosen = self.cache_root(mkdocs_config)
-        self.book = Book(
+        book = Book(
             Path(mkdocs_config["docs_dir"]),
             repo_url=mkdocs_config["repo_url"] or "",
             site_url=site_url,
@@ -217,73 +225,37 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             chapters=config.chapter_order(mkdocs_config["nav"]),
             builders=self.builders,
         )
-        self.book.renderer.progress = self.config.progress
-        # The footer, the page metadata and the citation read the edition (rnnmem.site.edition).
-        ed = self.book.edition
+        book.renderer.progress = self.config.progress
+        ed = book.edition
         mkdocs_config["extra"]["edition"] = {"version": ed.version, "date": ed.date, "label": ed.label}
-        self.book.renderer.defer_missing = (
-            self.serving and not self.started and self._serving_default(self.config.render_after_start)
+        book.renderer.defer_missing = self.serving and self.serve.defers(
+            self._serving_default(self.config.render_after_start)
         )
-        if self.config.key_notebook_cache:
-            self._key_notebook_cache(mkdocs_config, root if chosen else None)
-        apipages.set_nav(mkdocs_config)  # the API section lists the generated pages
-        if self.config.bundle_stylesheets:  # one request instead of six
-            self.stylesheets = stylesheet.take_stylesheets(mkdocs_config["extra_css"])
-        if self.config.typeset_math:
-            node_modules = self._root(mkdocs_config) / self.config.node_modules
-            t = self.typesetter
-            if t is None or t.node_modules != node_modules or t.timeout != self.config.math_timeout:
-                if t is not None:
-                    t.close()
-                self.typesetter = mathjax.Typesetter(node_modules, timeout=self.config.math_timeout)
-        return mkdocs_config
+        return book
 
-    def _key_notebook_cache(self, mkdocs_config, root: Path | None) -> None:
-        """Key mkdocs-jupyter's cache folder on the package and the numeric libraries.
+    def _start_typesetter(self, node_modules: Path) -> None:
+        """The MathJax process: kept from one build to the next unless its options changed."""
+        t = self.typesetter
+        if t is None or t.node_modules != node_modules or t.timeout != self.config.math_timeout:
+            if t is not None:
+                t.close()
+            self.typesetter = mathjax.Typesetter(node_modules, timeout=self.config.math_timeout)
 
-        mkdocs-jupyter caches executed notebooks by their own source only; a
-        notebook's output also depends on rnnmem and the numeric libraries. The
-        folder of earlier package versions is removed: it can never be hit again.
-        """
+    @staticmethod
+    def _jupyter(mkdocs_config):
+        """mkdocs-jupyter's options (None: the site does not use it)."""
         jupyter = mkdocs_config["plugins"].get("mkdocs-jupyter")
-        if jupyter is None or not jupyter.config.get("cache"):
-            return
-        base = root / NOTEBOOK_CACHE if root is not None else Path(jupyter.config["cache_dir"])
-        if base.name.startswith("rnnmem-"):
-            base = base.parent
-        current = base / f"rnnmem-{environment_key()[:16]}"
-        jupyter.config["cache_dir"] = str(current)
-        if base.is_dir():
-            for old in base.glob("rnnmem-*"):
-                if old != current and old.is_dir():
-                    shutil.rmtree(old, ignore_errors=True)
+        return jupyter.config if jupyter is not None else None
 
     def on_pre_build(self, *, config) -> None:
         if self.typesetter is not None:
             self.typesetter.reset()  # the log counts this build's formulas
 
     def on_files(self, files: Files, *, config) -> Files:
-        book = self.book
-        assert book is not None
-        try:
-            for file in files.documentation_pages():
-                book.add_page(file.src_uri, file.content_string)
-            book.render()
-        except DirectiveError as exc:
-            raise PluginError(str(exc)) from None
-        for error in book.errors:  # serving only: shown on the page as well
-            if not isinstance(error, Deferred):
-                log.error(f"rnnmem: {error}")
-        if book.renderer.deferred:
-            log.info(
-                f"rnnmem: {len(book.renderer.deferred)} figures/tables are not in the cache: "
-                "rendered once the server runs; their pages say so until then and reload when they are ready"
-            )
-        if not book.errors:
-            book.renderer.prune()
-        if self.serving:
-            self._mark_changed_pages(files)
-        for path, content in sorted(book.generated_files().items()):
+        book = self._render_pages(files)
+        if self.serving:  # --dirty: rebuild the pages whose items changed, though their Markdown did not
+            self.serve.mark_changed_pages(book, ((f.src_uri, f.abs_dest_path) for f in files.documentation_pages()))
+        for path, content in sorted(book.generated_files().items()):  # figures and notebooks
             files.append(File.generated(config, path, content=content))
         try:
             apipages.add_files(files, config)  # api/*.md, generated from the package's modules
@@ -302,79 +274,46 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         log.info(f"rnnmem: {len(r.rendered)} figures/tables rendered, {len(r.cached)} from the cache")
         return files
 
-    def _file_backed_pages(self, files: Files, config) -> None:
-        """Serving with --dirty: back each generated page (the API pages) by a file rewritten only when it changes.
+    def _render_pages(self, files: Files) -> Book:
+        """Every page read and its items rendered (errors logged while serving); the unused cache pruned."""
+        book = self.book
+        assert book is not None
+        try:
+            for file in files.documentation_pages():
+                book.add_page(file.src_uri, file.content_string)
+            book.render()
+        except DirectiveError as exc:
+            raise PluginError(str(exc)) from None
+        for error in book.errors:  # serving only: shown on the page as well
+            if not isinstance(error, Deferred):
+                log.error(f"rnnmem: {error}")
+        if book.renderer.deferred:
+            log.info(
+                f"rnnmem: {len(book.renderer.deferred)} figures/tables are not in the cache: "
+                "rendered once the server runs; their pages say so until then and reload when they are ready"
+            )
+        if not book.errors:
+            book.renderer.prune()
+        return book
 
-        MkDocs rebuilds a page held in memory on every change anywhere; a page
-        backed by a file is rebuilt only when that file is newer than its output,
-        so an edit elsewhere no longer re-renders every API page. The files live
-        under the cache folder, never in ``docs/``.
-        """
-        folder = self.cache_root(config)[0] / "rnnmem-generated"
+    def _file_backed_pages(self, files: Files, config) -> None:
+        """Serving with --dirty: back each generated page (the API pages) by a file (rnnmem.site.serve)."""
+        folder = self.cache_root(config)[0] / GENERATED_DIR
         sources = {page.path: page.source for page in apipages.api_pages()}
         for file in list(files.documentation_pages()):
             if file.generated_by is None or file.abs_src_path is not None:
                 continue
-            path = folder / file.src_uri
-            text = file.content_string
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-            elif file.src_uri in sources:
-                # An API page shows its module's docstrings: rebuild it when the module (or package) changed.
-                source = sources[file.src_uri]
-                code = [source] if source.name != "__init__.py" else list(source.parent.glob("*.py"))
-                if max(p.stat().st_mtime for p in code) > path.stat().st_mtime:
-                    os.utime(path)
+            path = back_generated_page(folder, file.src_uri, file.content_string, sources.get(file.src_uri))
             backed = File.generated(config, file.src_uri, abs_src_path=str(path), inclusion=file.inclusion)
             backed.edit_uri = file.edit_uri
             files.remove(file)
             files.append(backed)
 
-    def _mark_changed_pages(self, files: Files) -> None:
-        """Serving with --dirty: rebuild the pages whose figures or tables changed, though their Markdown did not.
-
-        MkDocs rebuilds a page when its source is newer than its output; removing
-        the output of a page whose items changed (a builder edited) makes it so.
-        """
-        assert self.book is not None
-        rebuild_all, self._rebuild_all = self._rebuild_all, False
-        for file in files.documentation_pages():
-            keys = self.book.keys(file.src_uri)
-            if rebuild_all or self.last_keys.get(file.src_uri, keys) != keys or any(not k or " " in k for k in keys):
-                Path(file.abs_dest_path).unlink(missing_ok=True)
-            self.last_keys[file.src_uri] = keys
-
     def on_serve(self, server, *, config, builder):
-        """The server runs: render the items the first build left for later, then have it rebuild every page.
-
-        The rebuild is asked for by writing a file in a folder the server
-        watches (under the cache folder); every page is rebuilt then, as the
-        first build would have built it (the search index, the references'
-        back-links). The bar shows on a terminal as for any render.
-        """
-        self.started = True
+        """The server runs: render the items the first build left for later, then rebuild (rnnmem.site.serve)."""
         assert self.book is not None
-        deferred = self.book.renderer.deferred
-        if not deferred:
-            return server
-        folder = self.cache_root(config)[0] / "rnnmem-serve"
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = folder / "rendered"
-        stamp.write_text("", encoding="utf-8")
-        server.watch(str(folder))
-
-        def done() -> None:
-            self._rebuild_all = True
-            stamp.write_text(str(time.time_ns()), encoding="utf-8")  # the server rebuilds
-
-        self.later = render_later(
-            self.book.renderer.cache_dir,
-            list(deferred),
-            self.builders.packages,
-            progress=show_progress(self.config.progress),
-            when_done=done,
-        )
+        progress = show_progress(self.config.progress)
+        self.serve.start(self.book, self.cache_root(config)[0], server.watch, self.builders.packages, progress=progress)
         return server
 
     def on_nav(self, nav, *, config, files):
@@ -389,14 +328,9 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
 
     def on_page_markdown(self, markdown: str, *, page, config, files) -> str:
         assert self.book is not None
-        waiting = self._deferred_items(page.file.src_uri)
-        if waiting:  # serving, just started: the page says so, and is built in full once its items are rendered
-            title = re.search(r"^# .*$", markdown, re.MULTILINE)
-            return (title.group(0) + "\n\n" if title else "") + (
-                '!!! info "Rendering this page\'s figures and tables"\n'
-                f"    {waiting} of them were not in the cache when the server started. They are being rendered "
-                "now (the terminal shows the progress); this page reloads by itself when they are ready.\n"
-            )
+        waiting = self.serve.waiting_page(self.book, page.file.src_uri, markdown)
+        if waiting is not None:  # serving, just started: the page says so, and is built in full once its items are
+            return waiting  # rendered
         # A sentence `make chapter` wrote for the author to replace (rnnmem.site.check, rule "placeholders").
         left = check.placeholder_problems(f"docs/{page.file.src_uri}", markdown)
         if left and not self.serving:
@@ -407,12 +341,6 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
             return self.book.page_markdown(page.file.src_uri, markdown)
         except DirectiveError as exc:
             raise PluginError(str(exc)) from None
-
-    def _deferred_items(self, src_uri: str) -> int:
-        """How many of the page's items wait to be rendered after the server starts."""
-        assert self.book is not None
-        page = self.book.pages.get(src_uri)
-        return sum(isinstance(item, Deferred) for item in page.items) if page is not None else 0
 
     def on_env(self, env: jinja2.Environment, *, config, files) -> jinja2.Environment:
         env.bytecode_cache = _TemplateCache(self.templates)
@@ -469,28 +397,22 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
         output = typography.bind_punctuation(output)  # no line starts with the period after a formula
         output = speed.exercise_list_in_units(output)  # the longest list laid out an item at a time
         output = self._scripts_after_first_paint(output, config, f"docs/{page.file.src_uri}")  # drawn first
-        if not page.file.src_uri.startswith("notebooks/"):
+        src_uri = page.file.src_uri
+        if not notebook_pages.is_notebook_page(src_uri):
             return output
-        import jupytext
-
         assert self.book is not None
-        alts = [cell.metadata.get("alt") for cell in jupytext.read(page.file.abs_src_path).cells]
-        try:
-            output = clean_notebook_html(output, alts, where=f"docs/{page.file.src_uri}")
-            return add_notebook_links(output, self.book.notebook_page_links(page.file.src_uri))
-        except NotebookAltError as exc:
+        try:  # no outside loaders, reproducible cell ids, plots described, the download links
+            return notebook_pages.finish_page(
+                output, page.file.abs_src_path, src_uri, self.book.notebook_page_links(src_uri)
+            )
+        except notebook_pages.NotebookAltError as exc:
             raise PluginError(str(exc)) from None
 
     @event_priority(100)  # before mkdocs-jupyter's own on_post_build, which evicts the caches it did not read
     def _on_post_build_first(self, *, config) -> None:
         """The math stylesheet and the stylesheet bundle; serving: note mkdocs-jupyter's cache files."""
-        self._notebook_caches = {}
-        jupyter = config["plugins"].get("mkdocs-jupyter")
-        if self.serving and jupyter is not None and jupyter.config.get("cache"):
-            # A dirty rebuild reads no cache for the notebook pages it skips; mkdocs-jupyter would drop
-            # them, and the next full build would run those notebooks again. Kept and put back below.
-            for path in Path(jupyter.config["cache_dir"]).glob("*.json"):
-                self._notebook_caches[path] = path.read_bytes()
+        # A dirty rebuild reads no cache for the notebook pages it skips: kept, and put back below.
+        self.notebook_caches.note(self._jupyter(config) if self.serving else None)
         site_dir = Path(config["site_dir"])
         # Math typeset at build time: its stylesheet into the site. A site without math needs none;
         # while serving with --dirty, pages not rebuilt still need it, even when this rebuild typeset nothing.
@@ -513,15 +435,11 @@ class RnnmemPlugin(BasePlugin[RnnmemConfig]):
     @event_priority(-100)  # after mkdocs-jupyter's eviction
     def _on_post_build_last(self, *, config) -> None:
         """Serving: put back the executed-notebook caches mkdocs-jupyter evicted because this rebuild skipped them."""
-        for path, data in self._notebook_caches.items():
-            if not path.exists():
-                path.write_bytes(data)
-        self._notebook_caches = {}
+        self.notebook_caches.put_back()
 
     on_post_build = CombinedEvent(_on_post_build_first, _on_post_build_last)
 
     def on_shutdown(self) -> None:
-        if self.later is not None:
-            self.later.stop()
+        self.serve.stop()
         if self.typesetter is not None:
             self.typesetter.close()

@@ -1,6 +1,7 @@
-"""The registry of figure and table builders.
+"""The registry of figure, table and widget builders.
 
-A builder is a plain function decorated with :func:`figure` or :func:`table`:
+A builder is a plain function decorated with its kind's decorator (:func:`figure`,
+:func:`table` or :func:`widget`: :meth:`rnnmem.site.kinds.Kind.decorator`):
 
 * a figure builder takes the directive's arguments (except ``caption``) and
   returns a matplotlib ``Figure``; the site saves it as SVG;
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from .directives import KINDS
+from .kinds import FIGURE, KINDS, MARK, TABLE, WIDGET
 from .sources import Snapshot, file_digest
 
 __all__ = [
@@ -51,8 +52,6 @@ __all__ = [
 
 #: The package whose modules hold the book's builders.
 BUILDER_PACKAGE = "rnnmem.site.builders"
-#: The attribute a decorator sets on a builder: the (kind, name) pairs it is registered under.
-MARK = "__rnnmem_builders__"
 
 
 @dataclass(frozen=True)
@@ -81,29 +80,12 @@ def _where(func: Callable) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}" if code else func.__module__
 
 
-def _mark(kind: str, name: str | None) -> Callable[[Callable], Callable]:
-    def decorate(func: Callable) -> Callable:
-        marks = list(getattr(func, MARK, ()))
-        marks.append((kind, name or func.__name__))
-        setattr(func, MARK, tuple(marks))
-        return func
-
-    return decorate
-
-
-def figure(name: str | None = None) -> Callable[[Callable], Callable]:
-    """Mark a figure builder, registered under ``name`` (default: the function's name) when its module is read."""
-    return _mark("figure", name)
-
-
-def table(name: str | None = None) -> Callable[[Callable], Callable]:
-    """Mark a table builder, registered under ``name`` (default: the function's name) when its module is read."""
-    return _mark("table", name)
-
-
-def widget(name: str | None = None) -> Callable[[Callable], Callable]:
-    """Mark a widget builder (an interactive figure, :mod:`rnnmem.site.widgets`), registered under ``name``."""
-    return _mark("widget", name)
+#: The decorators, one a kind (:meth:`rnnmem.site.kinds.Kind.decorator`): ``@figure()`` marks a figure
+#: builder, registered under ``name`` (default: the function's name) when its module is read.
+figure = FIGURE.decorator
+table = TABLE.decorator
+#: A widget builder: an interactive figure (:mod:`rnnmem.site.widgets`).
+widget = WIDGET.decorator
 
 
 def _format_import_error(module: str, exc: BaseException) -> str:

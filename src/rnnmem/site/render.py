@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import registry, runcache
+from . import kinds, registry, runcache
 from .directives import Directive, DirectiveError
 from .numbering import id_problem
 from .placeholders import jsonable
@@ -95,8 +95,7 @@ class Item:
 
     @property
     def filename(self) -> str:
-        ext = {"figure": "svg", "table": "md", "widget": "html"}[self.kind]
-        return f"{self.name}-{self.key[:16]}.{ext}"
+        return f"{self.name}-{self.key[:16]}.{kinds.get(self.kind).extension}"
 
     @property
     def wide_filename(self) -> str:
@@ -117,9 +116,10 @@ def split_caption(directive: Directive) -> tuple[dict[str, Any], str | None]:
     for name, value in (("caption", caption), ("alt", alt)):
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise directive.error(f"{name} must be a non-empty string, got {value!r}")
-    if directive.kind == "figure" and caption is None:
-        raise directive.error('a figure needs caption="..." (short) and alt="..." (what it shows, in full)')
-    if alt is not None and directive.kind != "figure":
+    kind = kinds.get(directive.kind)
+    if kind.needs_caption and caption is None:
+        raise directive.error(f'a {kind.name} needs caption="..." (short) and alt="..." (what it shows, in full)')
+    if alt is not None and not kind.has_alt:
         raise directive.error("alt= describes a figure's image; a table's header cells describe it (drop alt=)")
     if alt is not None and caption is not None and alt.strip() == caption.strip():
         raise directive.error(
@@ -219,35 +219,18 @@ def build_content(
 
 
 def _content(directive: Directive, result: Any) -> tuple[bytes, bytes | None]:
-    if directive.kind == "figure":
-        from matplotlib.figure import Figure
-
-        from .style import to_svgs
-
-        if not isinstance(result, Figure):
-            raise directive.error(
-                f"figure builder {directive.name!r} must return a matplotlib Figure, got {type(result).__name__}"
-            )
-        try:
-            return to_svgs(result)
-        except Exception as exc:
-            raise directive.error(f"saving the figure of {directive.name!r} as SVG failed: {describe(exc)}") from exc
-    if directive.kind == "widget":
-        from .widgets import Widget
-
-        if not isinstance(result, Widget):
-            raise directive.error(
-                f"widget builder {directive.name!r} must return a rnnmem.site.widgets.Widget, "
-                f"got {type(result).__name__}"
-            )
-        return result.to_html().encode(), None
-    from .tables import Table
-
-    if not isinstance(result, Table):
+    """The item's bytes, as its kind writes what the builder returned (:mod:`rnnmem.site.kinds`)."""
+    kind = kinds.get(directive.kind)
+    if not kind.accepts(result):
         raise directive.error(
-            f"table builder {directive.name!r} must return a rnnmem.site.tables.Table, got {type(result).__name__}"
+            f"{kind.name} builder {directive.name!r} must return {kind.returns}, got {type(result).__name__}"
         )
-    return result.to_markdown().encode(), None
+    try:
+        return kind.to_bytes(result)
+    except Exception as exc:
+        raise directive.error(
+            f"saving the {kind.name} of {directive.name!r} as {kind.format} failed: {describe(exc)}"
+        ) from exc
 
 
 def show_progress(force: bool | None = None, stream: Any = None) -> bool:
@@ -409,7 +392,7 @@ class Renderer:
         """An item's files in the cache: its content, its values and, for a figure, its desktop
         rendition (an empty file when it has none)."""
         files = [path, path.with_name(path.name + ".values.json")]
-        if directive.kind == "figure":
+        if kinds.get(directive.kind).has_wide:
             files.append(path.with_name(path.name + ".wide.svg"))
         return files
 
@@ -534,7 +517,7 @@ class Renderer:
     def prune(self) -> list[Path]:
         """Delete the cached items this renderer did not use (call after rendering every page)."""
         removed = []
-        for kind in ("figure", "table", "widget"):
+        for kind in kinds.KINDS:
             folder = self.cache_dir / kind
             if folder.is_dir():
                 for path in folder.iterdir():

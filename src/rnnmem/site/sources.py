@@ -56,6 +56,7 @@ MACHINERY = frozenset(
         "markdown",
         "render",
         "book",
+        "kinds",
         "config",
         "plugin",
         "notebook",
