@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rnnmem.ensemble import Ensemble
-from rnnmem.lab import gradient_by_step, make_ensemble, train
+from rnnmem.lab import ALL_MODELS, gradient_by_step, make_ensemble, train
 from rnnmem.tasks import adding, recall
 
 SMALL: dict[str, Any] = dict(hidden=6, steps=12, batch=8, eval_every=4, eval_size=40)
@@ -200,7 +200,7 @@ def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
             dict(threshold=1.5),
             "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance explained), got 1.5",
         ),
-        (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', 'lru', 'mingru', 'selective', got 'lstmx'"),
+        (dict(model="lstmx"), f"model must be one of {', '.join(map(repr, ALL_MODELS))}, got 'lstmx'"),
         (dict(init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
         (dict(lr=0), "lr must be a positive finite number, got 0"),
         (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),
