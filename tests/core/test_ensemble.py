@@ -292,9 +292,9 @@ def test_forward_and_backward_dispatch_on_the_kernel_table_alone(monkeypatch):
     assert all(k.name == name for name, k in ensemble.KERNELS.items())
     ens = Ensemble("rnn", 2, 3, 1, seeds=[0])
     ens.forward(np.ones((4, 2, 2)))
-    # A copy without the cell, not delitem: undoing a delitem would put "rnn" back at the table's end, and
-    # the table's order is MODELS's order, which later tests in this process read.
-    monkeypatch.setattr(ensemble, "KERNELS", {k: v for k, v in ensemble.KERNELS.items() if k != "rnn"})
+    # A table without the cell, put in place of the module's: deleting the entry from the table itself would put
+    # it back last when the test ends, and the cells' order (in every "must be one of" message) would change.
+    monkeypatch.setattr(ensemble, "KERNELS", {name: k for name, k in ensemble.KERNELS.items() if name != "rnn"})
     allowed = ", ".join(map(repr, ensemble.KERNELS))
     for call in (lambda: ens.backward(np.ones((1, 2, 3))), lambda: ens.forward(np.ones((4, 2, 2)))):
         with pytest.raises(ValueError, match=f"model must be one of {allowed}, got 'rnn'"):

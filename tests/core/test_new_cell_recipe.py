@@ -3,8 +3,9 @@
 The toy is the linear recurrence :math:`h_t = W_{hh} h_{t-1} + W_{ih} x_t + b_{ih} + b_{hh}` (one block), defined
 here in the places the guide lists: its ``Recurrent`` subclass (place 1, its module), one entry in
 ``rnnmem.cells.CLASSIC`` and ``LABELS`` (place 2), and, for the lab, one entry in ``rnnmem.ensemble.KERNELS`` with
-its stacked kernels (place 5). Registered so (monkeypatched), it trains in the lab, passes ``gradcheck`` single and
-stacked, and leaves the book's tables, the ``gated --params`` command and the API index as they were.
+its stacked kernels (place 3); these tests are place 4. Registered so (monkeypatched), it trains in the lab, passes
+``gradcheck`` single and stacked, leaves the book's tables, the ``gated --params`` command and the API index as they
+were, and its module is listed among the API's models with no list edited.
 """
 
 from __future__ import annotations
@@ -162,3 +163,20 @@ def test_registering_the_toy_leaves_the_book_the_cli_and_the_api_index_unchanged
     register(monkeypatch)
     assert "toy" in cells.NAMES and "toy" in lab.ALL_MODELS
     assert published() == before
+
+
+def test_the_toys_module_is_listed_among_the_models_by_its_registration(monkeypatch, tmp_path):
+    """Place 1 is a new module of the package: registered, the API reference lists it among the models, so no
+    group of rnnmem.site.apipages is edited (tests/builders/test_apipages.py asks every module to have one)."""
+    from rnnmem.site import apipages
+
+    assert apipages.group_of("toy") == apipages.OTHER_GROUP
+    register(monkeypatch)
+    monkeypatch.setattr(Toy, "__module__", "rnnmem.toy")  # as if written in src/rnnmem/toy.py
+    assert apipages.group_of("toy") == apipages.MODELS_GROUP
+    package = tmp_path / "rnnmem"
+    package.mkdir()
+    for name in ("__init__", "rnn", "memory", "toy"):
+        (package / f"{name}.py").write_text(f'"""What ``{name}`` holds."""\n')
+    models = apipages.nav_entries(apipages.api_pages(package))[1][apipages.MODELS_GROUP]
+    assert [next(iter(item)) for item in models] == ["rnnmem.rnn", "rnnmem.toy"]

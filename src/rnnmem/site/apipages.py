@@ -15,8 +15,10 @@ The reference comes after the book: the navigation shows it as one section of
 four collapsed groups (:data:`GROUPS`: models, the mathematics of memory,
 training and the lab, tools), the index lists the modules by the same groups, and
 each module's page opens with links to the chapters whose code uses it
-(:func:`chapter_uses`). A module no group names is listed under
-:data:`OTHER_GROUP`, so it still appears; the tests ask for it to be placed.
+(:func:`chapter_uses`). The module of a model registered in :mod:`rnnmem.cells`
+is one of the models without a group naming it; any other module no group
+names is listed under :data:`OTHER_GROUP`, so it still appears; the tests ask
+for it to be placed.
 
 The MkDocs plugin calls :func:`set_nav` from ``on_config`` and :func:`add_files`
 from ``on_files``; nothing is written into ``docs/``.
@@ -35,6 +37,7 @@ from .markdown import lex
 
 __all__ = [
     "GROUPS",
+    "MODELS_GROUP",
     "OTHER_GROUP",
     "SEARCH_EXCLUDED",
     "ApiPage",
@@ -108,6 +111,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 #: Where a module that no group names is listed.
 OTHER_GROUP = "Other modules"
+#: The group of the models, where the module of a model registered in :mod:`rnnmem.cells` goes unnamed.
+MODELS_GROUP = "Models"
 
 
 def _grouped(modules: Sequence[ApiPage]) -> list[tuple[str, list[ApiPage]]]:
@@ -116,7 +121,7 @@ def _grouped(modules: Sequence[ApiPage]) -> list[tuple[str, list[ApiPage]]]:
     out = []
     for group in [*GROUPS, OTHER_GROUP]:
         members = sorted(
-            (p for p in modules if group_of(p.name) == group), key=lambda p: (order.get(p.name, 0), p.name)
+            (p for p in modules if group_of(p.name) == group), key=lambda p: (order.get(p.name, len(order)), p.name)
         )
         if members:
             out.append((group, members))
@@ -124,12 +129,24 @@ def _grouped(modules: Sequence[ApiPage]) -> list[tuple[str, list[ApiPage]]]:
 
 
 def group_of(name: str) -> str:
-    """The group that lists module ``name`` (:data:`GROUPS`), else :data:`OTHER_GROUP`.
+    """The group that lists module ``name`` (:data:`GROUPS`); else :data:`MODELS_GROUP` for the module of a
+    model registered in :mod:`rnnmem.cells` (a new cell is placed by its registration); else :data:`OTHER_GROUP`.
 
     >>> group_of("lstm"), group_of("memory"), group_of("new_module")
     ('Models', 'Mathematics of memory', 'Other modules')
     """
-    return next((group for group, names in GROUPS.items() if name in names), OTHER_GROUP)
+    named = next((group for group, names in GROUPS.items() if name in names), None)
+    if named is not None:
+        return named
+    return MODELS_GROUP if name in _model_modules() else OTHER_GROUP
+
+
+def _model_modules() -> frozenset[str]:
+    """The modules (names under ``rnnmem``) that define a model of the registry, :mod:`rnnmem.cells`."""
+    from .. import cells
+
+    names = [model.__module__ for model in cells.CLASSIC.values()] + [m.__name__ for m in cells.LINEAR.values()]
+    return frozenset(n.partition(".")[2] for n in names if n.partition(".")[0] == PACKAGE)
 
 
 INTRO = """\
