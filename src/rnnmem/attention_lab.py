@@ -69,7 +69,7 @@ __all__ = [
     "lstm_backward",
     "make_model",
     "train",
-    "Run",
+    "AttentionRun",
     "clue_share",
     "Profile",
     "attention_profile",
@@ -582,13 +582,13 @@ def train(
 
 
 @dataclass(frozen=True)
-class Run:
+class AttentionRun:
     """One arm, one seed per member, trained on recall at ``lag`` with the ``design`` (:func:`train`).
 
     A pure value: everything the run depends on, so that it can key a cache;
     :meth:`execute` trains it and returns the lab's :class:`rnnmem.experiments.RunResult`.
 
-    >>> run = Run("attention", lag=2, seeds=(0, 1), design=Design(hidden=8, steps=20))
+    >>> run = AttentionRun("attention", lag=2, seeds=(0, 1), design=Design(hidden=8, steps=20))
     >>> result = run.execute()
     >>> result.scores.shape[0], len(result.success_step)
     (2, 2)

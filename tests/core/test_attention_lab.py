@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rnnmem import attention, attention_lab, gradcheck, lab, stats
-from rnnmem.attention_lab import AttentionEnsemble, Run, lstm_backward, make_model, train
+from rnnmem.attention_lab import AttentionEnsemble, AttentionRun, lstm_backward, make_model, train
 from rnnmem.ensemble import OneHot
 from rnnmem.experiments import Design
 from rnnmem.tasks import adding, recall
@@ -155,12 +155,12 @@ def test_the_attention_readout_learns_a_short_recall():
 
 
 def test_a_run_is_a_value_that_trains_the_design():
-    run = Run("uniform", lag=2, seeds=range(2), design=Design(hidden=4, steps=10))  # type: ignore[arg-type]
-    assert run.seeds == (0, 1) and run == Run("uniform", 2, (0, 1), Design(hidden=4, steps=10))
+    run = AttentionRun("uniform", lag=2, seeds=range(2), design=Design(hidden=4, steps=10))  # type: ignore[arg-type]
+    assert run.seeds == (0, 1) and run == AttentionRun("uniform", 2, (0, 1), Design(hidden=4, steps=10))
     again = dataclasses.replace(run).execute()
     result = run.execute()
     assert np.array_equal(result.scores, again.scores, equal_nan=True)
-    assert Run("attention", 10).cost > Run("last", 10).cost
+    assert AttentionRun("attention", 10).cost > AttentionRun("last", 10).cost
 
 
 def test_the_gradient_reaches_the_clue_at_about_one_over_t():
@@ -194,7 +194,7 @@ def test_the_profile_of_an_untrained_query_is_uniform():
 
 def test_wilson_and_fisher_read_the_runs():
     """A count of a run reads as the lab reads it (the chapter's table)."""
-    result = Run("attention", lag=2, seeds=(0, 1, 2), design=Design(hidden=8, steps=50, lr=0.02)).execute()
+    result = AttentionRun("attention", lag=2, seeds=(0, 1, 2), design=Design(hidden=8, steps=50, lr=0.02)).execute()
     o = result.outcome(50)
     assert o.interval() == stats.wilson(o.successes, 3)
 
@@ -209,9 +209,9 @@ def test_wilson_and_fisher_read_the_runs():
         (lambda: train("recall", "last"), "task must be a Task"),  # type: ignore[arg-type]
         (lambda: train(recall(lag=2), "last", steps=0), "steps must be"),
         (lambda: train(recall(lag=2), "attention", lr=-1.0), "lr must be"),
-        (lambda: Run("attention", lag=0), "lag must be"),
-        (lambda: Run("attention", lag=3, seeds=()), "seeds must be"),
-        (lambda: Run("attention", lag=3, dtype="float16"), "dtype must be one of"),
+        (lambda: AttentionRun("attention", lag=0), "lag must be"),
+        (lambda: AttentionRun("attention", lag=3, seeds=()), "seeds must be"),
+        (lambda: AttentionRun("attention", lag=3, dtype="float16"), "dtype must be one of"),
         (lambda: attention_lab.clue_share("last", 3, [0], 4, sequences=0), "sequences must be"),
         (
             lambda: make_model(recall(lag=2), "uniform", [0]).loss_and_grads(
