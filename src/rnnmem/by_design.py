@@ -222,7 +222,7 @@ class Spec:
         return base if self.r_max is None else f"{base}_r{self.r_max:g}"
 
     def options(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`rnnmem.lab.train` that make this model."""
+        """The fields of :class:`rnnmem.lab.Model` that make this model (the seeds, size and arithmetic aside)."""
         if self.classic is not None:
             m = self.classic
             out: dict[str, Any] = {"model": m.cell, "forget_bias": m.forget_bias, "init": m.init}
@@ -296,17 +296,10 @@ class DesignRun:
     def execute(self) -> RunResult:
         """Train the run; a pure function of the run."""
         task = tasks.make_task(self.task, self.lag, experiments.ALPHABET)
-        options = self.model.options()
-        result = lab.train(
-            task,
-            options.pop("model"),
-            seeds=list(self.seeds),
-            stop_when_done=True,
-            retire=True,
-            dtype=np.dtype(self.dtype),
-            **options,
-            **dataclasses.asdict(self.design),
+        model = lab.Model(
+            seeds=list(self.seeds), hidden=self.design.hidden, dtype=np.dtype(self.dtype), **self.model.options()
         )
+        result = lab.train(task, model, self.design.schedule(stop_when_done=True, retire=True))
         return RunResult.of(result)
 
 

@@ -120,7 +120,9 @@ def test_the_loops_last_state_arm_is_lab_train_bit_for_bit(dtype):
     task = recall(lag=2, alphabet=4)
     seeds = [0, 1, 2, 3, 4, 5]
     mine = train(task, "last", seeds=seeds, dtype=dtype, **SMALL)
-    theirs = lab.train(task, "lstm", seeds=seeds, init="chrono", retire=True, stop_when_done=True, dtype=dtype, **SMALL)
+    lstm = lab.Model("lstm", seeds=seeds, hidden=SMALL["hidden"], init="chrono", dtype=dtype)
+    schedule = lab.Schedule(retire=True, stop_when_done=True, **{k: v for k, v in SMALL.items() if k != "hidden"})
+    theirs = lab.train(task, lstm, schedule)
     assert len(set(mine.success_step)) > 1  # members retire at different updates
     assert mine.success_step == tuple(theirs.success_step) and mine.diverged_at == tuple(theirs.diverged_at)
     for name in ("eval_steps", "scores", "losses", "grad_norms"):
@@ -133,7 +135,9 @@ def test_the_loops_last_state_arm_is_lab_train_on_a_regression_too():
     task = adding(6)
     small = dict(SMALL, steps=30)
     mine = train(task, "last", seeds=[0, 1], **small)
-    theirs = lab.train(task, "lstm", seeds=[0, 1], init="chrono", retire=True, stop_when_done=True, **small)
+    lstm = lab.Model("lstm", seeds=[0, 1], hidden=small["hidden"], init="chrono")
+    schedule = lab.Schedule(retire=True, stop_when_done=True, **{k: v for k, v in small.items() if k != "hidden"})
+    theirs = lab.train(task, lstm, schedule)
     assert np.array_equal(mine.scores, theirs.scores, equal_nan=True)
     assert np.array_equal(mine.losses, theirs.losses, equal_nan=True)
 
