@@ -186,6 +186,33 @@ class _Adam:
         self.flat -= a
 
 
+class _GlobalNorm:
+    """The lab's update rule: each member's global gradient norm, clipping by it at ``clip``, and ``opt``'s step.
+
+    The update protocol :func:`train` drives (an optimizer of :class:`Schedule` follows it too):
+    ``update(loss, grads, frozen)`` steps every member of the stack that is not ``frozen`` and returns
+    each member's gradient norm, as recorded, and which members diverged at this update (they take no
+    step); ``select(ensemble, rows)`` is the optimizer of the smaller stack ``ensemble``, made of the
+    members at ``rows``. Here a member diverges when its loss or gradient norm is not finite.
+    """
+
+    def __init__(self, opt: Any, clip: float | None) -> None:
+        self.opt, self.clip = opt, clip
+
+    def select(self, ens: Any, rows: np.ndarray) -> _GlobalNorm:
+        """The update rule of ``ens``, the members at ``rows`` of this one's stack."""
+        return _GlobalNorm(self.opt.select(ens, rows), self.clip)
+
+    def update(self, loss: np.ndarray, grads: dict, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Step every member not ``frozen``; return each member's global norm before clipping, and which diverged."""
+        E = loss.size
+        norm = np.sqrt(sum(_squares(g.reshape(E, -1)) for g in grads.values()))
+        diverged = ~(np.isfinite(loss) & np.isfinite(norm))
+        scale = np.ones(E) if self.clip is None else np.where(norm > self.clip, self.clip / norm, 1.0)
+        self.opt.step(grads, scale, frozen | diverged)
+        return norm, diverged
+
+
 @dataclass
 class LabResult:
     """What :func:`train` measured, member by member (axis 0 is the member, in the order of ``seeds``)."""
@@ -505,10 +532,18 @@ class Schedule:
     plain gradient descent, :math:`\theta \leftarrow \theta - \eta g`; with
     Adam the step size is about ``lr`` whatever the gradient's size, so a
     gradient that explodes shows in its norm but hardly moves the weights;
-    with SGD it does). Every ``eval_every`` updates (and before the first)
+    with SGD it does). ``optimizer`` may instead be an update rule of one's
+    own: a function of the untrained ensemble that returns an object with
+    ``update(loss, grads, frozen)``, which steps every member of the stack
+    not ``frozen`` and returns each member's gradient norm (recorded as
+    ``grad_norms``) and which members diverged at this update (they take no
+    step), and ``select(ensemble, rows)``, the rule of a smaller stack made of
+    the members at ``rows``; ``lr`` and ``clip`` are then its own, not
+    these. Every ``eval_every`` updates (and before the first)
     every member is scored on ``eval_size`` held-out sequences drawn from
     ``default_rng((eval_seed, 2))``, ``eval_chunk`` at a time (``None``:
-    :func:`evaluate`'s default), and succeeds at ``threshold``.
+    :func:`evaluate`'s default), and succeeds at ``threshold`` (as the module
+    says), or when ``succeeds(score)`` is true if that function is given.
     ``stop_when_done`` stops at the first evaluation at which every member
     has succeeded or diverged (the remaining columns of ``losses`` and
     ``grad_norms`` are NaN); ``retire`` takes each member out of the stack at
@@ -526,12 +561,13 @@ class Schedule:
     batch: int = 64
     lr: float = 1e-2
     clip: float | None = 1.0
-    optimizer: str = "adam"
+    optimizer: str | Callable[[Any], Any] = "adam"
     eval_every: int = 50
     eval_size: int = 512
     eval_seed: int = 0
     eval_chunk: int | None = None
     threshold: float = 0.9
+    succeeds: Callable[[float], bool] | None = None
     stop_when_done: bool = False
     retire: bool = False
     dropout: Dropout = Dropout()
@@ -546,7 +582,10 @@ class Schedule:
         if self.clip is not None:
             object.__setattr__(self, "clip", float(check_positive("clip", self.clip)))
         object.__setattr__(self, "threshold", check_threshold(self.threshold))
-        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        if not callable(self.optimizer):
+            check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        if self.succeeds is not None and not callable(self.succeeds):
+            raise ValueError(f"succeeds must be a function of a score, or None, got {self.succeeds!r}")
         for name in ("stop_when_done", "retire"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -661,7 +700,9 @@ def train(
     held_out = task.sample(s.eval_size, seed=np.random.default_rng((s.eval_seed, 2)))
     # One-hot inputs (recall) go to the ensemble as their indices: the same numbers, without the vectors.
     held_out_x = OneHot(held_out.inputs.argmax(axis=2)) if task.one_hot else held_out.inputs
-    if task.kind == "classification":
+    if s.succeeds is not None:
+        passed = s.succeeds
+    elif task.kind == "classification":
 
         def passed(score):
             return score >= s.threshold
@@ -678,7 +719,10 @@ def train(
     streams = [np.random.default_rng((seed, 1)) for seed in full.seeds]
     carry_streams = [np.random.default_rng((seed, 3)) for seed in full.seeds]
     hidden_streams = [np.random.default_rng((seed, 4)) for seed in full.seeds]
-    opt: Any = _Adam(full, lr=s.lr) if s.optimizer == "adam" else _SGD(full, lr=s.lr)
+    if callable(s.optimizer):
+        opt: Any = s.optimizer(full)
+    else:
+        opt = _GlobalNorm(_Adam(full, lr=s.lr) if s.optimizer == "adam" else _SGD(full, lr=s.lr), s.clip)
     losses = np.full((E, s.steps), np.nan)
     grad_norms = np.full((E, s.steps), np.nan)
     success_step: list = [None] * E
@@ -741,8 +785,8 @@ def train(
                 x, y = task.sample_each(s.batch, streams)
             carry_masks = _masks(dropout.carry_keep, dropout.carry_mask, carry_streams, task.length, s.batch, H)
             hidden_masks = _masks(dropout.hidden_keep, dropout.hidden_mask, hidden_streams, task.length, s.batch, H)
-            loss, norm = _update(ens, opt, x, y, task.kind, s.clip, live[members], carry_masks, hidden_masks)
-            bad = np.flatnonzero(live[members] & ~(np.isfinite(loss) & np.isfinite(norm)))
+            loss, norm, diverged = _update(ens, opt, x, y, task.kind, live[members], carry_masks, hidden_masks)
+            bad = np.flatnonzero(live[members] & diverged)
             for k in bad:
                 diverged_at[members[k]] = done  # frozen from here on
                 live[members[k]] = False
@@ -796,29 +840,23 @@ def _masks(keep: float | None, kind: str, streams: list, T: int, B: int, H: int)
 
 
 def _update(
-    ens: AnyEnsemble,
+    ens: Any,
     opt: Any,
     x: np.ndarray,
     y: np.ndarray,
     kind: str,
-    clip: float | None,
     live: np.ndarray,
     carry_masks: Any = None,
     hidden_masks: Any = None,
 ) -> tuple:
-    """One update of every live member; returns each member's loss and gradient norm before clipping.
+    """One update of every live member by the rule ``opt``; returns each member's loss, gradient norm, and divergence.
 
-    A member whose loss or norm is not finite gets no update (its gradient
-    and Adam moments are zeroed); the caller marks it diverged.
+    A member that diverges at this update gets no step; the caller marks it diverged.
     """
-    E = ens.size
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks, hidden_masks=hidden_masks)
-        norm = np.sqrt(sum(_squares(g.reshape(E, -1)) for g in grads.values()))
-        frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
-        scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
-        opt.step(grads, scale, frozen)
-    return loss, norm
+        norm, diverged = opt.update(loss, grads, ~live)
+    return loss, norm, diverged
 
 
 def _squares(g: np.ndarray) -> np.ndarray:

@@ -439,3 +439,39 @@ def test_input_bias_sets_the_input_gate_after_chrono_and_forget_bias():
         train(task, "gru", input_bias=1.0, **SMALL)
     with pytest.raises(ValueError, match="input_bias must not be NaN, got nan"):
         make_ensemble(task, "lstm", [0], input_bias=float("nan"))
+
+
+def test_an_update_rule_of_ones_own_is_driven_as_the_labs_own():
+    """An optimizer of the Schedule that repeats the lab's Adam gives the lab's numbers, stacks shrinking included."""
+    task = recall(lag=2, alphabet=3)
+    seen: list[int] = []
+
+    class Logged:
+        def __init__(self, ens: Any, rule: Any) -> None:
+            self.ens, self.rule = ens, rule
+
+        def select(self, ens: Any, rows: Any) -> "Logged":
+            return Logged(ens, self.rule.select(ens, rows))
+
+        def update(self, loss: Any, grads: Any, frozen: Any) -> Any:
+            seen.append(self.ens.size)
+            return self.rule.update(loss, grads, frozen)
+
+    def own(ens: Any) -> Logged:
+        return Logged(ens, lab._GlobalNorm(lab._Adam(ens, lr=0.05), 1.0))
+
+    options: dict[str, Any] = dict(SMALL, steps=60, retire=True, stop_when_done=True)
+    mine = train(task, "gru", seeds=[0, 1, 2], optimizer=own, **options)
+    theirs = train(task, "gru", seeds=[0, 1, 2], lr=0.05, **options)
+    assert np.array_equal(mine.losses, theirs.losses, equal_nan=True)
+    assert np.array_equal(mine.scores, theirs.scores, equal_nan=True)
+    assert mine.success_step == theirs.success_step and len(set(seen)) > 1  # the stack shrank
+
+
+def test_a_success_rule_of_ones_own_replaces_the_threshold():
+    task = recall(lag=2, alphabet=3)
+    never = train(task, "rnn", seeds=[0, 1], succeeds=lambda score: False, **SMALL)
+    at_once = train(task, "rnn", seeds=[0, 1], succeeds=lambda score: True, **SMALL)
+    assert never.success_step == [None, None] and at_once.success_step == [0, 0]
+    with pytest.raises(ValueError, match="succeeds must be a function"):
+        Schedule(succeeds=0.5)  # type: ignore[arg-type]
