@@ -24,7 +24,13 @@ R_co = TypeVar("R_co", covariant=True)
 
 @runtime_checkable
 class Run(Protocol[R_co]):
-    """What the lab trains: a frozen spec with a relative ``cost`` and an ``execute()`` that returns its result."""
+    """What the lab trains: a frozen spec with a relative ``cost`` and an ``execute()`` that returns its result.
+
+    >>> from rnnmem.experiments import Design, RecallRun
+    >>> run = RecallRun("gru", lag=1, seeds=(0,), design=Design(hidden=4, steps=2))
+    >>> isinstance(run, Run), run.cost > 0
+    (True, True)
+    """
 
     @property
     def cost(self) -> float:
