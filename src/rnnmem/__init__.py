@@ -6,7 +6,7 @@ only part that imports matplotlib or MkDocs, and it is never imported here.
 
 Modules, each one idea:
 
-* :mod:`rnnmem.cells`: the three cells by name, their classes, gate names and gate counts.
+* :mod:`rnnmem.cells`: every cell by name and protocol, their classes, labels, gate names and gate counts.
 * :mod:`rnnmem.memory`: the decay :math:`f^n`, horizons and the bias that sets a gate.
 * :mod:`rnnmem.rnn`, :mod:`rnnmem.lstm`, :mod:`rnnmem.gru`: the three cells, a step
   at a time and over whole sequences with exact backpropagation through time.

@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import cells
-from .checks import check_choice, check_positive_int
+from .checks import check_positive_int
 
 __all__ = [
     "Attended",
@@ -182,7 +182,7 @@ def state_numbers(cell: str, hidden: int) -> int:
     >>> state_numbers("gru", 16), state_numbers("lstm", 16)
     (16, 32)
     """
-    cell = check_choice("cell", cell, cells.NAMES)
+    cell = cells.check_cell(cell)
     return (2 if cell == "lstm" else 1) * check_positive_int("hidden", hidden)
 
 
@@ -206,7 +206,7 @@ def step_work(cell: str, input_size: int, hidden: int) -> int:
     >>> step_work("lstm", 10, 16)
     1664
     """
-    cell = check_choice("cell", cell, cells.NAMES)
+    cell = cells.check_cell(cell)
     d, hidden = check_positive_int("input_size", input_size), check_positive_int("hidden", hidden)
     return cells.GATES[cell] * hidden * (d + hidden)
 

@@ -52,13 +52,15 @@ from typing import Any
 
 import numpy as np
 
+from ._recurrent import PARAMETER_NAMES, WEIGHT_NAMES
 from .checks import check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int, check_seed
 from .lstm import LSTM
 from .train import Adam, History, fit, minibatches, pad_batch, softmax_cross_entropy
 
 __all__ = ["BiLM", "Recipe", "scalar_mix", "cosine_matrix", "mean_cosines"]
 
-_KEYS = {"weight_ih_l0": "W_ih", "weight_hh_l0": "W_hh", "bias_ih_l0": "b_ih", "bias_hh_l0": "b_hh"}
+_KEYS = dict(zip(PARAMETER_NAMES, WEIGHT_NAMES))
+"""torch's parameter name -> the model's attribute (:data:`rnnmem._recurrent.PARAMETER_NAMES`)."""
 
 
 def scalar_mix(layers: Any, weights: Any = None, gamma: float = 1.0) -> np.ndarray:

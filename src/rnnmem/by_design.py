@@ -41,7 +41,7 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from . import experiments, lab, tasks
+from . import cells, experiments, lab, tasks
 from .checks import Check, check_choice, check_positive_int
 from .experiments import Design, RunResult
 from .linear_ensemble import LINEAR_MODELS
@@ -207,9 +207,11 @@ class Spec:
     def label(self) -> str:
         """The model as a legend or a table names it: ``LSTM, chrono``, ``LRU, 2 layers``."""
         if self.classic is not None:
-            names = {"lstm:chrono": "LSTM, chrono", "gru": "GRU", "rnn": "tanh RNN"}
-            return names.get(str(self.classic), str(self.classic))
-        name = {"lru": "LRU", "mingru": "minGRU", "selective": "selective"}[self.cell]
+            text = str(self.classic)
+            if text == "lstm:chrono":
+                return "LSTM, chrono"
+            return cells.LABELS[text] if text in ("gru", "rnn") else text
+        name = cells.LABELS[self.cell]
         text = name if self.layers == 1 else f"{name}, {self.layers} layers"
         return text if self.r_max is None else f"{text}, r_max {self.r_max:g}"
 

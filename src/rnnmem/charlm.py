@@ -72,6 +72,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _recurrent
 from .checks import check_choice, check_dtype, check_finite, check_positive, check_positive_int, check_seed
 from .init import pytorch_uniform
 from .rnn import RNN
@@ -506,7 +507,7 @@ def stdlib_corpus(train_modules: Sequence[str] = TRAIN_MODULES, valid_modules: S
 
 # --------------------------------------------------------------------------- the model
 
-PARAMETER_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "readout_weight", "readout_bias")
+PARAMETER_NAMES = _recurrent.PARAMETER_NAMES + ("readout_weight", "readout_bias")
 
 
 class CharRNN:

@@ -62,22 +62,18 @@ own. Bad input raises :class:`ValueError` naming the argument.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import cells
 from . import init as _init
-from ._recurrent import Recurrent
+from ._recurrent import PARAMETER_NAMES, Recurrent
 from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .gru import GRU  # noqa: F401  (the examples use it)
 
-__all__ = ["MODELS", "INITS", "KINDS", "Ensemble", "OneHot", "check_targets"]
-
-MODELS = ("rnn", "gru", "lstm")
-"""The cells (:data:`rnnmem.cells.NAMES`) an :class:`Ensemble` stacks: those with a stacked forward and
-backward here (``_forward_<cell>``, ``_backward_<cell>``). A cell of :mod:`rnnmem.cells` not listed here
-is refused by name, never run through another cell's equations."""
+__all__ = ["MODELS", "KERNELS", "Kernels", "INITS", "KINDS", "Ensemble", "OneHot", "check_targets", "check_one_hot"]
 
 INITS = ("default", "chrono")
 """Initializations: PyTorch's uniform draw, or chrono (LSTM only)."""
@@ -85,7 +81,9 @@ INITS = ("default", "chrono")
 KINDS = ("classification", "regression")
 """Readouts: softmax cross-entropy over classes, or squared error of one number."""
 
-RECURRENT_NAMES = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")
+RECURRENT_NAMES = PARAMETER_NAMES
+"""A recurrent layer's parameters, in torch's names (:data:`rnnmem._recurrent.PARAMETER_NAMES`)."""
+
 READOUT_NAMES = ("readout_weight", "readout_bias")
 
 
@@ -153,7 +151,7 @@ class Ensemble:
         input_bias: float | None = None,
         dtype: Any = np.float64,
     ) -> None:
-        self.model = check_choice("model", model, MODELS)
+        self.model = _kernels(model).name
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
         self.output_size = check_positive_int("output_size", output_size)
@@ -391,18 +389,7 @@ class Ensemble:
     def _one_hot_rows(self, x: OneHot) -> tuple:
         """_rows for one-hot inputs given by their indices: zeros, and a one where each index says."""
         D, E, H = self.input_size, self.size, self.hidden_size
-        ids = np.asarray(x.ids)
-        if ids.dtype.kind not in "iu" or ids.ndim not in (2, 3) or min(ids.shape) < 1:
-            raise ValueError(
-                f"x.ids must be whole numbers of shape (T, B) shared by the members or (T, {E}, B), "
-                f"got {ids.dtype} of shape {ids.shape}"
-            )
-        if ids.ndim == 3 and ids.shape[1] != E:
-            raise ValueError(f"x.ids must have shape (T, B) or (T, {E}, B), got shape {ids.shape}")
-        if ids.min() < 0 or ids.max() >= D:
-            raise ValueError(
-                f"x.ids must be indices from 0 to {D - 1} (the input size), got {ids.min()} to {ids.max()}"
-            )
+        ids = check_one_hot(x, D, E)
         T, B = ids.shape[0], ids.shape[-1]
         K = H + D + 1
         rows = self._buffer("rows", (T + 1, K, E, B))
@@ -463,14 +450,7 @@ class Ensemble:
             states = self._buffer("states", (T + 1, self.hidden_size, self.size, B))
             states[0] = 0.0
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            if self.model == "lstm":
-                cache = self._forward_lstm(rows, T, B, masks, keep, hidden, states)
-            elif self.model == "gru":
-                cache = self._forward_gru(rows, T, B, keep, hidden, states)
-            elif self.model == "rnn":
-                cache = self._forward_rnn(rows, T, B, hidden, states)
-            else:  # unreachable: __init__ admits MODELS only
-                raise ValueError(f"model {self.model!r} has no stacked forward pass")
+            cache = _kernels(self.model).forward(self, rows, T, B, masks, keep, hidden, states)
         if keep:
             cache.update(rows=rows, T=T, B=B, masks=masks, hidden=hidden, states=states)
             self._cache = cache
@@ -485,7 +465,7 @@ class Ensemble:
         if states is not None and t + 1 < T:
             np.multiply(hidden[t + 1], states[t + 1], out=rows[t + 1, : self.hidden_size])
 
-    def _forward_rnn(self, rows, T, B, hidden=None, states=None):
+    def _forward_rnn(self, rows, T, B, masks=None, keep=True, hidden=None, states=None):
         H = self.hidden_size
         p = self.params
         tanh = self._through_tanh
@@ -500,7 +480,7 @@ class Ensemble:
             self._mask_state(rows, t, T, hidden, states)
         return {}
 
-    def _forward_gru(self, rows, T, B, keep=True, hidden=None, states=None):
+    def _forward_gru(self, rows, T, B, masks=None, keep=True, hidden=None, states=None):
         # Four row blocks: r and z from the state, the input and both biases; the candidate's
         # state part W_hn h + b_hn (which r multiplies); its input part W_in x + b_in.
         E, H, D = self.size, self.hidden_size, self.input_size
@@ -675,12 +655,7 @@ class Ensemble:
         self._cache["d_steps"] = d_steps
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                if self.model == "lstm":
-                    grads = self._backward_lstm(self._cache, dh, norms)
-                elif self.model == "gru":
-                    grads = self._backward_gru(self._cache, dh, norms)
-                else:
-                    grads = self._backward_rnn(self._cache, dh, norms)
+                grads = _kernels(self.model).backward(self, self._cache, dh, norms)
         finally:
             self._cache["d_steps"] = None  # the cache keeps the forward pass, not a backward pass's input
         if norms is not None:
@@ -971,6 +946,65 @@ class Ensemble:
 
     def _check_targets(self, targets: Any, kind: str, E: int, B: int) -> np.ndarray:
         return check_targets(targets, kind, E, B, self.output_size, self.dtype)
+
+
+class Kernels(NamedTuple):
+    """A cell's stacked forward and backward passes: what :class:`Ensemble` runs for a member of that cell.
+
+    ``forward(ens, rows, T, B, masks, keep, hidden, states)`` runs the ``T`` steps of every member: it reads
+    ``rows[t]`` ``(H + D + 1, E, B)`` (:math:`[h_{t-1}; x_t; 1]`), writes :math:`h_t` where
+    ``ens._new_state`` says (and masks it with ``ens._mask_state`` when ``hidden`` masks are given), and
+    returns the dict of what its backward pass reads (``masks`` are the LSTM's carry masks, ``None`` for
+    the other cells; ``keep=False`` keeps one step only, no backward pass follows).
+    ``backward(ens, cache, dh, norms)`` takes that dict (with ``rows``, ``T``, ``B``, ``masks``,
+    ``hidden``, ``states`` and ``d_steps`` added), the gradient of the last states ``dh`` ``(H, E, B)``
+    and, when step norms are asked, ``norms["h"]`` ``(E, T)`` to fill; ``cache["d_steps"]``, unless
+    ``None``, is a gradient entering at every step, ``(T, H, E, B)`` (:meth:`Ensemble.backward`), whose
+    entry ``t`` it adds to the gradient of step ``t``'s state before using it. It returns the gradients
+    of :data:`RECURRENT_NAMES`, stacked like :attr:`Ensemble.params`.
+    """
+
+    name: str
+    forward: Callable[..., dict]
+    backward: Callable[..., dict]
+
+
+KERNELS: dict[str, Kernels] = {
+    "rnn": Kernels("rnn", Ensemble._forward_rnn, Ensemble._backward_rnn),
+    "gru": Kernels("gru", Ensemble._forward_gru, Ensemble._backward_gru),
+    "lstm": Kernels("lstm", Ensemble._forward_lstm, Ensemble._backward_lstm),
+}
+"""Cell name (of :data:`rnnmem.cells.CLASSIC`) -> its stacked kernels: the one table :class:`Ensemble`
+dispatches on. A cell without an entry is refused by name, never run through another cell's equations."""
+
+MODELS = tuple(KERNELS)
+"""The cells an :class:`Ensemble` stacks, those of :data:`KERNELS`: ``("rnn", "gru", "lstm")``."""
+
+
+def _kernels(model: Any) -> Kernels:
+    """The stacked kernels of ``model``, read from :data:`KERNELS` as it is now; a ValueError naming the cell if none."""
+    return KERNELS[check_choice("model", model, tuple(KERNELS))]
+
+
+def check_one_hot(x: OneHot, input_size: int, members: int) -> np.ndarray:
+    """The indices of one-hot inputs, checked: whole numbers from 0 to ``input_size - 1``, of shape ``(T, B)``
+    shared by the members or ``(T, members, B)``. Every ensemble of the lab checks its :class:`OneHot` inputs here.
+
+    >>> check_one_hot(OneHot(np.zeros((3, 2), dtype=int)), input_size=4, members=5).shape
+    (3, 2)
+    """
+    D, E = input_size, members
+    ids = np.asarray(x.ids)
+    if ids.dtype.kind not in "iu" or ids.ndim not in (2, 3) or min(ids.shape) < 1:
+        raise ValueError(
+            f"x.ids must be whole numbers of shape (T, B) shared by the members or (T, {E}, B), "
+            f"got {ids.dtype} of shape {ids.shape}"
+        )
+    if ids.ndim == 3 and ids.shape[1] != E:
+        raise ValueError(f"x.ids must have shape (T, B) or (T, {E}, B), got shape {ids.shape}")
+    if ids.min() < 0 or ids.max() >= D:
+        raise ValueError(f"x.ids must be indices from 0 to {D - 1} (the input size), got {ids.min()} to {ids.max()}")
+    return ids
 
 
 def check_targets(targets: Any, kind: str, E: int, B: int, output_size: int, dtype: Any) -> np.ndarray:

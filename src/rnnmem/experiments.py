@@ -51,7 +51,7 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 
-from . import diagnostics, lab, memory, stats, tasks
+from . import cells, diagnostics, lab, memory, stats, tasks
 from .checks import (
     Check,
     check_choice,
@@ -738,7 +738,7 @@ class RecallRun:
     @property
     def cost(self) -> float:
         """A relative cost, to train the costliest runs first: gates times steps times members times updates."""
-        return {"rnn": 1, "gru": 3}.get(self.model.cell, 4) * (self.lag + 2) * len(self.seeds) * self.design.steps
+        return cells.GATES[self.model.cell] * (self.lag + 2) * len(self.seeds) * self.design.steps
 
     def execute(self) -> RunResult:
         """Train the run (:func:`rnnmem.lab.train`); a pure function of the run."""

@@ -78,7 +78,7 @@ from typing import Any
 
 import numpy as np
 
-from . import lab, tasks
+from . import cells, lab, tasks
 from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive_int
 from .ensemble import KINDS, Ensemble
 from .experiments import ALPHABET, DESIGN, Design, ModelSpec
@@ -365,7 +365,7 @@ class InsideRun:
     def cost(self) -> float:
         """A relative cost, to train the costliest runs first: gates times steps per sequence times members times updates."""
         cell = ModelSpec.parse(self.model).cell
-        return {"rnn": 1, "gru": 3}.get(cell, 4) * (self.lag + 2) * len(self.seeds) * self.design.steps
+        return cells.GATES[cell] * (self.lag + 2) * len(self.seeds) * self.design.steps
 
     def execute(self) -> InsideResult:
         """Train, choose the member shown, measure it at every checkpoint; a pure function of the run."""

@@ -66,7 +66,7 @@ import numpy as np
 
 from . import cells
 from .checks import check_choice, check_finite, check_nonnegative_int, check_positive, check_positive_int
-from .ensemble import INITS, MODELS, Ensemble, OneHot
+from .ensemble import INITS, KERNELS, MODELS, Ensemble, OneHot
 from .linear_ensemble import LINEAR_MODELS, LinearEnsemble
 from .tasks import Task
 from .train import Adam
@@ -88,8 +88,16 @@ __all__ = [
 ]
 
 ALL_MODELS = MODELS + LINEAR_MODELS
-"""Every model the lab trains: the three cells of :class:`~rnnmem.ensemble.Ensemble` and the linear
-recurrences of :class:`~rnnmem.linear_ensemble.LinearEnsemble` (``"lru"``, ``"mingru"``, ``"selective"``)."""
+"""Every model the lab trains, read from the registry (:mod:`rnnmem.cells`): the classic cells with stacked
+kernels (:data:`rnnmem.ensemble.KERNELS`), which :class:`~rnnmem.ensemble.Ensemble` stacks, and the models
+of the linear protocol (:data:`rnnmem.cells.LINEAR`), which :class:`~rnnmem.linear_ensemble.LinearEnsemble`
+stacks: ``"rnn"``, ``"gru"``, ``"lstm"``, ``"lru"``, ``"mingru"``, ``"selective"``."""
+
+
+def _lab_models() -> tuple[str, ...]:
+    """:data:`ALL_MODELS` as the registry and the kernel table hold them now."""
+    return tuple(KERNELS) + tuple(cells.LINEAR)
+
 
 AnyEnsemble = Ensemble | LinearEnsemble
 """What :func:`make_ensemble` returns: an :class:`Ensemble` for a cell, a :class:`LinearEnsemble` otherwise."""
@@ -378,8 +386,8 @@ def make_ensemble(
     """
     if not isinstance(task, Task):
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
-    model = check_choice("model", model, ALL_MODELS)
-    if model in LINEAR_MODELS:
+    model = check_choice("model", model, _lab_models())
+    if cells.protocol(model) == "linear":
         for name, value, unset in (
             ("forget_bias", forget_bias, None),
             ("init", init, "default"),
@@ -691,10 +699,10 @@ def train(
     s, dropout = schedule, schedule.dropout
     if dropout.carry_keep is not None and full.model != "lstm":
         raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {full.model!r}")
-    if dropout.hidden_keep is not None and full.model not in MODELS:
+    if dropout.hidden_keep is not None and full.model not in KERNELS:
         raise ValueError(
             f"hidden_keep drops the hidden state entering a recurrent product; model must be one of "
-            f"{', '.join(map(repr, MODELS))}, got {full.model!r}"
+            f"{', '.join(map(repr, KERNELS))}, got {full.model!r}"
         )
     E, H = full.size, full.hidden_size
     held_out = task.sample(s.eval_size, seed=np.random.default_rng((s.eval_seed, 2)))

@@ -66,19 +66,20 @@ from typing import Any
 
 import numpy as np
 
-from . import lru, mingru, selective
+from . import cells, lru, mingru, selective
 from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive, check_positive_int
-from .ensemble import KINDS, OneHot, _seeds, check_targets
+from .ensemble import KINDS, OneHot, _seeds, check_one_hot, check_targets
 
 __all__ = ["LINEAR_MODELS", "METHODS", "LinearEnsemble"]
 
-LINEAR_MODELS = ("lru", "mingru", "selective")
-"""The models a :class:`LinearEnsemble` stacks."""
+LINEAR_MODELS = tuple(cells.LINEAR)
+"""The models a :class:`LinearEnsemble` stacks, those of the linear protocol (:data:`rnnmem.cells.LINEAR`):
+``("lru", "mingru", "selective")``."""
 
 METHODS = ("loop", "scan")
 """How the recurrences run, forward and backward: step by step (the default, measured the faster for the lab's sizes), or by the scan."""
 
-_MODULES: dict[str, Any] = {"lru": lru, "mingru": mingru, "selective": selective}
+_MODULES = cells.LINEAR
 _MLP = ("mlp_W1", "mlp_b1", "mlp_W2", "mlp_b2")
 
 
@@ -118,7 +119,7 @@ class LinearEnsemble:
         dtype: Any = np.float64,
         method: str | None = None,
     ) -> None:
-        self.model = check_choice("model", model, LINEAR_MODELS)
+        self.model = check_choice("model", model, tuple(cells.LINEAR))
         self.input_size = check_positive_int("input_size", input_size)
         self.hidden_size = check_positive_int("hidden_size", hidden_size)
         self.output_size = check_positive_int("output_size", output_size)
@@ -188,7 +189,7 @@ class LinearEnsemble:
                 r_max=self.r_max,
                 max_phase=self.max_phase,
             )
-        return selective.draw(rng, D_l, self.hidden_size, self.state_size)
+        return module.draw(rng, D_l, self.hidden_size, self.state_size)  # the protocol's draw (rnnmem.cells)
 
     def _bind(self) -> None:
         """Make ``params`` views into ``_flat`` (member e's parameters in row e) and empty the scratch space."""
@@ -258,18 +259,7 @@ class LinearEnsemble:
         """``(kind, array, T, B)``: dense ``(T, E or 1, B, D)``, or one-hot ids ``(T, E or 1, B)``."""
         D, E = self.input_size, self.size
         if isinstance(x, OneHot):
-            ids = np.asarray(x.ids)
-            if ids.dtype.kind not in "iu" or ids.ndim not in (2, 3) or min(ids.shape) < 1:
-                raise ValueError(
-                    f"x.ids must be whole numbers of shape (T, B) shared by the members or (T, {E}, B), "
-                    f"got {ids.dtype} of shape {ids.shape}"
-                )
-            if ids.ndim == 3 and ids.shape[1] != E:
-                raise ValueError(f"x.ids must have shape (T, B) or (T, {E}, B), got shape {ids.shape}")
-            if ids.min() < 0 or ids.max() >= D:
-                raise ValueError(
-                    f"x.ids must be indices from 0 to {D - 1} (the input size), got {ids.min()} to {ids.max()}"
-                )
+            ids = check_one_hot(x, D, E)
             ids = ids if ids.ndim == 3 else ids[:, None, :]
             return "ids", ids, ids.shape[0], ids.shape[2]
         arr = np.asarray(x)

@@ -56,7 +56,8 @@ __all__ = [
 ]
 
 CELLS = cells.NAMES
-"""The recurrent cells counted here (:data:`rnnmem.cells.NAMES`)."""
+"""The recurrent cells counted here, those of the classic protocol (:data:`rnnmem.cells.NAMES`); every function
+here takes any cell registered in :data:`rnnmem.cells.CLASSIC`."""
 
 CONVENTIONS = ("textbook", "pytorch", "keras")
 """The bias conventions: one vector, PyTorch's two, Keras' per-layer choice."""
@@ -109,7 +110,7 @@ def bias_vectors(cell: str, convention: str = "textbook", reset_after: bool = Tr
     >>> bias_vectors("lstm"), bias_vectors("lstm", "pytorch"), bias_vectors("gru", "keras")
     (1, 2, 2)
     """
-    cell = check_choice("cell", cell, CELLS)
+    cell = cells.check_cell(cell)
     convention = check_choice("convention", convention, CONVENTIONS)
     reset_after = check_choice("reset_after", reset_after, (True, False))
     if convention == "pytorch":
@@ -127,7 +128,7 @@ def layer_parameters(cell: str, d_in: int, d_h: int, convention: str = "textbook
     >>> layer_parameters("lstm", 512, 512).table()
     [('input weights', 1048576), ('recurrent weights', 1048576), ('biases', 2048), ('total', 2099200)]
     """
-    cell = check_choice("cell", cell, CELLS)
+    cell = cells.check_cell(cell)
     d_in = check_positive_int("d_in", d_in)
     d_h = check_positive_int("d_h", d_h)
     g = GATES[cell]
@@ -231,13 +232,14 @@ def model_parameters(
 def cell_comparison(
     d_in: int, d_h: int, convention: str = "textbook", reset_after: bool = True
 ) -> list[tuple[str, int]]:
-    """Rows ``(cell, count)`` for one layer of each cell, plus the GRU's saving against the LSTM.
+    """Rows ``(cell, count)`` for one layer of each cell the book teaches (:data:`rnnmem.cells.TAUGHT`), plus the
+    GRU's saving against the LSTM.
 
     >>> cell_comparison(100, 500)
     [('rnn', 300500), ('gru', 901500), ('lstm', 1202000), ('lstm - gru', 300500)]
     >>> cell_comparison(100, 500, "pytorch")[-1]
     ('lstm - gru', 301000)
     """
-    rows = [(c, layer_count(c, d_in, d_h, convention, reset_after)) for c in CELLS]
+    rows = [(c, layer_count(c, d_in, d_h, convention, reset_after)) for c in cells.TAUGHT]
     counts = dict(rows)
     return [*rows, ("lstm - gru", counts["lstm"] - counts["gru"])]

@@ -62,3 +62,15 @@ def test_error_figure_returns_the_laws_it_draws(tmp_path):
         assert values["hours"][key] == scaling.data_needed(12_000, 0.1, 0.05, beta)
         assert values["multiple"][key] == scaling.data_multiple(0.5, beta)
     assert values["goal"] == 0.1 * 0.5
+
+
+def test_the_tally_table_offers_the_cells_the_book_teaches():
+    """model_tally_table's cell and convention choices are rnnmem.cells.TAUGHT and rnnmem.params.CONVENTIONS."""
+    import typing
+
+    from rnnmem import cells, params
+    from rnnmem.site.builders import counting_scaling
+
+    hints = typing.get_type_hints(counting_scaling.model_tally_table, include_extras=True)
+    assert typing.get_args(hints["cell"]) == cells.TAUGHT
+    assert typing.get_args(hints["convention"]) == params.CONVENTIONS

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rnnmem import cells
 from rnnmem.site.directives import find_directives
 from rnnmem.site.render import Renderer
 
@@ -50,7 +51,7 @@ def cells_of(text: str) -> list[list[str]]:
 def test_the_cost_table_counts_blocks_of_weights(tmp_path):
     r = Renderer(tmp_path)
     rows = {row[0]: row for row in cells_of(r.render(one("<!-- table: gate_costs d=100 H=500 -->")).content.decode())}
-    assert list(rows) == ["tanh RNN", "GRU", "LSTM"]
+    assert list(rows) == [cells.LABELS[c] for c in cells.TAUGHT]
     for row in rows.values():
         G, one_bias, torch, _, share = int(row[1]), *(int(c.replace(",", "")) for c in row[2:5]), float(row[5])
         assert one_bias == G * 500 * (100 + 500 + 1) and torch == one_bias + G * 500  # a second bias per block

@@ -5,20 +5,43 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rnnmem import GRU, LSTM, RNN, cells, ensemble, gate_arithmetic, lstm, params
+from rnnmem import GRU, LSTM, RNN, cells, ensemble, gate_arithmetic, lab, linear_ensemble, lstm, params
 from rnnmem.cell_paths import random_gru
 
 
 def test_the_gates_are_those_of_the_books_equations():
     # rnnmem.rnn, rnnmem.lstm, rnnmem.gru: one block for the tanh RNN, i|f|g|o, r|z|n.
-    assert {name: cells.gate_names(name) for name in cells.NAMES} == {
+    assert {name: cells.gate_names(name) for name in ("rnn", "gru", "lstm")} == {
         "rnn": ("h",),
         "gru": ("r", "z", "n"),
         "lstm": ("i", "f", "g", "o"),
     }
-    assert cells.GATES == {"rnn": 1, "gru": 3, "lstm": 4}
-    assert cells.MODELS == {"rnn": RNN, "gru": GRU, "lstm": LSTM}
-    assert set(cells.LABELS) == set(cells.NAMES)
+    assert {name: cells.MODELS[name] for name in ("rnn", "gru", "lstm")} == {"rnn": RNN, "gru": GRU, "lstm": LSTM}
+
+
+def test_one_registry_two_protocols_and_everything_derived_from_it():
+    """Every model is registered once, under one protocol; the ensembles' and the lab's lists are read from it."""
+    assert cells.MODELS is cells.CLASSIC and cells.NAMES == tuple(cells.CLASSIC)
+    assert not set(cells.CLASSIC) & set(cells.LINEAR)
+    assert cells.PROTOCOLS == {"classic": cells.CLASSIC, "linear": cells.LINEAR}
+    for kind, part in cells.PROTOCOLS.items():
+        assert all(cells.protocol(name) == kind for name in part)
+    assert set(cells.LABELS) == set(cells.CLASSIC) | set(cells.LINEAR)
+    assert cells.GATES == {name: len(model.gate_names) for name, model in cells.CLASSIC.items()}
+    assert set(cells.TAUGHT) <= set(cells.CLASSIC)
+    assert set(ensemble.MODELS) <= set(cells.CLASSIC) and ensemble.MODELS == tuple(ensemble.KERNELS)
+    assert linear_ensemble.LINEAR_MODELS == tuple(cells.LINEAR)
+    assert lab.ALL_MODELS == ensemble.MODELS + linear_ensemble.LINEAR_MODELS
+    for module in cells.LINEAR.values():  # the linear protocol (rnnmem.cells's docstring)
+        assert all(callable(getattr(module, f)) for f in ("shapes", "draw", "forward", "backward"))
+        assert isinstance(module.PROJECTION, tuple)
+
+
+def test_gate_counts_are_read_from_the_registry_as_it_is_now(monkeypatch):
+    Two = type("Two", (RNN,), {"gate_names": ("a", "b")})  # a cell of two blocks
+    monkeypatch.setitem(cells.CLASSIC, "two", Two)
+    assert cells.GATES["two"] == 2 and "two" in cells.GATES and cells.check_cell("two") == "two"
+    assert params.layer_count("two", 3, 5) == 2 * 5 * (3 + 5 + 1)
 
 
 @pytest.mark.parametrize("name", cells.NAMES)
@@ -27,6 +50,10 @@ def test_every_module_that_stacks_blocks_reads_the_registry(name):
     model = cells.MODELS[name](3, 5, seed=0)
     assert model.W_hh.shape == (G * 5, 5) and model.b_ih.shape == (G * 5,)
     assert params.layer_parameters(name, 3, 5).rows[1] == ("recurrent weights", G * 5 * 5)
+    if name not in ensemble.KERNELS:  # ARCHITECTURE.md: the ensemble refuses a cell without kernels by name
+        with pytest.raises(ValueError, match=f"model must be one of .*, got {name!r}"):
+            ensemble.Ensemble(name, 3, 5, 4, [0, 1])
+        return
     ens = ensemble.Ensemble(name, 3, 5, 4, [0, 1])
     assert ens.params["weight_hh_l0"].shape == (2, G * 5, 5)
     assert type(ens.member(1)) is cells.MODELS[name]
@@ -54,7 +81,14 @@ def test_the_solved_cells_have_the_registry_s_block_count():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: cells.gate_names("transformer"), "cell must be one of 'rnn', 'gru', 'lstm', got 'transformer'"),
+        (
+            lambda: cells.gate_names("transformer"),
+            f"cell must be one of {', '.join(map(repr, cells.CLASSIC))}, got 'transformer'",
+        ),
+        (
+            lambda: cells.protocol("cnn"),
+            f"model must be one of {', '.join(map(repr, [*cells.CLASSIC, *cells.LINEAR]))}, got 'cnn'",
+        ),
         (lambda: cells.gate_slice("gru", "f", 3), "gate must be one of 'r', 'z', 'n', got 'f'"),
         (lambda: cells.gate_slice("lstm", "f", 0), "hidden must be a whole number >= 1, got 0"),
     ],

@@ -156,7 +156,10 @@ def test_forget_bias_and_chrono_set_the_gate_rows():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(model="transformer"), "model must be one of 'rnn', 'gru', 'lstm', got 'transformer'"),
+        (
+            dict(model="transformer"),
+            f"model must be one of {', '.join(map(repr, ensemble.KERNELS))}, got 'transformer'",
+        ),
         (
             dict(model="gru", forget_bias=1.0),
             "forget_bias sets the LSTM's forget gate; model must be 'lstm', got 'gru'",
@@ -278,8 +281,22 @@ def test_backward_in_spans_of_steps_matches_the_single_model(model, dtype):
 def test_a_cell_without_a_stacked_implementation_is_refused_by_name(monkeypatch):
     """A new cell in rnnmem.cells is not trained through another cell's stacked equations."""
     monkeypatch.setitem(cells.MODELS, "mingru", GRU)
-    with pytest.raises(ValueError, match=r"model must be one of 'rnn', 'gru', 'lstm', got 'mingru'"):
+    allowed = ", ".join(map(repr, ensemble.KERNELS))
+    with pytest.raises(ValueError, match=f"model must be one of {allowed}, got 'mingru'"):
         Ensemble("mingru", 2, 3, 1, seeds=[0, 1])
+
+
+def test_forward_and_backward_dispatch_on_the_kernel_table_alone(monkeypatch):
+    """Both passes read the cell's entry in KERNELS; a cell without one is refused, never run as another."""
+    assert ensemble.MODELS == tuple(ensemble.KERNELS) and set(ensemble.MODELS) <= set(cells.MODELS)
+    assert all(k.name == name for name, k in ensemble.KERNELS.items())
+    ens = Ensemble("rnn", 2, 3, 1, seeds=[0])
+    ens.forward(np.ones((4, 2, 2)))
+    monkeypatch.delitem(ensemble.KERNELS, "rnn")
+    allowed = ", ".join(map(repr, ensemble.KERNELS))
+    for call in (lambda: ens.backward(np.ones((1, 2, 3))), lambda: ens.forward(np.ones((4, 2, 2)))):
+        with pytest.raises(ValueError, match=f"model must be one of {allowed}, got 'rnn'"):
+            call()
 
 
 def _masked_reference_loss(model, p, x, y, masks):

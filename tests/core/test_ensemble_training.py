@@ -8,7 +8,7 @@ import pytest
 
 from rnnmem import lab
 from rnnmem.ensemble import Ensemble
-from rnnmem.lab import Dropout, Model, Schedule, gradient_by_step, make_ensemble
+from rnnmem.lab import ALL_MODELS, Dropout, Model, Schedule, gradient_by_step, make_ensemble
 from rnnmem.tasks import adding, recall
 
 MODEL_FIELDS = {f.name for f in dataclasses.fields(Model)} - {"model"}
@@ -214,7 +214,7 @@ def test_gradient_by_step_on_a_fresh_and_a_trained_ensemble():
             dict(threshold=1.5),
             "threshold must be a number in (0, 1] (an accuracy, or a fraction of variance explained), got 1.5",
         ),
-        (dict(model="lstmx"), "model must be one of 'rnn', 'gru', 'lstm', 'lru', 'mingru', 'selective', got 'lstmx'"),
+        (dict(model="lstmx"), f"model must be one of {', '.join(map(repr, ALL_MODELS))}, got 'lstmx'"),
         (dict(init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
         (dict(lr=0), "lr must be a positive finite number, got 0"),
         (dict(clip=-1.0), "clip must be a positive finite number, got -1.0"),

@@ -10,8 +10,8 @@ from typing import Literal
 import numpy as np
 import pytest
 
+from rnnmem import ensemble, lab, memory, stats, tasks
 from rnnmem import experiments as ex
-from rnnmem import lab, memory, stats, tasks
 from rnnmem.experiments import Design, DropoutRun, ModelSpec, RecallRun, RunResult, Sweep
 
 SMALL = Design(hidden=4, steps=6, threshold=0.5)
@@ -64,7 +64,7 @@ def test_a_bad_spec_is_refused_naming_the_argument_the_value_and_what_is_allowed
         (dict(cell="rnn", init="chrono"), "init='chrono' sets the LSTM's gate biases; cell must be 'lstm'"),
         (dict(cell="lstm", forget_bias=1.0, init="chrono"), "forget_bias and init='chrono' both set"),
         (dict(cell="lstm", forget_bias=math.nan), "forget_bias must not be NaN"),
-        (dict(cell="cnn"), "cell must be one of 'rnn', 'gru', 'lstm', got 'cnn'"),
+        (dict(cell="cnn"), f"cell must be one of {', '.join(map(repr, ensemble.MODELS))}, got 'cnn'"),
         (dict(cell="lstm", init="xavier"), "init must be one of 'default', 'chrono', got 'xavier'"),
     ],
 )

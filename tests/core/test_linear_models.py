@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rnnmem import lab, lru, mingru, scan, selective
+from rnnmem import cells, ensemble, lab, lru, mingru, scan, selective
 from rnnmem.ensemble import OneHot
 from rnnmem.gradcheck import gradcheck_loss
 from rnnmem.linear_ensemble import LINEAR_MODELS, METHODS, LinearEnsemble
@@ -317,7 +317,7 @@ def test_the_lab_refuses_options_of_the_other_family():
         lab.train(task, lab.Model("mingru", hidden=4), lab.Schedule(steps=1, dropout=lab.Dropout(hidden_keep=0.5)))
     with pytest.raises(ValueError, match="carry_keep"):
         lab.train(task, lab.Model("selective", hidden=4), lab.Schedule(steps=1, dropout=lab.Dropout(carry_keep=0.5)))
-    assert lab.ALL_MODELS == ("rnn", "gru", "lstm", "lru", "mingru", "selective")
+    assert LINEAR_MODELS == tuple(cells.LINEAR) and lab.ALL_MODELS == ensemble.MODELS + LINEAR_MODELS
 
 
 # -- the lab trains them -----------------------------------------------------------------------------------------
@@ -356,3 +356,24 @@ def test_modules_draw_their_documented_shapes():
     assert {k: v.shape for k, v in lru.draw(rng, 3, 4, 2).items()} == lru.shapes(3, 4, 2)
     assert {k: v.shape for k, v in mingru.draw(rng, 3, 4).items()} == mingru.shapes(3, 4)
     assert {k: v.shape for k, v in selective.draw(rng, 3, 4, 2).items()} == selective.shapes(3, 4, 2)
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [np.array([[0, 5]]), np.zeros((2, 2, 2), dtype=int), np.zeros((2, 2))],
+    ids=["index too large", "members", "not whole numbers"],
+)
+def test_one_hot_inputs_are_checked_as_the_cells_ensemble_checks_them(ids):
+    """Both ensembles check one-hot indices with the one function, rnnmem.ensemble.check_one_hot."""
+    from rnnmem.ensemble import Ensemble, check_one_hot
+
+    messages = []
+    for call in (
+        lambda: check_one_hot(OneHot(ids), 5, 3),
+        lambda: Ensemble("rnn", 5, 4, 1, seeds=[0, 1, 2]).forward(OneHot(ids)),
+        lambda: LinearEnsemble("mingru", 5, 4, 1, seeds=[0, 1, 2]).forward(OneHot(ids)),
+    ):
+        with pytest.raises(ValueError) as info:
+            call()
+        messages.append(str(info.value))
+    assert messages[0].startswith("x.ids must") and messages == [messages[0]] * 3

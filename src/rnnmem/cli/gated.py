@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from rnnmem import gate_arithmetic, init, lstm, memory, params
+from rnnmem import cells, gate_arithmetic, init, lstm, memory, params
 
 from . import _args
 from ._text import text_table
@@ -220,15 +220,14 @@ def costs(d=100, H=500) -> str:
     >>> print(costs(100, 500).splitlines()[-1])
     The GRU has 0.75 of the LSTM's parameters: 300,500 fewer.
     """
-    names = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM"}
     lstm_count = params.layer_count("lstm", d, H)
     rows = []
-    for cell in params.CELLS:
+    for cell in cells.TAUGHT:
         one = params.layer_count(cell, d, H)
         rows.append(
             [
-                names[cell],
-                str(params.GATES[cell]),
+                cells.LABELS[cell],
+                str(cells.GATES[cell]),
                 f"{one:,}",
                 f"{params.layer_count(cell, d, H, 'pytorch'):,}",
                 f"{params.layer_count(cell, d, H, 'keras'):,}",

@@ -39,7 +39,7 @@ def model_tally_table(
 ):
     """A recurrent language model's parameters, part by part, with the formula and share of each.
 
-    The cells are those of :data:`rnnmem.cells.NAMES`, the conventions those of
+    The cells are those the book teaches, :data:`rnnmem.cells.TAUGHT`, the conventions those of
     :data:`rnnmem.params.CONVENTIONS` (a test holds the two lists to them).
     """
     tally = params.model_parameters(
@@ -74,10 +74,10 @@ def model_tally_table(
 def cell_convention_table(d_in: PositiveInt = 100, d_h: PositiveInt = 500):
     """One layer of each cell under the three bias conventions, with the GRU's saving and ratio."""
     conventions = [("textbook", True), ("pytorch", True), ("keras", True)]
-    counts = {c: {conv: params.layer_count(c, d_in, d_h, conv, ra) for conv, ra in conventions} for c in cells.NAMES}
+    counts = {c: {conv: params.layer_count(c, d_in, d_h, conv, ra) for conv, ra in conventions} for c in cells.TAUGHT}
     rows = [
         [f"{cells.LABELS[c]} (\\(G = {cells.GATES[c]}\\))", *(f"{counts[c][conv]:,}" for conv, _ in conventions)]
-        for c in cells.NAMES
+        for c in cells.TAUGHT
     ]
     rows.append(["LSTM − GRU", *(f"{counts['lstm'][conv] - counts['gru'][conv]:,}" for conv, _ in conventions)])
     rows.append(["GRU / LSTM", *(f"{counts['gru'][conv] / counts['lstm'][conv]:.4f}" for conv, _ in conventions)])

@@ -183,7 +183,7 @@ def gru_conventions(h_prev: Finite = 0.8, z: OpenUnit = 0.9, r: OpenUnit = 0.25)
 @table()
 def mechanisms(d: PositiveInt = 100, H: PositiveInt = 500):
     """The tanh RNN, the LSTM and the GRU side by side, with their parameter counts for widths d and H."""
-    count = {cell: params.layer_count(cell, d, H) for cell in cells.NAMES}
+    count = {cell: params.layer_count(cell, d, H) for cell in cells.TAUGHT}
     rows = [
         [
             "tanh RNN, no gates",
@@ -229,7 +229,7 @@ def gate_costs(d: PositiveInt = 100, H: PositiveInt = 500):
     """Parameters of one layer of each cell under the three bias conventions, and the share of the LSTM."""
     lstm_count = params.layer_count("lstm", d, H)
     rows = []
-    for cell in cells.NAMES:
+    for cell in cells.TAUGHT:
         G = cells.GATES[cell]
         one = params.layer_count(cell, d, H)
         rows.append(
