@@ -286,17 +286,22 @@ def test_a_cell_without_a_stacked_implementation_is_refused_by_name(monkeypatch)
         Ensemble("mingru", 2, 3, 1, seeds=[0, 1])
 
 
-def test_forward_and_backward_dispatch_on_the_kernel_table_alone(monkeypatch):
+def test_forward_and_backward_dispatch_on_the_kernel_table_alone():
     """Both passes read the cell's entry in KERNELS; a cell without one is refused, never run as another."""
     assert ensemble.MODELS == tuple(ensemble.KERNELS) and set(ensemble.MODELS) <= set(cells.MODELS)
     assert all(k.name == name for name, k in ensemble.KERNELS.items())
     ens = Ensemble("rnn", 2, 3, 1, seeds=[0])
     ens.forward(np.ones((4, 2, 2)))
-    monkeypatch.delitem(ensemble.KERNELS, "rnn")
-    allowed = ", ".join(map(repr, ensemble.KERNELS))
-    for call in (lambda: ens.backward(np.ones((1, 2, 3))), lambda: ens.forward(np.ones((4, 2, 2)))):
-        with pytest.raises(ValueError, match=f"model must be one of {allowed}, got 'rnn'"):
-            call()
+    saved = dict(ensemble.KERNELS)
+    del ensemble.KERNELS["rnn"]
+    try:
+        allowed = ", ".join(map(repr, ensemble.KERNELS))
+        for call in (lambda: ens.backward(np.ones((1, 2, 3))), lambda: ens.forward(np.ones((4, 2, 2)))):
+            with pytest.raises(ValueError, match=f"model must be one of {allowed}, got 'rnn'"):
+                call()
+    finally:  # the table back in its order (monkeypatch.delitem would put "rnn" back last)
+        ensemble.KERNELS.clear()
+        ensemble.KERNELS.update(saved)
 
 
 def _masked_reference_loss(model, p, x, y, masks):
