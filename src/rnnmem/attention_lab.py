@@ -17,18 +17,17 @@ reads:
 :class:`AttentionEnsemble` builds the attention readout by composition around
 the lab's :class:`~rnnmem.ensemble.Ensemble`: the ensemble runs the LSTM
 forward (its own code, so its states are the lab's to the last bit) and
-keeps every state; the readout, its backward pass and the LSTM's backward
-pass with a gradient entering at every step (:func:`lstm_backward`) are
-computed here. Its parameters live in one ``(E, P)`` block, member by member,
+keeps every state; the readout and its backward pass are computed here, and
+the readout's gradient at every state flows into the ensemble's own backward
+pass (:meth:`rnnmem.ensemble.Ensemble.backward`, whose ``d_steps`` takes a
+gradient entering at every step). Its parameters live in one ``(E, P)`` block, member by member,
 the ensemble's arrays first and the query last, so that the lab's optimizer
 updates them as it updates the ensemble's.
 
-:func:`train` trains any arm by the procedure of :func:`rnnmem.lab.train`,
-step for step (its batches, held-out evaluation, success rule, global-norm
-clipping, Adam, divergence and retirement), with members retiring at their
-first success and training stopping when none is left: on the ``"last"`` arm
-it returns exactly what :func:`rnnmem.lab.train` returns (the tests hold the
-two equal).
+:func:`train` trains any arm with the lab's trainer, :func:`rnnmem.lab.train`
+(which trains anything that follows the ensemble's protocol), with members
+retiring at their first success and training stopping when none is left: on
+the ``"last"`` arm it is the lab's own run.
 
 **The design**, fixed in this module before any of its runs: recall across
 random tokens (:data:`TASK`, alphabet :data:`rnnmem.experiments.ALPHABET`) at
@@ -42,15 +41,14 @@ the grid is trained for every arm.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import by_design, experiments, lab, tasks
-from .checks import check_choice, check_nonnegative_int, check_positive_int
-from .ensemble import Ensemble, OneHot, check_targets
+from .checks import check_choice, check_positive_int
+from .ensemble import Ensemble, check_targets
 from .experiments import Design, RunResult
 from .tasks import Task
 
@@ -66,10 +64,9 @@ __all__ = [
     "PRECISION",
     "REACH_SEQUENCES",
     "AttentionEnsemble",
-    "lstm_backward",
     "make_model",
     "train",
-    "Run",
+    "AttentionRun",
     "clue_share",
     "Profile",
     "attention_profile",
@@ -123,105 +120,6 @@ def _sequence_norms(d: np.ndarray) -> np.ndarray:
     As :meth:`rnnmem.ensemble.Ensemble.backward` measures its ``step_norms``.
     """
     return np.sqrt((d * d).sum(axis=0)).mean(axis=1) * d.shape[2]
-
-
-def lstm_backward(ensemble: Ensemble, d_states: np.ndarray, norms: np.ndarray | None = None) -> dict:
-    r"""Backpropagation through the LSTM of ``ensemble``'s latest forward pass, a gradient entering at every step.
-
-    ``d_states`` ``(T, H, E, B)`` (feature-major, as the ensemble keeps its
-    states) holds :math:`\partial\mathcal{L}/\partial h_t` through the readout
-    alone, for every step; the total derivative :math:`\delta_t` adds what
-    comes back through step :math:`t + 1`:
-
-    .. math::
-
-        \delta_t = \frac{\partial\mathcal{L}}{\partial h_t}\Big|_{\text{readout}}
-            + W_{hh}^\top\, \frac{\partial\mathcal{L}}{\partial z_{t+1}}, \qquad
-        \bar g_{c,t} = \delta_t \odot o_t \odot (1 - \tanh^2 c_t) + f_{t+1} \odot \bar g_{c,t+1},
-
-    with :math:`z_{t+1}` the pre-activations of step :math:`t + 1`, from
-    which the weights' gradients follow as in :meth:`rnnmem.ensemble.Ensemble.backward`
-    (which is this with a gradient at the last step only). Returns the
-    gradients of the four recurrent arrays, stacked like the ensemble's
-    ``params``. ``norms`` ``(E, T)``, if given, receives the mean over the
-    batch of each sequence's :math:`\|\delta_t\|`.
-
-    The ensemble's forward pass must have kept its values (``loss_and_grads``
-    or :meth:`AttentionEnsemble.loss_and_grads` run it), without dropout
-    masks; it is an LSTM.
-
-    >>> from rnnmem.tasks import recall
-    >>> ens = lab.make_ensemble(recall(lag=3), "lstm", seeds=[0, 1], hidden=4)
-    >>> x = recall(lag=3).sample(6, seed=0).inputs
-    >>> h_T = ens.forward(x)
-    >>> d = np.zeros((5, 4, 2, 6))
-    >>> d[-1] = 1.0
-    >>> mine, theirs = lstm_backward(ens, d), ens.backward(np.ones_like(h_T))
-    >>> all(np.allclose(mine[k], theirs[k]) for k in theirs)
-    True
-    """
-    if not isinstance(ensemble, Ensemble) or ensemble.model != "lstm":
-        raise ValueError(f"ensemble must be an LSTM Ensemble, got {ensemble!r}")
-    cache = ensemble._cache
-    if cache is None or "cell" not in cache or cache["masks"] is not None or cache["hidden"] is not None:
-        raise ValueError("ensemble must have run a forward pass that kept its values, without dropout masks")
-    E, H, D = ensemble.size, ensemble.hidden_size, ensemble.input_size
-    T, B = cache["T"], cache["B"]
-    if np.shape(d_states) != (T, H, E, B):
-        raise ValueError(f"d_states must have shape ({T}, {H}, {E}, {B}), got shape {np.shape(d_states)}")
-    dtype = ensemble.dtype
-    rows, gates, cell, tanh_cell = cache["rows"], cache["gates"], cache["cell"], cache["tanh_cell"]
-    o, i, f, g = (gates[:, k * H : (k + 1) * H] for k in range(4))  # the forward pass keeps o|i|f|g
-    # Every step's coefficients at once, torch's order i|f|g|o: what multiplies the cell's gradient
-    # (i, f, g) or the state's (o) to give each pre-activation's gradient. The loop below turns each
-    # step's block into those gradients, in place.
-    coef = ensemble._buffer("attention_coef", (T, 4 * H, E, B))  # kept by the ensemble from call to call
-    slope = ensemble._buffer("attention_slope", (T, H, E, B))
-    for k, (gate, times) in enumerate(((i, g), (f, cell[:T]), (o, tanh_cell))):
-        block = coef[:, (3 * H if k == 2 else k * H) : (4 * H if k == 2 else (k + 1) * H)]
-        np.subtract(1.0, gate, out=slope)
-        slope *= gate  # sigma' = s (1 - s)
-        np.multiply(slope, times, out=block)  # i multiplies g, f multiplies c_{t-1}, o multiplies tanh(c_t)
-    c_g = coef[:, 2 * H : 3 * H]
-    np.multiply(g, g, out=c_g)
-    np.subtract(1.0, c_g, out=c_g)
-    c_g *= i  # g = tanh(.) is multiplied by i
-    to_cell = slope  # dc_t += delta_t o (1 - tanh^2 c_t)
-    np.multiply(tanh_cell, tanh_cell, out=to_cell)
-    np.subtract(1.0, to_cell, out=to_cell)
-    to_cell *= o
-    W_hhT = ensemble.params["weight_hh_l0"].transpose(0, 2, 1)
-    dh = np.zeros((H, E, B), dtype=dtype)
-    dc = np.zeros((H, E, B), dtype=dtype)
-    scratch = np.empty((H, E, B), dtype=dtype)
-    # Every weight and bias gradient: the sum over steps and sequences of d(pre-activation) times the
-    # rows [h_{t-1}; x_t; 1] that entered the step, one product per member and step (each member's
-    # rows copied member-major first, which the product reads faster).
-    total = np.zeros((E, 4 * H, H + D + 1), dtype=dtype)
-    product = np.empty_like(total)
-    member_rows = np.empty((E, B, H + D + 1), dtype=dtype)
-    for t in range(T - 1, -1, -1):
-        dh += d_states[t]
-        if norms is not None:
-            norms[:, t] = _sequence_norms(dh)
-        np.multiply(dh, to_cell[t], out=scratch)
-        dc += scratch
-        step = coef[t]
-        by_cell = step[: 3 * H].reshape(3, H, E, B)  # a view: the block of i, f, g
-        by_cell *= dc
-        step[3 * H :] *= dh
-        dc *= f[t]
-        np.matmul(W_hhT, step.transpose(1, 0, 2), out=dh.transpose(1, 0, 2))
-        np.copyto(member_rows, rows[t].transpose(1, 2, 0))
-        np.matmul(step.transpose(1, 0, 2), member_rows, out=product)
-        total += product
-    d_b = total[:, :, H + D].copy()
-    return {
-        "weight_ih_l0": total[:, :, H : H + D].copy(),
-        "weight_hh_l0": total[:, :, :H].copy(),
-        "bias_ih_l0": d_b,
-        "bias_hh_l0": d_b.copy(),
-    }
 
 
 class AttentionEnsemble:
@@ -367,7 +265,8 @@ class AttentionEnsemble:
         :math:`W_y \bar h + b_y`); the gradients are exact: the readout's,
         then the states' and the query's by the equations of
         :func:`rnnmem.attention.attend_backward` (every member and sequence
-        at once), then :func:`lstm_backward`. With ``step_norms=True`` the
+        at once), then the ensemble's backward pass with the states' gradients
+        entering at every step. With ``step_norms=True`` the
         gradients also hold ``"step_norms"`` ``(E, T)``, the mean over the
         batch of each sequence's :math:`\|\delta_t\|`, and ``"readout_norms"``
         ``(E,)``, the same of :math:`\|\partial\mathcal{L}/\partial\bar h\|`.
@@ -409,14 +308,14 @@ class AttentionEnsemble:
             np.multiply(w[:, None], d_context[None], out=d_states)  # alpha_t g
             if self.arm == "attention":
                 d_states += d_scores[:, None] * self._query()[None, :, :, None]  # + (dL/de_t) q
-            norms = np.zeros((E, states.shape[0])) if step_norms else None
-            grads = lstm_backward(self.ensemble, d_states, norms)
+            dh = np.zeros(d_context.shape, dtype=self.dtype)  # nothing enters at the last state but d_states[-1]
+            grads = self.ensemble._backward(dh, step_norms, d_states)
+            grads.pop("cell_step_norms", None)
             grads["readout_weight"] = np.matmul(d_out, context.transpose(1, 2, 0))
             grads["readout_bias"] = d_out.sum(axis=2)
             if self.arm == "attention":
                 grads["query"] = np.einsum("teb,theb->eh", d_scores, states)
-        if norms is not None:
-            grads["step_norms"] = norms
+        if step_norms:
             grads["readout_norms"] = _sequence_norms(d_context)
         return losses, grads
 
@@ -445,150 +344,41 @@ def make_model(
     return ens if arm == "last" else AttentionEnsemble(ens, arm)
 
 
-def train(
-    task: Task,
-    arm: str,
-    *,
-    seeds: Any = (0,),
-    hidden: int = 16,
-    steps: int = 300,
-    batch: int = 32,
-    lr: float = 1e-2,
-    clip: float | None = 1.0,
-    eval_every: int = 25,
-    eval_size: int = 256,
-    eval_seed: int = 0,
-    threshold: float = 0.9,
-    optimizer: str = "adam",
-    dtype: Any = np.float64,
-) -> RunResult:
-    r"""Train one member per seed of the ``arm`` on ``task``, by :func:`rnnmem.lab.train`'s procedure.
+def train(task: Task, arm: str, *, seeds: Any = (0,), design: Design = DESIGN, dtype: Any = np.float64) -> RunResult:
+    r"""Train one member per seed of the ``arm`` on ``task`` with the lab's trainer, :func:`rnnmem.lab.train`.
 
-    The same steps in the same order, with the lab's own optimizer, update,
-    evaluation and success rule: each member's batches from
-    ``default_rng((seed, 1))``, the held-out set from ``default_rng((eval_seed,
-    2))``, the global gradient norm before clipping, Adam (or ``"sgd"``), a
-    score every ``eval_every`` updates; a member retires at its first
-    success (or at once if it diverges), and training stops when none is
-    left (``retire=True, stop_when_done=True`` in :func:`rnnmem.lab.train`).
-    On the ``"last"`` arm every number equals :func:`rnnmem.lab.train`'s.
+    The arm's model (:func:`make_model`, ``design.hidden`` units) goes to the
+    lab's trainer with the ``design``'s :class:`rnnmem.lab.Schedule`, members
+    retiring at their first success (or at once if they diverge) and
+    training stopping when none is left (``retire=True, stop_when_done=True``).
+    The attention readouts keep every step's values in their forward pass,
+    and are scored in larger chunks (of a size set by the task and the model,
+    never by the members). On the ``"last"`` arm it is :func:`rnnmem.lab.train`
+    on the lab's own LSTM.
 
     >>> from rnnmem.tasks import recall
-    >>> result = train(recall(lag=2, alphabet=4), "attention", seeds=[0, 1], hidden=8, steps=50)
+    >>> result = train(recall(lag=2, alphabet=4), "attention", seeds=[0, 1], design=Design(hidden=8, steps=50))
     >>> result.scores.shape[0], result.params["query"].shape
     (2, (2, 8))
     """
     if not isinstance(task, Task):
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
     arm = _check_arm(arm)
-    steps, batch = check_positive_int("steps", steps), check_positive_int("batch", batch)
-    eval_every, eval_size = check_positive_int("eval_every", eval_every), check_positive_int("eval_size", eval_size)
-    eval_seed = check_nonnegative_int("eval_seed", eval_seed)
-    design = Design(hidden, batch, lr, clip, steps, eval_every, eval_size, threshold, optimizer)  # checks the rest
-    full = make_model(task, arm, seeds, hidden=design.hidden, dtype=dtype)
-    E = full.size
-    held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
-    held_out_x = OneHot(held_out.inputs.argmax(axis=2)) if task.one_hot else held_out.inputs
-    # The last arm is scored as rnnmem.lab scores it; the attention readouts keep every step's values in their
-    # forward pass, and score larger chunks (of a size set by the task and the model, never by the members).
-    chunk = None if arm == "last" else max(1, min(eval_size, 2**19 // (task.length * 4 * design.hidden)))
-    if task.kind == "classification":
-
-        def passed(score):
-            return score >= design.threshold
-    else:
-        limit = (1.0 - design.threshold) * task.baseline_mse
-
-        def passed(score):
-            return score <= limit
-
-    ens: Any = full
-    members = np.arange(E)
-    streams = [np.random.default_rng((seed, 1)) for seed in full.seeds]
-    opt: Any = lab._Adam(full, lr=design.lr) if design.optimizer == "adam" else lab._SGD(full, lr=design.lr)
-    losses = np.full((E, steps), np.nan)
-    grad_norms = np.full((E, steps), np.nan)
-    success_step: list = [None] * E
-    diverged_at: list = [None] * E
-    live = np.ones(E, dtype=bool)
-    retired_score = np.full(E, np.nan)
-    eval_steps, scores = [], []
-
-    def leave(rows: np.ndarray) -> None:
-        """Retire the members at positions ``rows`` of the stack: keep their parameters, shrink the rest."""
-        nonlocal ens, members, streams, opt
-        if ens is not full:
-            full._flat[members] = ens._flat
-        stay = np.setdiff1d(np.arange(ens.size), rows)
-        members = members[stay]
-        streams = [streams[k] for k in stay]
-        if stay.size == 0:
-            ens = None
-        else:
-            ens = ens.select(stay)
-            opt = opt.select(ens, stay)
-
-    def evaluation(done: int) -> None:
-        score = retired_score.copy()
-        if ens is not None:
-            score[members] = lab.evaluate(ens, task, held_out_x, held_out.targets, chunk)
-        eval_steps.append(done)
-        scores.append(score)
-        for e in range(E):
-            if live[e] and success_step[e] is None and passed(score[e]):
-                success_step[e] = done
-        if ens is not None:
-            done_rows = np.flatnonzero([success_step[e] is not None for e in members])
-            if done_rows.size:
-                retired_score[members[done_rows]] = score[members[done_rows]]
-                leave(done_rows)
-
-    evaluation(0)
-    done = 0
-    while done < steps:
-        if ens is not None:
-            if task.one_hot:
-                ids, y = task.sample_ids_each(design.batch, streams)
-                x: Any = OneHot(ids)
-            else:
-                x, y = task.sample_each(design.batch, streams)
-            loss, norm = lab._update(ens, opt, x, y, task.kind, design.clip, live[members])
-            bad = np.flatnonzero(live[members] & ~(np.isfinite(loss) & np.isfinite(norm)))
-            for k in bad:
-                diverged_at[members[k]] = done
-                live[members[k]] = False
-            ok = live[members]
-            losses[members[ok], done] = loss[ok]
-            grad_norms[members[ok], done] = norm[ok]
-            if bad.size:
-                retired_score[members[bad]] = lab.evaluate(ens.select(bad), task, held_out_x, held_out.targets, chunk)
-                leave(bad)
-        done += 1
-        if done % eval_every == 0 or done == steps:
-            evaluation(done)
-            if all(s is not None or not a for s, a in zip(success_step, live)):
-                break
-    if ens is not None and ens is not full:
-        full._flat[members] = ens._flat
-    return RunResult(
-        eval_steps=np.array(eval_steps),
-        scores=np.array(scores).T,
-        losses=losses,
-        grad_norms=grad_norms,
-        success_step=tuple(success_step),
-        diverged_at=tuple(diverged_at),
-        params={k: v.copy() for k, v in full.params.items()},
-    )
+    if not isinstance(design, Design):
+        raise ValueError(f"design must be a Design, got {design!r}")
+    model = make_model(task, arm, seeds, hidden=design.hidden, dtype=dtype)
+    chunk = None if arm == "last" else max(1, min(design.eval_size, 2**19 // (task.length * 4 * design.hidden)))
+    return RunResult.of(lab.train(task, model, design.schedule(retire=True, stop_when_done=True, eval_chunk=chunk)))
 
 
 @dataclass(frozen=True)
-class Run:
+class AttentionRun:
     """One arm, one seed per member, trained on recall at ``lag`` with the ``design`` (:func:`train`).
 
     A pure value: everything the run depends on, so that it can key a cache;
     :meth:`execute` trains it and returns the lab's :class:`rnnmem.experiments.RunResult`.
 
-    >>> run = Run("attention", lag=2, seeds=(0, 1), design=Design(hidden=8, steps=20))
+    >>> run = AttentionRun("attention", lag=2, seeds=(0, 1), design=Design(hidden=8, steps=20))
     >>> result = run.execute()
     >>> result.scores.shape[0], len(result.success_step)
     (2, 2)
@@ -620,9 +410,7 @@ class Run:
     def execute(self) -> RunResult:
         """Train the run; a pure function of the run."""
         task = tasks.make_task(TASK, self.lag, experiments.ALPHABET)
-        return train(
-            task, self.arm, seeds=list(self.seeds), dtype=np.dtype(self.dtype), **dataclasses.asdict(self.design)
-        )
+        return train(task, self.arm, seeds=list(self.seeds), design=self.design, dtype=np.dtype(self.dtype))
 
 
 def _models(arm: str, lag: int, seeds: Any, hidden: int, params: dict | None, model: str = MODEL, group: int = 4):

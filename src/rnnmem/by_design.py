@@ -68,7 +68,7 @@ __all__ = [
     "STEP_COST",
     "Spec",
     "ModelText",
-    "Run",
+    "DesignRun",
     "Ladder",
     "LadderResult",
     "check_spec",
@@ -224,7 +224,7 @@ class Spec:
         return base if self.r_max is None else f"{base}_r{self.r_max:g}"
 
     def options(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`rnnmem.lab.train` that make this model."""
+        """The fields of :class:`rnnmem.lab.Model` that make this model (the seeds, size and arithmetic aside)."""
         if self.classic is not None:
             m = self.classic
             out: dict[str, Any] = {"model": m.cell, "forget_bias": m.forget_bias, "init": m.init}
@@ -257,14 +257,14 @@ ModelText = Annotated[str, Check(_check_spec_text, f"models ({SPECS})")]
 
 
 @dataclass(frozen=True)
-class Run:
+class DesignRun:
     """One ensemble, one seed per member, trained on ``task`` at ``lag`` with the ``design``.
 
     A pure value: everything the run depends on, so that it can key a cache;
     :meth:`execute` trains it (:func:`rnnmem.lab.train`, members retiring at
     their first success) and returns the lab's :class:`rnnmem.experiments.RunResult`.
 
-    >>> run = Run("lru", "blank-recall", lag=3, seeds=(0, 1), design=Design(hidden=8, steps=20))
+    >>> run = DesignRun("lru", "blank-recall", lag=3, seeds=(0, 1), design=Design(hidden=8, steps=20))
     >>> result = run.execute()
     >>> result.scores.shape[0], len(result.success_step)
     (2, 2)
@@ -298,17 +298,10 @@ class Run:
     def execute(self) -> RunResult:
         """Train the run; a pure function of the run."""
         task = tasks.make_task(self.task, self.lag, experiments.ALPHABET)
-        options = self.model.options()
-        result = lab.train(
-            task,
-            options.pop("model"),
-            seeds=list(self.seeds),
-            stop_when_done=True,
-            retire=True,
-            dtype=np.dtype(self.dtype),
-            **options,
-            **dataclasses.asdict(self.design),
+        model = lab.Model(
+            seeds=list(self.seeds), hidden=self.design.hidden, dtype=np.dtype(self.dtype), **self.model.options()
         )
+        result = lab.train(task, model, self.design.schedule(stop_when_done=True, retire=True))
         return RunResult.of(result)
 
 
@@ -345,15 +338,15 @@ class Ladder:
         )
         object.__setattr__(self, "lags", tuple(experiments.check_lags("lags", self.lags)))
 
-    def run(self, model: Any, task: str, lag: int) -> Run:
+    def run(self, model: Any, task: str, lag: int) -> DesignRun:
         """The run of one cell."""
-        return Run(model, task, lag, tuple(self.seeds), self.design, self.dtype)
+        return DesignRun(model, task, lag, tuple(self.seeds), self.design, self.dtype)
 
-    def first_runs(self) -> list[Run]:
+    def first_runs(self) -> list[DesignRun]:
         """Every model on every task at the ladder's first lag."""
         return [self.run(m, t, self.lags[0]) for m in self.models for t in self.tasks]
 
-    def next_run(self, run: Run, result: RunResult) -> Run | None:
+    def next_run(self, run: DesignRun, result: RunResult) -> DesignRun | None:
         """The run after ``run`` up its model's and task's ladder, or ``None``: the last lag, or a rate below
         :attr:`climb_rate` at this one. Each (model, task) climbs on its own results alone.
 
@@ -367,7 +360,7 @@ class Ladder:
         k = self.lags.index(run.lag)
         return self.run(run.model, run.task, self.lags[k + 1]) if k + 1 < len(self.lags) else None
 
-    def result(self, trained: Mapping[Run, RunResult]) -> LadderResult:
+    def result(self, trained: Mapping[DesignRun, RunResult]) -> LadderResult:
         """The ladder read from its trained runs (those of :meth:`first_runs` and every :meth:`next_run` after)."""
         cells = [(m, t, lag) for lag in self.lags for m in self.models for t in self.tasks]
         return LadderResult(self, {cell: trained[run] for cell in cells if (run := self.run(*cell)) in trained})
@@ -379,7 +372,7 @@ class Ladder:
         :meth:`first_runs` and :meth:`next_run` (:func:`rnnmem.engine.train`): the
         same runs, so the same result.
         """
-        trained: dict[Run, RunResult] = {}
+        trained: dict[DesignRun, RunResult] = {}
         runs = self.first_runs()
         while runs:
             results = train(runs)

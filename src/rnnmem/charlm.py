@@ -48,10 +48,10 @@ character is drawn from :math:`\operatorname{softmax}(z / \tau)` with
 temperature :math:`\tau`; below one it sharpens the distribution, above one
 it flattens it.
 
-**The chapter's run** (:class:`Recipe`, :class:`Run`, :class:`RunResult`):
+**The chapter's run** (:class:`Recipe`, :class:`TextRun`, :class:`RunResult`):
 one model trained on the corpus with Adam (:class:`rnnmem.train.Adam`), read
-at checkpoints. A :class:`Run` is a frozen value whose ``repr`` holds every
-setting and the corpus's digest, and :meth:`Run.execute` is a pure function
+at checkpoints. A :class:`TextRun` is a frozen value whose ``repr`` holds every
+setting and the corpus's digest, and :meth:`TextRun.execute` is a pure function
 of it.
 
 Bad input raises :class:`ValueError` naming the argument, its value and what
@@ -105,7 +105,7 @@ __all__ = [
     "sample",
     "Recipe",
     "RECIPE",
-    "Run",
+    "TextRun",
     "RunResult",
 ]
 
@@ -1071,7 +1071,7 @@ RECIPE = Recipe()
 
 @dataclass(frozen=True)
 class RunResult:
-    """What a :class:`Run` measured.
+    """What a :class:`TextRun` measured.
 
     ``checkpoints`` are update counts; ``valid_nats[k]`` is the validation
     text's mean cross-entropy (nats per symbol) after ``checkpoints[k]``
@@ -1103,7 +1103,7 @@ class RunResult:
 
 
 @dataclass(frozen=True)
-class Run:
+class TextRun:
     """The chapter's language model trained on the standard library: a pure value, to key a cache.
 
     Its fields are the :class:`Recipe` and the modules; ``digest``, the
@@ -1112,7 +1112,7 @@ class Run:
     value with another ``repr``. :meth:`execute` reads the corpus again,
     refuses it if its digest changed, and trains.
 
-    >>> run = Run(Recipe(hidden=8, window=16, batch=2, updates=3, checkpoints=(0, 3)), ("textwrap",), ("colorsys",))
+    >>> run = TextRun(Recipe(hidden=8, window=16, batch=2, updates=3, checkpoints=(0, 3)), ("textwrap",), ("colorsys",))
     >>> result = run.execute()
     >>> result.checkpoints, len(result.train_losses), result.digest == run.digest
     ((0, 3), 3, True)

@@ -82,11 +82,13 @@ held-out error ratio's median and quartiles over the members that did not
 diverge; Fisher's exact test compares the arms at
 each rung (:class:`Rung`). :func:`figure_rung` picks the rung a figure shows.
 
-The training loop is this module's own (:func:`train_members`), built on
-:func:`rnnmem.lab.make_ensemble` and :meth:`rnnmem.ensemble.Ensemble.loss_and_grads`:
-:func:`rnnmem.lab.train` records only the global norm and keeps a diverged
-member in its stack. Its step is the lab's plain gradient descent,
-:math:`\theta \leftarrow \theta - \eta\, g \min(1, \theta_c/\|g\|)`.
+The members train with the lab's trainer, :func:`rnnmem.lab.train`
+(:func:`train_members`), with this experiment's update rule in place of the
+lab's: plain gradient descent at each member's own rate and threshold,
+:math:`\theta \leftarrow \theta - \eta\, g \min(1, \theta_c/\|g\|)`, the
+divergence rule above, and a log of each update's loss and gradient norm by
+group (the lab records only the global norm, and not the update a member
+diverged at); its success rule is the error ratio's.
 """
 
 from __future__ import annotations
@@ -622,6 +624,8 @@ class ClipResult:
 def train_members(design: ClipDesign, members: Sequence[Member]) -> ClipResult:
     r"""Train each member by plain gradient descent on the adding problem; members leave as they finish.
 
+    The lab's trainer, :func:`rnnmem.lab.train`, trains them with this
+    experiment's update rule, members retiring at success or divergence.
     All members sit in one :class:`~rnnmem.ensemble.Ensemble` (float32 or
     float64, ``design.dtype``), drawn by :func:`untrained`. Each update, every member in the stack draws
     ``design.batch`` sequences from ``default_rng((seed, 1))``, computes its
@@ -651,101 +655,116 @@ def train_members(design: ClipDesign, members: Sequence[Member]) -> ClipResult:
     if not members or not all(isinstance(m, Member) for m in members):
         raise ValueError(f"members must be a non-empty list of Member, got {members!r}")
     task = design.task
-    dtype = np.dtype(design.dtype)
     baseline = task.baseline_mse
     E, U = len(members), design.updates
-    held_out = task.sample(design.eval_size, seed=np.random.default_rng((0, _HELD_OUT_STREAM)))
-    checks = np.array(design.checks)
-
-    losses = np.full((E, U), np.nan)
-    norms = np.full((E, len(GROUPS), U), np.nan)
-    check_ratios = np.full((E, checks.size), np.nan)
-    ratio = np.full(E, np.nan)
+    ens = untrained(design, [m.seed for m in members], np.dtype(design.dtype))
     sigma = np.full((E, 2), np.nan)
-    final: dict = {}
-    outcome = ["trained"] * E
-    left_at = [U] * E
-
-    def build(rows: np.ndarray, old: Any = None, keep: np.ndarray | None = None) -> Any:
-        ens = untrained(design, [members[i].seed for i in rows], dtype)
-        if old is not None:
-            for name, p in ens.params.items():
-                p[...] = old.params[name][keep]
-        return ens
-
-    live = np.arange(E)
-    ens = build(live)
-    streams = [np.random.default_rng((m.seed, 1)) for m in members]
+    sigma[:, 0] = top_singular_value(ens.params["weight_hh_l0"])
+    log = _Log(np.full((E, U), np.nan), np.full((E, len(GROUPS), U), np.nan))
     lr = np.array([m.lr for m in members])
     clip = np.array([math.inf if m.clip is None else m.clip for m in members])
-    sigma[:, 0] = top_singular_value(ens.params["weight_hh_l0"])
 
-    def keep_params(rows: np.ndarray, mask: Any = slice(None)) -> None:
-        for name, p in ens.params.items():
-            final.setdefault(name, np.full((E,) + p.shape[1:], np.nan))[rows] = p[mask]
-        sigma[rows, 1] = top_singular_value(ens.params["weight_hh_l0"][mask])
+    def descent(full: Any) -> _Descent:
+        return _Descent(full, np.arange(E), lr, clip, design.diverge * baseline, log)
 
-    def leave(rows: np.ndarray) -> None:
-        nonlocal ens, live
-        keep = ~np.isin(live, rows)
-        keep_params(rows, ~keep)
-        live = live[keep]
-        if live.size:
-            ens = build(live, ens, keep)
+    def succeeds(mse: float) -> bool:
+        return bool(mse / baseline <= design.success)
 
-    def check(done: int) -> None:
-        mse = lab.evaluate(ens, task, held_out.inputs, held_out.targets, chunk=_EVAL_CHUNK)
-        r = mse / baseline
-        c = int(np.searchsorted(checks, done))
-        check_ratios[live, c] = r
-        ratio[live] = r
-        passed = live[r <= design.success]
-        for i in passed:
-            outcome[i], left_at[i] = "succeeded", done
-        if passed.size:
-            leave(passed)
-
-    check(0)
-    for u in range(U):
-        if not live.size:
-            break
-        x, y = task.sample_each(design.batch, [streams[i] for i in live])
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            loss, grads = ens.loss_and_grads(x, y, task.kind)
-            by_group = group_norms(grads)
-            total = np.sqrt((by_group**2).sum(axis=1))
-            losses[live, u] = loss
-            norms[live, :, u] = by_group
-            bad = ~np.isfinite(loss) | ~np.isfinite(total) | (loss > design.diverge * baseline)
-            scale = lr[live] * np.where(total > clip[live], clip[live] / total, 1.0)
-            scale[bad] = 0.0
-            for name, p in ens.params.items():
-                g = grads[name]
-                g[bad] = 0.0
-                g *= scale.reshape((-1,) + (1,) * (g.ndim - 1)).astype(dtype)
-                p -= g
-        gone = live[bad]
-        for i in gone:
-            outcome[i], left_at[i] = "diverged", u + 1
-        if gone.size:
-            leave(gone)
-        done = u + 1
-        if live.size and (done % design.eval_every == 0 or done == U):
-            check(done)
-    if live.size:
-        keep_params(live)
+    schedule = lab.Schedule(
+        steps=U,
+        batch=design.batch,
+        optimizer=descent,
+        eval_every=design.eval_every,
+        eval_size=design.eval_size,
+        eval_chunk=_EVAL_CHUNK,
+        succeeds=succeeds,
+        stop_when_done=True,
+        retire=True,
+    )
+    result = lab.train(task, ens, schedule)
+    # Each member's held-out error ratio at the checks it was in the stack for: those up to its success,
+    # those before the update it diverged at, or all of them.
+    checks = np.array(design.checks)
+    outcome, left_at = [], []
+    check_ratios = np.full((E, checks.size), np.nan)
+    ratio = np.full(E, np.nan)
+    for i in range(E):
+        succeeded, diverged = result.success_step[i], result.diverged_at[i]
+        if succeeded is not None:
+            outcome.append("succeeded")
+            left_at.append(succeeded)
+            present = result.eval_steps <= succeeded
+        elif diverged is not None:
+            outcome.append("diverged")
+            left_at.append(diverged + 1)
+            present = result.eval_steps <= diverged
+        else:
+            outcome.append("trained")
+            left_at.append(U)
+            present = np.ones(result.eval_steps.size, dtype=bool)
+        seen = np.flatnonzero(present)
+        check_ratios[i, np.searchsorted(checks, result.eval_steps[seen])] = result.scores[i, seen] / baseline
+        ratio[i] = check_ratios[i, np.searchsorted(checks, result.eval_steps[seen[-1]])]
+    params = {name: p.astype(np.float64) for name, p in result.ensemble.params.items()}
+    sigma[:, 1] = top_singular_value(result.ensemble.params["weight_hh_l0"])
     return ClipResult(
         members=members,
-        losses=losses,
-        norms=norms,
+        losses=log.losses,
+        norms=log.norms,
         outcome=tuple(outcome),
         left_at=tuple(left_at),
         checks=checks,
         check_ratios=check_ratios,
         ratio=ratio,
         sigma=sigma,
-        params=final,
+        params=params,
     )
+
+
+@dataclass
+class _Log:
+    """What the experiment logs of every update: the training loss, and the gradient norm of each group."""
+
+    losses: np.ndarray  # (E, updates)
+    norms: np.ndarray  # (E, len(GROUPS), updates)
+    done: int = 0  # updates taken so far
+
+
+class _Descent:
+    r"""The experiment's update rule, in the protocol of :func:`rnnmem.lab.train` (see :class:`rnnmem.lab.Schedule`).
+
+    Plain gradient descent, each member at its own rate and clipping threshold,
+    :math:`\theta \leftarrow \theta - \eta\, g \min(1, \theta_c/\|g\|)`; a member
+    whose loss or global norm is not finite, or whose loss exceeds ``max_loss``,
+    diverges and takes no step. Every update's loss and group norms go to the
+    ``log``, in the rows of the members of the stack (``rows``).
+    """
+
+    def __init__(self, ens: Any, rows: np.ndarray, lr: np.ndarray, clip: np.ndarray, max_loss: float, log: _Log):
+        self.ens, self.rows, self.lr, self.clip, self.max_loss, self.log = ens, rows, lr, clip, max_loss, log
+
+    def select(self, ens: Any, rows: np.ndarray) -> _Descent:
+        """The rule of ``ens``, the members at ``rows`` of this one's stack."""
+        return _Descent(ens, self.rows[rows], self.lr, self.clip, self.max_loss, self.log)
+
+    def update(self, loss: np.ndarray, grads: dict, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log the update, step every member that neither diverged nor is ``frozen``; the global norms and divergence."""
+        rows, u = self.rows, self.log.done
+        by_group = group_norms(grads)
+        total = np.sqrt((by_group**2).sum(axis=1))
+        self.log.losses[rows, u] = loss
+        self.log.norms[rows, :, u] = by_group
+        bad = ~np.isfinite(loss) | ~np.isfinite(total) | (loss > self.max_loss)
+        scale = self.lr[rows] * np.where(total > self.clip[rows], self.clip[rows] / total, 1.0)
+        stay = bad | frozen
+        scale[stay] = 0.0
+        for name, p in self.ens.params.items():
+            g = grads[name]
+            g[stay] = 0.0
+            g *= scale.reshape((-1,) + (1,) * (g.ndim - 1)).astype(p.dtype)
+            p -= g
+        self.log.done += 1
+        return total, bad
 
 
 @dataclass(frozen=True)

@@ -351,8 +351,11 @@ class Ensemble:
 
         float32 GRUs and LSTMs do (measured 5 to 20% faster updates at the lab's sizes); the RNN's
         products are too small for the copy to pay, and float64 keeps the sums of the versions before.
+        A backward pass with a gradient entering at every step (``d_steps``, an attention readout's)
+        always does: those are the sums the attention lab's results were computed with.
         """
-        return self.dtype == np.float32 and self.model != "rnn"
+        every_step = self._cache is not None and self._cache.get("d_steps") is not None
+        return every_step or (self.dtype == np.float32 and self.model != "rnn")
 
     @property
     def _through_tanh(self) -> bool:
@@ -582,11 +585,17 @@ class Ensemble:
 
     # ------------------------------------------------------------------ backward
 
-    def backward(self, d_last: Any, *, step_norms: bool = False) -> dict:
+    def backward(self, d_last: Any, *, d_steps: Any = None, step_norms: bool = False) -> dict:
         r"""Gradients of :math:`\sum_e \langle \delta h^{(e)}, h^{(e)}_T \rangle` for the latest :meth:`forward`.
 
         ``d_last`` ``(E, B, H)`` is the gradient of the loss with respect to
-        the last hidden states. Returns the gradients of the four recurrent
+        the last hidden states (``None``: zero). ``d_steps`` ``(T, E, B, H)``,
+        if given, adds a gradient entering at every step, for a loss that
+        reads every state (:math:`\partial\mathcal{L}/\partial h_t` through
+        that reading alone, an attention readout's): the total derivative is
+        then :math:`\delta_t = \partial\mathcal{L}/\partial h_t +
+        (\text{what comes back through step } t + 1)`, and entry ``T - 1``
+        adds to ``d_last``. Returns the gradients of the four recurrent
         arrays, stacked like ``params``; with ``step_norms=True`` also
         ``"step_norms"`` ``(E, T)``: entry ``[e, s - 1]`` is the mean over the
         batch of :math:`\|\partial L / \partial h_s\|` per sequence (``B``
@@ -609,21 +618,46 @@ class Ensemble:
         >>> grads = ens.backward(np.ones_like(h), step_norms=True)
         >>> grads["weight_hh_l0"].shape, grads["step_norms"].shape, grads["cell_step_norms"].shape
         ((1, 12, 3), (1, 6), (1, 6))
+
+        The gradient of the last state is a gradient entering at the last step
+        (to the last bit in float32; in float64 the weights' gradients are
+        summed in another order, from member-major copies of the rows):
+
+        >>> every = np.zeros((6,) + h.shape)
+        >>> every[-1] = 1.0
+        >>> same = ens.backward(None, d_steps=every)
+        >>> all(np.allclose(same[k], grads[k], rtol=1e-12, atol=0) for k in same)
+        True
         """
         if self._cache is None:
             raise ValueError("backward needs a forward pass first: call forward(x) before backward(d_last)")
-        E, B, H = self.size, self._cache["B"], self.hidden_size
-        d = np.asarray(d_last)
+        E, T, B, H = self.size, self._cache["T"], self._cache["B"], self.hidden_size
+        d = np.zeros((E, B, H)) if d_last is None else np.asarray(d_last)
         if d.shape != (E, B, H):
             raise ValueError(f"d_last must have shape ({E}, {B}, {H}), got shape {d.shape}")
-        return self._backward(np.array(d.transpose(2, 0, 1), dtype=self.dtype, order="C"), step_norms)
+        every = None
+        if d_steps is not None:
+            every = np.asarray(d_steps)
+            if every.shape != (T, E, B, H):
+                raise ValueError(f"d_steps must have shape ({T}, {E}, {B}, {H}), got shape {every.shape}")
+            every = np.array(every.transpose(0, 3, 1, 2), dtype=self.dtype, order="C")
+        return self._backward(np.array(d.transpose(2, 0, 1), dtype=self.dtype, order="C"), step_norms, every)
 
-    def _backward(self, dh: np.ndarray, step_norms: bool) -> dict:
-        """backward, from the gradient of the last hidden states feature-major, (H, E, B)."""
+    def _backward(self, dh: np.ndarray, step_norms: bool, d_steps: np.ndarray | None = None) -> dict:
+        """backward, from the gradient of the last hidden states feature-major, (H, E, B).
+
+        ``d_steps`` (T, H, E, B), feature-major, is the gradient entering at every step (or ``None``);
+        each cell's backward reads it from the cache as ``cache["d_steps"]`` and adds entry ``t`` to the
+        gradient of step t's state before it uses it.
+        """
         E, T = self.size, self._cache["T"]
         norms = {"h": np.zeros((E, T)), "c": np.zeros((E, T))} if step_norms else None
-        with np.errstate(over="ignore", invalid="ignore"):
-            grads = _kernels(self.model).backward(self, self._cache, dh, norms)
+        self._cache["d_steps"] = d_steps
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                grads = _kernels(self.model).backward(self, self._cache, dh, norms)
+        finally:
+            self._cache["d_steps"] = None  # the cache keeps the forward pass, not a backward pass's input
         if norms is not None:
             grads["step_norms"] = norms["h"]
             if self.model == "lstm":
@@ -670,6 +704,7 @@ class Ensemble:
 
     def _backward_rnn(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
+        d_steps = cache.get("d_steps")
         rows, hidden, states = cache["rows"], cache["hidden"], cache["states"]
         total = np.zeros((E, H, H + self.input_size + 1), dtype=self.dtype)
         d_pre = self._buffer("d_pre", (H, E, B))
@@ -677,6 +712,8 @@ class Ensemble:
         for start, stop in self._chunks(T, H + self.input_size + 1, B):
             gradient_rows = self._gradient_rows(rows, start, stop)
             for t in range(stop - 1, start - 1, -1):
+                if d_steps is not None:
+                    dh += d_steps[t]
                 if norms is not None:
                     norms["h"][:, t] = _sequence_norms(dh)
                 h = rows[t + 1, :H] if states is None else states[t + 1]
@@ -697,6 +734,7 @@ class Ensemble:
 
     def _backward_gru(self, cache, dh, norms):
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
+        d_steps = cache.get("d_steps")
         rows, gates, candidate = cache["rows"], cache["gates"], cache["candidate"]
         hidden, states = cache["hidden"], cache["states"]
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
@@ -727,6 +765,8 @@ class Ensemble:
             np.multiply(c_n, r, out=c_sn)  # W_hn h + b_hn sits inside r * (.)
             gradient_rows = self._gradient_rows(rows, start, stop)
             for t in range(stop - 1, start - 1, -1):
+                if d_steps is not None:
+                    dh += d_steps[t]
                 if norms is not None:
                     norms["h"][:, t] = _sequence_norms(dh)
                 np.multiply(coef[t - start].reshape(4, H, E, B), dh, out=d_rows.reshape(4, H, E, B))
@@ -752,6 +792,7 @@ class Ensemble:
         # in torch's order i|f|g|o, the three that dc_t drives first, as the weights' gradients are.
         E, T, B, H = self.size, cache["T"], cache["B"], self.hidden_size
         rows, gates, masks, hidden = cache["rows"], cache["gates"], cache["masks"], cache["hidden"]
+        d_steps = cache.get("d_steps")  # a gradient entering at every step, or None
         total = np.zeros((E, 4 * H, H + self.input_size + 1), dtype=self.dtype)
         d_pre = self._buffer("d_pre", (4 * H, E, B))  # i | f | g | o
         dc = np.zeros((H, E, B), dtype=self.dtype)
@@ -783,6 +824,8 @@ class Ensemble:
             gradient_rows = self._gradient_rows(rows, start, stop)
             for t in range(stop - 1, start - 1, -1):
                 j = t - start
+                if d_steps is not None:
+                    dh += d_steps[t]
                 if norms is not None:
                     norms["h"][:, t] = _sequence_norms(dh)
                 np.multiply(dh, to_cell[j], out=scratch)
@@ -914,9 +957,11 @@ class Kernels(NamedTuple):
     returns the dict of what its backward pass reads (``masks`` are the LSTM's carry masks, ``None`` for
     the other cells; ``keep=False`` keeps one step only, no backward pass follows).
     ``backward(ens, cache, dh, norms)`` takes that dict (with ``rows``, ``T``, ``B``, ``masks``,
-    ``hidden`` and ``states`` added), the gradient of the last states ``dh`` ``(H, E, B)`` and, when step
-    norms are asked, ``norms["h"]`` ``(E, T)`` to fill; it returns the gradients of
-    :data:`RECURRENT_NAMES`, stacked like :attr:`Ensemble.params`.
+    ``hidden``, ``states`` and ``d_steps`` added), the gradient of the last states ``dh`` ``(H, E, B)``
+    and, when step norms are asked, ``norms["h"]`` ``(E, T)`` to fill; ``cache["d_steps"]``, unless
+    ``None``, is a gradient entering at every step, ``(T, H, E, B)`` (:meth:`Ensemble.backward`), whose
+    entry ``t`` it adds to the gradient of step ``t``'s state before using it. It returns the gradients
+    of :data:`RECURRENT_NAMES`, stacked like :attr:`Ensemble.params`.
     """
 
     name: str

@@ -452,7 +452,7 @@ def _check_precision(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Design:
-    """How every recall run of the lab is trained and judged (keyword arguments of :func:`rnnmem.lab.train`).
+    """How every recall run of the lab is trained and judged: the hidden size and a :class:`rnnmem.lab.Schedule`.
 
     Hidden units, batch, the learning rate, clipping by global norm
     (``None``: none), the budget of updates, evaluation every ``eval_every``
@@ -478,6 +478,15 @@ class Design:
             object.__setattr__(self, "clip", float(check_positive("clip", self.clip)))
         object.__setattr__(self, "threshold", lab.check_threshold(self.threshold))
         check_choice("optimizer", self.optimizer, lab.OPTIMIZERS)
+
+    def schedule(self, **more: Any) -> lab.Schedule:
+        """The :class:`rnnmem.lab.Schedule` of this design (all but ``hidden``), with ``more`` of its fields.
+
+        >>> Design(steps=40).schedule(retire=True).steps
+        40
+        """
+        mine = {k: v for k, v in dataclasses.asdict(self).items() if k != "hidden"}
+        return lab.Schedule(**mine, **more)
 
 
 DESIGN = Design()
@@ -737,20 +746,17 @@ class RecallRun:
         """Train the run (:func:`rnnmem.lab.train`); a pure function of the run."""
         task = tasks.recall(self.lag, self.alphabet)
         probe = _probe(task, self.seeds, self.probe, self.design.eval_size) if self.probe else None
-        extra: dict[str, Any] = {} if self.model.input_bias is None else {"input_bias": self.model.input_bias}
-        result = lab.train(
-            task,
+        model = lab.Model(
             self.model.cell,
             seeds=list(self.seeds),
+            hidden=self.design.hidden,
             forget_bias=self.model.forget_bias,
             init=self.model.init,
-            stop_when_done=True,
-            retire=self.retire,
+            input_bias=self.model.input_bias,
             dtype=np.dtype(self.dtype),
-            on_evaluation=probe,
-            **extra,
-            **dataclasses.asdict(self.design),
         )
+        schedule = self.design.schedule(stop_when_done=True, retire=self.retire)
+        result = lab.train(task, model, schedule, on_evaluation=probe)
         return RunResult.of(result, None if probe is None else probe.arrays(result.eval_steps))
 
 
@@ -798,22 +804,20 @@ class DropoutRun:
 
     def execute(self) -> RunResult:
         """Train the run (:func:`rnnmem.lab.train`); a pure function of the run."""
-        masks: dict[str, Any] = {}
+        dropout = lab.Dropout()
         if self.scheme.startswith("carry"):
-            masks = {"carry_keep": self.keep, "carry_mask": self.scheme.removeprefix("carry-")}
+            dropout = lab.Dropout(carry_keep=self.keep, carry_mask=self.scheme.removeprefix("carry-"))
         elif self.scheme == "hidden-sequence":
-            masks = {"hidden_keep": self.keep, "hidden_mask": "sequence"}
-        result = lab.train(
-            tasks.recall(self.lag, self.alphabet),
+            dropout = lab.Dropout(hidden_keep=self.keep, hidden_mask="sequence")
+        model = lab.Model(
             "lstm",
             seeds=list(self.seeds),
+            hidden=self.design.hidden,
             forget_bias=self.forget_bias,
-            stop_when_done=True,
-            retire=True,
             dtype=np.dtype(self.dtype),
-            **masks,
-            **dataclasses.asdict(self.design),
         )
+        schedule = self.design.schedule(stop_when_done=True, retire=True, dropout=dropout)
+        result = lab.train(tasks.recall(self.lag, self.alphabet), model, schedule)
         return RunResult.of(result)
 
 

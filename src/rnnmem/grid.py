@@ -8,7 +8,7 @@ and ``lags``, trained on ``task`` for ``steps`` updates with seeds
 clipping, evaluations and success threshold), in float32 as the chapters train.
 
 Each cell's seeds are trained in runs of at most :data:`SEEDS_PER_RUN`
-members (:class:`rnnmem.by_design.Run`, one ensemble each; members never mix,
+members (:class:`rnnmem.by_design.DesignRun`, one ensemble each; members never mix,
 so a seed's outcome is the same in any run), and the runs go to
 :func:`rnnmem.engine.train`: on this machine's processes or on a Dask cluster,
 with the same outcomes. A cell's count is the number of seeds that succeeded,
@@ -74,14 +74,14 @@ class Grid:
         hidden = by_design.DESIGN.hidden if self.hidden is None else self.hidden
         return dataclasses.replace(by_design.DESIGN, steps=self.steps, hidden=hidden)
 
-    def runs(self) -> list[by_design.Run]:
+    def runs(self) -> list[by_design.DesignRun]:
         """Every run of the grid: each (model, lag) in groups of at most :data:`SEEDS_PER_RUN` seeds."""
         groups = [
             tuple(range(start, min(start + SEEDS_PER_RUN, self.seeds))) for start in range(0, self.seeds, SEEDS_PER_RUN)
         ]
         design = self.design
         return [
-            by_design.Run(by_design.Spec.parse(model), self.task, lag, seeds, design, by_design.PRECISION)
+            by_design.DesignRun(by_design.Spec.parse(model), self.task, lag, seeds, design, by_design.PRECISION)
             for model in self.models
             for lag in self.lags
             for seeds in groups

@@ -73,7 +73,6 @@ Bad arguments raise :class:`ValueError` naming the argument.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -377,16 +376,15 @@ class InsideRun:
         def keep(done: int, ens: lab.AnyEnsemble) -> None:
             checkpoints.append((done, {name: p.copy() for name, p in ens.params.items()}))
 
-        result = lab.train(
-            task,
+        model = lab.Model(
             spec.cell,
             seeds=list(self.seeds),
+            hidden=self.design.hidden,
             forget_bias=spec.forget_bias,
             init=spec.init,
             dtype=np.dtype(self.dtype),
-            on_evaluation=keep,
-            **dataclasses.asdict(self.design),
         )
+        result = lab.train(task, model, self.design.schedule(), on_evaluation=keep)
         k = shown_member(result.succeeded)
         batch = token_variants(task, self.sequences, seed=self.seed)
         probe = lab.make_ensemble(

@@ -3,7 +3,10 @@ r"""The lab: train an ensemble of recurrent models on a task and measure when th
 :func:`train` takes a :class:`~rnnmem.tasks.Task` and trains one member per
 seed, all at once (:class:`~rnnmem.ensemble.Ensemble`): a recurrent layer and
 a readout of its last hidden state, softmax cross-entropy for classification,
-squared error for regression. Each update, every member
+squared error for regression. What it trains is a :class:`Model` (a cell, its
+sizes, its start) or any ensemble that follows the same protocol, and how it
+trains is a :class:`Schedule`, whose fields the names below are. Each
+update, every member
 
 1. draws a fresh batch of ``batch`` sequences from its own stream,
    ``numpy.random.default_rng((seed, 1))`` (its weights come from
@@ -41,8 +44,8 @@ member's matrix product by itself, and every other operation is elementwise
 or a sum within one member), and the ensemble is faster because each step is
 one batched matrix product for all of them.
 
-**Precision.** Training runs in float64 unless ``dtype=np.float32`` is asked
-for. float32 is about twice as fast (its products halve, and its
+**Precision.** Training runs in float64 unless the :class:`Model` asks for
+``dtype=np.float32``. float32 is about twice as fast (its products halve, and its
 nonlinearities go through numpy's float32 tanh, faster than float64's exp),
 but training is chaotic: a difference in the last bit of one product,
 such as another BLAS kernel produces, grows from update to update until, after
@@ -56,7 +59,7 @@ reproducible exactly. Report counts over seeds, not single runs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -75,6 +78,9 @@ __all__ = [
     "HIDDEN_MASKS",
     "LabResult",
     "make_ensemble",
+    "Dropout",
+    "Schedule",
+    "Model",
     "train",
     "evaluate",
     "gradient_by_step",
@@ -186,6 +192,33 @@ class _Adam:
         b += self.eps  # sqrt(v_hat) + eps
         a /= b
         self.flat -= a
+
+
+class _GlobalNorm:
+    """The lab's update rule: each member's global gradient norm, clipping by it at ``clip``, and ``opt``'s step.
+
+    The update protocol :func:`train` drives (an optimizer of :class:`Schedule` follows it too):
+    ``update(loss, grads, frozen)`` steps every member of the stack that is not ``frozen`` and returns
+    each member's gradient norm, as recorded, and which members diverged at this update (they take no
+    step); ``select(ensemble, rows)`` is the optimizer of the smaller stack ``ensemble``, made of the
+    members at ``rows``. Here a member diverges when its loss or gradient norm is not finite.
+    """
+
+    def __init__(self, opt: Any, clip: float | None) -> None:
+        self.opt, self.clip = opt, clip
+
+    def select(self, ens: Any, rows: np.ndarray) -> _GlobalNorm:
+        """The update rule of ``ens``, the members at ``rows`` of this one's stack."""
+        return _GlobalNorm(self.opt.select(ens, rows), self.clip)
+
+    def update(self, loss: np.ndarray, grads: dict, frozen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Step every member not ``frozen``; return each member's global norm before clipping, and which diverged."""
+        E = loss.size
+        norm = np.sqrt(sum(_squares(g.reshape(E, -1)) for g in grads.values()))
+        diverged = ~(np.isfinite(loss) & np.isfinite(norm))
+        scale = np.ones(E) if self.clip is None else np.where(norm > self.clip, self.clip / norm, 1.0)
+        self.opt.step(grads, scale, frozen | diverged)
+        return norm, diverged
 
 
 @dataclass
@@ -451,65 +484,9 @@ def evaluate(
     return total / N
 
 
-def train(
-    task: Task,
-    model: str = "lstm",
-    *,
-    seeds: Any = (0,),
-    hidden: int = 32,
-    steps: int = 1000,
-    batch: int = 64,
-    lr: float = 1e-2,
-    clip: float | None = 1.0,
-    forget_bias: Any = None,
-    init: Any = "default",
-    t_max: float | None = None,
-    input_bias: float | None = None,
-    eval_every: int = 50,
-    eval_size: int = 512,
-    eval_seed: int = 0,
-    threshold: float = 0.9,
-    stop_when_done: bool = False,
-    retire: bool = False,
-    dtype: Any = np.float64,
-    optimizer: str = "adam",
-    carry_keep: float | None = None,
-    carry_mask: str = "step",
-    hidden_keep: float | None = None,
-    hidden_mask: str = "sequence",
-    progress: Callable[[int], object] | None = None,
-    on_evaluation: Callable[[int, AnyEnsemble], object] | None = None,
-    layers: int = 1,
-    state_size: int | None = None,
-    r_min: float = 0.9,
-    r_max: float = 0.999,
-) -> LabResult:
-    r"""Train one member per seed on ``task`` for ``steps`` updates; return the :class:`LabResult`.
-
-    See the module for the procedure and the definition of success. ``model``
-    is ``"rnn"``, ``"gru"`` or ``"lstm"``; ``forget_bias`` (one number, or
-    one per member), ``init="chrono"`` (with ``t_max``, default the
-    sequence length) and ``input_bias`` (one number, applied last) set the
-    LSTM's gate biases as :class:`~rnnmem.ensemble.Ensemble` describes.
-    ``stop_when_done=True`` stops at the first evaluation at which every
-    member has succeeded or diverged (the remaining columns of ``losses``
-    and ``grad_norms`` are NaN). ``optimizer="sgd"`` replaces Adam by plain
-    gradient descent, :math:`\theta \leftarrow \theta - \eta g` (with Adam
-    the step size is about ``lr`` whatever the gradient's size, so a
-    gradient that explodes shows in its norm but hardly moves the weights;
-    with SGD it does).
-
-    ``retire=True``: a member leaves training at its first successful
-    evaluation, and a diverged member at the update it diverged at; the
-    others go on in a smaller stack (so an update costs less as members
-    finish), each computing exactly the numbers it computes in the full stack
-    or alone (its parameters, Adam moments and streams move with it). A
-    retired member's parameters stay those it retired with (those of the
-    returned ``ensemble``, in the order of ``seeds``); its ``losses`` and
-    ``grad_norms`` are NaN from its retirement on, and its ``scores`` repeat
-    its score at retirement (for a diverged member, the score of its frozen
-    parameters, as without ``retire``), so ``final_scores`` is its score when
-    it stopped. Its ``success_step`` is the same as without ``retire``.
+@dataclass(frozen=True)
+class Dropout:
+    r"""Inverted dropout while training (evaluation uses no mask): on the LSTM's carry line, on the hidden state, or both.
 
     ``carry_keep=p`` (LSTM only) trains with inverted dropout on the carry
     line, :math:`c_t = f_t \odot (M_t \odot c_{t-1}) + i_t \odot g_t` with
@@ -518,9 +495,8 @@ def train(
     per sequence used at every step (``"sequence"``: RNNDrop, Moon et al.
     2015, scaled at every step; Gal and Ghahramani 2016 and Keras'
     ``recurrent_dropout`` mask the hidden state instead, see
-    ``hidden_keep``). The masks
-    come from the member's own stream ``default_rng((seed, 3))``; evaluation
-    uses no mask.
+    ``hidden_keep``). The masks come from the member's own stream
+    ``default_rng((seed, 3))``.
 
     ``hidden_keep=p`` (RNN, GRU and LSTM) trains with inverted dropout on the
     previous hidden state where it enters the recurrent product (Gal and
@@ -531,11 +507,162 @@ def train(
     masked. One mask per sequence (``hidden_mask="sequence"``, the default,
     as Gal and Ghahramani) or a fresh one at every step (``"step"``), from the
     member's own stream ``default_rng((seed, 4))``, drawn as the carry masks
-    are; evaluation uses no mask. Both dropouts can be on at once.
+    are. Both dropouts can be on at once.
 
-    ``layers``, ``state_size``, ``r_min`` and ``r_max`` are the options of
-    the models of :data:`~rnnmem.linear_ensemble.LINEAR_MODELS` (see
-    :func:`make_ensemble`); those models take no dropout.
+    >>> Dropout(carry_keep=0.9, carry_mask="sequence")
+    Dropout(carry_keep=0.9, carry_mask='sequence', hidden_keep=None, hidden_mask='sequence')
+    >>> Dropout(hidden_keep=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: hidden_keep must be a keep probability in (0, 1], got 0.0
+    """
+
+    carry_keep: float | None = None
+    carry_mask: str = "step"
+    hidden_keep: float | None = None
+    hidden_mask: str = "sequence"
+
+    def __post_init__(self) -> None:
+        check_choice("carry_mask", self.carry_mask, CARRY_MASKS)
+        check_choice("hidden_mask", self.hidden_mask, HIDDEN_MASKS)
+        for name in ("carry_keep", "hidden_keep"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _check_keep(name, getattr(self, name)))
+
+
+@dataclass(frozen=True)
+class Schedule:
+    r"""How :func:`train` trains and judges: the budget, the updates, the evaluations and the success rule.
+
+    ``steps`` updates at most, each on ``batch`` sequences per member;
+    learning rate ``lr``; clipping by global norm at ``clip`` (``None``: no
+    clipping); ``optimizer`` ``"adam"`` or ``"sgd"`` (:data:`OPTIMIZERS`:
+    plain gradient descent, :math:`\theta \leftarrow \theta - \eta g`; with
+    Adam the step size is about ``lr`` whatever the gradient's size, so a
+    gradient that explodes shows in its norm but hardly moves the weights;
+    with SGD it does). ``optimizer`` may instead be an update rule of one's
+    own: a function of the untrained ensemble that returns an object with
+    ``update(loss, grads, frozen)``, which steps every member of the stack
+    not ``frozen`` and returns each member's gradient norm (recorded as
+    ``grad_norms``) and which members diverged at this update (they take no
+    step), and ``select(ensemble, rows)``, the rule of a smaller stack made of
+    the members at ``rows``; ``lr`` and ``clip`` are then its own, not
+    these. Every ``eval_every`` updates (and before the first)
+    every member is scored on ``eval_size`` held-out sequences drawn from
+    ``default_rng((eval_seed, 2))``, ``eval_chunk`` at a time (``None``:
+    :func:`evaluate`'s default), and succeeds at ``threshold`` (as the module
+    says), or when ``succeeds(score)`` is true if that function is given.
+    ``stop_when_done`` stops at the first evaluation at which every member
+    has succeeded or diverged (the remaining columns of ``losses`` and
+    ``grad_norms`` are NaN); ``retire`` takes each member out of the stack at
+    its first success (see :func:`train`). ``dropout`` is :class:`Dropout`'s.
+
+    >>> Schedule(steps=200, lr=0.02).eval_every
+    50
+    >>> Schedule(optimizer="rmsprop")
+    Traceback (most recent call last):
+    ...
+    ValueError: optimizer must be one of 'adam', 'sgd', got 'rmsprop'
+    """
+
+    steps: int = 1000
+    batch: int = 64
+    lr: float = 1e-2
+    clip: float | None = 1.0
+    optimizer: str | Callable[[Any], Any] = "adam"
+    eval_every: int = 50
+    eval_size: int = 512
+    eval_seed: int = 0
+    eval_chunk: int | None = None
+    threshold: float = 0.9
+    succeeds: Callable[[float], bool] | None = None
+    stop_when_done: bool = False
+    retire: bool = False
+    dropout: Dropout = Dropout()
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch", "eval_every", "eval_size"):
+            object.__setattr__(self, name, check_positive_int(name, getattr(self, name)))
+        object.__setattr__(self, "eval_seed", check_nonnegative_int("eval_seed", self.eval_seed))
+        if self.eval_chunk is not None:
+            object.__setattr__(self, "eval_chunk", check_positive_int("eval_chunk", self.eval_chunk))
+        object.__setattr__(self, "lr", float(check_positive("lr", self.lr)))
+        if self.clip is not None:
+            object.__setattr__(self, "clip", float(check_positive("clip", self.clip)))
+        object.__setattr__(self, "threshold", check_threshold(self.threshold))
+        if not callable(self.optimizer):
+            check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        if self.succeeds is not None and not callable(self.succeeds):
+            raise ValueError(f"succeeds must be a function of a score, or None, got {self.succeeds!r}")
+        for name in ("stop_when_done", "retire"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not isinstance(self.dropout, Dropout):
+            raise ValueError(f"dropout must be a Dropout, got {self.dropout!r}")
+
+
+@dataclass(frozen=True)
+class Model:
+    """What makes the ensemble :func:`train` starts from: :func:`make_ensemble`'s arguments but the task.
+
+    >>> from rnnmem.tasks import recall
+    >>> Model("lstm", seeds=[0, 1], hidden=8, init="chrono").make(recall(lag=10)).t_max
+    12.0
+    """
+
+    model: str = "lstm"
+    seeds: Any = (0,)
+    hidden: int = 32
+    forget_bias: Any = None
+    init: Any = "default"
+    t_max: float | None = None
+    input_bias: float | None = None
+    dtype: Any = np.float64
+    layers: int = 1
+    state_size: int | None = None
+    r_min: float = 0.9
+    r_max: float = 0.999
+
+    def make(self, task: Task) -> AnyEnsemble:
+        """The untrained ensemble on ``task`` (:func:`make_ensemble`)."""
+        options = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("model", "seeds")}
+        return make_ensemble(task, self.model, self.seeds, **options)
+
+
+def train(
+    task: Task,
+    model: Any,
+    schedule: Schedule = Schedule(),
+    *,
+    progress: Callable[[int], object] | None = None,
+    on_evaluation: Callable[[int, Any], object] | None = None,
+) -> LabResult:
+    r"""Train one member per seed on ``task`` by the ``schedule``; return the :class:`LabResult`.
+
+    See the module for the procedure and the definition of success.
+    ``model`` is a :class:`Model` (``train`` makes its ensemble on ``task``)
+    or an untrained ensemble, which ``train`` trains in place: anything that
+    follows the ensemble's protocol, as :class:`~rnnmem.ensemble.Ensemble`,
+    :class:`~rnnmem.linear_ensemble.LinearEnsemble` and
+    :class:`rnnmem.attention_lab.AttentionEnsemble` do: ``size``,
+    ``hidden_size``, ``seeds``, ``model``, ``params`` (views into one
+    ``(E, P)`` block ``_flat``), ``loss_and_grads``, ``predict`` and
+    ``select``. The :class:`Schedule` holds everything else.
+
+    With ``schedule.retire``: a member leaves training at its first
+    successful evaluation, and a diverged member at the update it diverged
+    at; the others go on in a smaller stack (so an update costs less as
+    members finish), each computing exactly the numbers it computes in the
+    full stack or alone (its parameters, Adam moments and streams move with
+    it). A retired member's parameters stay those it retired with (those of
+    the returned ``ensemble``, in the order of ``seeds``); its ``losses`` and
+    ``grad_norms`` are NaN from its retirement on, and its ``scores`` repeat
+    its score at retirement (for a diverged member, the score of its frozen
+    parameters, as without ``retire``), so ``final_scores`` is its score when
+    it stopped. Its ``success_step`` is the same as without ``retire``.
+
+    The models of :data:`~rnnmem.linear_ensemble.LINEAR_MODELS` take no
+    dropout; the carry line's is the LSTM's alone.
 
     ``progress``, if given, is called after every update with the number of
     updates done so far (a progress bar's hook; it does not change the result).
@@ -549,86 +676,71 @@ def train(
     checkpoints or measure the models; it must not change the parameters.
 
     >>> from rnnmem.tasks import recall
-    >>> result = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
-    ...                lr=0.02, eval_every=25, eval_size=256)
+    >>> lstm = Model("lstm", seeds=[0, 1, 2], hidden=16)
+    >>> result = train(recall(lag=2, alphabet=4), lstm, Schedule(steps=200, lr=0.02, eval_every=25, eval_size=256))
     >>> result.scores.shape, result.losses.shape, result.successes
     ((3, 9), (3, 200), 3)
     >>> [result.outcome(e) for e in range(3)]
     ['25 updates', '25 updates', '25 updates']
-    >>> retired = train(recall(lag=2, alphabet=4), "lstm", seeds=[0, 1, 2], hidden=16, steps=200,
-    ...                 lr=0.02, eval_every=25, eval_size=256, retire=True)
+    >>> retired = train(recall(lag=2, alphabet=4), lstm,
+    ...                 Schedule(steps=200, lr=0.02, eval_every=25, eval_size=256, retire=True))
     >>> retired.success_step == result.success_step, bool(np.isnan(retired.losses[:, 25:]).all())
     (True, True)
     """
     if not isinstance(task, Task):
         raise ValueError(f"task must be a Task (from rnnmem.tasks), got {type(task).__name__}")
-    steps = check_positive_int("steps", steps)
-    batch = check_positive_int("batch", batch)
-    lr = float(check_positive("lr", lr))
-    if clip is not None:
-        clip = float(check_positive("clip", clip))
-    eval_every = check_positive_int("eval_every", eval_every)
-    eval_size = check_positive_int("eval_size", eval_size)
-    eval_seed = check_nonnegative_int("eval_seed", eval_seed)
-    threshold = check_threshold(threshold)
-    optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
-    carry_mask = check_choice("carry_mask", carry_mask, CARRY_MASKS)
-    hidden_mask = check_choice("hidden_mask", hidden_mask, HIDDEN_MASKS)
-    if carry_keep is not None:
-        carry_keep = _check_keep("carry_keep", carry_keep)
-        if model != "lstm":
-            raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {model!r}")
-    if hidden_keep is not None:
-        hidden_keep = _check_keep("hidden_keep", hidden_keep)
-        if model in LINEAR_MODELS:
-            raise ValueError(
-                f"hidden_keep drops the hidden state entering a recurrent product; model must be one of "
-                f"{', '.join(map(repr, MODELS))}, got {model!r}"
-            )
-    full = make_ensemble(
-        task,
-        model,
-        seeds,
-        hidden=hidden,
-        forget_bias=forget_bias,
-        init=init,
-        t_max=t_max,
-        input_bias=input_bias,
-        dtype=dtype,
-        layers=layers,
-        state_size=state_size,
-        r_min=r_min,
-        r_max=r_max,
-    )
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule must be a Schedule, got {schedule!r}")
+    if isinstance(model, str):
+        raise ValueError(f"model must be a Model or an ensemble, got the string {model!r}: use Model({model!r}, ...)")
+    full = model.make(task) if isinstance(model, Model) else model
+    if not callable(getattr(full, "loss_and_grads", None)) or not hasattr(full, "_flat"):
+        raise ValueError(f"model must be a Model or an ensemble (Ensemble, LinearEnsemble, ...), got {model!r}")
+    s, dropout = schedule, schedule.dropout
+    if dropout.carry_keep is not None and full.model != "lstm":
+        raise ValueError(f"carry_keep drops the LSTM's cell state; model must be 'lstm', got {full.model!r}")
+    if dropout.hidden_keep is not None and full.model not in KERNELS:
+        raise ValueError(
+            f"hidden_keep drops the hidden state entering a recurrent product; model must be one of "
+            f"{', '.join(map(repr, KERNELS))}, got {full.model!r}"
+        )
     E, H = full.size, full.hidden_size
-    held_out = task.sample(eval_size, seed=np.random.default_rng((eval_seed, 2)))
+    held_out = task.sample(s.eval_size, seed=np.random.default_rng((s.eval_seed, 2)))
     # One-hot inputs (recall) go to the ensemble as their indices: the same numbers, without the vectors.
     held_out_x = OneHot(held_out.inputs.argmax(axis=2)) if task.one_hot else held_out.inputs
-    if task.kind == "classification":
+    if s.succeeds is not None:
+        passed = s.succeeds
+    elif task.kind == "classification":
 
         def passed(score):
-            return score >= threshold
+            return score >= s.threshold
     else:
-        limit = (1.0 - threshold) * task.baseline_mse
+        limit = (1.0 - s.threshold) * task.baseline_mse
 
         def passed(score):
             return score <= limit
 
     # The stack in training: `ens` holds the members `members` (indices into `seeds`, in order), each
     # with its data stream, mask streams and optimizer rows; with `retire` it shrinks, else it is `full`.
-    ens: AnyEnsemble | None = full
+    ens: Any = full
     members = np.arange(E)
     streams = [np.random.default_rng((seed, 1)) for seed in full.seeds]
     carry_streams = [np.random.default_rng((seed, 3)) for seed in full.seeds]
     hidden_streams = [np.random.default_rng((seed, 4)) for seed in full.seeds]
-    opt: Any = _Adam(full, lr=lr) if optimizer == "adam" else _SGD(full, lr=lr)
-    losses = np.full((E, steps), np.nan)
-    grad_norms = np.full((E, steps), np.nan)
+    if callable(s.optimizer):
+        opt: Any = s.optimizer(full)
+    else:
+        opt = _GlobalNorm(_Adam(full, lr=s.lr) if s.optimizer == "adam" else _SGD(full, lr=s.lr), s.clip)
+    losses = np.full((E, s.steps), np.nan)
+    grad_norms = np.full((E, s.steps), np.nan)
     success_step: list = [None] * E
     diverged_at: list = [None] * E
     live = np.ones(E, dtype=bool)  # not diverged
     retired_score = np.full(E, np.nan)  # a retired member's score, repeated at every later evaluation
     eval_steps, scores = [], []
+
+    def score_of(stack: Any) -> np.ndarray:
+        return evaluate(stack, task, held_out_x, held_out.targets, s.eval_chunk)
 
     def leave(rows: np.ndarray) -> None:
         """Retire the members at positions `rows` of the stack: keep their parameters, shrink the rest."""
@@ -636,13 +748,13 @@ def train(
         assert ens is not None
         if ens is not full:
             full._flat[members] = ens._flat
-        else:  # from here on `full` only holds parameters: its scratch space goes
+        elif isinstance(full, (Ensemble, LinearEnsemble)):  # from here on `full` only holds parameters
             full._workspace.clear()
             full._cache = None
         stay = np.setdiff1d(np.arange(ens.size), rows)
         members = members[stay]
         streams, carry_streams, hidden_streams = (
-            [s[k] for k in stay] for s in (streams, carry_streams, hidden_streams)
+            [stream[k] for k in stay] for stream in (streams, carry_streams, hidden_streams)
         )
         if stay.size == 0:
             ens = None
@@ -653,13 +765,13 @@ def train(
     def evaluation(done: int) -> None:
         score = retired_score.copy()
         if ens is not None:
-            score[members] = evaluate(ens, task, held_out_x, held_out.targets)
+            score[members] = score_of(ens)
         eval_steps.append(done)
         scores.append(score)
         for e in range(E):
             if live[e] and success_step[e] is None and passed(score[e]):
                 success_step[e] = done
-        if retire and ens is not None:
+        if s.retire and ens is not None:
             done_rows = np.flatnonzero([success_step[e] is not None for e in members])
             if done_rows.size:
                 retired_score[members[done_rows]] = score[members[done_rows]]
@@ -671,33 +783,33 @@ def train(
 
     evaluation(0)
     done = 0
-    while done < steps:
+    while done < s.steps:
         if ens is not None:
             # each member's batch from its own stream: inputs (T, E, B, D) or their one-hot indices (T, E, B)
             if task.one_hot:
-                ids, y = task.sample_ids_each(batch, streams)
+                ids, y = task.sample_ids_each(s.batch, streams)
                 x: Any = OneHot(ids)
             else:
-                x, y = task.sample_each(batch, streams)
-            carry_masks = _masks(carry_keep, carry_mask, carry_streams, task.length, batch, H)
-            hidden_masks = _masks(hidden_keep, hidden_mask, hidden_streams, task.length, batch, H)
-            loss, norm = _update(ens, opt, x, y, task.kind, clip, live[members], carry_masks, hidden_masks)
-            bad = np.flatnonzero(live[members] & ~(np.isfinite(loss) & np.isfinite(norm)))
+                x, y = task.sample_each(s.batch, streams)
+            carry_masks = _masks(dropout.carry_keep, dropout.carry_mask, carry_streams, task.length, s.batch, H)
+            hidden_masks = _masks(dropout.hidden_keep, dropout.hidden_mask, hidden_streams, task.length, s.batch, H)
+            loss, norm, diverged = _update(ens, opt, x, y, task.kind, live[members], carry_masks, hidden_masks)
+            bad = np.flatnonzero(live[members] & diverged)
             for k in bad:
                 diverged_at[members[k]] = done  # frozen from here on
                 live[members[k]] = False
             ok = live[members]
             losses[members[ok], done] = loss[ok]
             grad_norms[members[ok], done] = norm[ok]
-            if retire and bad.size:  # a diverged member leaves at once, with its score as it stopped
-                retired_score[members[bad]] = evaluate(ens.select(bad), task, held_out_x, held_out.targets)
+            if s.retire and bad.size:  # a diverged member leaves at once, with its score as it stopped
+                retired_score[members[bad]] = score_of(ens.select(bad))
                 leave(bad)
         done += 1
         if progress is not None:
             progress(done)
-        if done % eval_every == 0 or done == steps:
+        if done % s.eval_every == 0 or done == s.steps:
             evaluation(done)
-            if stop_when_done and all(s is not None or not a for s, a in zip(success_step, live)):
+            if s.stop_when_done and all(at is not None or not a for at, a in zip(success_step, live)):
                 break
     if ens is not None and ens is not full:
         full._flat[members] = ens._flat
@@ -705,7 +817,7 @@ def train(
         task=task,
         model=full.model,
         seeds=full.seeds,
-        threshold=threshold,
+        threshold=s.threshold,
         eval_steps=np.array(eval_steps),
         scores=np.array(scores).T,
         losses=losses,
@@ -736,29 +848,23 @@ def _masks(keep: float | None, kind: str, streams: list, T: int, B: int, H: int)
 
 
 def _update(
-    ens: AnyEnsemble,
+    ens: Any,
     opt: Any,
     x: np.ndarray,
     y: np.ndarray,
     kind: str,
-    clip: float | None,
     live: np.ndarray,
     carry_masks: Any = None,
     hidden_masks: Any = None,
 ) -> tuple:
-    """One update of every live member; returns each member's loss and gradient norm before clipping.
+    """One update of every live member by the rule ``opt``; returns each member's loss, gradient norm, and divergence.
 
-    A member whose loss or norm is not finite gets no update (its gradient
-    and Adam moments are zeroed); the caller marks it diverged.
+    A member that diverges at this update gets no step; the caller marks it diverged.
     """
-    E = ens.size
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         loss, grads = ens.loss_and_grads(x, y, kind, carry_masks=carry_masks, hidden_masks=hidden_masks)
-        norm = np.sqrt(sum(_squares(g.reshape(E, -1)) for g in grads.values()))
-        frozen = ~live | ~(np.isfinite(loss) & np.isfinite(norm))
-        scale = np.ones(E) if clip is None else np.where(norm > clip, clip / norm, 1.0)
-        opt.step(grads, scale, frozen)
-    return loss, norm
+        norm, diverged = opt.update(loss, grads, ~live)
+    return loss, norm, diverged
 
 
 def _squares(g: np.ndarray) -> np.ndarray:

@@ -73,7 +73,7 @@ __all__ = [
     "loss_difference",
     "control_labels",
     "compare",
-    "Run",
+    "SeedResult",
     "measure",
     "MeasureRun",
 ]
@@ -735,7 +735,7 @@ def _compare(
 
 
 @dataclass(frozen=True)
-class Run:
+class SeedResult:
     """What :func:`measure` read from one seed's training run.
 
     ``checkpoints`` are the steps read. ``counts[(step, task, direction,
@@ -797,7 +797,7 @@ def measure(
     n_held_out: int = 600,
     window: int = 3,
     l2: float = 0.01,
-) -> list[Run]:
+) -> list[SeedResult]:
     """Train one language model per seed and probe each at ``checkpoints`` of its run: the chapter's measurement.
 
     Seed ``s`` draws its corpus, its model's weights and its minibatches, as
@@ -876,7 +876,7 @@ def measure(
             layers,
             _slot_losses(log_probs, vocab, mean=True),  # the last checkpoint's, read in the loop above
         )
-        runs.append(Run(int(seed), tuple(marks), counts, slot, reading, final, list(histories[k].losses)))
+        runs.append(SeedResult(int(seed), tuple(marks), counts, slot, reading, final, list(histories[k].losses)))
     return runs
 
 
@@ -918,6 +918,6 @@ class MeasureRun:
         """A relative cost, to start the costliest runs first: the seeds."""
         return len(self.seeds)
 
-    def execute(self) -> tuple[Run, ...]:
+    def execute(self) -> tuple[SeedResult, ...]:
         """The runs of :attr:`seeds`, in their order (:func:`measure`)."""
         return tuple(measure(list(self.seeds), Recipe(), dtype=np.dtype(self.dtype)))

@@ -124,7 +124,11 @@ def lab_run(package, model: str, lag: int, members: int, steps: int, dtype=np.fl
     design = dataclasses.asdict(DESIGN) | {"steps": steps}
 
     def run():
-        return package.lab.train(task, model, seeds=list(range(members)), dtype=dtype, **design)
+        if not hasattr(package.lab, "Schedule"):  # a version before the Schedule: every option a keyword
+            return package.lab.train(task, model, seeds=list(range(members)), dtype=dtype, **design)
+        hidden = design.pop("hidden")
+        made = package.lab.Model(model, seeds=list(range(members)), hidden=hidden, dtype=dtype)
+        return package.lab.train(task, made, package.lab.Schedule(**design))
 
     return run
 

@@ -30,7 +30,7 @@ one = OneDirective(PAGE)
 def _runs() -> dict:
     design = dataclasses.replace(attention_lab.DESIGN, hidden=8, steps=20)
     return {
-        (arm, lag): attention_lab.Run(arm, lag, (0, 1), design).execute()
+        (arm, lag): attention_lab.AttentionRun(arm, lag, (0, 1), design).execute()
         for lag in (2, 3)
         for arm in attention_lab.ARMS
     }

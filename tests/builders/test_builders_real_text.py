@@ -36,7 +36,7 @@ one = OneDirective(PAGE_NAME)
 @pytest.fixture(scope="module")
 def tiny():
     recipe = charlm.Recipe(hidden=8, window=16, batch=4, updates=12, checkpoints=(0, 4, 12), eval_streams=4)
-    lm = charlm.Run(recipe, TRAIN, VALID).execute()
+    lm = charlm.TextRun(recipe, TRAIN, VALID).execute()
     design = dataclasses.replace(planted.DESIGN, hidden=4, updates=3, eval_symbols=3000, eval_streams=4)
     keys = list(planted.GRID) + list(planted.FOLLOW_UP)
     cells = {
@@ -215,6 +215,6 @@ def test_the_page_uses_the_recipe_and_design_of_the_core():
     import inspect
 
     source = inspect.getsource(rt)
-    assert "charlm.Run()" in source and "planted.Cell(k, d)" in source
+    assert "charlm.TextRun()" in source and "planted.Cell(k, d)" in source
     for field in ("hidden=", "updates=", "lr=", "window="):  # no second copy of the recipe or the design
         assert field not in source, field

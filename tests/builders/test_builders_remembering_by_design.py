@@ -108,7 +108,7 @@ def test_first_recall_table_counts_the_runs_and_tests_the_pairs(tmp_path):
     v = item.values
     assert v["near"] == 3 and v["far"] == 5
     for model in ("lstm:chrono", "lru", "lru:2"):
-        run = by_design.Run(by_design.Spec.parse(model), "first-recall", 4, (0, 1), _design()).execute()
+        run = by_design.DesignRun(by_design.Spec.parse(model), "first-recall", 4, (0, 1), _design()).execute()
         assert v["models"][by_design.Spec.parse(model).key]["k"] == run.outcome(20).successes
     assert set(v["pairs"]) == {"lru_layers", "chrono_lru1", "chrono_lru2"}
     assert all(0.0 <= p["p_value"] <= 1.0 for p in v["pairs"].values())
@@ -120,7 +120,7 @@ def test_ring_figure_reports_the_horizon_each_radius_predicts(tmp_path):
     for r in (0.5, 0.9):
         assert radii[f"{r:g}"]["horizon"] == pytest.approx(memory.horizon(r))
         assert radii[f"{r:g}"]["lifetime"] == pytest.approx(memory.mean_lifetime(r))
-        run = by_design.Run(by_design.Spec("lru", 1, r), "blank-recall", 3, (0, 1), _design()).execute()
+        run = by_design.DesignRun(by_design.Spec("lru", 1, r), "blank-recall", 3, (0, 1), _design()).execute()
         assert radii[f"{r:g}"]["k"] == run.outcome(20).successes
 
 
@@ -137,8 +137,8 @@ def test_contrast_table_tests_each_pair_by_fisher(tmp_path):
     item = Renderer(tmp_path).render(
         one(f'<!-- table: contrast_table contrasts=["lru/blank-recall/3 : mingru/first-recall/3"] {TINY} -->')
     )
-    a = by_design.Run(by_design.Spec.parse("lru"), "blank-recall", 3, (0, 1), _design()).execute().outcome(20)
-    b = by_design.Run(by_design.Spec.parse("mingru"), "first-recall", 3, (0, 1), _design()).execute().outcome(20)
+    a = by_design.DesignRun(by_design.Spec.parse("lru"), "blank-recall", 3, (0, 1), _design()).execute().outcome(20)
+    b = by_design.DesignRun(by_design.Spec.parse("mingru"), "first-recall", 3, (0, 1), _design()).execute().outcome(20)
     c0 = item.values["c0"]
     assert (c0["a"], c0["b"]) == (a.successes, b.successes)
     assert c0["p_value"] == pytest.approx(stats.fisher_exact(a.successes, 2, b.successes, 2))

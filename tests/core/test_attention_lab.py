@@ -1,24 +1,23 @@
-"""The lab of "Looking back: attention": its LSTM backward pass, its attention ensembles and its training loop.
+"""The lab of "Looking back: attention": its attention ensembles, trained by the lab's trainer.
 
-The loop's last-state arm is held to :func:`rnnmem.lab.train` bit for bit; the attention readouts' gradients
-to finite differences (:func:`rnnmem.gradcheck.gradcheck_loss`) and to the ensemble's own backward pass.
+The last-state arm is held to :func:`rnnmem.lab.train` on the lab's LSTM bit for bit; the attention readouts'
+gradients to finite differences (:func:`rnnmem.gradcheck.gradcheck_loss`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 import pytest
 
 from rnnmem import attention, attention_lab, gradcheck, lab, stats
-from rnnmem.attention_lab import AttentionEnsemble, Run, lstm_backward, make_model, train
+from rnnmem.attention_lab import AttentionEnsemble, AttentionRun, make_model, train
 from rnnmem.ensemble import OneHot
 from rnnmem.experiments import Design
 from rnnmem.tasks import adding, recall
 
-SMALL: dict[str, Any] = dict(hidden=8, steps=100, batch=16, lr=0.02, eval_every=25, eval_size=64)
+SMALL = Design(hidden=8, steps=100, batch=16, lr=0.02, eval_every=25, eval_size=64)
 
 
 def test_the_design_is_fixed_in_the_module():
@@ -27,24 +26,6 @@ def test_the_design_is_fixed_in_the_module():
     assert attention_lab.LAGS_DESIGNED == (10, 30, 100, 300) and attention_lab.LAGS == (10, 30, 100)
     assert attention_lab.SEEDS == tuple(range(20)) and attention_lab.BUDGET == 300
     assert attention_lab.DESIGN == Design(steps=300) and attention_lab.PRECISION == "float32"
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_lstm_backward_with_the_last_step_alone_is_the_ensembles_backward(dtype):
-    task = recall(lag=6, alphabet=8)
-    ens = lab.make_ensemble(task, "lstm", seeds=[0, 3, 5], hidden=6, init="chrono", dtype=dtype)
-    x = task.sample(9, seed=4).inputs
-    h_T = ens.forward(x)
-    d_last = np.random.default_rng(0).normal(size=h_T.shape)
-    d = np.zeros((task.length, 6, 3, 9))
-    d[-1] = d_last.transpose(2, 0, 1)
-    norms = np.zeros((3, task.length))
-    mine = lstm_backward(ens, d, norms)
-    theirs = ens.backward(d_last, step_norms=True)
-    tol = 1e-12 if dtype == np.float64 else 1e-4
-    for name in ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"):
-        assert np.allclose(mine[name], theirs[name], rtol=tol, atol=tol), name
-    assert np.allclose(norms, theirs["step_norms"], rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("arm", ["attention", "uniform"])
@@ -119,8 +100,9 @@ def test_the_loops_last_state_arm_is_lab_train_bit_for_bit(dtype):
     """Retirement, evaluation, Adam and clipping as rnnmem.lab.train does them: every number equal."""
     task = recall(lag=2, alphabet=4)
     seeds = [0, 1, 2, 3, 4, 5]
-    mine = train(task, "last", seeds=seeds, dtype=dtype, **SMALL)
-    theirs = lab.train(task, "lstm", seeds=seeds, init="chrono", retire=True, stop_when_done=True, dtype=dtype, **SMALL)
+    mine = train(task, "last", seeds=seeds, dtype=dtype, design=SMALL)
+    lstm = lab.Model("lstm", seeds=seeds, hidden=SMALL.hidden, init="chrono", dtype=dtype)
+    theirs = lab.train(task, lstm, SMALL.schedule(retire=True, stop_when_done=True))
     assert len(set(mine.success_step)) > 1  # members retire at different updates
     assert mine.success_step == tuple(theirs.success_step) and mine.diverged_at == tuple(theirs.diverged_at)
     for name in ("eval_steps", "scores", "losses", "grad_norms"):
@@ -131,18 +113,19 @@ def test_the_loops_last_state_arm_is_lab_train_bit_for_bit(dtype):
 
 def test_the_loops_last_state_arm_is_lab_train_on_a_regression_too():
     task = adding(6)
-    small = dict(SMALL, steps=30)
-    mine = train(task, "last", seeds=[0, 1], **small)
-    theirs = lab.train(task, "lstm", seeds=[0, 1], init="chrono", retire=True, stop_when_done=True, **small)
+    small = dataclasses.replace(SMALL, steps=30)
+    mine = train(task, "last", seeds=[0, 1], design=small)
+    lstm = lab.Model("lstm", seeds=[0, 1], hidden=small.hidden, init="chrono")
+    theirs = lab.train(task, lstm, small.schedule(retire=True, stop_when_done=True))
     assert np.array_equal(mine.scores, theirs.scores, equal_nan=True)
     assert np.array_equal(mine.losses, theirs.losses, equal_nan=True)
 
 
 def test_an_attention_member_trains_as_it_would_train_alone():
     task = recall(lag=3, alphabet=4)
-    together = train(task, "attention", seeds=[2, 6], **SMALL)
+    together = train(task, "attention", seeds=[2, 6], design=SMALL)
     for e, seed in enumerate((2, 6)):
-        alone = train(task, "attention", seeds=[seed], **SMALL)
+        alone = train(task, "attention", seeds=[seed], design=SMALL)
         assert together.success_step[e] == alone.success_step[0]
         assert np.array_equal(together.scores[e], alone.scores[0], equal_nan=True)
         assert np.array_equal(together.losses[e], alone.losses[0], equal_nan=True)
@@ -150,17 +133,17 @@ def test_an_attention_member_trains_as_it_would_train_alone():
 
 
 def test_the_attention_readout_learns_a_short_recall():
-    result = train(recall(lag=2, alphabet=4), "attention", seeds=[0, 1, 2], hidden=16, steps=200, lr=0.02)
+    result = train(recall(lag=2, alphabet=4), "attention", seeds=[0, 1, 2], design=Design(steps=200, lr=0.02))
     assert result.successes == 3 and result.outcome(200).successes == 3
 
 
 def test_a_run_is_a_value_that_trains_the_design():
-    run = Run("uniform", lag=2, seeds=range(2), design=Design(hidden=4, steps=10))  # type: ignore[arg-type]
-    assert run.seeds == (0, 1) and run == Run("uniform", 2, (0, 1), Design(hidden=4, steps=10))
+    run = AttentionRun("uniform", lag=2, seeds=range(2), design=Design(hidden=4, steps=10))  # type: ignore[arg-type]
+    assert run.seeds == (0, 1) and run == AttentionRun("uniform", 2, (0, 1), Design(hidden=4, steps=10))
     again = dataclasses.replace(run).execute()
     result = run.execute()
     assert np.array_equal(result.scores, again.scores, equal_nan=True)
-    assert Run("attention", 10).cost > Run("last", 10).cost
+    assert AttentionRun("attention", 10).cost > AttentionRun("last", 10).cost
 
 
 def test_the_gradient_reaches_the_clue_at_about_one_over_t():
@@ -194,7 +177,7 @@ def test_the_profile_of_an_untrained_query_is_uniform():
 
 def test_wilson_and_fisher_read_the_runs():
     """A count of a run reads as the lab reads it (the chapter's table)."""
-    result = Run("attention", lag=2, seeds=(0, 1, 2), design=Design(hidden=8, steps=50, lr=0.02)).execute()
+    result = AttentionRun("attention", lag=2, seeds=(0, 1, 2), design=Design(hidden=8, steps=50, lr=0.02)).execute()
     o = result.outcome(50)
     assert o.interval() == stats.wilson(o.successes, 3)
 
@@ -207,11 +190,10 @@ def test_wilson_and_fisher_read_the_runs():
         (lambda: AttentionEnsemble(lab.make_ensemble(recall(lag=2), "gru", [0]), "attention"), "LSTM Ensemble"),
         (lambda: AttentionEnsemble(lab.make_ensemble(recall(lag=2), "lstm", [0]), "last"), "arm must be"),
         (lambda: train("recall", "last"), "task must be a Task"),  # type: ignore[arg-type]
-        (lambda: train(recall(lag=2), "last", steps=0), "steps must be"),
-        (lambda: train(recall(lag=2), "attention", lr=-1.0), "lr must be"),
-        (lambda: Run("attention", lag=0), "lag must be"),
-        (lambda: Run("attention", lag=3, seeds=()), "seeds must be"),
-        (lambda: Run("attention", lag=3, dtype="float16"), "dtype must be one of"),
+        (lambda: train(recall(lag=2), "last", design=dataclasses.asdict(SMALL)), "design must be a Design"),  # type: ignore[arg-type]
+        (lambda: AttentionRun("attention", lag=0), "lag must be"),
+        (lambda: AttentionRun("attention", lag=3, seeds=()), "seeds must be"),
+        (lambda: AttentionRun("attention", lag=3, dtype="float16"), "dtype must be one of"),
         (lambda: attention_lab.clue_share("last", 3, [0], 4, sequences=0), "sequences must be"),
         (
             lambda: make_model(recall(lag=2), "uniform", [0]).loss_and_grads(
@@ -224,12 +206,3 @@ def test_wilson_and_fisher_read_the_runs():
 def test_bad_input_is_refused_by_name(call, match):
     with pytest.raises(ValueError, match=match):
         call()
-
-
-def test_lstm_backward_needs_a_kept_forward_pass():
-    ens = lab.make_ensemble(recall(lag=2), "lstm", [0], hidden=4)
-    with pytest.raises(ValueError, match="forward pass"):
-        lstm_backward(ens, np.zeros((4, 4, 1, 1)))
-    ens.forward(recall(lag=2).sample(3).inputs)
-    with pytest.raises(ValueError, match="d_states must have shape"):
-        lstm_backward(ens, np.zeros((4, 4, 1, 2)))

@@ -402,7 +402,7 @@ def test_the_recipe_refuses_bad_settings():
 
 def test_a_run_carries_the_corpus_digest_in_its_repr_and_refuses_a_changed_corpus():
     recipe = charlm.Recipe(hidden=6, window=8, batch=2, updates=4, checkpoints=(0, 2, 4), eval_streams=4)
-    run = charlm.Run(recipe, ("colorsys",), ("bisect",))
+    run = charlm.TextRun(recipe, ("colorsys",), ("bisect",))
     assert run.digest == charlm.stdlib_corpus(["colorsys"], ["bisect"]).digest and run.digest in repr(run)
     result = run.execute()
     assert result.checkpoints == (0, 2, 4) and len(result.train_losses) == 4 and len(result.params) == 3
@@ -414,8 +414,8 @@ def test_a_run_carries_the_corpus_digest_in_its_repr_and_refuses_a_changed_corpu
     )
     with pytest.raises(ValueError, match="step must be one of the checkpoints"):
         result.model(3)
-    stale = charlm.Run(recipe, ("colorsys",), ("bisect",))
+    stale = charlm.TextRun(recipe, ("colorsys",), ("bisect",))
     object.__setattr__(stale, "digest", "0" * 16)
     with pytest.raises(ValueError, match="sources changed since the run was made"):
         stale.execute()
-    assert charlm.Run(recipe, ("colorsys",), ("bisect",)) == run and hash(run)
+    assert charlm.TextRun(recipe, ("colorsys",), ("bisect",)) == run and hash(run)

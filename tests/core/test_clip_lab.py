@@ -435,3 +435,18 @@ def test_log_windows_cover_every_update_once_and_keep_the_first_ones_apart():
     assert edges[0] == 1 and edges[-1] == 1501 and np.all(np.diff(edges) >= 1)
     assert edges[:20].tolist() == list(range(1, 21))  # the first updates, one window each
     assert 100 <= len(edges) - 1 <= 200
+
+
+def test_the_members_train_through_the_labs_trainer(monkeypatch):
+    calls = []
+    real = clip_lab.lab.train
+
+    def spy(task, model, schedule, **hooks):
+        calls.append(schedule)
+        return real(task, model, schedule, **hooks)
+
+    monkeypatch.setattr(clip_lab.lab, "train", spy)
+    design = dataclasses.replace(TINY, dtype="float64")
+    result = clip_lab.train_members(design, [Member(0, 0.05), Member(1, 1e4)])
+    assert len(calls) == 1 and calls[0].retire and calls[0].stop_when_done and callable(calls[0].optimizer)
+    assert result.outcome[1] == "diverged"

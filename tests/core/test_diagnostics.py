@@ -7,7 +7,7 @@ import pytest
 
 from rnnmem import diagnostics
 from rnnmem.ensemble import Ensemble
-from rnnmem.lab import make_ensemble, train
+from rnnmem.lab import Model, Schedule, make_ensemble, train
 from rnnmem.lstm import step as lstm_step
 from rnnmem.tasks import adding, recall
 
@@ -135,7 +135,10 @@ def test_checkpoints_from_the_lab_hook():
         seen.append((done, diagnostics.checkpoint(ens, task, *held_out)))
 
     result = train(
-        task, "lstm", seeds=[0, 1], hidden=6, steps=20, batch=8, eval_every=10, eval_size=32, on_evaluation=record
+        task,
+        Model("lstm", seeds=[0, 1], hidden=6),
+        Schedule(steps=20, batch=8, eval_every=10, eval_size=32),
+        on_evaluation=record,
     )
     assert [done for done, _ in seen] == result.eval_steps.tolist()
     assert isinstance(result.ensemble, Ensemble)

@@ -1,13 +1,27 @@
 """Training ensembles: each member trains exactly as it would alone; success, divergence, bad input."""
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
 
+from rnnmem import lab
 from rnnmem.ensemble import Ensemble
-from rnnmem.lab import ALL_MODELS, gradient_by_step, make_ensemble, train
+from rnnmem.lab import ALL_MODELS, Dropout, Model, Schedule, gradient_by_step, make_ensemble
 from rnnmem.tasks import adding, recall
+
+MODEL_FIELDS = {f.name for f in dataclasses.fields(Model)} - {"model"}
+DROPOUT_FIELDS = {f.name for f in dataclasses.fields(Dropout)}
+
+
+def train(task: Any, model: Any = "lstm", *, progress: Any = None, on_evaluation: Any = None, **options: Any):
+    """lab.train with every option as a keyword, split among Model, Schedule and Dropout (the tests' shorthand)."""
+    made = Model(model, **{k: v for k, v in options.items() if k in MODEL_FIELDS})
+    dropout = Dropout(**{k: v for k, v in options.items() if k in DROPOUT_FIELDS})
+    rest = {k: v for k, v in options.items() if k not in MODEL_FIELDS | DROPOUT_FIELDS}
+    return lab.train(task, made, Schedule(dropout=dropout, **rest), progress=progress, on_evaluation=on_evaluation)
+
 
 SMALL: dict[str, Any] = dict(hidden=6, steps=12, batch=8, eval_every=4, eval_size=40)
 
@@ -219,7 +233,7 @@ def test_bad_training_arguments_are_named(kwargs, message):
         train(recall(lag=2), model, **args)
     assert str(info.value) == message
     with pytest.raises(ValueError, match="task must be a Task"):
-        train("recall", "lstm")  # type: ignore[arg-type]  # a bad value on purpose
+        train("recall", "lstm")  # a bad value on purpose
 
 
 @pytest.mark.parametrize("carry_mask", ["step", "sequence"])
@@ -425,3 +439,39 @@ def test_input_bias_sets_the_input_gate_after_chrono_and_forget_bias():
         train(task, "gru", input_bias=1.0, **SMALL)
     with pytest.raises(ValueError, match="input_bias must not be NaN, got nan"):
         make_ensemble(task, "lstm", [0], input_bias=float("nan"))
+
+
+def test_an_update_rule_of_ones_own_is_driven_as_the_labs_own():
+    """An optimizer of the Schedule that repeats the lab's Adam gives the lab's numbers, stacks shrinking included."""
+    task = recall(lag=2, alphabet=3)
+    seen: list[int] = []
+
+    class Logged:
+        def __init__(self, ens: Any, rule: Any) -> None:
+            self.ens, self.rule = ens, rule
+
+        def select(self, ens: Any, rows: Any) -> "Logged":
+            return Logged(ens, self.rule.select(ens, rows))
+
+        def update(self, loss: Any, grads: Any, frozen: Any) -> Any:
+            seen.append(self.ens.size)
+            return self.rule.update(loss, grads, frozen)
+
+    def own(ens: Any) -> Logged:
+        return Logged(ens, lab._GlobalNorm(lab._Adam(ens, lr=0.05), 1.0))
+
+    options: dict[str, Any] = dict(SMALL, steps=60, retire=True, stop_when_done=True)
+    mine = train(task, "gru", seeds=[0, 1, 2], optimizer=own, **options)
+    theirs = train(task, "gru", seeds=[0, 1, 2], lr=0.05, **options)
+    assert np.array_equal(mine.losses, theirs.losses, equal_nan=True)
+    assert np.array_equal(mine.scores, theirs.scores, equal_nan=True)
+    assert mine.success_step == theirs.success_step and len(set(seen)) > 1  # the stack shrank
+
+
+def test_a_success_rule_of_ones_own_replaces_the_threshold():
+    task = recall(lag=2, alphabet=3)
+    never = train(task, "rnn", seeds=[0, 1], succeeds=lambda score: False, **SMALL)
+    at_once = train(task, "rnn", seeds=[0, 1], succeeds=lambda score: True, **SMALL)
+    assert never.success_step == [None, None] and at_once.success_step == [0, 0]
+    with pytest.raises(ValueError, match="succeeds must be a function"):
+        Schedule(succeeds=0.5)  # type: ignore[arg-type]

@@ -185,15 +185,8 @@ def test_a_run_is_a_value_holding_everything_it_depends_on():
 def test_a_recall_run_trains_what_lab_train_trains_with_the_design():
     run = RecallRun(ModelSpec("lstm", 2.0), 2, (0, 1), SMALL, dtype="float64", probe=0)
     got = run.execute()
-    want = lab.train(
-        tasks.recall(2, ex.ALPHABET),
-        "lstm",
-        seeds=[0, 1],
-        forget_bias=2.0,
-        stop_when_done=True,
-        retire=True,
-        **dataclasses.asdict(SMALL),
-    )
+    model = lab.Model("lstm", seeds=[0, 1], hidden=SMALL.hidden, forget_bias=2.0)
+    want = lab.train(tasks.recall(2, ex.ALPHABET), model, SMALL.schedule(stop_when_done=True, retire=True))
     assert np.array_equal(got.scores, want.scores, equal_nan=True)
     assert np.array_equal(got.losses, want.losses, equal_nan=True)
     assert got.successes == want.successes and got.success_step == tuple(want.success_step)

@@ -231,7 +231,8 @@ def test_a_watched_run_is_the_lab_run_measured_at_every_checkpoint():
     task = tasks.recall(lag=2, alphabet=3)
     run = InsideRun("lstm:1", lag=2, seeds=(0, 1, 2), design=design, alphabet=3, sequences=2, seed=3)
     got = run.execute()
-    trained = lab.train(task, "lstm", seeds=[0, 1, 2], forget_bias=1.0, dtype=np.float32, **{**design.__dict__})
+    model = lab.Model("lstm", seeds=[0, 1, 2], hidden=design.hidden, forget_bias=1.0, dtype=np.float32)
+    trained = lab.train(task, model, design.schedule())
     k = shown_member(trained.succeeded)
     assert got.seed == run.seeds[k]
     assert got.succeeded == bool(trained.succeeded[k])

@@ -1,5 +1,6 @@
 """The LRU, minGRU and selective decay, stacked: each checked against a plain loop, finite differences and closed forms."""
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -313,9 +314,9 @@ def test_the_lab_refuses_options_of_the_other_family():
         with pytest.raises(ValueError, match=name):
             lab.make_ensemble(task, "lstm", [0], hidden=4, **{name: value})
     with pytest.raises(ValueError, match="hidden_keep"):
-        lab.train(task, "mingru", hidden=4, steps=1, hidden_keep=0.5)
+        lab.train(task, lab.Model("mingru", hidden=4), lab.Schedule(steps=1, dropout=lab.Dropout(hidden_keep=0.5)))
     with pytest.raises(ValueError, match="carry_keep"):
-        lab.train(task, "selective", hidden=4, steps=1, carry_keep=0.5)
+        lab.train(task, lab.Model("selective", hidden=4), lab.Schedule(steps=1, dropout=lab.Dropout(carry_keep=0.5)))
     assert LINEAR_MODELS == tuple(cells.LINEAR) and lab.ALL_MODELS == ensemble.MODELS + LINEAR_MODELS
 
 
@@ -330,9 +331,10 @@ def test_the_lab_trains_them_to_recall(model, distractors):
     """Recall at lag 5 over 4 tokens (chance 0.25): in this setting every member reaches 0.9 within 75 updates."""
     task = recall(lag=5, alphabet=4, distractors=distractors)
     result = lab.train(
-        task, model, seeds=[0, 1, 2], hidden=16, steps=150, batch=32, lr=0.01, eval_every=25, eval_size=256,
-        stop_when_done=True,
-    )  # fmt: skip
+        task,
+        lab.Model(model, seeds=[0, 1, 2], hidden=16),
+        lab.Schedule(steps=150, batch=32, lr=0.01, eval_every=25, eval_size=256, stop_when_done=True),
+    )
     assert result.successes > 0
     assert result.final_scores.max() >= 0.9 > 3 * task.chance
     assert result.scores[:, 0].max() < 0.5  # untrained: near chance
@@ -341,10 +343,10 @@ def test_the_lab_trains_them_to_recall(model, distractors):
 
 def test_retire_keeps_a_member_as_it_is_alone():
     task = recall(lag=3, alphabet=4, distractors="blank")
-    kw: dict[str, Any] = {"hidden": 8, "steps": 60, "batch": 16, "lr": 0.02, "eval_every": 20, "eval_size": 64}
-    full = lab.train(task, "mingru", seeds=[0, 1], **kw)
-    retired = lab.train(task, "mingru", seeds=[0, 1], retire=True, **kw)
-    alone = lab.train(task, "mingru", seeds=[1], **kw)
+    schedule = lab.Schedule(steps=60, batch=16, lr=0.02, eval_every=20, eval_size=64)
+    full = lab.train(task, lab.Model("mingru", seeds=[0, 1], hidden=8), schedule)
+    retired = lab.train(task, lab.Model("mingru", seeds=[0, 1], hidden=8), dataclasses.replace(schedule, retire=True))
+    alone = lab.train(task, lab.Model("mingru", seeds=[1], hidden=8), schedule)
     assert retired.success_step == full.success_step
     assert np.array_equal(full.losses[1], alone.losses[0])
 

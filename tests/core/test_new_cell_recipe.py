@@ -150,7 +150,9 @@ def test_the_registered_toy_gets_its_counts_and_passes_gradcheck_single_and_stac
 
 def test_the_registered_toy_trains_in_the_lab(toy):
     task = tasks.recall(lag=2, alphabet=3)
-    result = lab.train(task, toy, seeds=[0, 1], hidden=8, steps=60, lr=0.01, eval_every=20, batch=16)
+    result = lab.train(
+        task, lab.Model(toy, seeds=[0, 1], hidden=8), lab.Schedule(steps=60, lr=0.01, eval_every=20, batch=16)
+    )
     assert result.model == toy and result.ensemble.model == toy
     assert (
         np.isfinite(result.losses).all()

@@ -18,7 +18,6 @@ needs numpy only). On a pipe, in a log, or without tqdm the run is quiet;
 from __future__ import annotations
 
 import argparse
-import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -241,8 +240,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ring_default(name: str) -> float:
-    """The default of ``r_min`` or ``r_max`` in :func:`rnnmem.lab.train`."""
-    return float(inspect.signature(lab.train).parameters[name].default)
+    """The default of ``r_min`` or ``r_max`` of :class:`rnnmem.lab.Model`."""
+    return float(getattr(lab.Model(), name))
 
 
 def _ring(args: argparse.Namespace) -> tuple[float, float]:
@@ -275,7 +274,7 @@ def _check_model_options(args: argparse.Namespace) -> None:
 
 
 def _linear_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`rnnmem.lab.train` for the models of :data:`LINEAR` (none for the others)."""
+    """The fields of :class:`rnnmem.lab.Model` for the models of :data:`LINEAR` (none for the others)."""
     if args.model not in LINEAR:
         return {}
     options: dict[str, Any] = {"layers": 1 if args.layers is None else args.layers}
@@ -301,24 +300,25 @@ def _stack(ensemble: Any) -> str:
 
 
 def _train(args: argparse.Namespace, task, seeds: list[int], hook: Callable[[int], object] | None) -> lab.LabResult:
-    return lab.train(
-        task,
+    model = lab.Model(
         args.model,
         seeds=seeds,
         hidden=args.hidden,
+        forget_bias=args.forget_bias,
+        init=args.init,
+        t_max=args.t_max,
+        **_linear_options(args),
+    )
+    schedule = lab.Schedule(
         steps=args.steps,
         batch=args.batch,
         lr=args.lr,
         clip=args.clip,
-        forget_bias=args.forget_bias,
-        init=args.init,
-        t_max=args.t_max,
         eval_every=args.eval_every,
         eval_size=args.eval_size,
         threshold=args.threshold,
-        progress=hook,
-        **_linear_options(args),
     )
+    return lab.train(task, model, schedule, progress=hook)
 
 
 def _header(args, task, result) -> str:

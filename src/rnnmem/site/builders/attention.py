@@ -25,7 +25,7 @@ from rnnmem.attention_lab import (
     LAGS_DESIGNED,
     MODEL,
     REACH_SEQUENCES,
-    Run,
+    AttentionRun,
     attention_profile,
     clue_share,
 )
@@ -62,7 +62,7 @@ def _rate_text(o: Outcome) -> str:
 def _trained(lags: Sequence[int], seeds: int, hidden: int, steps: int, threshold: float) -> dict:
     """Every arm at every lag, trained (or read from the run cache): ``{(arm, lag): RunResult}``."""
     design = dataclasses.replace(DESIGN, hidden=hidden, steps=steps, threshold=threshold)
-    keys = [Run(arm, lag, tuple(range(seeds)), design) for lag in lags for arm in ARMS]
+    keys = [AttentionRun(arm, lag, tuple(range(seeds)), design) for lag in lags for arm in ARMS]
     return {(k.arm, k.lag): result for k, result in zip(keys, runs(keys))}
 
 

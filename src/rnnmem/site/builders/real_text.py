@@ -1,7 +1,7 @@
 """Figures and tables of the chapter "Real text: a character-level model".
 
 Two kinds of run, both from the core: the language model of
-:mod:`rnnmem.charlm` (:class:`rnnmem.charlm.Run`, the recipe
+:mod:`rnnmem.charlm` (:class:`rnnmem.charlm.TextRun`, the recipe
 :data:`rnnmem.charlm.RECIPE`) trained on the standard library's source, and
 the cells of the planted-dependency experiment of :mod:`rnnmem.planted`
 (:data:`rnnmem.planted.GRID`, then :data:`rnnmem.planted.FOLLOW_UP`). Each
@@ -59,7 +59,7 @@ NAMES = ("def", "return", "self", "if", "else", "for", "in", "not", "None", "imp
 
 def _lm() -> charlm.RunResult:
     """The chapter's language model, trained with the core's recipe (kept on disk)."""
-    (result,) = runs([charlm.Run()])
+    (result,) = runs([charlm.TextRun()])
     return result
 
 

@@ -31,10 +31,10 @@ from rnnmem.by_design import (
     REACH_MODELS,
     RING_LAG,
     RING_RADII,
+    DesignRun,
     Ladder,
     LadderResult,
     ModelText,
-    Run,
     Spec,
     gradient_reach,
 )
@@ -298,7 +298,7 @@ def ladder_table(
 
 def _outcomes(specs: list[Spec], task: str, lag: int, seeds: int, hidden: int, steps: int, threshold: float):
     design = _lab_design(hidden, steps, threshold)
-    keys = [Run(s, task, lag, tuple(range(seeds)), design) for s in specs]
+    keys = [DesignRun(s, task, lag, tuple(range(seeds)), design) for s in specs]
     return [r.outcome(steps) for r in runs(keys)]
 
 
@@ -420,7 +420,7 @@ def reach_figure(
     """||dL/dh_s|| over ||dL/dh_T|| against the distance T - s on blank recall, at initialization and trained."""
     specs = _specs(models)
     design = _lab_design(hidden, steps, threshold)
-    keys = [Run(s, "blank-recall", lag, tuple(range(seeds)), design) for s in specs]
+    keys = [DesignRun(s, "blank-recall", lag, tuple(range(seeds)), design) for s in specs]
     results = dict(zip(keys, runs(keys)))
     fig, (left, right) = new_figure(ncols=2, height=3.6, sharey=True)
     far: dict[str, list[float]] = {}
@@ -472,7 +472,7 @@ def contrast_table(
             raise ValueError(f"contrasts[{i}] must be two cells 'model/task/lag : model/task/lag', got {text!r}")
         pairs.append(tuple(_cell(side.strip(), f"contrasts[{i}]") for side in sides))
     design = _lab_design(hidden, steps, threshold)
-    keys = [Run(s, t, lag, tuple(range(seeds)), design) for pair in pairs for s, t, lag in pair]
+    keys = [DesignRun(s, t, lag, tuple(range(seeds)), design) for pair in pairs for s, t, lag in pair]
     outcomes = [r.outcome(steps) for r in runs(keys)]
     rows, values = [], {}
     for i, pair in enumerate(pairs):

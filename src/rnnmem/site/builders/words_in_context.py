@@ -98,14 +98,14 @@ keeps them on disk; a seed computes the same numbers in any run."""
 
 
 @cache
-def _runs(seeds: int) -> tuple[probe.Run, ...]:
+def _runs(seeds: int) -> tuple[probe.SeedResult, ...]:
     """The chapter's measurement for seeds ``0 .. seeds - 1``, with the recipe of the core, in float32."""
     parts = [probe.MeasureRun(tuple(range(k, seeds, PARTS))) for k in range(min(PARTS, seeds))]
     by_seed = {run.seed: run for result in runs(parts) for run in result}
     return tuple(by_seed[s] for s in range(seeds))
 
 
-def _measured(seeds: int) -> tuple[probe.Run, ...]:
+def _measured(seeds: int) -> tuple[probe.SeedResult, ...]:
     if seeds < 2:
         raise ValueError(f"seeds must be at least 2 (a spread needs two runs), got {seeds}")
     return _runs(seeds)
