@@ -96,9 +96,15 @@ threshold = 0.9  # held-out accuracy that counts as success
 biases = list(dict.fromkeys([FORGET_BIAS, 0.0]))  # one if equal
 results = {}
 for bias in biases:
-    lstms = lab.Model("lstm", seeds=seeds, hidden=16, forget_bias=bias)
+    lstms = lab.Model(
+        "lstm", seeds=seeds, hidden=16, forget_bias=bias
+    )
     schedule = lab.Schedule(
-        steps=STEPS, batch=32, eval_every=25, eval_size=256, threshold=threshold
+        steps=STEPS,
+        batch=32,
+        eval_every=25,
+        eval_size=256,
+        threshold=threshold,
     )
     results[bias] = lab.train(task, lstms, schedule)
 
