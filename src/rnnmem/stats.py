@@ -1,4 +1,4 @@
-r"""The statistics the lab reports: intervals for counts and times, a test of two counts, a dose-response fit.
+r"""The statistics the lab reports: intervals for counts and times, tests of counts and ranks, power, a dose-response fit.
 
 The lab trains 20 or more seeds per cell and reads, for each, whether and when
 it succeeded. This module turns those readings into the numbers a chapter
@@ -16,7 +16,17 @@ states, each with its uncertainty:
 * :func:`logistic_fit`: the share of successes against the lag, a logistic
   curve fitted by Firth's penalized likelihood (Firth 1993; Heinze and
   Schemper 2002), and the lag :math:`x_{50}` at which it crosses one half,
-  with a profile-likelihood interval.
+  with a profile-likelihood interval;
+* :func:`mann_whitney`: the two-sided Mann-Whitney (rank-sum) test of two
+  samples of a continuous outcome, exact when it can be, normal otherwise;
+* :func:`stratified_exact`: the exact test of a common odds ratio of one over
+  several two-by-two strata (Birch 1964, the exact Cochran-Mantel-Haenszel
+  test), in exact integer arithmetic;
+* :func:`newcombe` and :func:`equivalence`: Newcombe's interval for the
+  difference of two shares (Newcombe 1998, method 10) and the two one-sided
+  tests of equivalence within a margin that it carries out;
+* :func:`fisher_power` and :func:`detectable_difference`: the exact power of
+  Fisher's test against two rates, and the smallest difference it detects.
 
 Normal quantiles come from :class:`statistics.NormalDist`; nothing here needs
 scipy. No function calls BLAS or LAPACK (the two-by-two systems of the fit are
@@ -27,6 +37,7 @@ what is allowed.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +64,14 @@ __all__ = [
     "kaplan_meier",
     "LogisticFit",
     "logistic_fit",
+    "MannWhitney",
+    "mann_whitney",
+    "stratified_exact",
+    "newcombe",
+    "Equivalence",
+    "equivalence",
+    "fisher_power",
+    "detectable_difference",
 ]
 
 
@@ -646,3 +665,326 @@ def _root(excess: Callable[[float], float], start: float, sign: float) -> float 
         else:
             inner = mid
     return 0.5 * (inner + outer)
+
+
+# -- ranks, strata, equivalence and power ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MannWhitney:
+    """The Mann-Whitney test of two samples: :func:`mann_whitney`'s result.
+
+    ``u`` is the U statistic of the first sample (pairs in which its value is
+    the larger, ties counting one half), ``p`` the two-sided p-value, and
+    ``method`` how it was computed: ``"exact"`` (the permutation distribution
+    of U) or ``"normal"`` (the normal approximation with tie and continuity
+    corrections).
+    """
+
+    u: float
+    p: float
+    method: str
+
+
+_EXACT_MANN_WHITNEY = 50  # the exact distribution when there are no ties and both samples are this size or smaller
+
+
+@functools.lru_cache(maxsize=64)
+def _mann_whitney_counts(m: int, n: int) -> tuple[int, ...]:
+    r"""How many of the :math:`\binom{m+n}{m}` orderings of two untied samples give U = 0, 1, ..., mn.
+
+    The generating function of these counts is the Gaussian binomial
+    coefficient :math:`\prod_{i=1}^{m} (1 - q^{n+i}) / (1 - q^i)` (Mann and
+    Whitney 1947), built factor by factor: a product by :math:`1 - q^{n+i}`
+    and an exact division by :math:`1 - q^i` (a running sum with stride
+    :math:`i`), in integers.
+
+    >>> _mann_whitney_counts(2, 2)
+    (1, 1, 2, 1, 1)
+    """
+    top = m * n
+    counts = [1] + [0] * top
+    for i in range(1, m + 1):
+        for u in range(top, n + i - 1, -1):  # times (1 - q^(n+i))
+            counts[u] -= counts[u - n - i]
+        for u in range(i, top + 1):  # divided by (1 - q^i)
+            counts[u] += counts[u - i]
+    return tuple(counts)
+
+
+def mann_whitney(x: Any, y: Any) -> MannWhitney:
+    r"""The two-sided Mann-Whitney (Wilcoxon rank-sum) test that ``x`` and ``y`` come from one distribution.
+
+    :math:`U = \#\{(i, j) : x_i > y_j\} + \tfrac12 \#\{(i, j) : x_i = y_j\}`,
+    the U of ``x`` (:math:`R_x - m(m+1)/2` with midranks, where :math:`R_x` is
+    the sum of ``x``'s ranks among all :math:`m + n` values). With
+    :math:`U^* = \max(U, mn - U)`:
+
+    * with no ties and both samples of 50 or fewer, the exact p-value
+      :math:`\min(1, 2 P(U \ge U^*))` under the permutation distribution of U,
+      counted in integers (:func:`_mann_whitney_counts`) and rounded once;
+    * otherwise the normal approximation,
+      :math:`p = \min(1, 2\,\bar\Phi(z))` with
+      :math:`z = (U^* - mn/2 - \tfrac12)/\sigma`, the tie-corrected
+      :math:`\sigma^2 = \tfrac{mn}{12}\bigl(m + n + 1 - \sum_k (t_k^3 - t_k)/((m+n)(m+n-1))\bigr)`
+      (:math:`t_k` the sizes of the groups of tied values) and the continuity
+      correction of one half. When every value is the same, :math:`\sigma = 0`
+      and nothing separates the samples: p is 1.
+
+    These are ``scipy.stats.mannwhitneyu(x, y, alternative="two-sided")``
+    with ``method="exact"`` and ``method="asymptotic"`` (and its default
+    continuity correction); R's ``wilcox.test(x, y)`` decides the same way at
+    its own size limit.
+
+    >>> result = mann_whitney([1.1, 2.3, 3.0, 4.2], [5.0, 6.1, 7.7])
+    >>> result.u, round(result.p, 4), result.method
+    (0.0, 0.0571, 'exact')
+    """
+    xs, ys = _sample("x", x), _sample("y", y)
+    m, n = xs.size, ys.size
+    ordered = np.sort(ys)
+    below = int(np.searchsorted(ordered, xs, side="left").sum())
+    at_or_below = int(np.searchsorted(ordered, xs, side="right").sum())
+    doubled = below + at_or_below  # 2U: each pair x > y counts 2, each tie 1
+    u = doubled / 2.0
+    doubled_star = max(doubled, 2 * m * n - doubled)
+    _, ties = np.unique(np.concatenate([xs, ys]), return_counts=True)
+    if ties.max() == 1 and max(m, n) <= _EXACT_MANN_WHITNEY:
+        counts = _mann_whitney_counts(min(m, n), max(m, n))
+        tail = sum(counts[doubled_star // 2 :])
+        p = min(Fraction(1), Fraction(2 * tail, math.comb(m + n, m)))
+        return MannWhitney(u, float(p), "exact")
+    total = m + n
+    tie_term = int((ties.astype(np.int64) ** 3 - ties).sum())
+    variance = m * n / 12.0 * ((total + 1) - tie_term / (total * (total - 1)))
+    if variance <= 0.0:
+        return MannWhitney(u, 1.0, "normal")
+    z = (doubled_star / 2.0 - m * n / 2.0 - 0.5) / math.sqrt(variance)
+    return MannWhitney(u, min(1.0, math.erfc(z / math.sqrt(2.0))), "normal")
+
+
+def _strata(tables: Any) -> list[tuple[int, int, int, int]]:
+    """The checked (a, n_a, b, n_b) of every stratum."""
+    if isinstance(tables, (str, bytes)) or not isinstance(tables, (list, tuple)) or len(tables) == 0:
+        raise ValueError(
+            f"tables must be a non-empty list of (a, n_a, b, n_b) tuples, one per stratum, got {_show(tables)}"
+        )
+    out = []
+    for i, table in enumerate(tables):
+        if isinstance(table, (str, bytes)) or not isinstance(table, (list, tuple, np.ndarray)) or len(table) != 4:
+            raise ValueError(f"tables[{i}] must be an (a, n_a, b, n_b) tuple of whole numbers, got {_show(table)}")
+        a, n_a = _count(f"tables[{i}].a", table[0], f"tables[{i}].n_a", table[1])
+        b, n_b = _count(f"tables[{i}].b", table[2], f"tables[{i}].n_b", table[3])
+        out.append((a, n_a, b, n_b))
+    return out
+
+
+def stratified_exact(tables: Any) -> float:
+    r"""Two-sided p-value of the exact test of a common odds ratio of one across 2×2 strata.
+
+    ``tables`` holds one ``(a, n_a, b, n_b)`` per stratum, as
+    :func:`fisher_exact` takes them: ``a`` successes of ``n_a`` runs against
+    ``b`` of ``n_b`` (for instance one stratum per learning rate). With every
+    stratum's margins fixed, its first cell is hypergeometric
+    (:func:`fisher_exact`), and under the null of no association in any
+    stratum the sum :math:`S = \sum_i a_i` has the convolution of those
+    distributions. This is the exact conditional test of Birch (1964), the
+    exact Cochran-Mantel-Haenszel test (R's ``mantelhaen.test(exact =
+    TRUE)``): p sums :math:`P(s)` over every :math:`s` no more probable than
+    the observed sum, :math:`P(s) \le P(S)\,(1 + 10^{-7})`, the relative
+    tolerance of :func:`fisher_exact`. The convolution is of the integer
+    weights :math:`\binom{n_a}{x}\binom{n_b}{m-x}`, over the product of the
+    strata's :math:`\binom{N}{m}`, exact and rounded once: its cost grows with
+    the product of the strata's numbers of possible tables (milliseconds for
+    strata of tens of runs, not meant for counts pooled in the thousands). With
+    one stratum it is :func:`fisher_exact`.
+
+    >>> stratified_exact([(3, 4, 1, 4)]) == fisher_exact(3, 4, 1, 4)
+    True
+    >>> round(stratified_exact([(3, 4, 1, 4), (3, 4, 1, 4)]), 4)
+    0.1473
+    """
+    distribution = [1]
+    low, observed, denominator = 0, 0, 1
+    for a, n_a, b, n_b in _strata(tables):
+        weights = _hypergeometric_weights(n_a, n_b, a + b)
+        merged = [0] * (len(distribution) + len(weights) - 1)
+        for i, d in enumerate(distribution):
+            if d:
+                for j, w in enumerate(weights):
+                    merged[i + j] += d * w
+        distribution = merged
+        low += max(0, a + b - n_b)
+        observed += a
+        denominator *= math.comb(n_a + n_b, a + b)
+    at = distribution[observed - low]
+    tail = sum(w for w in distribution if w * 10**7 <= at * (10**7 + 1))
+    return float(Fraction(tail, denominator))
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    r"""Two one-sided tests of the difference of two shares: :func:`equivalence`'s result.
+
+    ``lower`` and ``upper`` bound :math:`p_a - p_b` (the Newcombe interval at
+    confidence :math:`1 - 2\,\text{level}`), ``difference`` is
+    :math:`\hat p_a - \hat p_b`, ``margin`` the equivalence margin and
+    ``level`` the level of each one-sided test. ``equivalent`` is True when
+    the interval lies inside :math:`(-\text{margin}, \text{margin})`: both
+    one-sided tests reject at ``level``.
+    """
+
+    lower: float
+    upper: float
+    difference: float
+    margin: float
+    level: float
+    equivalent: bool
+
+
+def _unit_open(name: str, value: Any, top: float = 1.0, what: str = "") -> float:
+    """A real number strictly between 0 and ``top``."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not 0.0 < float(value) < top:
+        raise ValueError(f"{name} must be a number strictly between 0 and {top:g}{what}, got {_show(value)}")
+    return float(value)
+
+
+def _probability(name: str, value: Any) -> float:
+    """A real number from 0 to 1, ends included."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name} must be a probability, a number from 0 to 1, got {_show(value)}")
+    return float(value)
+
+
+def newcombe(a: int, n_a: int, b: int, n_b: int, level: float = 0.95) -> tuple[float, float]:
+    r"""Newcombe's hybrid score interval for :math:`p_a - p_b` at confidence ``level`` (Newcombe 1998, method 10).
+
+    From the Wilson intervals :math:`(l_a, u_a)` of ``a`` of ``n_a`` and
+    :math:`(l_b, u_b)` of ``b`` of ``n_b`` (:func:`wilson`, at ``level``), with
+    :math:`D = \hat p_a - \hat p_b`:
+
+    .. math::
+        D - \sqrt{(\hat p_a - l_a)^2 + (u_b - \hat p_b)^2},\quad
+        D + \sqrt{(u_a - \hat p_a)^2 + (\hat p_b - l_b)^2}.
+
+    Newcombe's first worked example, 56 of 70 against 48 of 80:
+
+    >>> [round(v, 4) for v in newcombe(56, 70, 48, 80)]
+    [0.0524, 0.3339]
+    """
+    a, n_a = _count("a", a, "n_a", n_a)
+    b, n_b = _count("b", b, "n_b", n_b)
+    level = _level(level)
+    p_a, p_b = a / n_a, b / n_b
+    l_a, u_a = wilson(a, n_a, level)
+    l_b, u_b = wilson(b, n_b, level)
+    d = p_a - p_b
+    return d - math.hypot(p_a - l_a, u_b - p_b), d + math.hypot(u_a - p_a, p_b - l_b)
+
+
+def equivalence(a: int, n_a: int, b: int, n_b: int, margin: float, level: float = 0.05) -> Equivalence:
+    r"""Whether ``a`` of ``n_a`` and ``b`` of ``n_b`` succeed at rates within ``margin`` of each other.
+
+    Two one-sided tests (TOST; Schuirmann 1987) of :math:`p_a - p_b \le
+    -\text{margin}` and of :math:`p_a - p_b \ge \text{margin}`, each at
+    ``level`` (a significance level, 0.05 by default, not a confidence), are
+    carried out together by the :math:`1 - 2\,\text{level}` interval for
+    :math:`p_a - p_b` (90% at 0.05): equivalence is declared when it lies
+    strictly inside :math:`(-\text{margin}, \text{margin})`. The interval is
+    Newcombe's hybrid score interval (:func:`newcombe`; Newcombe 1998, method
+    10), built from the two Wilson intervals. The margin must be stated in the
+    design, before the counts are seen.
+
+    >>> result = equivalence(10, 20, 11, 20, margin=0.2)
+    >>> [round(v, 3) for v in (result.lower, result.upper)], result.equivalent
+    ([-0.289, 0.198], False)
+    """
+    a, n_a = _count("a", a, "n_a", n_a)
+    b, n_b = _count("b", b, "n_b", n_b)
+    margin = _unit_open("margin", margin, 1.0, " (plus or minus, on the scale of a share)")
+    level = _unit_open("level", level, 0.5, " (the level of each one-sided test, 0.05 for a 90% interval)")
+    lower, upper = newcombe(a, n_a, b, n_b, 1.0 - 2.0 * level)
+    return Equivalence(lower, upper, a / n_a - b / n_b, margin, level, -margin < lower and upper < margin)
+
+
+@functools.lru_cache(maxsize=64)
+def _fisher_table(n_a: int, n_b: int) -> tuple[tuple[float, ...], ...]:
+    """``table[k_a][k_b]`` is :func:`fisher_exact` of ``k_a`` of ``n_a`` against ``k_b`` of ``n_b``, for every outcome."""
+    return tuple(tuple(fisher_exact(k_a, n_a, k_b, n_b) for k_b in range(n_b + 1)) for k_a in range(n_a + 1))
+
+
+def _binomial_pmf(n: int, p: float) -> list[float]:
+    """:math:`\\binom{n}{k} p^k (1-p)^{n-k}` for k = 0..n, from logarithms (exact zeros at p = 0 and 1)."""
+    if p == 0.0 or p == 1.0:
+        return [1.0 if k == (0 if p == 0.0 else n) else 0.0 for k in range(n + 1)]
+    log_p, log_q, log_n = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+    return [
+        math.exp(log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
+        for k in range(n + 1)
+    ]
+
+
+def fisher_power(p_a: float, p_b: float, n_a: int, n_b: int, alpha: float = 0.05) -> float:
+    r"""The exact power of the two-sided Fisher test at ``alpha`` for true rates ``p_a`` and ``p_b``.
+
+    The probability, over the outcomes :math:`(k_a, k_b)` of two independent
+    binomials :math:`B(n_a, p_a)` and :math:`B(n_b, p_b)`, that
+    :func:`fisher_exact` gives p < ``alpha``:
+
+    .. math::
+        \sum_{k_a, k_b} \binom{n_a}{k_a} p_a^{k_a} (1-p_a)^{n_a-k_a}
+        \binom{n_b}{k_b} p_b^{k_b} (1-p_b)^{n_b-k_b}\,
+        [\,\text{Fisher}(k_a, k_b) < \alpha\,].
+
+    With ``p_a == p_b`` it is the test's actual size (below ``alpha``: the
+    test is conservative). The table of Fisher p-values of every outcome is
+    computed once per ``(n_a, n_b)`` and kept; the sum is exactly rounded
+    (:func:`math.fsum`).
+
+    >>> round(fisher_power(0.5, 0.9, 20, 20), 3)
+    0.742
+    """
+    p_a, p_b = _probability("p_a", p_a), _probability("p_b", p_b)
+    n_a, n_b = check_positive_int("n_a", n_a), check_positive_int("n_b", n_b)
+    alpha = _unit_open("alpha", alpha, 1.0, " (the significance level)")
+    table = _fisher_table(n_a, n_b)
+    prob_a, prob_b = _binomial_pmf(n_a, p_a), _binomial_pmf(n_b, p_b)
+    return math.fsum(
+        pa * pb for row, pa in zip(table, prob_a) for p, pb in zip(row, prob_b) if p < alpha and pa * pb > 0.0
+    )
+
+
+def detectable_difference(
+    p_ref: float, n_a: int, n_b: int, alpha: float = 0.05, power: float = 0.8, step: float = 0.05
+) -> float | None:
+    r"""The smallest difference in rates that Fisher's test at ``alpha`` detects with at least ``power``.
+
+    The first arm (``n_a`` runs) succeeds at ``p_ref``, the second (``n_b``
+    runs) at ``p_ref + d`` when ``p_ref`` <= 1/2 and at ``p_ref - d`` when it
+    is above: the difference moves toward the side with more room (upward at
+    exactly one half). ``d`` runs over the grid ``step``, ``2 step``, ... up to
+    the room there is (the other rate reaching 0 or 1), and the first ``d``
+    whose :func:`fisher_power` is at least ``power`` is returned (rounded to
+    12 decimals, to drop the grid's rounding); None when no ``d`` on the grid
+    reaches it.
+
+    >>> detectable_difference(0.5, 20, 20)
+    0.45
+    >>> detectable_difference(0.5, 3, 3) is None
+    True
+    """
+    p_ref = _probability("p_ref", p_ref)
+    n_a, n_b = check_positive_int("n_a", n_a), check_positive_int("n_b", n_b)
+    alpha = _unit_open("alpha", alpha, 1.0, " (the significance level)")
+    power = _unit_open("power", power, 1.0)
+    step = _unit_open("step", step, 1.0, " (the grid of differences)")
+    sign = 1.0 if p_ref <= 0.5 else -1.0
+    room = 1.0 - p_ref if sign > 0 else p_ref
+    for k in range(1, math.floor(room / step + 1e-9) + 1):
+        d = round(k * step, 12)
+        other = min(1.0, max(0.0, p_ref + sign * d))
+        if fisher_power(p_ref, other, n_a, n_b, alpha) >= power:
+            return d
+    return None
