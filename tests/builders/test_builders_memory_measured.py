@@ -108,7 +108,7 @@ def test_a_comparison_words_a_difference_only_below_the_level():
     assert not near["differ"] and near["phrase"] == "no detectable difference from"
     assert near["p_value"] >= comparisons.ALPHA > far["p_value"]
     assert (
-        comparisons.p_text(0.0004) == "< 0.001"
+        comparisons.p_text(0.0004) == "4 × 10⁻⁴"
         and comparisons.p_text(0.034) == "0.034"
         and comparisons.p_text(0.5) == "0.50"
     )

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from one_directive import OneDirective
 
-from rnnmem import charlm, planted, stats
+from rnnmem import charlm, planted, stats, verdicts
 from rnnmem.site.builders import real_text as rt
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
@@ -131,9 +131,16 @@ def test_the_truncation_table_counts_tests_and_words_what_the_cells_measured(sma
     for n, (short, long) in rt.CONTRASTS.items():
         t, a, b = v["tests"][str(n)], cells[(short, n)], cells[(long, n)]
         p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
-        assert (t["a"], t["b"], t["differ"]) == (a.successes, b.successes, p < rt.ALPHA)
+        verdict = verdicts.compare(a.successes, a.n, b.successes, b.n)
+        assert (t["a"], t["b"], t["differ"]) == (a.successes, b.successes, p < verdicts.ALPHA)
         assert t["phrase"] in t["sentence"] and f"truncation {short}, {a.successes} of {a.n}" in t["sentence"]
-        assert (t["phrase"] == "no detectable difference from") == (p >= rt.ALPHA)
+        assert t["phrase"] == verdict.phrase and t["p"] == verdicts.p_text(p)
+        # A null names its power; two arms at the floor get no verdict, never "no detectable difference".
+        assert ("power" in t["sentence"]) == (verdict.kind == "null")
+        floor = a.successes <= 0.1 * a.n and b.successes <= 0.1 * b.n
+        ceiling = a.successes >= 0.9 * a.n and b.successes >= 0.9 * b.n
+        null = p >= verdicts.ALPHA and not floor and not ceiling
+        assert ("no detectable difference" in t["sentence"]) == null
     assert set(v["longest"]) == {str(k) for k, _ in cells}
     for key, longest in v["longest"].items():
         k = int(key)

@@ -104,6 +104,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "clip_lab",
         "diagnostics",
         "stats",
+        "verdicts",
         "corpus",
         "probe",
     ),

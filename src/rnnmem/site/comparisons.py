@@ -1,55 +1,51 @@
-"""Two cells of the lab compared in words: counts, Fisher's exact test, and a verdict.
+"""Two cells of the lab compared in words: counts, Fisher's exact test, and the verdict the counts carry.
 
-Every comparison a lab chapter words carries Fisher's exact test
-(:func:`rnnmem.stats.fisher_exact`), and a difference with :math:`p \\ge`
-:data:`ALPHA` is worded as none detected.
+Every comparison a lab chapter words goes through :func:`rnnmem.verdicts.compare`:
+a difference where Fisher's exact test gives :math:`p <` :data:`ALPHA`; no verdict
+where both arms sit at the floor or the ceiling; otherwise no detectable
+difference, with the power the test had (:mod:`rnnmem.verdicts`).
 """
 
 from __future__ import annotations
 
-from rnnmem import stats
+from rnnmem import verdicts
 from rnnmem.experiments import Outcome
 
 __all__ = ["ALPHA", "compare", "p_text"]
 
-ALPHA = 0.05
+ALPHA = verdicts.ALPHA
 """A difference is worded as one when Fisher's exact test gives p below this."""
 
-
-def p_text(p: float) -> str:
-    """A p-value as the page prints it: two significant digits, ``< 0.001`` below that.
-
-    >>> p_text(0.0004), p_text(0.034), p_text(0.23)
-    ('< 0.001', '0.034', '0.23')
-    """
-    return "< 0.001" if p < 0.001 else f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+p_text = verdicts.p_text
 
 
 def compare(a: Outcome, b: Outcome) -> dict:
-    """Two cells compared by Fisher's exact test: the counts, p, and the comparison in words.
+    """Two cells compared: the counts, p, the verdict in words, and the power of a null.
 
-    ``phrase`` is "more successes than" or "fewer successes than" (``a``
-    against ``b``) when :math:`p <` :data:`ALPHA`, else "no detectable
-    difference from"; ``verdict`` says the same of the pair; ``p`` is the
-    p-value as a table prints it (:func:`p_text`) and ``p_eq`` as a sentence
-    writes it ("*p* < 0.001", "*p* = 0.03").
+    ``phrase`` words ``a`` against ``b`` inside a sentence ("more successes
+    than", "no detectable difference from", "a count too near the floor to
+    compare with", …); ``verdict`` is the comparison as a phrase of its own,
+    a null with its power; ``p`` is the p-value as a page prints it after
+    "p =" (:func:`rnnmem.verdicts.p_text`) and ``p_eq`` with "*p* =" before it;
+    ``power`` is the power of Fisher's test against the design's effect
+    (:data:`rnnmem.verdicts.EFFECT`) from ``b``'s rate, and ``detectable`` the
+    smallest difference it finds with 80% power (``"none"`` if none).
     """
-    p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
-    differ = p < ALPHA
-    phrase = (
-        ("more successes than" if a.rate > b.rate else "fewer successes than")
-        if differ
-        else "no detectable difference from"
-    )
-    text = p_text(p)
+    v = verdicts.compare(a.successes, a.n, b.successes, b.n)
+    text = p_text(v.p)
     return {
         "a": a.successes,
         "b": b.successes,
         "n": a.n,
         "p": text,
-        "p_eq": f"*p* {text}" if text.startswith("<") else f"*p* = {text}",
-        "p_value": p,
-        "phrase": phrase,
-        "verdict": "a difference" if differ else "no detectable difference",
-        "differ": differ,
+        "p_eq": f"*p* = {text}",
+        "p_value": v.p,
+        "phrase": v.phrase,
+        "verdict": v.verdict,
+        "differ": v.differ,
+        "can_tell": v.can_tell,
+        "kind": v.kind,
+        "power": f"{v.power:.2f}",
+        "effect": f"{v.effect:g}",
+        "detectable": "none" if v.detectable is None else f"{v.detectable:.2f}",
     }

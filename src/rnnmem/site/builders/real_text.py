@@ -13,8 +13,9 @@ The page's numbers that depend on the corpus (every perplexity, sample and
 count) come from here, through placeholders; its snippets show the mechanics
 on a small text of their own. Every sentence about the experiment's outcome
 that could read otherwise on another corpus is written here, from the
-counts: a difference between two cells is worded as one only when Fisher's
-exact test gives :math:`p <` :data:`ALPHA`.
+counts, by :func:`rnnmem.verdicts.compare`: a difference only where Fisher's
+exact test gives :math:`p <` :data:`rnnmem.verdicts.ALPHA`, no verdict at a
+floor or a ceiling, and a null with its power.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rnnmem import charlm, planted, stats
+from rnnmem import charlm, planted, stats, verdicts
 from rnnmem.checks import NonNegativeInt, Positive, PositiveInt
 
 from ..arithmetic import arithmetic
@@ -33,9 +34,6 @@ from ..labruns import runs
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
-
-ALPHA = 0.05
-"""A difference between two cells is worded as one when Fisher's ``p`` is below this."""
 
 CHANCE = 0.1
 """The recall accuracy of a model that does not read the clue: one digit in ten, drawn uniformly."""
@@ -308,11 +306,6 @@ def real_text_temperature(
 # ---------------------------------------------------------------------------- truncation
 
 
-def _p(p: float) -> str:
-    """A p-value as the page prints it: two significant digits, ``< 0.001`` below that."""
-    return "< 0.001" if p < 0.001 else f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
-
-
 def _above_chance(result: planted.CellResult) -> int:
     """The members whose recall accuracy's 95% Wilson interval lies wholly above :data:`CHANCE`."""
     hits = [round(a * result.recalls) for a in result.accuracy]
@@ -320,19 +313,16 @@ def _above_chance(result: planted.CellResult) -> int:
 
 
 def _contrast(cells: dict, distance: int) -> dict:
-    """Fisher's exact test between the two truncations :data:`CONTRASTS` names at ``distance``."""
+    """The two truncations :data:`CONTRASTS` names at ``distance``, compared by :func:`rnnmem.verdicts.compare`."""
     short, long = CONTRASTS[distance]
     a, b = cells[(short, distance)], cells[(long, distance)]
-    p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
-    differ = p < ALPHA
-    if differ:
-        phrase = "fewer successes than" if a.successes < b.successes else "more successes than"
-    else:
-        phrase = "no detectable difference from"
+    v = verdicts.compare(a.successes, a.n, b.successes, b.n)
+    p = verdicts.p_text(v.p)
     sentence = (
         f"under truncation {short}, {a.successes} of {a.n} seeds succeeded, and under truncation {long}, "
-        f"{b.successes}: truncation {short} shows {phrase} truncation {long} "
-        f"({'*p* ' + _p(p) if p < 0.001 else '*p* = ' + _p(p)}, Fisher's exact test)"
+        f"{b.successes}: truncation {short} shows {v.phrase} truncation {long} "
+        f"(*p* = {p}, Fisher's exact test"
+        + (f"; power {v.power:.2f} to detect a difference of {v.effect:g})" if v.kind == "null" else ")")
     )
     return {
         "sentence": sentence,
@@ -341,10 +331,11 @@ def _contrast(cells: dict, distance: int) -> dict:
         "a": a.successes,
         "b": b.successes,
         "n": a.n,
-        "p": _p(p),
-        "p_eq": f"*p* {_p(p)}" if p < 0.001 else f"*p* = {_p(p)}",
-        "differ": differ,
-        "phrase": phrase,
+        "p": p,
+        "p_eq": f"*p* = {p}",
+        "differ": v.differ,
+        "phrase": v.phrase,
+        "verdict": v.verdict,
     }
 
 
