@@ -91,6 +91,9 @@ __all__ = [
     "SGD_RATES",
     "SGD_CALIBRATION",
     "SGD_LAGS",
+    "PILOT_BAND",
+    "EQUIVALENCE_MARGIN",
+    "INPUT_RERUNS",
     "SCHEMES",
     "MODEL_SPECS",
     "Model",
@@ -113,6 +116,9 @@ __all__ = [
     "by_starting_horizon",
     "dropout_equivalent_bias",
     "sgd_rate",
+    "pilot_lag",
+    "forget_biases",
+    "masked_accuracy",
     "lag_learned",
     "starting_factor",
     "starting_horizon",
@@ -196,6 +202,19 @@ SGD_CALIBRATION = ("lstm:1", 4)
 
 SGD_LAGS = (8, 16, 24)
 """The lags of the SGD arm, every model of :data:`CONFIGS`, short budget."""
+
+PILOT_BAND = (0.3, 0.7)
+"""A control is rerun at the lag where its reference arm's success rate in the pilot (the lab's main grid at
+the short budget) lies in this band and is nearest 50% (:func:`pilot_lag`), so that either arm can move."""
+
+INPUT_RERUNS = (("lstm:chrono", "lstm:chrono:i0"), ("lstm:3:i0", "lstm:3:i-3"))
+"""The input-gate pairs rerun at the pilot's lag, the reference arm first: chrono (pilot: its row of the
+main grid), and b_f = 3 with b_i = 0, which the main grid does not train (pilot: its neighbour ``lstm:3``,
+the bias sweep's b_f = 3 at :data:`CONTROL_LAG`)."""
+
+EQUIVALENCE_MARGIN = 0.25
+"""Two arms are called equivalent only when the 90% interval of the difference of their success rates lies
+inside plus or minus this share (two one-sided tests, :func:`rnnmem.stats.equivalence`)."""
 
 SCHEMES: tuple[Literal["none", "carry-step", "carry-sequence", "hidden-sequence"], ...] = (
     "none",
@@ -573,6 +592,34 @@ class RunResult:
         """``(E,)``: each member's held-out score at the end of its training (at retirement, for a retired one)."""
         return self.outcome(int(self.eval_steps[-1])).final
 
+    def scores_at(self, budget: int) -> np.ndarray:
+        """``(E,)``: each member's held-out score at the last evaluation within ``budget`` updates.
+
+        For a run trained without retirement (``retire=False``) this is every
+        member's score at a fixed update count, whether or not it succeeded
+        earlier; a retired member's score is the one it retired with.
+
+        >>> run = RecallRun("lstm:2", lag=1, seeds=(0, 1), design=Design(hidden=4, steps=50), retire=False)
+        >>> run.execute().scores_at(50).shape
+        (2,)
+        """
+        budget = check_positive_int("budget", budget)
+        index = max(k for k, v in enumerate(self.eval_steps) if v <= budget)
+        return np.array(self.scores[:, index], dtype=float)
+
+    def successes_at(self, budget: int, threshold: float) -> int:
+        """Members whose held-out score at the last evaluation within ``budget`` (:meth:`scores_at`) is at
+        least ``threshold`` and that never diverged: success read once, at the end of the budget, not at the
+        first of its evaluations.
+
+        >>> run = RecallRun("lstm:2", lag=1, seeds=(0, 1), design=Design(hidden=4, steps=50), retire=False)
+        >>> run.execute().successes_at(50, 0.9) in (0, 1, 2)
+        True
+        """
+        threshold = lab.check_threshold(threshold)
+        ok = (self.scores_at(budget) >= threshold) & np.array([d is None for d in self.diverged_at])
+        return int(ok.sum())
+
     def outcome(self, budget: int) -> Outcome:
         """What the run shows within ``budget`` updates (at most the updates it trained).
 
@@ -755,7 +802,8 @@ class RecallRun:
             input_bias=self.model.input_bias,
             dtype=np.dtype(self.dtype),
         )
-        schedule = self.design.schedule(stop_when_done=True, retire=self.retire)
+        # without retirement every member trains the whole budget, so its score at the budget exists
+        schedule = self.design.schedule(stop_when_done=self.retire, retire=self.retire)
         result = lab.train(task, model, schedule, on_evaluation=probe)
         return RunResult.of(result, None if probe is None else probe.arrays(result.eval_steps))
 
@@ -770,7 +818,8 @@ class DropoutRun:
     one per sequence (``"carry-sequence"``, RNNDrop, Moon et al. 2015); or on
     the hidden state in the recurrent product, one mask per sequence
     (``"hidden-sequence"``, Gal and Ghahramani 2016). Evaluation uses no
-    mask. Members retire at their first success, as in :class:`RecallRun`.
+    mask. Members retire at their first success, as in :class:`RecallRun`
+    (``retire=False``: every member trains the whole budget).
 
     >>> run = DropoutRun("carry-step", keep=0.9, forget_bias=2, lag=2, seeds=[0], design=Design(hidden=4, steps=3))
     >>> run.execute().losses.shape
@@ -785,9 +834,12 @@ class DropoutRun:
     design: Design = DESIGN
     alphabet: int = ALPHABET
     dtype: str = PRECISION
+    retire: bool = True
 
     def __post_init__(self) -> None:
         check_choice("scheme", self.scheme, SCHEMES)
+        if not isinstance(self.retire, bool):
+            raise ValueError(f"retire must be True or False, got {self.retire!r}")
         object.__setattr__(self, "keep", check_keep("keep", self.keep))
         object.__setattr__(self, "forget_bias", float(check_finite("forget_bias", self.forget_bias)))
         object.__setattr__(self, "lag", check_positive_int("lag", self.lag))
@@ -816,7 +868,7 @@ class DropoutRun:
             forget_bias=self.forget_bias,
             dtype=np.dtype(self.dtype),
         )
-        schedule = self.design.schedule(stop_when_done=True, retire=True, dropout=dropout)
+        schedule = self.design.schedule(stop_when_done=self.retire, retire=self.retire, dropout=dropout)
         result = lab.train(tasks.recall(self.lag, self.alphabet), model, schedule)
         return RunResult.of(result)
 
@@ -1064,6 +1116,108 @@ def sgd_rate(rates: Any, successes: Any) -> float:
         raise ValueError(f"successes must give one count per rate, got {len(counts)} for {len(rates)} rates")
     best = max(counts)
     return float(min(r for r, k in zip(rates, counts) if k == best))
+
+
+def pilot_lag(lags: Any, successes: Any, n: int, band: Any = PILOT_BAND) -> int:
+    """The lag a control is run at: among the pilot's lags whose success rate lies in ``band``, the one
+    nearest 50%, a tie going to the smaller lag.
+
+    ``successes[i]`` of ``n`` succeeded at ``lags[i]`` in the pilot (the
+    reference arm's runs); the band is closed, ``(low, high)`` with
+    ``0 <= low <= 0.5 <= high <= 1``.
+
+    >>> pilot_lag([4, 8, 12, 16, 20], [20, 20, 17, 13, 3], 20)
+    16
+    >>> pilot_lag([4, 8, 12], [20, 14, 6], 20)
+    8
+    >>> pilot_lag([4, 8], [20, 0], 20)
+    Traceback (most recent call last):
+    ...
+    ValueError: successes must put at least one lag's rate in the band [0.3, 0.7], got [20, 0] of 20 at lags [4, 8]
+    """
+    lags = check_lags("lags", lags)
+    counts = check_list("successes", successes, check_nonnegative_int, "counts (whole numbers >= 0)")
+    n = check_positive_int("n", n)
+    if len(counts) != len(lags) or max(counts) > n:
+        raise ValueError(f"successes must be one count in 0..{n} per lag, got {successes!r} for lags {lags!r}")
+    low, high = _band(band)
+    inside = [(abs(k / n - 0.5), lag) for lag, k in zip(lags, counts) if low <= k / n <= high]
+    if not inside:
+        raise ValueError(
+            f"successes must put at least one lag's rate in the band [{low:g}, {high:g}], "
+            f"got {counts!r} of {n} at lags {lags!r}"
+        )
+    return min(inside)[1]
+
+
+def _band(band: Any) -> tuple[float, float]:
+    """A band of success rates ``(low, high)`` around one half."""
+    ok = isinstance(band, (list, tuple)) and len(band) == 2
+    ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in band)
+    if not ok or not 0.0 <= band[0] <= 0.5 <= band[1] <= 1.0:
+        raise ValueError(f"band must be two rates (low, high) with 0 <= low <= 0.5 <= high <= 1, got {band!r}")
+    return float(band[0]), float(band[1])
+
+
+def forget_biases(params: dict, hidden: int) -> np.ndarray:
+    r"""Per member, the median over its units of the effective forget bias :math:`b_{if} + b_{hf}`: ``(E,)``.
+
+    ``params`` are an LSTM's, stacked over members in PyTorch's gate order
+    (i, f, g, o): the forget rows are :math:`H` to :math:`2H` of
+    ``bias_ih_l0 + bias_hh_l0`` (as :func:`starting_factor` reads them).
+
+    >>> _, ens = _ensemble("lstm:2", 3, [0, 1], 4)
+    >>> forget_biases(ens.params, 4).round(3).tolist()
+    [2.0, 2.0]
+    """
+    hidden = check_positive_int("hidden", hidden)
+    b = (np.asarray(params["bias_ih_l0"]) + np.asarray(params["bias_hh_l0"])).astype(np.float64)
+    if b.ndim != 2 or b.shape[1] != 4 * hidden:
+        raise ValueError(f"params must be an LSTM's with hidden={hidden} (4 * hidden bias rows), got {b.shape}")
+    return np.median(b[:, hidden : 2 * hidden], axis=1)
+
+
+def masked_accuracy(
+    params: dict,
+    forget_bias: float,
+    lag: int,
+    seeds: Any,
+    hidden: int,
+    keep: float,
+    *,
+    sequences: int = 256,
+    alphabet: int = ALPHABET,
+) -> np.ndarray:
+    r"""Per member, held-out recall accuracy with one inverted-dropout mask per sequence on the carry line: ``(E,)``.
+
+    The evaluation under the carry a per-sequence mask trains with,
+    :math:`c_t = f_t \odot (M \odot c_{t-1}) + i_t \odot g_t` with
+    :math:`M = m/p`, :math:`m \sim 	ext{Bernoulli}(p)` per unit and
+    sequence (``keep`` = :math:`p`; :class:`DropoutRun`'s
+    ``"carry-sequence"``), on the first ``sequences`` of the held-out set
+    :func:`rnnmem.lab.train` scores on, the masks drawn from
+    ``default_rng((seed, 5))`` for each member. ``params`` are the trained
+    LSTMs' (:attr:`RunResult.params`), float64 here.
+
+    >>> _, ens = _ensemble("lstm:2", 2, [0, 1], 4)
+    >>> masked_accuracy(ens.params, 2.0, 2, [0, 1], 4, keep=1.0, sequences=32).shape
+    (2,)
+    """
+    keep = check_keep("keep", keep)
+    sequences = check_positive_int("sequences", sequences)
+    spec, ens = _ensemble(ModelSpec("lstm", forget_bias=forget_bias), lag, seeds, hidden, alphabet)
+    for name, value in params.items():
+        ens.params[name][...] = value
+    task = tasks.recall(lag, alphabet)
+    held = task.sample(DESIGN.eval_size, seed=np.random.default_rng((0, 2)))
+    inputs, targets = held.inputs[:, :sequences], held.targets[:sequences]
+    T, H, sequences = task.length, hidden, targets.size
+    drawn = [np.random.default_rng((seed, 5)).random((1, sequences, H)) < keep for seed in ens.seeds]
+    masks = np.broadcast_to(np.stack(drawn, axis=1) / keep, (T, len(drawn), sequences, H))
+    with np.errstate(over="ignore", invalid="ignore"):
+        # the forward pass the training step runs (ensemble.loss_and_grads), without its gradients
+        out = ens._readout(ens._forward(inputs, masks, keep=False))  # (E, O, B)
+    return (out.argmax(axis=1) == targets[None, :]).mean(axis=1)
 
 
 def _ensemble(model: Any, lag: int, seeds: Any, hidden: int, alphabet: int = ALPHABET) -> Any:

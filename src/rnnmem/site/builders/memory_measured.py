@@ -40,6 +40,8 @@ from rnnmem.experiments import (
     DIAGNOSTIC_LAG,
     DROPOUT_BIAS,
     DROPOUT_KEEP,
+    EQUIVALENCE_MARGIN,
+    INPUT_RERUNS,
     LONG,
     LONG_LAGS,
     SCHEMES,
@@ -62,6 +64,9 @@ from rnnmem.experiments import (
     Threshold,
     carry_survival,
     dropout_equivalent_bias,
+    forget_biases,
+    masked_accuracy,
+    pilot_lag,
     rnn_spectra,
     sgd_rate,
     starting_factor,
@@ -73,7 +78,7 @@ from rnnmem.experiments import (
 
 from .. import placeholders
 from ..arithmetic import arithmetic
-from ..comparisons import compare
+from ..comparisons import ALPHA, compare, p_text
 from ..labruns import chains, runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -1107,4 +1112,251 @@ def sgd_table(
         "cells": len(specs) * len(lags),
         "sgd_total": sum(pairs[k][0].successes for k in pairs),
         "adam_total": sum(pairs[k][1].successes for k in pairs),
+    }
+
+
+# ---------------------------------------------------------------------------- the controls rerun at the pilot's lag
+
+
+def _pilot(reference: ModelSpec, args: SweepArgs, neighbour_lag: int) -> dict:
+    """The pilot of a control whose reference arm is ``reference``: its row of the main grid at the short
+    budget, or, for a reference the grid does not train, its neighbour's (:data:`INPUT_RERUNS`): the bias
+    sweep's LSTM with the same forget bias at ``neighbour_lag``. The lag :func:`pilot_lag` picks."""
+    short = args.budgets[0]
+    if reference in {ModelSpec.parse(m) for m in args.models}:
+        res = args.result()
+        lags, counts, source = res.lags(reference, short), res.counts(reference, short), reference
+    else:
+        source = ModelSpec("lstm", forget_bias=reference.forget_bias)
+        (o,) = _control_runs([source], neighbour_lag, args.seeds, args.hidden, short, args.threshold)
+        lags, counts = [neighbour_lag], [o.successes]
+    lag = pilot_lag(lags, counts, args.seeds)
+    text = _join([f"{k} at lag {lag_}" for lag_, k in zip(lags, counts)])
+    return {"lag": lag, "source": _prose(source), "counts": text, "count": counts[lags.index(lag)]}
+
+
+def _arm(result, steps: int, threshold: float) -> dict:
+    """One arm trained without retirement: first-look and end-of-budget successes, the accuracy at the end."""
+    o = result.outcome(steps)
+    end = result.scores_at(steps)
+    return {"outcome": o, "first": o.successes, "end": result.successes_at(steps, threshold), "scores": end}
+
+
+def _quartile_text(values) -> str:
+    q1, med, q3 = stats.quartiles(np.asarray(values, dtype=float))
+    return f"{med:.2f} [{q1:.2f}, {q3:.2f}]"
+
+
+def _versus(arm: dict, ref: dict, n: int) -> dict:
+    """An arm against its reference: Fisher's test on the first-look and on the end-of-budget counts, and the
+    Mann-Whitney test on the accuracy at the end of the budget."""
+    end_a = Outcome(ref["outcome"].budget, tuple(0 if i < arm["end"] else None for i in range(n)), arm["scores"])
+    end_b = Outcome(ref["outcome"].budget, tuple(0 if i < ref["end"] else None for i in range(n)), ref["scores"])
+    mw = stats.mann_whitney(arm["scores"], ref["scores"])
+    return {
+        "first": compare(arm["outcome"], ref["outcome"]),
+        "end": compare(end_a, end_b),
+        "mw_p": p_text(mw.p),
+        "mw_differ": mw.p < ALPHA,
+        "mw_method": mw.method,
+        "mw_words": _rank_words(mw.p, arm["scores"], ref["scores"]),
+    }
+
+
+def _rank_words(p: float, a, b) -> str:
+    """A rank test's result as a clause: which sample lies higher, or that the test separates neither."""
+    if p >= ALPHA:
+        return f"the Mann-Whitney test detects no difference between them (p = {p_text(p)})"
+    side = "higher" if float(np.median(a)) > float(np.median(b)) else "lower"
+    return f"the Mann-Whitney test puts the first {side} (p = {p_text(p)})"
+
+
+@table()
+@takes_the_sweep
+def input_rerun_table(
+    neighbour_lag: PositiveInt = CONTROL_LAG,
+    sequences: PositiveInt = 256,
+    *,
+    args: SweepArgs,
+):
+    """The input-gate pairs rerun at the lag the pilot rule picks for each reference arm, without retirement."""
+    steps, n = args.budgets[0], args.seeds
+    design = _design(args.hidden, args.threshold, steps)
+    rows: list = []
+    values: dict = {"seeds": n, "steps": steps, "pairs": {}}
+    for ref_text, arm_text in INPUT_RERUNS:
+        ref, arm = ModelSpec.parse(ref_text), ModelSpec.parse(arm_text)
+        pilot = _pilot(ref, args, neighbour_lag)
+        lag = pilot["lag"]
+        ref_run, arm_run = runs([RecallRun(s, lag, tuple(range(n)), design, retire=False) for s in (ref, arm)])
+        a, b = _arm(arm_run, steps, args.threshold), _arm(ref_run, steps, args.threshold)
+        first = _control_runs([ref, arm], CONTROL_LAG, n, args.hidden, steps, args.threshold)
+        vs = _versus(a, b, n)
+        reach = {s.key: float(reach_by_distance(s, lag, range(n), args.hidden, sequences=sequences)[-1]) for s in (ref, arm)}
+        values["pairs"][arm.key] = {
+            "lag": lag,
+            "pilot": pilot,
+            "first": {ref.key: b["first"], arm.key: a["first"]},
+            "end": {ref.key: b["end"], arm.key: a["end"]},
+            "accuracy": {ref.key: _quartile_text(b["scores"]), arm.key: _quartile_text(a["scores"])},
+            "vs": vs,
+            "reach": reach,
+            "design1": {ref.key: first[0].successes, arm.key: first[1].successes, "lag": CONTROL_LAG},
+            "design1_vs": compare(first[1], first[0]),
+        }
+        for s, d, o in ((ref, b, first[0]), (arm, a, first[1])):
+            rows.append(
+                [
+                    _label(s, tex=True),
+                    str(lag),
+                    f"{d['first']} {_interval(d['outcome'])}",
+                    str(d["end"]),
+                    _quartile_text(d["scores"]),
+                    "" if s == ref else vs["first"]["p"],
+                    "" if s == ref else vs["mw_p"],
+                    _sci(reach[s.key]),
+                    str(o.successes),
+                ]
+            )
+    table = Table(
+        columns=[
+            "model",
+            "lag",
+            f"successes of {n}, first look [95%]",
+            f"at {steps} updates",
+            f"accuracy at {steps}, median [IQR]",
+            "p, counts",
+            "p, accuracy",
+            "gradient at step 1, start",
+            f"lag {CONTROL_LAG}, first design",
+        ],
+        rows=rows,
+        align=["left"] + ["right"] * 8,
+        notes=(
+            f"Trained without retirement for {steps} updates. First look: held-out accuracy at least "
+            f"{args.threshold:g} at any evaluation; at {steps} updates: at the last one. p, counts: Fisher's exact "
+            f"test of the first-look successes against the row above; p, accuracy: the Mann-Whitney test of the "
+            f"accuracies at {steps} updates. Last column: successes of the first design, at lag {CONTROL_LAG} "
+            f"with retirement."
+        ),
+    )
+    return table, values
+
+
+DROPOUT_RERUN_ARMS = ("none", "carry-step", "carry-sequence", "hidden-sequence", "equivalent")
+
+
+@table()
+@takes_the_sweep
+def dropout_rerun_table(
+    keep: Keep = DROPOUT_KEEP,
+    bias: Finite = DROPOUT_BIAS,
+    margin: Positive = EQUIVALENCE_MARGIN,
+    sequences: PositiveInt = 256,
+    *,
+    args: SweepArgs,
+):
+    """The dropout arms rerun at the pilot's lag for the LSTM at ``bias``, without retirement, with the trained
+    forget biases and the per-sequence carry arm evaluated with and without a training-time mask."""
+    if not margin < 1:
+        raise ValueError(f"margin must be a share below 1, got {margin!r}")
+    steps, n = args.budgets[0], args.seeds
+    design = _design(args.hidden, args.threshold, steps)
+    reference = ModelSpec("lstm", forget_bias=bias)
+    pilot = _pilot(reference, args, CONTROL_LAG)
+    lag = pilot["lag"]
+    equivalent = dropout_equivalent_bias(bias, keep)
+    seeds_ = tuple(range(n))
+    keys = [
+        RecallRun(reference, lag, seeds_, design, retire=False),
+        *[DropoutRun(s, keep, bias, lag, seeds_, design, retire=False) for s in SCHEMES if s != "none"],
+        RecallRun(ModelSpec("lstm", forget_bias=equivalent), lag, seeds_, design, retire=False),
+    ]
+    results = dict(zip(DROPOUT_RERUN_ARMS, runs(keys)))
+    arms = {a: _arm(r, steps, args.threshold) for a, r in results.items()}
+    fb = {a: forget_biases(r.params, args.hidden) for a, r in results.items()}
+    seq = results["carry-sequence"]
+    masked = masked_accuracy(seq.params, bias, lag, seeds_, args.hidden, keep, sequences=sequences)
+    unmasked = masked_accuracy(seq.params, bias, lag, seeds_, args.hidden, 1.0, sequences=sequences)
+    _, first_design = _dropout_outcomes(keep, bias, CONTROL_LAG, n, args.hidden, steps, args.threshold)
+    vs = {a.replace("-", "_"): _versus(arms[a], arms["none"], n) for a in DROPOUT_RERUN_ARMS if a != "none"}
+    seq_eq = _versus(arms["carry-sequence"], arms["equivalent"], n)
+    tost = stats.equivalence(arms["carry-sequence"]["first"], n, arms["equivalent"]["first"], n, margin)
+    rows = []
+    for a in DROPOUT_RERUN_ARMS:
+        d = arms[a]
+        b = equivalent if a == "equivalent" else bias
+        rows.append(
+            [
+                f"{b:.2f}",
+                ARM_LABELS[a],
+                f"{d['first']} {_interval(d['outcome'])}",
+                str(d["end"]),
+                _quartile_text(d["scores"]),
+                _quartile_text(fb[a]),
+                "" if a == "none" else vs[a.replace("-", "_")]["first"]["p"],
+                "" if a == "none" else vs[a.replace("-", "_")]["mw_p"],
+                str(first_design[a].successes),
+            ]
+        )
+    table = Table(
+        columns=[
+            "\\(b_f\\)",
+            "dropout",
+            f"successes of {n}, first look [95%]",
+            f"at {steps} updates",
+            f"accuracy at {steps}, median [IQR]",
+            "trained \\(b_f\\), median [IQR]",
+            "p, counts",
+            "p, accuracy",
+            f"lag {CONTROL_LAG}, first design",
+        ],
+        rows=rows,
+        align=["right", "left"] + ["right"] * 7,
+        notes=(
+            f"Keep probability {keep:g}, recall at lag {lag}, trained without retirement for {steps} updates; "
+            f"accuracy without masks. Trained \\(b_f\\): per seed the median over units of the forget bias at "
+            f"the end, then the median and quartiles over seeds. p against no dropout at "
+            f"\\(b_f = {bias:g}\\): Fisher's exact test of the first-look successes, and the Mann-Whitney test "
+            f"of the accuracies. Last column: successes of the first design, at lag {CONTROL_LAG} with retirement."
+        ),
+    )
+    key = {a: a.replace("-", "_") for a in DROPOUT_RERUN_ARMS}
+    return table, {
+        "keep": keep,
+        "bias": bias,
+        "lag": lag,
+        "pilot": pilot,
+        "seeds": n,
+        "steps": steps,
+        "equivalent": equivalent,
+        "first": {key[a]: d["first"] for a, d in arms.items()},
+        "end": {key[a]: d["end"] for a, d in arms.items()},
+        "accuracy": {key[a]: _quartile_text(d["scores"]) for a, d in arms.items()},
+        "trained_bias": {key[a]: _quartile_text(v) for a, v in fb.items()},
+        "trained_bias_median": {key[a]: float(np.median(v)) for a, v in fb.items()},
+        "vs": vs,
+        "sequence_vs_equivalent": seq_eq,
+        "tost": {
+            "margin": margin,
+            "lower": tost.lower,
+            "upper": tost.upper,
+            "equivalent": tost.equivalent,
+            "interval": f"[{tost.lower:.2f}, {tost.upper:.2f}]",
+            "words": "equivalent" if tost.equivalent else "not shown equivalent",
+        },
+        "masked": _quartile_text(masked),
+        "unmasked": _quartile_text(unmasked),
+        "masked_median": float(np.median(masked)),
+        "unmasked_median": float(np.median(unmasked)),
+        "bias_vs_none": _rank_words(
+            stats.mann_whitney(fb["carry-sequence"], fb["none"]).p, fb["carry-sequence"], fb["none"]
+        ),
+        "masked_lower": int(np.sum(masked < unmasked)),
+        "masked_words": (
+            "a difference" if stats.wilcoxon_signed_rank(masked - unmasked).p < ALPHA else "no detectable difference"
+        ),
+        "masked_p": p_text(stats.wilcoxon_signed_rank(masked - unmasked).p),
+        "design1": {key[a]: o.successes for a, o in first_design.items()},
+        "design1_lag": CONTROL_LAG,
     }
