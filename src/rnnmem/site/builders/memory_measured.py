@@ -1359,4 +1359,7 @@ def dropout_rerun_table(
         "masked_p": p_text(stats.wilcoxon_signed_rank(masked - unmasked).p),
         "design1": {key[a]: o.successes for a, o in first_design.items()},
         "design1_lag": CONTROL_LAG,
+        "steps_across": lag + 1,
+        "survive_step": carry_survival("carry-step", keep, lag),
+        "growth": (1 / keep) ** (lag + 1),
     }
