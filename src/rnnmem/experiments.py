@@ -117,6 +117,7 @@ __all__ = [
     "dropout_equivalent_bias",
     "sgd_rate",
     "pilot_lag",
+    "calibration_lag",
     "forget_biases",
     "masked_accuracy",
     "lag_learned",
@@ -1148,6 +1149,31 @@ def pilot_lag(lags: Any, successes: Any, n: int, band: Any = PILOT_BAND) -> int:
             f"got {counts!r} of {n} at lags {lags!r}"
         )
     return min(inside)[1]
+
+
+def calibration_lag(lags: Any, successes: Any, n: int) -> int:
+    """Where a model's learning rate for plain gradient descent is calibrated: the largest lag of its pilot
+    row (Adam, the main grid's short budget) at which at least half the seeds succeeded.
+
+    Plain gradient descent learns less than Adam within a budget, so at this
+    lag it sits off its ceiling, and the rates of the ladder can differ.
+
+    >>> calibration_lag([4, 8, 12, 16], [20, 15, 7, 3], 20)
+    8
+    >>> calibration_lag([4, 8], [9, 2], 20)
+    Traceback (most recent call last):
+    ...
+    ValueError: successes must reach half of 20 at one lag at least, got [9, 2] at lags [4, 8]
+    """
+    lags = check_lags("lags", lags)
+    counts = check_list("successes", successes, check_nonnegative_int, "counts (whole numbers >= 0)")
+    n = check_positive_int("n", n)
+    if len(counts) != len(lags) or max(counts) > n:
+        raise ValueError(f"successes must be one count in 0..{n} per lag, got {successes!r} for lags {lags!r}")
+    half = [lag for lag, k in zip(lags, counts) if 2 * k >= n]
+    if not half:
+        raise ValueError(f"successes must reach half of {n} at one lag at least, got {counts!r} at lags {lags!r}")
+    return max(half)
 
 
 def _band(band: Any) -> tuple[float, float]:

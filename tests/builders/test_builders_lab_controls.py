@@ -41,7 +41,7 @@ def test_the_input_pairs_run_at_the_lag_their_pilot_picks(pilot):
     assert chrono["lag"] == 2
     # b_f = 3 with b_i = 0 is not in the grid: its pilot is the bias sweep's b_f = 3 at the neighbour lag
     assert pilot[1][0] == [1] and values["pairs"]["lstm3_im3"]["lag"] == 1
-    run = ex.RecallRun("lstm:chrono", 2, (0, 1, 2), mm._design(4, 0.5, 20), retire=False).execute()
+    run = ex.RecallRun(ex.ModelSpec.parse("lstm:chrono"), 2, (0, 1, 2), mm._design(4, 0.5, 20), retire=False).execute()
     assert chrono["first"]["chrono"] == run.outcome(20).successes
     assert chrono["end"]["chrono"] == run.successes_at(20, 0.5)
     assert chrono["design1"]["lag"] == ex.CONTROL_LAG
@@ -50,7 +50,13 @@ def test_the_input_pairs_run_at_the_lag_their_pilot_picks(pilot):
 
 def test_the_dropout_rerun_measures_the_trained_biases_and_the_masked_evaluation(pilot):
     _, v = mm.dropout_rerun_table(keep=0.9, bias=2, sequences=8, **SWEEP)
-    assert v["lag"] == 2 and set(v["first"]) == {"none", "carry_step", "carry_sequence", "hidden_sequence", "equivalent"}
+    assert v["lag"] == 2 and set(v["first"]) == {
+        "none",
+        "carry_step",
+        "carry_sequence",
+        "hidden_sequence",
+        "equivalent",
+    }
     assert v["equivalent"] == pytest.approx(ex.dropout_equivalent_bias(2, 0.9))
     assert v["trained_bias_median"]["equivalent"] > v["trained_bias_median"]["none"]  # it started 1.8 higher
     lower, upper = v["tost"]["lower"], v["tost"]["upper"]
@@ -68,3 +74,17 @@ def test_a_rank_test_is_worded_by_its_level_and_its_direction():
 def test_a_margin_of_a_whole_share_is_refused():
     with pytest.raises(ValueError, match="margin must be a share below 1"):
         mm.dropout_rerun_table(margin=1.5)
+
+
+def test_the_sgd_sweep_gives_each_model_its_own_rate_and_chrono_its_input_gate_control(monkeypatch):
+    monkeypatch.setattr(mm, "calibration_lag", lambda lags, successes, n: lags[0])
+    rates = [0.1, 1.0]
+    _, v = mm.sgd_rerun_table(lags=[1, 2], rates=rates, first_calibration_lag=1, sequences=8, **SWEEP)
+    for key in ("lstm2", "chrono", "chrono_i0"):
+        totals = [sum(v["swept"][key][f"{r:g}"].values()) for r in rates]
+        assert v["rate"][key] == ex.sgd_rate(rates, totals)
+        assert v["counts"][key]["lag1"] == v["swept"][key][f"{v['rate'][key]:g}"]["lag1"]
+    assert v["cal_lag"] == {"lstm2": 1, "chrono": 1}
+    assert v["chrono_vs"]["first"] is v["chrono_vs"][f"{v['first_rate']:g}"]
+    assert v["sgd_total"] == sum(sum(v["counts"][k].values()) for k in ("lstm2", "chrono"))
+    assert v["cells"] == 4 and 0 < v["reach"]["chrono"] < 1

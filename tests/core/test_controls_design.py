@@ -30,7 +30,7 @@ def test_the_pilot_refuses_a_grid_with_no_lag_in_the_band_naming_the_argument():
 
 def _run(retire: bool) -> ex.RecallRun:
     design = ex.Design(hidden=4, steps=60, eval_every=10, threshold=0.3)
-    return ex.RecallRun("lstm:2", lag=1, seeds=(0, 1, 2), design=design, retire=retire, probe=0)
+    return ex.RecallRun(ex.ModelSpec.parse("lstm:2"), lag=1, seeds=(0, 1, 2), design=design, retire=retire, probe=0)
 
 
 def test_without_retirement_every_member_trains_the_whole_budget_and_is_read_at_its_end():
@@ -47,7 +47,7 @@ def test_a_dropout_run_without_retirement_trains_the_whole_budget():
     run = ex.DropoutRun("carry-sequence", 0.9, 2.0, lag=1, seeds=(0, 1), design=design, retire=False)
     assert int(run.execute().eval_steps[-1]) == 20
     with pytest.raises(ValueError, match="retire must be True or False"):
-        ex.DropoutRun("none", 0.9, 2.0, lag=1, seeds=(0,), retire="no")
+        ex.DropoutRun("none", 0.9, 2.0, lag=1, seeds=(0,), retire="no")  # type: ignore[arg-type]
 
 
 def test_the_trained_forget_bias_is_the_median_of_a_members_forget_rows():

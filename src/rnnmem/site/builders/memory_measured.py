@@ -62,6 +62,7 @@ from rnnmem.experiments import (
     Sweep,
     SweepResult,
     Threshold,
+    calibration_lag,
     carry_survival,
     dropout_equivalent_bias,
     forget_biases,
@@ -1192,7 +1193,9 @@ def input_rerun_table(
         a, b = _arm(arm_run, steps, args.threshold), _arm(ref_run, steps, args.threshold)
         first = _control_runs([ref, arm], CONTROL_LAG, n, args.hidden, steps, args.threshold)
         vs = _versus(a, b, n)
-        reach = {s.key: float(reach_by_distance(s, lag, range(n), args.hidden, sequences=sequences)[-1]) for s in (ref, arm)}
+        reach = {
+            s.key: float(reach_by_distance(s, lag, range(n), args.hidden, sequences=sequences)[-1]) for s in (ref, arm)
+        }
         values["pairs"][arm.key] = {
             "lag": lag,
             "pilot": pilot,
@@ -1362,4 +1365,116 @@ def dropout_rerun_table(
         "steps_across": lag + 1,
         "survive_step": carry_survival("carry-step", keep, lag),
         "growth": (1 / keep) ** (lag + 1),
+    }
+
+
+@table()
+@takes_the_sweep
+def sgd_rerun_table(
+    lags: Lags = SGD_LAGS,
+    rates: Sequence[Positive] = SGD_RATES,
+    first_calibration_model: Model = SGD_CALIBRATION[0],
+    first_calibration_lag: PositiveInt = SGD_CALIBRATION[1],
+    sequences: PositiveInt = 256,
+    *,
+    args: SweepArgs,
+):
+    """Plain gradient descent with a learning rate calibrated per model at its own lag off the ceiling, beside
+    Adam and beside the first design (one rate for all), with chrono's input gate set back to zero as the
+    control for chrono's failure."""
+    steps, n, short = args.budgets[0], args.seeds, args.budgets[0]
+    seeds_ = tuple(range(n))
+    adam = _design(args.hidden, args.threshold, steps)
+    sgd = dataclasses.replace(adam, optimizer="sgd")
+    grid = args.result()
+    specs = [ModelSpec.parse(m, f"models[{i}]") for i, m in enumerate(args.models)]
+    cal_lags = {s: calibration_lag(grid.lags(s, short), grid.counts(s, short), n) for s in specs}
+    cal_keys = [RecallRun(s, cal_lags[s], seeds_, dataclasses.replace(sgd, lr=r)) for s in specs for r in rates]
+    cal = [r.outcome(steps).successes for r in runs(cal_keys)]
+    counts = {s: cal[i * len(rates) : (i + 1) * len(rates)] for i, s in enumerate(specs)}
+    chrono = ModelSpec("lstm", init="chrono")
+    control = ModelSpec("lstm", init="chrono", input_bias=0)
+    arms = [*specs, *([control] if chrono in specs else [])]
+    # the second rule: every rate of the ladder at every lag; a model's rate has the most successes over its lags
+    sweep_keys = [
+        RecallRun(s, lag, seeds_, dataclasses.replace(sgd, lr=r)) for s in arms for lag in lags for r in rates
+    ]
+    swept = iter(r.outcome(steps) for r in runs(sweep_keys))
+    by_rate = {(s, lag, r): next(swept) for s in arms for lag in lags for r in rates}
+    own = {s: sgd_rate(rates, [sum(by_rate[(s, lag, r)].successes for lag in lags) for r in rates]) for s in arms}
+    adam_out = iter(r.outcome(steps) for r in runs([RecallRun(s, lag, seeds_, adam) for s in arms for lag in lags]))
+    cell = {(s, lag): (by_rate[(s, lag, own[s])], next(adam_out)) for s in arms for lag in lags}
+    first_cal, first_rate, _, first_pairs = _sgd(
+        args.models,
+        lags,
+        rates,
+        (first_calibration_model, first_calibration_lag),
+        n,
+        args.hidden,
+        steps,
+        args.threshold,
+    )
+    rows: list = []
+    vs: dict = {}
+    for s in arms:
+        row = [_short_label(s), f"{own[s]:g}"]
+        for lag in lags:
+            a, b = cell[(s, lag)]
+            vs.setdefault(s.key, {})[f"lag{lag}"] = compare(a, b)
+            first = first_pairs[(s, lag)][0].successes if (s, lag) in first_pairs else "–"
+            row.append(f"{a.successes} · {b.successes} ({first})")
+        rows.append(row)
+    table = Table(
+        columns=["model", "learning rate", *[f"lag {lag}" for lag in lags]],
+        rows=rows,
+        align=["left", "right"] + ["right"] * len(lags),
+        notes=(
+            f"Successes of {n} within {steps} updates: plain gradient descent (clipped at norm {DESIGN.clip:g}) at "
+            f"the model's own learning rate · Adam (learning rate {DESIGN.lr:g}); in brackets, plain gradient "
+            f"descent in the first design, at {first_rate:g} for every model. Each model's rate is the rate of "
+            f"the ladder {_join([f'{r:g}' for r in rates])} with the most successes over these lags, a tie going "
+            f"to the smaller."
+        ),
+    )
+    tallies = {s: sum(cell[(s, lag)][0].successes for lag in lags) for s in arms}
+    chrono_vs = {}
+    if chrono in specs:
+        chrono_vs = {f"{r:g}": compare(by_rate[(control, lags[0], r)], by_rate[(chrono, lags[0], r)]) for r in rates}
+        chrono_vs["own"] = compare(cell[(control, lags[0])][0], cell[(chrono, lags[0])][0])
+        chrono_vs["first"] = chrono_vs[f"{first_rate:g}"]
+    reach = {
+        s.key: float(reach_by_distance(s, lags[0], seeds_, args.hidden, sequences=sequences)[-1])
+        for s in ((chrono, control) if chrono in specs else ())
+    }
+    return table, {
+        "seeds": n,
+        "steps": steps,
+        "rates": _join([f"{r:g}" for r in rates]),
+        "cal_lag": {s.key: cal_lags[s] for s in specs},
+        "cal_best": max(max(c) for c in counts.values()),
+        "cal_lags_text": _join([f"{_short_label(s).replace('$', '')} {cal_lags[s]}" for s in specs]),
+        "swept": {
+            s.key: {f"{r:g}": {f"lag{lag}": by_rate[(s, lag, r)].successes for lag in lags} for r in rates}
+            for s in arms
+        },
+        "rate": {s.key: own[s] for s in arms},
+        "calibration_text": {s.key: _join([f"{c} at {r:g}" for r, c in zip(rates, counts[s])]) for s in specs},
+        "rates_text": _join([f"{_short_label(s).replace('$', '')} {own[s]:g}" for s in specs]),
+        "counts": {s.key: {f"lag{lag}": cell[(s, lag)][0].successes for lag in lags} for s in arms},
+        "adam": {s.key: {f"lag{lag}": cell[(s, lag)][1].successes for lag in lags} for s in arms},
+        "vs": vs,
+        "chrono_vs": chrono_vs,
+        "reach": reach,
+        "first_lag": lags[0],
+        "at_first_lag": {s.key: by_rate[(s, lags[0], first_rate)].successes for s in arms},
+        "differ_count": sum(vs[s.key][f"lag{lag}"]["differ"] for s in specs for lag in lags),
+        "cells": len(specs) * len(lags),
+        "sgd_total": sum(tallies[s] for s in specs),
+        "adam_total": sum(cell[(s, lag)][1].successes for s in specs for lag in lags),
+        "first_rate": first_rate,
+        "first_cal": _join([f"{o.successes} at {r:g}" for r, o in zip(rates, first_cal)]),
+        "first_total": sum(first_pairs[(s, lag)][0].successes for s in specs for lag in lags),
+        "first_chrono": sum(first_pairs[(chrono, lag)][0].successes for lag in lags) if chrono in specs else 0,
+        "chrono_total": tallies.get(chrono, 0),
+        "control_total": tallies.get(control, 0),
     }
