@@ -108,6 +108,8 @@ __all__ = [
     "GROUPS",
     "PARAM_GROUPS",
     "ARMS",
+    "HIGH_ARM",
+    "HIGH_MULTIPLE",
     "ClipDesign",
     "DESIGN",
     "LATE",
@@ -129,6 +131,9 @@ __all__ = [
     "ladder",
     "train_members",
     "figure_rung",
+    "clipped_share",
+    "stratified",
+    "null_power",
     "top_singular_value",
     "ALPHA",
     "EXPLOSION",
@@ -156,6 +161,15 @@ PARAM_GROUPS = {
 
 ARMS = ("unclipped", "clipped")
 """The two arms of every rung."""
+
+HIGH_ARM = "clipped-high"
+"""A third arm, added after the first two had been read: clipped at :data:`HIGH_MULTIPLE` times the threshold,
+seeds ``2 seeds .. 3 seeds - 1`` (independent of both arms of :data:`ARMS`), in runs of its own
+(:meth:`ClipLadder.high_runs`), so that the first two arms' runs are unchanged."""
+
+HIGH_MULTIPLE = 5.0
+"""The second threshold over the first, fixed before its runs: five times the median initial gradient norm,
+a cap that only the large gradients of the start's upper tail reach, as a safeguard against spikes."""
 
 _HELD_OUT_STREAM = 2  # the lab's held-out stream, default_rng((0, 2))
 _CALIBRATION_STREAM = 4  # the calibration batch, default_rng((0, 4))
@@ -921,6 +935,48 @@ class ClipLadder:
                     parts[i % self.design.parts].append(m)
         return [ClipRun(self.design, tuple(p)) for p in parts]
 
+    @property
+    def high_clip(self) -> float:
+        """The second threshold: :data:`HIGH_MULTIPLE` times :attr:`clip`."""
+        return HIGH_MULTIPLE * self.clip
+
+    def high_members(self, rate: float) -> tuple[Member, ...]:
+        """The members of :data:`HIGH_ARM` at one rung: seeds ``2 seeds .. 3 seeds - 1``, clipped at :attr:`high_clip`.
+
+        >>> lad = ClipLadder(ClipDesign(seeds=2, exponents=(0,), parts=1), rates=(0.1,), clip=1.0)
+        >>> lad.high_members(0.1)
+        (Member(seed=4, lr=0.1, clip=5.0), Member(seed=5, lr=0.1, clip=5.0))
+        """
+        d = self.design
+        return tuple(Member(s, rate, self.high_clip) for s in range(2 * d.seeds, 3 * d.seeds))
+
+    def high_runs(self) -> list[ClipRun]:
+        """The members of :data:`HIGH_ARM` in :attr:`ClipDesign.parts` runs of their own (seed ``i`` to run
+        ``i mod parts``)."""
+        parts: list[list[Member]] = [[] for _ in range(self.design.parts)]
+        for rate in self.rates:
+            for i, m in enumerate(self.high_members(rate)):
+                parts[i % self.design.parts].append(m)
+        return [ClipRun(self.design, tuple(p)) for p in parts]
+
+    def read_high(self, results: Mapping[Any, ClipResult]) -> list[Rung]:
+        """Every rung with :data:`HIGH_ARM` in place of the clipped arm, against the same unclipped arm."""
+        rungs = []
+        for k, rate in zip(self.design.exponents, self.rates):
+            free = _reading("unclipped", self.members(rate, "unclipped"), results)
+            high = _reading(HIGH_ARM, self.high_members(rate), results)
+            rungs.append(
+                Rung(
+                    exponent=k,
+                    rate=rate,
+                    unclipped=free,
+                    clipped=high,
+                    p_diverged=stats.fisher_exact(free.diverged, free.n, high.diverged, high.n),
+                    p_success=stats.fisher_exact(free.succeeded, free.n, high.succeeded, high.n),
+                )
+            )
+        return rungs
+
     def read(self, results: Mapping[Any, ClipResult]) -> list[Rung]:
         """Every rung, read from ``results`` (the results of :meth:`runs`, keyed by run)."""
         rungs = []
@@ -1146,3 +1202,62 @@ def window_quantiles(values: np.ndarray, edges: Sequence[int] | np.ndarray) -> t
             out[w, 3] = block.max()
     centres = np.array([(a + b - 1) / 2 for a, b in zip(edges, edges[1:])])
     return centres, out
+
+
+def clipped_share(results: Mapping[Any, ClipResult], members: Sequence[Member], first: bool = False) -> float:
+    r"""The share of the updates of ``members`` at which clipping acted: the global gradient norm (before
+    clipping, :attr:`ClipResult.norms` over the groups) above the member's threshold.
+
+    Over every update each member took (its log up to where it left); with
+    ``first``, over the members' first updates only. Members without a
+    threshold never clip.
+
+    >>> d = ClipDesign(length=4, hidden=2, updates=3, seeds=1, parts=1)
+    >>> r = ClipRun(d, (Member(0, 0.1, 1e-9), Member(0, 0.1, 1e9))).execute()
+    >>> clipped_share({0: r}, [Member(0, 0.1, 1e-9)]), clipped_share({0: r}, [Member(0, 0.1, 1e9)], first=True)
+    (1.0, 0.0)
+    """
+    by_member = {m: r for r in results.values() for m in r.members}
+    hit = total = 0
+    for m in members:
+        r = by_member[m]
+        norms = np.sqrt((r.norms[r.index(m)] ** 2).sum(axis=0))  # (updates,)
+        taken = norms[np.isfinite(norms)]
+        if first:
+            taken = taken[:1]
+        limit = math.inf if m.clip is None else m.clip
+        hit += int(np.sum(taken > limit))
+        total += taken.size
+    if total == 0:
+        raise ValueError(f"members must have taken at least one update, got {len(members)} members with none")
+    return hit / total
+
+
+def stratified(rungs: Sequence[Rung], field: str) -> float:
+    """The exact stratified test of the two arms across the rungs, one stratum per learning rate
+    (:func:`rnnmem.stats.stratified_exact`): whether clipping changes ``field`` (``"diverged"`` or
+    ``"succeeded"``) at any rate, in one test, where the per-rate tests share the level among the rates.
+
+    >>> from types import SimpleNamespace as N
+    >>> arm = lambda k: N(succeeded=k, diverged=0, n=20)
+    >>> round(stratified([N(unclipped=arm(0), clipped=arm(3))] * 2, "succeeded"), 4)
+    0.0266
+    """
+    field = check_choice("field", field, ("diverged", "succeeded"))
+    tables = [(getattr(r.clipped, field), r.clipped.n, getattr(r.unclipped, field), r.unclipped.n) for r in rungs]
+    return stats.stratified_exact(tables)
+
+
+def null_power(rung: Rung, field: str, effect: float, level: float) -> float:
+    """The power of one rung's Fisher test at ``level`` to find the clipped arm ``effect`` above the unclipped
+    arm's observed share of ``field`` (below it, where above would pass 1): :func:`rnnmem.stats.fisher_power`.
+
+    >>> from types import SimpleNamespace as N
+    >>> rung = N(unclipped=N(succeeded=0, n=20), clipped=N(succeeded=0, n=20))
+    >>> round(null_power(rung, "succeeded", 0.2, 0.0125), 2)
+    0.09
+    """
+    field = check_choice("field", field, ("diverged", "succeeded"))
+    base = getattr(rung.unclipped, field) / rung.unclipped.n
+    other = base + effect if base + effect <= 1.0 else base - effect
+    return stats.fisher_power(other, base, rung.clipped.n, rung.unclipped.n, alpha=level)

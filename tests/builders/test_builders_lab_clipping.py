@@ -38,15 +38,16 @@ def experiment(window=None):
 
 def test_the_table_shows_every_rung_and_arm_with_its_counts_intervals_and_tests(tmp_path):
     text = one.render(tmp_path, f"<!-- table: clipping_counts {TEXT} -->")
-    lad, rungs, _ = experiment()
+    lad, rungs, results = experiment()
+    high = lad.read_high(results)
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines() if line.startswith("| ")][1:]
-    assert len(rows) == 2 * len(rungs)
+    assert len(rows) == 3 * len(rungs)
     for k, rung in enumerate(rungs):
-        first, second = rows[2 * k], rows[2 * k + 1]
-        assert first[0] == lc._rate(rung.rate) and second[0] == "" and second[6] == second[7] == ""
+        first, second, third = rows[3 * k], rows[3 * k + 1], rows[3 * k + 2]
+        assert first[0] == lc._rate(rung.rate) and second[0] == third[0] == "" and first[6] == first[7] == ""
         assert first[1] == f"{2.0 ** lad.design.exponents[k]:g}"
-        assert first[2] == "none" and second[2] == f"at {lad.clip:.2f}"
-        for row, arm in ((first, rung.unclipped), (second, rung.clipped)):
+        assert first[2] == "none" and second[2] == f"at {lad.clip:.2f}" and third[2] == f"at {lad.high_clip:.2f}"
+        for row, arm in ((first, rung.unclipped), (second, rung.clipped), (third, high[k].clipped)):
             lo, hi = stats.wilson(arm.diverged, arm.n)
             assert row[3] == f"{arm.diverged}/{arm.n} ({lo:.2f}–{hi:.2f})"
             lo, hi = stats.wilson(arm.succeeded, arm.n)
@@ -56,7 +57,8 @@ def test_the_table_shows_every_rung_and_arm_with_its_counts_intervals_and_tests(
             else:
                 q1, median, q3 = stats.quartiles(arm.ratios)
                 assert row[5] == f"{median:.2f} ({q1:.2f}–{q3:.2f})"
-        assert first[6] == lc._p_tex(rung.p_diverged) and first[7] == lc._p_tex(rung.p_success)
+        assert second[6] == lc._p_tex(rung.p_diverged) and second[7] == lc._p_tex(rung.p_success)
+        assert third[6] == lc._p_tex(high[k].p_diverged) and third[7] == lc._p_tex(high[k].p_success)
     # the rung of a step sixty-four times the edge: every unclipped network diverges
     assert rungs[-1].unclipped.diverged == rungs[-1].unclipped.n
 
@@ -448,3 +450,16 @@ def test_the_design_the_directives_default_to_is_the_core_design():
         exponents=tuple(defaults["exponents"]),
     )
     assert dataclasses.replace(design, calibration=clip_lab.DESIGN.calibration) == clip_lab.DESIGN
+
+
+def test_the_values_carry_the_second_threshold_the_stratified_tests_and_the_share_clipped():
+    lad, rungs, results = experiment()
+    _, values = lc.clipping_counts(**ARGS)
+    assert values["high_clip"] == pytest.approx(clip_lab.HIGH_MULTIPLE * lad.clip)
+    assert values["high_diverged"] == sum(r.clipped.diverged for r in lad.read_high(results))
+    p = clip_lab.stratified(rungs, "diverged")
+    assert values["stratified"]["diverged"].endswith(f"(p = {lc._p(p)})")
+    assert ("finds a difference" in values["stratified"]["diverged"]) == (p < clip_lab.ALPHA)
+    clipped = [m for r in lad.rates for m in lad.members(r, "clipped")]
+    assert values["share_clipped"] == lc._percent(clip_lab.clipped_share(results, clipped))
+    assert lc._percent(0.0) == "0%" and lc._percent(0.0004) == "0.04%" and lc._percent(0.29) == "29%"

@@ -450,3 +450,46 @@ def test_the_members_train_through_the_labs_trainer(monkeypatch):
     result = clip_lab.train_members(design, [Member(0, 0.05), Member(1, 1e4)])
     assert len(calls) == 1 and calls[0].retire and calls[0].stop_when_done and callable(calls[0].optimizer)
     assert result.outcome[1] == "diverged"
+
+
+def test_the_second_threshold_is_a_third_arm_of_its_own_seeds_and_runs():
+    d = clip_lab.ClipDesign(length=4, hidden=2, updates=2, seeds=3, exponents=(0, 1), parts=2)
+    lad = clip_lab.ClipLadder(d, rates=(0.1, 0.2), clip=0.5)
+    first = {m.seed for r in lad.rates for arm in clip_lab.ARMS for m in lad.members(r, arm)}
+    high = {m.seed for r in lad.rates for m in lad.high_members(r)}
+    assert not first & high and high == {6, 7, 8}
+    assert {m.clip for r in lad.rates for m in lad.high_members(r)} == {clip_lab.HIGH_MULTIPLE * 0.5}
+    assert not set(lad.runs()) & set(lad.high_runs())  # the first arms' runs are not changed by the third
+    results = {run: run.execute() for run in lad.runs() + lad.high_runs()}
+    rungs = lad.read_high(results)
+    assert [r.clipped.arm for r in rungs] == [clip_lab.HIGH_ARM] * 2
+    assert [r.unclipped.outcomes for r in rungs] == [r.unclipped.outcomes for r in lad.read(results)]
+
+
+def test_the_clipped_share_counts_the_updates_whose_norm_passed_the_threshold():
+    d = clip_lab.ClipDesign(length=4, hidden=2, updates=5, seeds=1, parts=1)
+    tight, loose, free = clip_lab.Member(0, 0.1, 1e-9), clip_lab.Member(0, 0.1, 1e9), clip_lab.Member(0, 0.1)
+    r = clip_lab.ClipRun(d, (tight, loose, free)).execute()
+    norms = np.sqrt((r.norms[2] ** 2).sum(axis=0))
+    middle = clip_lab.Member(1, 0.1, float(np.median(norms)))
+    r2 = clip_lab.ClipRun(d, (middle,)).execute()
+    expected = float(np.mean(np.sqrt((r2.norms[0] ** 2).sum(axis=0)) > middle.clip))
+    results = {0: r, 1: r2}
+    assert clip_lab.clipped_share(results, [tight]) == 1.0
+    assert clip_lab.clipped_share(results, [loose, free]) == 0.0
+    assert clip_lab.clipped_share(results, [middle]) == pytest.approx(expected)
+
+
+def test_the_stratified_test_of_one_rate_is_fishers_and_pools_evidence_across_rates():
+    from types import SimpleNamespace as N
+
+    def rung(free, clipped):
+        return N(unclipped=N(succeeded=free, diverged=0, n=20), clipped=N(succeeded=clipped, diverged=0, n=20))
+
+    assert clip_lab.stratified([rung(0, 4)], "succeeded") == pytest.approx(stats.fisher_exact(4, 20, 0, 20))
+    four = [rung(0, 2), rung(0, 2), rung(0, 1), rung(0, 1)]
+    assert all(stats.fisher_exact(r.clipped.succeeded, 20, 0, 20) > 0.2 for r in four)
+    assert clip_lab.stratified(four, "succeeded") < 0.05
+    assert clip_lab.null_power(rung(0, 0), "succeeded", 0.4, 0.0125) > clip_lab.null_power(
+        rung(0, 0), "succeeded", 0.2, 0.0125
+    )

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rnnmem import clip_lab
+from rnnmem import clip_lab, verdicts
 from rnnmem.checks import Positive, PositiveInt
 from rnnmem.clip_lab import DESIGN, GROUPS, ClipDesign, ClipLadder, Rung
 from rnnmem.experiments import AddingLength, Model, ModelSpec
@@ -82,7 +82,7 @@ def _experiment(
         eval_size=eval_size,
     )
     lad = _ladder(design)
-    keys = lad.runs()
+    keys = lad.runs() + lad.high_runs()
     results = dict(zip(keys, runs(keys)))
     return lad, lad.read(results), results
 
@@ -353,6 +353,60 @@ def _figure_rule(rungs: list[Rung], chosen: int, level: float) -> str:
     return "the lowest rate, since the two arms diverged equally often at every rate"
 
 
+def _power_text(rungs: list[Rung], field: str, level: float) -> str:
+    """The power of each rung's Fisher test to find the design's effect, as a range over the rungs."""
+    powers = [clip_lab.null_power(r, field, verdicts.EFFECT, level) for r in rungs]
+    low, high = f"{min(powers):.2f}", f"{max(powers):.2f}"
+    return low if low == high else f"between {low} and {high}"
+
+
+def _stratified_words(p: float) -> str:
+    """The stratified test's result in a clause."""
+    if p < clip_lab.ALPHA:
+        return f"the exact stratified test across the rates finds a difference (p = {_p(p)})"
+    return f"the exact stratified test across the rates finds none (p = {_p(p)})"
+
+
+def _percent(value: float) -> str:
+    """A share as a percentage: whole percents, two significant digits below 1%, and 0% only for none."""
+    if value == 0 or value >= 0.01:
+        return f"{100 * value:.0f}%"
+    return f"{100 * value:.2g}%"
+
+
+def _high_values(lad: ClipLadder, results: dict, level: float) -> dict:
+    """The second threshold's arm against the unclipped arm, and how often each threshold acted."""
+    high = lad.read_high(results)
+    clipped = [m for r in lad.rates for m in lad.members(r, "clipped")]
+    highs = [m for r in lad.rates for m in lad.high_members(r)]
+    return {
+        "high_clip": lad.high_clip,
+        "high_multiple": clip_lab.HIGH_MULTIPLE,
+        "high_diverged": sum(r.clipped.diverged for r in high),
+        "high_succeeded": sum(r.clipped.succeeded for r in high),
+        "high_by_rate": _join([f"{r.clipped.diverged} at {_rate(r.rate)}" for r in high]),
+        "high_success_by_rate": _join([f"{r.clipped.succeeded} at {_rate(r.rate)}" for r in high]),
+        "high_divergence_test": _differences(high, "diverged", level),
+        "high_success_test": _differences(high, "succeeded", level),
+        "high_verdict": _verdict(high, level),
+        "first_seed_high": 2 * lad.design.seeds,
+        "last_seed_high": 3 * lad.design.seeds - 1,
+        "share_clipped": _percent(clip_lab.clipped_share(results, clipped)),
+        "share_clipped_first": _percent(clip_lab.clipped_share(results, clipped, first=True)),
+        "share_high": _percent(clip_lab.clipped_share(results, highs)),
+        "share_high_first": _percent(clip_lab.clipped_share(results, highs, first=True)),
+        "stratified": {
+            field: _stratified_words(clip_lab.stratified(rs, field))
+            for field, rs in (("diverged", lad.read(results)), ("succeeded", lad.read(results)))
+        },
+        "stratified_high": {
+            field: _stratified_words(clip_lab.stratified(high, field)) for field in ("diverged", "succeeded")
+        },
+        "power": {field: _power_text(lad.read(results), field, level) for field in ("diverged", "succeeded")},
+        "effect": verdicts.EFFECT,
+    }
+
+
 def _values(lad: ClipLadder, rungs: list[Rung], results: dict) -> dict:
     """Everything the section reads: the design, the calibration, the counts, the tests and their words."""
     d = lad.design
@@ -427,6 +481,7 @@ def _values(lad: ClipLadder, rungs: list[Rung], results: dict) -> dict:
         "figure_clipped_diverged": rungs[chosen].clipped.diverged,
         "figure_rule": _figure_rule(rungs, chosen, level),
         "diagnosis": _diagnosis(rungs[chosen], results),
+        **_high_values(lad, results, level),
     }
 
 
@@ -466,19 +521,21 @@ def clipping_counts(
     )
     values = _values(lad, rungs, results)
     rows = []
+    high = {r.rate: r for r in lad.read_high(results)}
     for k, r in zip(lad.design.exponents, rungs):
-        for arm in (r.unclipped, r.clipped):
+        for arm in (r.unclipped, r.clipped, high[r.rate].clipped):
             first = arm is r.unclipped
+            tested = r if arm is r.clipped else high[r.rate]
             rows.append(
                 [
                     _rate(r.rate) if first else "",
                     f"{2.0**k:g}" if first else "",
-                    "none" if first else f"at {lad.clip:.2f}",
+                    "none" if first else f"at {arm.members[0].clip:.2f}",
                     _count(arm.diverged, arm.n, arm.diverged_interval),
                     _count(arm.succeeded, arm.n, arm.success_interval),
                     _ratios(arm),
-                    _p_tex(r.p_diverged) if first else "",
-                    _p_tex(r.p_success) if first else "",
+                    "" if first else _p_tex(tested.p_diverged),
+                    "" if first else _p_tex(tested.p_success),
                 ]
             )
     table = Table(
@@ -502,7 +559,8 @@ def clipping_counts(
             f"{lad.design.seeds} networks per row. Diverged: a loss or gradient not finite, or a training "
             f"loss above {lad.design.diverge:g} times the baseline. Learned: held-out error at most "
             f"{lad.design.success:g} times the baseline on {lad.design.eval_size} sequences. The error "
-            f"ratio is taken over the networks that did not diverge, at success or at the end. A p below "
+            f"ratio is taken over the networks that did not diverge, at success or at the end. Fisher's p "
+            f"compares each clipped row with the row without clipping at the same rate; a p below "
             f"{values['level']:g} (0.05 over {len(rungs)} rates) counts as a detectable difference."
         ),
     )
