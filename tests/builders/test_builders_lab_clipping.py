@@ -203,10 +203,18 @@ def test_no_detectable_difference_is_said_where_fisher_says_so():
     assert all(r.p_diverged >= LEVEL for r in rungs)
     sentence = lc._differences(rungs, "diverged", LEVEL)
     smallest = min(r.p_diverged for r in rungs)
-    assert sentence == f"There is no detectable difference at any rate (p ≥ {lc._p(smallest)})"
-    assert lc._differences(rungs[:1], "succeeded", LEVEL) == "There is no detectable difference at any rate (p = 1)"
+    smallest = min(r.p_diverged for r in rungs[1:])
+    assert sentence == (
+        "At 0.1 both arms sit at the floor or the ceiling, where the test cannot tell; "
+        f"the test finds no difference at any other rate (p ≥ {lc._p(smallest)})"
+    )
+    assert lc._differences(rungs[:1], "succeeded", LEVEL) == (
+        "At every rate both arms sit at the floor or the ceiling, where the test cannot tell"
+    )
+    assert lc._differences(rungs[1:], "diverged", LEVEL).startswith("The test finds no difference at any rate")
     assert lc._verdict(rungs, LEVEL) == (
-        "made no detectable difference to diverging and made no detectable difference to learning"
+        "made no detectable difference to diverging and left learning where the counts cannot tell, "
+        "both arms at the floor or ceiling"
     )
 
 
@@ -217,11 +225,11 @@ def test_a_detectable_difference_is_named_with_its_direction_and_its_p():
         f"Fewer networks diverged with clipping at learning rate 0.2 (p = {lc._p(rungs[1].p_diverged)})"
     )
     assert f"more networks diverged with clipping at learning rate 0.4 (p = {lc._p(rungs[2].p_diverged)})" in sentence
-    assert sentence.endswith("there is no detectable difference at 0.1 (p = 1)")
+    assert sentence.endswith("at 0.1 both arms sit at the floor or the ceiling, where the test cannot tell")
     verdict = lc._verdict(rungs, LEVEL)
     assert verdict.startswith("kept networks from diverging at learning rate 0.2")
     assert "made more networks diverge at learning rate 0.4" in verdict
-    assert verdict.endswith("made no detectable difference to learning")
+    assert verdict.endswith("left learning where the counts cannot tell, both arms at the floor or ceiling")
 
 
 def test_learning_is_worded_from_the_success_counts():

@@ -151,13 +151,25 @@ def _differences(rungs: list[Rung], field: str, level: float) -> str:
         if group:
             rates = _join([f"{_rate(r.rate)} (p = {_p(p_of(r))})" for r in group])
             parts.append(f"{word} networks {noun} with clipping at learning rate {rates}")
+    edge = [r for r in none if _at_an_edge(r, field)]
+    if edge:
+        where = "at every rate" if len(edge) == len(rungs) else f"at {_join([_rate(r.rate) for r in edge])}"
+        parts.append(f"{where} both arms sit at the floor or the ceiling, where the test cannot tell")
+    none = [r for r in none if r not in edge]
     if none:
-        where = "at any rate" if len(none) == len(rungs) else f"at {_join([_rate(r.rate) for r in none])}"
+        where = "at any other rate" if edge else "at any rate"
+        where = where if len(none) + len(edge) == len(rungs) else f"at {_join([_rate(r.rate) for r in none])}"
         smallest = min(p_of(r) for r in none)
-        bound = "p = 1" if smallest == 1.0 else f"p ≥ {_p(smallest)}"
-        parts.append(f"there is no detectable difference {where} ({bound})")
+        bound = "p = 1" if smallest == 1.0 else f"p = {_p(smallest)}" if len(none) == 1 else f"p ≥ {_p(smallest)}"
+        parts.append(f"the test finds no difference {where} ({bound})")
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:]
+
+
+def _at_an_edge(rung: Rung, field: str) -> bool:
+    """Both arms of the rung at or below the floor, or at or above the ceiling, of :mod:`rnnmem.verdicts`."""
+    shares = [getattr(arm, field) / arm.n for arm in (rung.unclipped, rung.clipped)]
+    return all(v <= verdicts.FLOOR for v in shares) or all(v >= verdicts.CEILING for v in shares)
 
 
 def _verdict(rungs: list[Rung], level: float) -> str:
@@ -170,7 +182,10 @@ def _verdict(rungs: list[Rung], level: float) -> str:
         if more:
             said.append(f"made more networks {verb} at learning rate {_join([_rate(r.rate) for r in more])}")
         if not fewer and not more:
-            said.append(f"made no detectable difference to {noun}")
+            if all(_at_an_edge(r, field) for r in rungs):
+                said.append(f"left {noun} where the counts cannot tell, both arms at the floor or ceiling")
+            else:
+                said.append(f"made no detectable difference to {noun}")
     return _join(said)
 
 

@@ -927,6 +927,9 @@ def _bias_values(biases, lag, seeds, steps, outcomes: list[Outcome]) -> dict:
         "seeds": seeds,
         "steps": steps,
         "steps_across": lag + 1,
+        "adjacent_text": _join(
+            [f"{b:g} against {a:g}: {_step_words(adjacent[f'b{a:g}-b{b:g}'])}" for a, b in zip(biases, biases[1:])]
+        ),
         "counts": {f"b{b:g}": o.successes for b, o in zip(biases, outcomes)},
         "intervals": {f"b{b:g}": _interval(o) for b, o in zip(biases, outcomes)},
         "median": {f"b{b:g}": o.accuracy()[1] for b, o in zip(biases, outcomes)},
@@ -937,6 +940,16 @@ def _bias_values(biases, lag, seeds, steps, outcomes: list[Outcome]) -> dict:
         "adjacent": adjacent,
         "keep": {f"b{b:g}": float(memory.decay(memory.sigmoid(b), lag + 1)) for b in biases},
     }
+
+
+def _step_words(c: dict) -> str:
+    """One step of the bias sweep in a few words: its counts and what Fisher's test can say of them."""
+    counts = f"{c['a']} of {c['n']} against {c['b']}"
+    if c["kind"] in ("floor", "ceiling"):
+        return f"{counts}, both at the {c['kind']}, where the test cannot tell"
+    if c["differ"]:
+        return f"{counts}, {c['phrase'].split(' ')[0]} successes (p = {c['p']})"
+    return f"{counts}, no difference found (p = {c['p']}, power {c['power']})"
 
 
 @table()
