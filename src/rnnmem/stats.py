@@ -8,6 +8,9 @@ states, each with its uncertainty:
 * :func:`fisher_exact`: the two-sided p-value of Fisher's exact test on two
   counts, computed in exact integer arithmetic, so it is the same on every
   processor;
+* :func:`sign_test` and :func:`wilcoxon_signed_rank`: paired tests on one
+  value per seed, the exact binomial sign test and Wilcoxon's signed-rank
+  test (exact without ties, normal with the tie correction otherwise);
 * :func:`quartiles` and :func:`bootstrap_median`: the spread of a sample and an
   interval for its median (the percentile bootstrap, seeded);
 * :func:`kaplan_meier`: the share of runs still without success after ``t``

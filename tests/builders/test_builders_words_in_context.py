@@ -7,6 +7,8 @@ values of the page's own items.
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,10 +18,39 @@ import pytest
 from rnnmem import bilm, corpus, probe
 from rnnmem.site.builders import words_in_context as w
 from rnnmem.site.directives import find_directives
-from rnnmem.stats import fisher_exact, wilson
+from rnnmem.stats import bootstrap_median, sign_test, wilcoxon_signed_rank
 
 PAGE_NAME = "docs/chapters/words-in-context.md"
 PAGE = Path(__file__).resolve().parents[2] / PAGE_NAME
+
+SMALLEST_P = sign_test(w.SEEDS, w.SEEDS)
+"""The smallest p any test on the page's seeds can give: all of them on one side, 2 / 2**20 for twenty."""
+
+_POWERS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def printed_p_values(text: str) -> list[float]:
+    """Every p-value printed in ``text``, as the page prints them: ``p = 0.031`` or ``p = 3.2 × 10⁻⁶``."""
+    found = []
+    for mantissa, power in re.findall(r"p = (\d+(?:\.\d+)?)(?: × 10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?", text):
+        found.append(float(f"{mantissa}e{power.translate(_POWERS)}" if power else mantissa))
+    return found
+
+
+def strings(values) -> list[str]:
+    """Every string among a builder's values, nested ones included."""
+    if isinstance(values, str):
+        return [values]
+    if isinstance(values, dict):
+        return [t for v in values.values() for t in strings(v)]
+    if isinstance(values, (list, tuple)):
+        return [t for v in values for t in strings(v)]
+    return []
+
+
+def per_seed_differences(a, b) -> list[float]:
+    """Per-seed accuracies a minus b, exactly, then as floats: what the page's paired test is given."""
+    return [float(Fraction(*x) - Fraction(*y)) for x, y in zip(a, b)]
 
 
 def page_items(book_items) -> dict:
@@ -56,7 +87,7 @@ def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(book_i
     # the static row scores chance exactly on every seed; chance is one half
     probe_rows = tables["probe_table"]
     assert "| static row \\(E_w\\) | 0.50 [" in probe_rows and "| 0.50 | 0.50 |" in probe_rows, probe_rows
-    assert "| chance (the commoner sense) | 0.50 | 0.50 | 0.50 |" in probe_rows
+    assert "| chance (the commoner sense) | 0.50 [0.50, 0.50] | 0.50 | 0.50 |" in probe_rows
     assert f"{w.SEEDS} seeds" in probe_rows and "300 held-out occurrences per seed" in probe_rows
     assert probe_rows.count("\n| ") == len(probe.METHODS) + 1  # methods, chance (after the heading)
     steps = tables["probe_steps_table"]
@@ -70,7 +101,55 @@ def test_every_directive_of_the_page_renders_and_agrees_with_its_snippets(book_i
     assert tables["cue_distance_table"].count("\n| before,") == len(corpus.DISTANCES)
     assert tables["cue_distance_table"].count("\n| after,") == len(corpus.DISTANCES)
     assert tables["mixture_table"].count("\n| *") == len(corpus.SENSES)
-    assert "Fisher's exact test" in tables["layer_table"]
+    assert w.TEST in tables["layer_table"]
+    # nothing pooled over occurrences is left on the page
+    page = PAGE.read_text()
+    for pooled in ("Fisher", "Wilson", "pooled over"):
+        assert pooled not in page, pooled
+        for name, text in tables.items():
+            assert pooled not in text, (name, pooled)
+
+
+def test_no_printed_p_is_below_what_twenty_seeds_can_give(book_items):
+    """Every p the page prints, in its tables and its sentences, is one a test on the seeds can give."""
+    items = page_items(book_items)
+    texts = [item.content.decode() for _, (d, item) in items.items() if d.kind == "table"]
+    texts += [t for _, (d, item) in items.items() for t in strings(item.values)]
+    printed = [p for t in texts for p in printed_p_values(t)]
+    assert len(printed) > 20  # the page prints many; the parser reads them
+    # two significant digits: 2 / 2**20 = 1.907e-6 prints as 1.9 × 10⁻⁶
+    assert min(printed) >= float(f"{SMALLEST_P:.1e}"), min(printed)
+    for t in texts:
+        assert "p < " not in t and "p = <" not in t and "10⁻⁹⁹" not in t
+    assert items["bilm_loss"][1].values["p_floor"] == SMALLEST_P == 2.0**-19
+
+
+def test_the_paired_tests_of_the_page_are_the_signed_rank_test_on_its_seeds(book_items):
+    """A paired test's p on the page is wilcoxon_signed_rank of the per-seed differences, computed here again
+    from the per-seed counts the builder read (that those are the runs' own is tested on a small run below)."""
+    items = page_items(book_items)
+    layers = items["layer_table"][1]
+    lower, upper = layers.values["per_seed"]["lower"], layers.values["per_seed"]["upper"]
+    assert len(lower) == len(upper) == w.SEEDS
+    expected = wilcoxon_signed_rank(per_seed_differences(lower, upper)).p
+    assert layers.values["p"] == expected
+    assert w._p(expected) in layers.content.decode() and w._p(expected) in layers.values["versus"]
+    # the page says the lower layer is higher: the test agrees, and more seeds favour it than not
+    assert layers.values["versus"].startswith("higher") == (expected < w.ALPHA and layers.values["difference"] > 0)
+    probe_values = items["probe_table"][1].values
+    both, untrained = probe_values["per_seed"]["both"], probe_values["per_seed"]["untrained"]
+    expected = wilcoxon_signed_rank(per_seed_differences(both, untrained)).p
+    assert probe_values["both_versus_untrained_p"] == expected
+    assert w._p(expected) in probe_values["both_versus_untrained"]
+    # the slot: own side against other side, seed by seed
+    slot = items["slot_table"][1].values
+    for d in w.OWN:
+        own, other = np.array(slot["per_seed_own"][d]), np.array(slot["per_seed_other"][d])
+        assert own.size == other.size == w.SEEDS
+        assert slot["own_vs_other_p"][d] == wilcoxon_signed_rank(own - other).p
+    # and an interval is across seeds: the bootstrap median of the per-seed accuracies
+    acc = [float(Fraction(*p)) for p in lower]
+    assert layers.values["lower"] == bootstrap_median(acc, resamples=w.RESAMPLES, seed=w.BOOTSTRAP_SEED)[0]
 
 
 def test_the_sentences_the_page_writes_itself_hold_on_its_own_values(book_items):
@@ -86,16 +165,16 @@ def test_the_sentences_the_page_writes_itself_hold_on_its_own_values(book_items)
         # "Training removed from the state at the noun what the untrained network kept, even a cue read one
         # step before, and put little of the sense there."
         assert steps["neighbour_fall"][d].startswith("lower")
-        assert steps["neighbour_untrained_words"][d] == "above one half"
+        assert steps["neighbour_untrained_words"][d].startswith("above one half")
         assert steps["last_sense"][d] < steps["untrained_sense"][d]
         # "... and put little of the sense there": within ten points of chance. Whether the senses beat the
-        # control task there is worded from Fisher's test (last_versus) and is not asserted: with four seeds
-        # it has gone either way with the processor's arithmetic (p = 0.46 and 0.03 on two machines).
+        # control task there is worded from the paired test (last_versus) and is not asserted: it is near the
+        # edge of what the test detects, and the processor's arithmetic can tip it.
         chance = 1 / len(next(iter(corpus.SENSES.values())))
         assert steps["last_sense"][d] - chance < 0.1
     # "... a score for recognizing the cue word, as the control task showed"; and the bag sees a near cue
     probe_values = items["probe_table"][1].values
-    assert probe_values["mean"]["untrained"] > 0.5
+    assert probe_values["median"]["untrained"] > 0.5
     distance = items["cue_distance_table"][1].values
     assert distance["bag_near"] > distance["bag_far_high"]
     # the summary: "The static layer's weight falls to zero by construction"
@@ -148,62 +227,106 @@ def small(request):
 
 def test_the_values_the_page_reads_are_those_of_the_runs(small):
     runs = small
+
+    def median(values):
+        return bootstrap_median(values, resamples=w.RESAMPLES, seed=w.BOOTSTRAP_SEED)
+
     _, values = w.probe_table(seeds=2)
     for method in probe.METHODS:
-        correct = sum(r.final.correct[method] for r in runs)
-        assert values["mean"][w._key(method)] == pytest.approx(correct / sum(r.final.total for r in runs))
-    best = max(probe.METHODS, key=lambda m: values["mean"][w._key(m)])
+        acc = [r.final.correct[method] / r.final.total for r in runs]
+        assert values["median"][w._key(method)] == pytest.approx(median(acc)[0])
+    best = w._by_median({m: [(r.final.correct[m], r.final.total) for r in runs] for m in probe.METHODS})[0]
     assert values["first"] == w.PLAIN[best] and values["ranked"].startswith(w.PLAIN[best])
     assert values["static_min"] == values["static_max"] == 0.5
+    both = [(r.final.correct["both"], r.final.total) for r in runs]
+    untrained = [(r.final.correct["untrained"], r.final.total) for r in runs]
+    assert values["per_seed"]["both"] == both and values["per_seed"]["untrained"] == untrained
+    assert values["both_versus_untrained_p"] == wilcoxon_signed_rank(per_seed_differences(both, untrained)).p
     _, steps = w.probe_steps_table(seeds=2)
-    sense = w._pooled(r.counts[(0, "sense", "forward", "before")] for r in runs)
-    control = w._pooled(r.counts[(0, "control", "forward", "before")] for r in runs)
-    assert steps["untrained_sense"]["forward"] == sense[0] / sense[1]
-    assert steps["untrained_selectivity"]["forward"] == pytest.approx((sense[0] - control[0]) / sense[1])
-    assert w._p(fisher_exact(*sense, *control)) in steps["untrained_versus"]["forward"]
+    sense = [r.counts[(0, "sense", "forward", "before")] for r in runs]
+    control = [r.counts[(0, "control", "forward", "before")] for r in runs]
+    assert steps["untrained_sense"]["forward"] == median([c / n for c, n in sense])[0]
+    selectivity = per_seed_differences(sense, control)
+    assert steps["untrained_selectivity"]["forward"] == pytest.approx(median(selectivity)[0])
+    assert w._p(wilcoxon_signed_rank(selectivity).p) in steps["untrained_versus"]["forward"]
     _, slot = w.slot_table(seeds=2)
-    pooled = np.concatenate([r.slot[(3, "backward", "after")] for r in runs])
-    assert slot["own"]["backward"] == pytest.approx(pooled.mean())
-    assert (slot["own_low"]["backward"], slot["own_high"]["backward"]) == pytest.approx(probe.loss_interval(pooled)[1:])
+    own = [float(np.mean(r.slot[(3, "backward", "after")])) for r in runs]
+    other = [float(np.mean(r.slot[(3, "backward", "before")])) for r in runs]
+    assert slot["per_seed_own"]["backward"] == own and slot["per_seed_other"]["backward"] == other
+    assert (slot["own"]["backward"], slot["own_low"]["backward"], slot["own_high"]["backward"]) == median(own)
+    assert slot["own_vs_other_p"]["backward"] == wilcoxon_signed_rank(np.array(own) - np.array(other)).p
     assert slot["floor"]["word"] == corpus.slot_entropy("word")
+    word_floor = wilcoxon_signed_rank(np.array(own) - corpus.slot_entropy("word")).p
+    assert slot["own_vs_word"]["backward"].endswith(f"that floor ({w._p(word_floor)})")
     _, layers = w.layer_table(seeds=2)
-    lower = w._pooled((r.final.correct["layer 1"], r.final.total) for r in runs)
-    assert layers["lower"] == lower[0] / lower[1]
+    lower = [(r.final.correct["layer 1"], r.final.total) for r in runs]
+    upper = [(r.final.correct["both"], r.final.total) for r in runs]
+    assert layers["per_seed"] == {"lower": lower, "upper": upper}
+    assert layers["lower"] == median([c / n for c, n in lower])[0]
+    assert layers["p"] == wilcoxon_signed_rank(per_seed_differences(lower, upper)).p
     _, distance = w.cue_distance_table(seeds=2)
     assert 0 <= distance["trained_off"] <= 0.5 and distance["nearest"] < distance["farthest"]
     _, mixture = w.mixture_table(seeds=2)
     assert 0 <= mixture["s0_max"] <= 1 and mixture["words"] == len(corpus.SENSES)
     fig, loss = w.bilm_loss(seed=1, seeds=2, window=2)
     assert loss["steps"] == 3 and loss["first"] == runs[1].losses[0]
+    assert loss["p_floor"] == sign_test(2, 2) == 0.5  # two seeds can never give a p below one half
     with pytest.raises(ValueError, match="seed must be one of the 2 seeds trained"):
         w.bilm_loss(seed=2, seeds=2)
 
 
-def test_the_computed_words_follow_the_tests():
-    assert w._versus((90, 100), (50, 100)).startswith("higher (Fisher's exact test, p = ")
-    assert w._versus((50, 100), (90, 100)).startswith("lower")
-    assert w._versus((52, 100), (50, 100)).startswith("not detectably different")
-    assert w._chance_words(60, 100) == "above one half" and wilson(60, 100)[0] > 0.5
-    assert w._chance_words(55, 100) == "no detectable difference from one half"
-    assert w._chance_words(30, 100) == "below one half"
-    assert w._against_floor((2.0, 1.9, 2.1), 2.48) == "below"
-    assert w._against_floor((2.4, 2.3, 2.5), 2.48) == "not detectably different from"
-    assert w._against_floor((2.0, 1.9, 2.1), 1.39) == "above"
-    assert w._p(0.0312) == "p = 0.03" and w._p(3.2e-7) == "p = 3 × 10⁻⁷" and w._p(0.0) == "p < 10⁻⁹⁹"
+def test_the_computed_words_follow_the_paired_test():
+    ahead = [(9, 10)] * 6 + [(8, 10)] * 6
+    behind = [(5, 10)] * 12
+    assert w._versus(ahead, behind).startswith("higher (p = ")
+    assert w._versus(behind, ahead).startswith("lower")
+    mixed = [(5 + s % 3 - 1, 10) for s in range(12)]  # 4, 5, 6 of 10 by turns: no direction
+    assert w._versus(mixed, behind).startswith("not detectably different")
+    # paired, not pooled: each seed is one pair, whatever its number of occurrences
+    d = per_seed_differences(ahead, behind)
+    assert w._p(wilcoxon_signed_rank(d).p) in w._versus(ahead, behind)
+    assert w._chance_words([(8, 10)] * 12).startswith("above one half (")
+    assert w._chance_words([(2, 10)] * 12).startswith("below one half (")
+    assert w._chance_words(mixed).startswith("no detectable difference from one half")
+    assert w._chance_words([(10, 10)] * 2).startswith("no detectable difference")  # two seeds cannot tell
+    floor = corpus.slot_entropy("nothing")
+    assert w._against_floor([floor - 0.1 - s / 100 for s in range(12)], "nothing").startswith("below that floor")
+    assert w._against_floor([floor + 0.1 + s / 100 for s in range(12)], "nothing").startswith("above that floor")
+    assert w._against_floor([floor + (-1) ** s * 0.1 for s in range(12)], "nothing").startswith("not detectably")
+    assert w._p(0.0312) == "p = 0.031" and w._p(0.5) == "p = 0.50" and w._p(1.0) == "p = 1.0"
+    assert w._p(0.0999) == "p = 0.10" and w._p(0.0012) == "p = 0.0012" and w._p(2.0**-19) == "p = 1.9 × 10⁻⁶"
+    for bad in (0.0, -0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="p must be a probability"):
+            w._p(bad)
+    with pytest.raises(ValueError, match="one count per seed each"):
+        w._differences([(1, 2)], [(1, 2), (1, 2)])
 
 
-def test_the_ranking_groups_only_what_fishers_test_tells_apart():
-    counts = {"bag": (95, 100), "untrained": (70, 100), "static": (66, 100), "forward": (40, 100)}
-    order, rule = w._ranking(counts)
+def test_the_ranking_groups_only_what_the_paired_test_tells_apart():
+    seeds = 12
+    per_seed = {
+        "bag": [(95, 100)] * seeds,
+        "untrained": [(70 + s % 3, 100) for s in range(seeds)],
+        "static": [(70 + (s + 1) % 3, 100) for s in range(seeds)],
+        "forward": [(40, 100)] * seeds,
+    }
+    order, rule = w._ranking(per_seed)
     groups = [g.split(" and ") for g in order.split("; then ")]
     assert groups == [[w.PLAIN["bag"]], [w.PLAIN["untrained"], w.PLAIN["static"]], [w.PLAIN["forward"]]]
-    apart = [fisher_exact(*counts["bag"], *counts["untrained"]), fisher_exact(*counts["static"], *counts["forward"])]
-    level = fisher_exact(*counts["untrained"], *counts["static"])
+
+    def p(a, b):
+        return wilcoxon_signed_rank(per_seed_differences(per_seed[a], per_seed[b])).p
+
+    apart = [p("bag", "untrained"), p("static", "forward")]
+    level = p("untrained", "static")
     assert max(apart) < w.ALPHA <= level
-    assert f"({w._p(min(apart))} to {w._p(max(apart)).removeprefix('p = ')})" in rule
+    assert f"({w._p(min(apart))})" in rule or f"({w._p(min(apart))} to" in rule
     assert f"not detectably different from the one before it ({w._p(level)})" in rule
+    assert f"on the {seeds} seeds' paired accuracies" in rule
     # one group, or every neighbour apart: the sentence says only what applies
-    alike, rule = w._ranking({"bag": (50, 100), "untrained": (51, 100)})
+    alike, rule = w._ranking({"bag": per_seed["untrained"], "untrained": per_seed["static"]})
     assert " and " in alike and "; then" not in alike and "semicolon" not in rule and rule.startswith("Within")
-    apart_only, rule = w._ranking({"bag": (99, 100), "untrained": (50, 100), "static": (1, 100)})
+    apart_only, rule = w._ranking(
+        {"bag": [(99, 100)] * seeds, "untrained": [(50, 100)] * seeds, "static": [(1, 100)] * seeds}
+    )
     assert apart_only.count("; then") == 2 and "within a group" not in rule and rule.startswith("A semicolon")

@@ -15,28 +15,46 @@ numbers may differ across processors, and the page says so), and the chapter
 uses :data:`SEEDS` seeds, twenty, the number the book asks of any result from
 training. On the book's shared two-core machine their 5,000 steps and probes
 take about 64 s of wall time split between the pool's two processes (ten
-seeds stacked in each, about 6 s a seed; ``make bench-lab`` measures it), and
-the tables' exact tests on the pooled counts milliseconds. Every accuracy is a
-count of held-out occurrences pooled over the seeds, with its Wilson
-interval, and the seeds are stated beside it; a mean loss comes with its 95%
-interval over the held-out sentences and the lowest and highest seed.
+seeds stacked in each, about 6 s a seed; ``make bench-lab`` measures it).
 
-**Tests on the page.** A difference between two accuracies is stated as one
-only when Fisher's exact test on the two counts gives ``p < 0.05``
-(:data:`ALPHA`), and the page prints the ``p``; otherwise the page says there
-is no detectable difference.
+**The seed is the unit of replication.** Each seed trains its own language
+models and fits its own probes, and the held-out occurrences a seed's probe
+is scored on all share that seed's model: they are not independent
+replicates, and a test that pooled them over seeds would claim thousands of
+observations where there are twenty. So every number the page reads is first
+computed per seed (a seed's held-out accuracy, a seed's mean loss on the
+noun), and then:
+
+* an interval is across the seeds: the median of the per-seed values and its
+  95% percentile bootstrap interval (:func:`rnnmem.stats.bootstrap_median`,
+  :data:`RESAMPLES` resamples, seed :data:`BOOTSTRAP_SEED`);
+* a comparison is Wilcoxon's signed-rank test
+  (:func:`rnnmem.stats.wilcoxon_signed_rank`) on the per-seed differences,
+  paired by seed wherever two numbers come from the same seed (two layers,
+  the senses against the control task, trained against untrained, near
+  against far), and on the per-seed values minus the reference for a
+  comparison with a constant (one half, a floor of the loss). A difference is
+  stated as one only when ``p < 0.05`` (:data:`ALPHA`), and the page prints
+  the ``p``; otherwise it says there is no detectable difference. With 20
+  seeds no such test can give a ``p`` below :math:`2^{-19}`, about
+  :math:`1.9 \\times 10^{-6}`.
+
+Per-seed accuracies are differenced exactly (:class:`fractions.Fraction`)
+before they are rounded to floats, so equal differences tie as they should.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
+from fractions import Fraction
 from functools import cache
 
 import numpy as np
 
 from rnnmem import corpus, probe
 from rnnmem.checks import NonNegativeInt, PositiveInt
-from rnnmem.stats import fisher_exact, wilson
+from rnnmem.stats import Wilcoxon, bootstrap_median, wilcoxon_signed_rank
 
 from ..labruns import runs
 from ..registry import figure, table
@@ -47,7 +65,19 @@ SEEDS = 20
 """The seeds the chapter trains (see the module's docstring for the rule)."""
 
 ALPHA = 0.05
-"""The level below which Fisher's ``p`` lets the page call two accuracies different."""
+"""The level below which a seed-level test's ``p`` lets the page call two numbers different."""
+
+LEVEL = 0.95
+"""The level of every interval across seeds."""
+
+RESAMPLES = 2000
+"""The bootstrap resamples of each interval across seeds."""
+
+BOOTSTRAP_SEED = 0
+"""The seed of the bootstrap's generator, so that every interval is the same on every build."""
+
+TEST = "Wilcoxon signed-rank test"
+"""The name the page gives the seed-level test."""
 
 WINDOW = inspect.signature(probe.compare).parameters["window"].default
 """The bag of rows' half-width: the default of :func:`rnnmem.probe.compare`, which the builders use."""
@@ -120,63 +150,110 @@ def _join(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _pooled(pairs) -> tuple[int, int]:
-    """``(correct, total)`` summed over seeds."""
-    pairs = list(pairs)
-    return sum(c for c, _ in pairs), sum(n for _, n in pairs)
+def _share(pair: tuple[int, int]) -> Fraction:
+    """A seed's ``(correct, total)`` as an exact share."""
+    return Fraction(pair[0], pair[1])
 
 
-def _rate(correct: int, total: int) -> str:
-    """An accuracy and its 95% Wilson interval, as the tables print it."""
-    low, high = wilson(correct, total)
-    return f"{correct / total:.2f} [{low:.2f}, {high:.2f}]"
+def _shares(pairs) -> np.ndarray:
+    """Per-seed accuracies, one float per seed, from ``(correct, total)`` pairs."""
+    return np.array([float(_share(p)) for p in pairs])
+
+
+def _differences(a, b) -> np.ndarray:
+    """Per-seed ``a - b`` of two lists of ``(correct, total)``, paired by seed, differenced exactly."""
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise ValueError(f"a and b must hold one count per seed each, got {len(a)} and {len(b)}")
+    return np.array([float(_share(x) - _share(y)) for x, y in zip(a, b)])
+
+
+def _median(values) -> tuple[float, float, float]:
+    """``(median, lower, upper)`` across seeds: the percentile bootstrap of :func:`rnnmem.stats.bootstrap_median`."""
+    return bootstrap_median(values, level=LEVEL, resamples=RESAMPLES, seed=BOOTSTRAP_SEED)
+
+
+def _interval(values) -> str:
+    """Per-seed values as the tables print them: the median across seeds and its 95% interval."""
+    median, low, high = _median(values)
+    return f"{median:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _rate(pairs) -> str:
+    """Per-seed accuracies, as the tables print them."""
+    return _interval(_shares(pairs))
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _p(p: float) -> str:
-    """A p-value as the page prints it: two decimals, or one significant digit times a power of ten.
+    """A p-value as the page prints it: two significant digits, below 0.001 times a power of ten.
 
-    >>> _p(0.0312), _p(3.2e-7), _p(0.0)
-    ('p = 0.03', 'p = 3 × 10⁻⁷', 'p < 10⁻⁹⁹')
+    >>> _p(0.0312), _p(0.5), _p(1.0), _p(0.0012), _p(3.24e-6)
+    ('p = 0.031', 'p = 0.50', 'p = 1.0', 'p = 0.0012', 'p = 3.2 × 10⁻⁶')
     """
-    if p >= 0.01:
-        return f"p = {p:.2f}"
-    if p < 1e-99:
-        return "p < 10⁻⁹⁹"
-    mantissa, exponent = f"{p:.0e}".split("e")
-    return f"p = {mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"p must be a probability above 0 and at most 1, got {p!r}")
+    if p < 0.001:
+        mantissa, exponent = f"{p:.1e}".split("e")
+        return f"p = {mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    rounded = float(f"{p:.2g}")
+    return f"p = {rounded:.{max(1, 1 - math.floor(math.log10(rounded)))}f}"
 
 
-def _versus(a: tuple[int, int], b: tuple[int, int]) -> str:
-    """Computed words for how the accuracy ``a`` stands against ``b`` (to follow "is"), with Fisher's p."""
-    p = fisher_exact(a[0], a[1], b[0], b[1])
-    if p >= ALPHA:
-        return f"not detectably different (Fisher's exact test, {_p(p)})"
-    side = "higher" if a[0] / a[1] > b[0] / b[1] else "lower"
-    return f"{side} (Fisher's exact test, {_p(p)})"
+def _test(differences) -> Wilcoxon:
+    """The seed-level test of per-seed differences (or values minus a reference) about zero."""
+    return wilcoxon_signed_rank(differences)
 
 
-def _ranking(counts: dict[str, tuple[int, int]]) -> tuple[str, str]:
-    """Computed words for an order by pooled accuracy that claims no more than Fisher's test supports.
+def _named(result: Wilcoxon) -> str:
+    """The test's ``p`` as the page's sentences give it: the page names the test once, in its method."""
+    return _p(result.p)
 
-    ``counts`` maps each method to its pooled ``(correct, total)``. The methods are put in
-    order, highest first, and each is tested against its neighbour above it: where the test
-    tells the two apart (``p`` below :data:`ALPHA`) a new group starts. Returns the order,
-    groups separated by "; then", and a sentence saying what the separators mean, with the
+
+def _sign(result: Wilcoxon) -> int:
+    """+1 where the positive differences outweigh the negative ones, -1 where the negative do, 0 at a tie."""
+    half = result.n * (result.n + 1) / 4
+    return (result.r_plus > half) - (result.r_plus < half)
+
+
+def _versus(a, b) -> str:
+    """Computed words for how per-seed accuracies ``a`` stand against ``b`` of the same seeds (to follow "is")."""
+    d = _differences(a, b)
+    result = _test(d)
+    if result.p >= ALPHA:
+        return f"not detectably different ({_named(result)})"
+    side = "higher" if _sign(result) > 0 else "lower"
+    return f"{side} ({_named(result)})"
+
+
+def _by_median(per_seed: dict[str, list[tuple[int, int]]]) -> list[str]:
+    """The methods by their median accuracy over seeds, highest first; the mean breaks a tie."""
+    acc = {m: _shares(p) for m, p in per_seed.items()}
+    return sorted(per_seed, key=lambda m: (-float(np.median(acc[m])), -float(acc[m].mean())))
+
+
+def _ranking(per_seed: dict[str, list[tuple[int, int]]]) -> tuple[str, str]:
+    """Computed words for an order by median accuracy that claims no more than the paired test supports.
+
+    ``per_seed`` maps each method to its ``(correct, total)`` per seed, the same seeds in the same
+    order. The methods are put in order, highest median first (the mean breaks a tie), and each is
+    tested against its neighbour above it by the signed-rank test on the seeds' paired differences:
+    where the test tells the two apart (``p`` below :data:`ALPHA`) a new group starts. Returns the
+    order, groups separated by "; then", and a sentence saying what the separators mean, with the
     range of ``p`` on each side of the line.
 
-    >>> order, rule = _ranking({"bag": (90, 100), "untrained": (70, 100), "static": (68, 100)})
+    >>> strong = [(9, 10)] * 20
+    >>> weak = [(6 + s % 3, 10) for s in range(20)]
+    >>> order, rule = _ranking({"bag": strong, "untrained": weak, "static": weak[::-1]})
     >>> order
     'the bag of rows; then the untrained network and the static row'
-    >>> rule
-    "A semicolon marks where Fisher's exact test tells a representation from the one before it (p = 7 × 10⁻⁴); within a group, each is not detectably different from the one before it (p = 0.88)."
     """
-    ranked = sorted(counts, key=lambda m: -counts[m][0] / counts[m][1])
+    ranked = _by_median(per_seed)
     groups, apart, level = [[ranked[0]]], [], []
     for above, below in zip(ranked, ranked[1:]):
-        p = fisher_exact(*counts[above], *counts[below])
+        p = _test(_differences(per_seed[above], per_seed[below])).p
         if p < ALPHA:
             groups.append([below])
             apart.append(p)
@@ -184,6 +261,7 @@ def _ranking(counts: dict[str, tuple[int, int]]) -> tuple[str, str]:
             groups[-1].append(below)
             level.append(p)
     order = "; then ".join(_join([PLAIN[m] for m in group]) for group in groups)
+    seeds = len(next(iter(per_seed.values())))
 
     def span(ps: list[float]) -> str:
         low, high = _p(min(ps)), _p(max(ps))
@@ -192,7 +270,8 @@ def _ranking(counts: dict[str, tuple[int, int]]) -> tuple[str, str]:
     parts = []
     if apart:
         parts.append(
-            f"a semicolon marks where Fisher's exact test tells a representation from the one before it {span(apart)}"
+            f"a semicolon marks where the {TEST} on the {seeds} seeds' paired accuracies tells a "
+            f"representation from the one before it {span(apart)}"
         )
     if level:
         parts.append(f"within a group, each is not detectably different from the one before it {span(level)}")
@@ -200,16 +279,24 @@ def _ranking(counts: dict[str, tuple[int, int]]) -> tuple[str, str]:
     return order, rule[0].upper() + rule[1:] + "."
 
 
-def _chance_words(correct: int, total: int) -> str:
-    """Computed words for an accuracy against one half: inside or outside its Wilson interval."""
-    low, high = wilson(correct, total)
-    if low <= 0.5 <= high:
-        return "no detectable difference from one half"
-    return "above one half" if low > 0.5 else "below one half"
+def _against(values, reference: float) -> tuple[int, Wilcoxon]:
+    """The per-seed ``values`` against a constant: the side they lie on (+1, -1, or 0 for no detectable
+    difference) and the test of ``values - reference``."""
+    result = _test(np.asarray(values, dtype=np.float64) - reference)
+    return (_sign(result) if result.p < ALPHA else 0), result
 
 
-def _slot(runs, step: int, direction: str, side: str) -> tuple[float, float, float]:
-    return probe.loss_interval(np.concatenate([r.slot[(step, direction, side)] for r in runs]))
+def _chance_words(pairs) -> str:
+    """Computed words for per-seed accuracies against one half, with the test's ``p``."""
+    shares = _shares(pairs)
+    side, result = _against(shares, 0.5)
+    words = {1: "above one half", -1: "below one half", 0: "no detectable difference from one half"}[side]
+    return f"{words} ({_named(result)})"
+
+
+def _seed_losses(runs, step: int, direction: str, side: str) -> np.ndarray:
+    """Each seed's mean loss on the noun over its held-out sentences."""
+    return np.array([float(np.mean(r.slot[(step, direction, side)])) for r in runs])
 
 
 def _checkpoint_labels(steps) -> list[str]:
@@ -263,45 +350,52 @@ def bilm_loss(seed: NonNegativeInt = 0, seeds: PositiveInt = SEEDS, window: Posi
         "uniform": float(uniform),
         "checkpoints": _join(_checkpoint_labels(run.checkpoints[1:])),
         "seeds": len(runs),
+        "p_floor": _test(np.arange(1.0, len(runs) + 1)).p,
     }
 
 
 FLOORS = {"nothing": "knows nothing of the topic", "word": "knows the word, not the sense", "sense": "knows the sense"}
 
 
-def _pooled_slot(runs, step: int, direction: str, side: str) -> np.ndarray:
-    return np.concatenate([r.slot[(step, direction, side)] for r in runs])
+def _slot(runs, step: int, direction: str, side: str) -> tuple[float, float, float]:
+    """The median across seeds of the seeds' mean losses on the noun, and its 95% interval."""
+    return _median(_seed_losses(runs, step, direction, side))
 
 
-def _against_floor(interval: tuple[float, float, float], floor: float) -> str:
-    """Computed words for a mean loss against a floor: below, above, or neither, by its 95% interval."""
-    _, low, high = interval
-    if high < floor:
-        return "below"
-    if low > floor:
-        return "above"
-    return "not detectably different from"
+def _against_floor(values, knowing: str) -> str:
+    """Computed words for per-seed mean losses against a floor of :func:`rnnmem.corpus.slot_entropy`, with the test."""
+    side, result = _against(values, corpus.slot_entropy(knowing))
+    word = {1: "above", -1: "below", 0: "not detectably different from"}[side]
+    return f"{word} that floor ({_named(result)})"
 
 
 def _slot_values(runs) -> dict:
-    """What the page reads off the slot: losses, floors, the models' reading of the sense."""
+    """What the page reads off the slot: the seeds' losses against the floors and each other, their reading of the sense."""
     steps = runs[0].checkpoints
     last = steps[-1]
     floors = {k: corpus.slot_entropy(k) for k in corpus.KNOWLEDGE}
-    own = {d: _slot(runs, last, d, OWN[d]) for d in OWN}
-    other = {d: _slot(runs, last, d, OTHER[d]) for d in OWN}
-    early = {d: _slot(runs, steps[1], d, OWN[d]) for d in OWN}
-    per_seed = [float(r.slot[(last, d, OWN[d])].mean()) for r in runs for d in OWN]
-    reading = {d: _pooled(r.reading[(last, d, OWN[d])] for r in runs) for d in OWN}
-    versus = {}
+    own_seeds = {d: _seed_losses(runs, last, d, OWN[d]) for d in OWN}
+    other_seeds = {d: _seed_losses(runs, last, d, OTHER[d]) for d in OWN}
+    early_seeds = {d: _seed_losses(runs, steps[1], d, OWN[d]) for d in OWN}
+    own = {d: _median(own_seeds[d]) for d in OWN}
+    other = {d: _median(other_seeds[d]) for d in OWN}
+    early = {d: _median(early_seeds[d]) for d in OWN}
+    reading = {d: [r.reading[(last, d, OWN[d])] for r in runs] for d in OWN}
+    reading_median = {d: _median(_shares(reading[d])) for d in OWN}
+    versus, tests = {}, {}
     for d in OWN:
-        diff, p = probe.loss_difference(_pooled_slot(runs, last, d, OWN[d]), _pooled_slot(runs, last, d, OTHER[d]))
-        test = f"a z-test over the held-out sentences, {_p(p)}"
-        if p >= ALPHA:
-            versus[d] = f"not detectably different from its loss with the cue on the other side ({test})"
+        diff = own_seeds[d] - other_seeds[d]
+        result = _test(diff)
+        tests[d] = result.p
+        named = _named(result)
+        if result.p >= ALPHA:
+            versus[d] = f"not detectably different from its loss with the cue on the other side ({named})"
         else:
-            side = "lower" if diff < 0 else "higher"
-            versus[d] = f"{abs(diff):.2f} nats {side} than with the cue on the other side ({test})"
+            side = "lower" if _sign(result) < 0 else "higher"
+            versus[d] = (
+                f"{side} than with the cue on the other side, by {abs(float(np.median(diff))):.2f} nats "
+                f"in the median seed ({named})"
+            )
     return {
         "seeds": len(runs),
         "last": last,
@@ -310,18 +404,21 @@ def _slot_values(runs) -> dict:
         "own": {d: own[d][0] for d in OWN},
         "own_low": {d: own[d][1] for d in OWN},
         "own_high": {d: own[d][2] for d in OWN},
-        "own_vs_nothing": {d: _against_floor(own[d], floors["nothing"]) for d in OWN},
-        "own_vs_word": {d: _against_floor(own[d], floors["word"]) for d in OWN},
+        "own_vs_nothing": {d: _against_floor(own_seeds[d], "nothing") for d in OWN},
+        "own_vs_word": {d: _against_floor(own_seeds[d], "word") for d in OWN},
         "own_vs_other": versus,
+        "own_vs_other_p": tests,
+        "per_seed_own": {d: own_seeds[d].tolist() for d in OWN},
+        "per_seed_other": {d: other_seeds[d].tolist() for d in OWN},
         "other": {d: other[d][0] for d in OWN},
         "early": {d: early[d][0] for d in OWN},
-        "early_vs_nothing": {d: _against_floor(early[d], floors["nothing"]) for d in OWN},
-        "seed_low": min(per_seed),
-        "seed_high": max(per_seed),
-        "reading": {d: reading[d][0] / reading[d][1] for d in OWN},
-        "reading_low": {d: wilson(*reading[d])[0] for d in OWN},
-        "reading_high": {d: wilson(*reading[d])[1] for d in OWN},
-        "reading_words": {d: _chance_words(*reading[d]) for d in OWN},
+        "early_vs_nothing": {d: _against_floor(early_seeds[d], "nothing") for d in OWN},
+        "seed_low": float(min(min(v) for v in own_seeds.values())),
+        "seed_high": float(max(max(v) for v in own_seeds.values())),
+        "reading": {d: reading_median[d][0] for d in OWN},
+        "reading_low": {d: reading_median[d][1] for d in OWN},
+        "reading_high": {d: reading_median[d][2] for d in OWN},
+        "reading_words": {d: _chance_words(reading[d]) for d in OWN},
     }
 
 
@@ -380,17 +477,17 @@ def slot_table(seeds: PositiveInt = SEEDS):
         for direction in OWN:
             for side in (OWN[direction], OTHER[direction]):
                 mean, low, high = _slot(runs, step, direction, side)
-                reading = _pooled(r.reading[(step, direction, side)] for r in runs)
+                reading = [r.reading[(step, direction, side)] for r in runs]
                 rows.append(
                     [
                         f"{step:,}",
                         f"{direction} model, cue {side}",
                         "yes" if side == OWN[direction] else "no",
                         f"{mean:.2f} [{low:.2f}, {high:.2f}]",
-                        _rate(*reading),
+                        _rate(reading),
                     ]
                 )
-    n = _pooled(runs[0].reading[(runs[0].checkpoints[0], "forward", s)] for s in corpus.DIRECTIONS)[1]
+    n = sum(runs[0].reading[(runs[0].checkpoints[0], "forward", s)][1] for s in corpus.DIRECTIONS)
     floors = ", ".join(f"{corpus.slot_entropy(k):.2f} for a model that {FLOORS[k]}" for k in corpus.KNOWLEDGE)
     table = Table(
         columns=[
@@ -402,7 +499,9 @@ def slot_table(seeds: PositiveInt = SEEDS):
         ],
         rows=rows,
         align=["right", "left", "center", "right", "right"],
-        notes=f"{len(runs)} seeds, about {n} held-out sentences each, pooled. Floors of the loss: {floors}.",
+        notes=f"Per seed: the mean loss over its held-out sentences (about {n}) and the share in which its "
+        f"model prefers the cue's sense; then the median over the {len(runs)} seeds with a 95% percentile "
+        f"bootstrap interval. Floors of the loss: {floors}.",
     )
     return table, _slot_values(runs)
 
@@ -410,12 +509,13 @@ def slot_table(seeds: PositiveInt = SEEDS):
 # ---------------------------------------------------------------------- probes at the checkpoints
 
 
-def _step_counts(runs, step, task, direction, side) -> tuple[int, int]:
-    return _pooled(r.counts[(step, task, direction, side)] for r in runs)
+def _step_counts(runs, step, task, direction, side) -> list[tuple[int, int]]:
+    """Each seed's ``(correct, total)`` of one probe at one checkpoint, by the side of the cue."""
+    return [r.counts[(step, task, direction, side)] for r in runs]
 
 
 def _steps_values(runs) -> dict:
-    """What the page reads off the probes at the checkpoints."""
+    """What the page reads off the probes at the checkpoints, per seed and then across seeds."""
     steps = runs[0].checkpoints
     first, last = steps[0], steps[-1]
     c = {
@@ -427,14 +527,12 @@ def _steps_values(runs) -> dict:
     }
 
     def acc(key) -> float:
-        return c[key][0] / c[key][1]
+        return _median(_shares(c[key]))[0]
 
     own = {(s, t, d): c[(s, t, d, OWN[d])] for s in steps for t in probe.TASKS for d in OWN}
     trained = [acc((s, "sense", d, side)) for s in steps[1:] for d in OWN for side in corpus.DIRECTIONS]
     selectivity = {
-        (s, d): (own[(s, "sense", d)][0] - own[(s, "control", d)][0]) / own[(s, "sense", d)][1]
-        for s in steps
-        for d in OWN
+        (s, d): _median(_differences(own[(s, "sense", d)], own[(s, "control", d)]))[0] for s in steps for d in OWN
     }
     return {
         "seeds": len(runs),
@@ -447,17 +545,17 @@ def _steps_values(runs) -> dict:
         "untrained_versus": {d: _versus(own[(first, "sense", d)], own[(first, "control", d)]) for d in OWN},
         "untrained_other": {d: acc((first, "sense", d, OTHER[d])) for d in OWN},
         "neighbour_untrained": {d: acc((first, "neighbour", d, OWN[d])) for d in OWN},
-        "neighbour_untrained_words": {d: _chance_words(*own[(first, "neighbour", d)]) for d in OWN},
+        "neighbour_untrained_words": {d: _chance_words(own[(first, "neighbour", d)]) for d in OWN},
         "neighbour_last": {d: acc((last, "neighbour", d, OWN[d])) for d in OWN},
         "neighbour_fall": {d: _versus(own[(last, "neighbour", d)], own[(first, "neighbour", d)]) for d in OWN},
         "last_sense": {d: acc((last, "sense", d, OWN[d])) for d in OWN},
-        "last_sense_words": {d: _chance_words(*own[(last, "sense", d)]) for d in OWN},
+        "last_sense_words": {d: _chance_words(own[(last, "sense", d)]) for d in OWN},
         "last_control": {d: acc((last, "control", d, OWN[d])) for d in OWN},
         "last_selectivity": {d: selectivity[(last, d)] for d in OWN},
         "last_versus": {d: _versus(own[(last, "sense", d)], own[(last, "control", d)]) for d in OWN},
         "trained_low": min(trained),
         "trained_high": max(trained),
-        "occurrences": min(n for _, n in c.values()),
+        "occurrences": min(n for pairs in c.values() for _, n in pairs),
     }
 
 
@@ -472,15 +570,16 @@ def probe_steps_table(seeds: PositiveInt = SEEDS):
                 sense = _step_counts(runs, step, "sense", direction, side)
                 control = _step_counts(runs, step, "control", direction, side)
                 near = _step_counts(runs, step, "neighbour", direction, side)
-                p = fisher_exact(sense[0], sense[1], control[0], control[1])
+                selectivity = _differences(sense, control)
+                p = _test(selectivity).p
                 rows.append(
                     [
                         f"{step:,}",
                         f"{direction}, cue {side}",
-                        _rate(*sense),
-                        _rate(*control),
-                        f"{(sense[0] - control[0]) / sense[1]:+.2f} ({_p(p)})",
-                        _rate(*near),
+                        _rate(sense),
+                        _rate(control),
+                        f"{_median(selectivity)[0]:+.2f} ({_p(p)})",
+                        _rate(near),
                     ]
                 )
     table = Table(
@@ -489,13 +588,14 @@ def probe_steps_table(seeds: PositiveInt = SEEDS):
             "state, cue",
             "sense [95% interval]",
             "control task",
-            "selectivity (Fisher's p)",
+            f"selectivity ({TEST}'s p)",
             "cue next to the noun",
         ],
         rows=rows,
         align=["right", "left", "right", "right", "right", "right"],
-        notes=f"Held-out occurrences of bank, plant and bat pooled over {len(runs)} seeds; "
-        "selectivity is the sense accuracy minus the control task's.",
+        notes=f"Per seed: the held-out accuracy on the occurrences of bank, plant and bat; then the median over "
+        f"the {len(runs)} seeds with a 95% percentile bootstrap interval. Selectivity is a seed's sense "
+        f"accuracy minus its control task's, the median over seeds, tested on the {len(runs)} paired differences.",
     )
     return table, _steps_values(runs)
 
@@ -516,13 +616,11 @@ def probe_steps_curves(seeds: PositiveInt = SEEDS):
     for ax, direction in zip(axes, OWN):
         for task, which, colour, line, marker, label in lines:
             side = OWN[direction] if which == "own" else OTHER[direction]
-            counts = [_step_counts(runs, s, task, direction, side) for s in steps]
-            acc = np.array([c / n for c, n in counts])
-            bounds = np.array([wilson(c, n) for c, n in counts])
+            acc, low, high = np.array([_median(_shares(_step_counts(runs, s, task, direction, side))) for s in steps]).T
             ax.errorbar(
                 x,
                 acc,
-                yerr=[acc - bounds[:, 0], bounds[:, 1] - acc],
+                yerr=[acc - low, high - acc],
                 color=colour,
                 linestyle=line,
                 marker=marker,
@@ -553,51 +651,54 @@ def _final(runs) -> list[probe.Comparison]:
 
 @table()
 def probe_table(seeds: PositiveInt = SEEDS):
-    """Held-out sense accuracy of a probe on each representation, at the last checkpoint, pooled over seeds."""
+    """Held-out sense accuracy of a probe on each representation, at the last checkpoint: the median over seeds."""
     runs = _final(_measured(seeds))
     rows = []
-    counts = {m: _pooled((r.correct[m], r.total) for r in runs) for m in probe.METHODS}
+    per_seed = {m: [(r.correct[m], r.total) for r in runs] for m in probe.METHODS}
     for method in probe.METHODS:
-        acc = [r.accuracy(method) for r in runs]
-        rows.append([NAMES[method], _rate(*counts[method]), f"{min(acc):.2f}", f"{max(acc):.2f}"])
+        acc = _shares(per_seed[method])
+        rows.append([NAMES[method], _rate(per_seed[method]), f"{min(acc):.2f}", f"{max(acc):.2f}"])
     chance = [r.chance for r in runs]
-    rows.append(["chance (the commoner sense)", f"{np.mean(chance):.2f}", f"{min(chance):.2f}", f"{max(chance):.2f}"])
+    rows.append(["chance (the commoner sense)", _interval(chance), f"{min(chance):.2f}", f"{max(chance):.2f}"])
     total = runs[0].total
     table = Table(
         columns=[
             "representation",
-            f"held-out accuracy, {len(runs)} seeds [95% interval]",
+            f"held-out accuracy, median of {len(runs)} seeds [95% interval]",
             "lowest seed",
             "highest seed",
         ],
         rows=rows,
         align=["left", "right", "right", "right"],
         notes=f"{total} held-out occurrences per seed (bank, plant and bat together), "
-        "from templates neither the language model nor the probe saw.",
+        "from templates neither the language model nor the probe saw; the interval is the percentile "
+        "bootstrap of the median across seeds.",
     )
-    share = {m: c / n for m, (c, n) in counts.items()}
-    ranked = sorted(probe.METHODS, key=lambda m: -share[m])
-    order, order_rule = _ranking(counts)
+    share = {m: _median(_shares(per_seed[m]))[0] for m in probe.METHODS}
+    order, order_rule = _ranking(per_seed)
     trained = ("forward", "backward", "both", "layer 1", "mixture")
     static = [r.accuracy("static") for r in runs]
     return table, {
         "seeds": len(runs),
         "total": total,
-        "mean": {_key(m): share[m] for m in probe.METHODS},
+        "median": {_key(m): share[m] for m in probe.METHODS},
         "ranked": order,
         "ranked_rule": order_rule,
-        "first": PLAIN[ranked[0]],
+        "first": PLAIN[_by_median(per_seed)[0]],
         "static_min": float(min(static)),
         "static_max": float(max(static)),
         "trained_max": max(share[m] for m in trained),
         "trained_min": min(share[m] for m in trained),
-        "both_versus_untrained": _versus(counts["both"], counts["untrained"]),
-        "bag_versus_untrained": _versus(counts["bag"], counts["untrained"]),
+        "both_versus_untrained": _versus(per_seed["both"], per_seed["untrained"]),
+        "both_versus_untrained_p": _test(_differences(per_seed["both"], per_seed["untrained"])).p,
+        "per_seed": {_key(m): per_seed[m] for m in ("both", "untrained")},
+        "bag_versus_untrained": _versus(per_seed["bag"], per_seed["untrained"]),
     }
 
 
-def _cell(runs, method, direction, k) -> tuple[int, int]:
-    return _pooled(r.cells[method][(direction, k)] for r in runs)
+def _cell(runs, method, direction, k) -> list[tuple[int, int]]:
+    """Each seed's ``(correct, total)`` with the cue on one side at one distance."""
+    return [r.cells[method][(direction, k)] for r in runs]
 
 
 def _distances(runs) -> list[int]:
@@ -606,17 +707,21 @@ def _distances(runs) -> list[int]:
 
 @table()
 def cue_distance_table(seeds: PositiveInt = SEEDS):
-    """Held-out accuracy by the cue's side and distance, for each curve, pooled over seeds."""
+    """Held-out accuracy by the cue's side and distance, for each curve: the median over seeds."""
     runs = _final(_measured(seeds))
     rows = []
     for direction in corpus.DIRECTIONS:
         for k in _distances(runs):
-            n = _cell(runs, "both", direction, k)[1]
-            rows.append([f"{direction}, {k} words", str(n)] + [_rate(*_cell(runs, m, direction, k)) for m in CURVES])
+            n = [t for _, t in _cell(runs, "both", direction, k)]
+            rows.append(
+                [f"{direction}, {k} words", f"{min(n)}–{max(n)}"]
+                + [_rate(_cell(runs, m, direction, k)) for m in CURVES]
+            )
     table = Table(
-        columns=["cue", f"occurrences ({len(runs)} seeds)"] + [LABELS[m] for m in CURVES],
+        columns=["cue", "occurrences per seed"] + [LABELS[m] for m in CURVES],
         rows=rows,
         align=["left", "right"] + ["right"] * len(CURVES),
+        notes=f"Each accuracy is the median over {len(runs)} seeds, with a 95% percentile bootstrap interval.",
     )
     return table, _distance_values(runs)
 
@@ -624,14 +729,12 @@ def cue_distance_table(seeds: PositiveInt = SEEDS):
 def _distance_values(runs) -> dict:
     """What the page reads off the distance curves: the bag's step, the untrained decay, the trained states."""
     ks = _distances(runs)
-    acc = {
-        (m, d, k): (lambda c: c[0] / c[1])(_cell(runs, m, d, k)) for m in CURVES for d in corpus.DIRECTIONS for k in ks
-    }
+    sides = corpus.DIRECTIONS
+    acc = {(m, d, k): _median(_shares(_cell(runs, m, d, k)))[0] for m in CURVES for d in sides for k in ks}
     near = [k for k in ks if k <= WINDOW]
     far = [k for k in ks if k > WINDOW]
-    sides = corpus.DIRECTIONS
     trained = [acc[(m, d, k)] for m in ("forward", "backward", "both") for d in sides for k in ks]
-    counts = {(d, k): _cell(runs, "both", d, k)[1] for d in sides for k in ks}
+    counts = {(d, k): min(t for _, t in _cell(runs, "both", d, k)) for d in sides for k in ks}
     fewest = min(counts, key=counts.__getitem__)
     nearest_untrained = {d: _cell(runs, "untrained", d, ks[0]) for d in sides}
     farthest_untrained = {d: _cell(runs, "untrained", d, ks[-1]) for d in sides}
@@ -667,14 +770,12 @@ def cue_distance_curves(seeds: PositiveInt = SEEDS):
     }
     for ax, direction in zip(axes, corpus.DIRECTIONS):
         for m in CURVES:
-            counts = [_cell(runs, m, direction, k) for k in ks]
-            acc = np.array([c / n for c, n in counts])
-            bounds = np.array([wilson(c, n) for c, n in counts])
+            acc, low, high = np.array([_median(_shares(_cell(runs, m, direction, k))) for k in ks]).T
             colour, line, marker = styles[m]
             ax.errorbar(
                 ks,
                 acc,
-                yerr=[acc - bounds[:, 0], bounds[:, 1] - acc],
+                yerr=[acc - low, high - acc],
                 color=colour,
                 linestyle=line,
                 marker=marker,
@@ -735,29 +836,35 @@ def _spread(values) -> str:
 
 @table()
 def layer_table(seeds: PositiveInt = SEEDS):
-    """The lower layer against the upper layer and the mixture: pooled accuracies, and Fisher's test of the two layers."""
+    """The lower layer against the upper layer and the mixture: medians over seeds, and the paired test of the two layers."""
     runs = _final(_measured(seeds))
-    lower = _pooled((r.correct["layer 1"], r.total) for r in runs)
-    upper = _pooled((r.correct["both"], r.total) for r in runs)
-    mixture = _pooled((r.correct["mixture"], r.total) for r in runs)
-    p = fisher_exact(lower[0], lower[1], upper[0], upper[1])
+    lower = [(r.correct["layer 1"], r.total) for r in runs]
+    upper = [(r.correct["both"], r.total) for r in runs]
+    mixture = [(r.correct["mixture"], r.total) for r in runs]
+    difference = _differences(lower, upper)
+    p = _test(difference).p
     rows = [
-        ["layer 1 (lower)", _rate(*lower)],
-        ["layer 2 (upper)", _rate(*upper)],
-        ["ELMo mixture", _rate(*mixture)],
-        ["lower minus upper", f"{(lower[0] - upper[0]) / lower[1]:+.2f} (Fisher's exact test, {_p(p)})"],
+        ["layer 1 (lower)", _rate(lower)],
+        ["layer 2 (upper)", _rate(upper)],
+        ["ELMo mixture", _rate(mixture)],
+        ["lower minus upper, seed by seed", f"{_interval(difference)} ({TEST}, {_p(p)})"],
     ]
     table = Table(
-        columns=["held-out sense accuracy", f"{len(runs)} seeds pooled [95% interval]"],
+        columns=["held-out sense accuracy", f"median of {len(runs)} seeds [95% interval]"],
         rows=rows,
         align=["left", "right"],
+        notes="The layers are probed on the same held-out occurrences of each seed, so they are compared seed by "
+        "seed: the test is on the per-seed differences.",
     )
     return table, {
         "seeds": len(runs),
-        "lower": lower[0] / lower[1],
-        "upper": upper[0] / upper[1],
-        "mixture": mixture[0] / mixture[1],
+        "lower": _median(_shares(lower))[0],
+        "upper": _median(_shares(upper))[0],
+        "mixture": _median(_shares(mixture))[0],
+        "difference": _median(difference)[0],
+        "p": p,
+        "per_seed": {"lower": lower, "upper": upper},
         "versus": _versus(lower, upper),
-        "lower_words": _chance_words(*lower),
-        "upper_words": _chance_words(*upper),
+        "lower_words": _chance_words(lower),
+        "upper_words": _chance_words(upper),
     }
