@@ -34,6 +34,13 @@ are read, so that a snippet or a notebook can repeat any of its experiments.
   (Kaplan-Meier); per model and budget, a Firth logistic fit of success
   against lag and its 50% lag, :func:`lag_learned`. Differences are tested
   with Fisher's exact test (:func:`rnnmem.stats.fisher_exact`).
+* **The controls' second design**: each control runs at the lag where its
+  reference arm's success rate in the pilot (the main grid at the short
+  budget) lies in :data:`PILOT_BAND` and is nearest one half
+  (:func:`pilot_lag`); its runs train without retirement, so every seed has
+  a held-out score at the end of the budget (:meth:`RunResult.scores_at`,
+  :meth:`RunResult.successes_at`); :func:`forget_biases` and
+  :func:`masked_accuracy` measure how a carry mask acts.
 * **Starting points**: the per-step factor a gradient starts with at zero
   input (:func:`starting_factor`), the horizon it predicts
   (:func:`starting_horizon`), the tanh RNN's spectral radius beside its

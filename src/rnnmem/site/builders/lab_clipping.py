@@ -378,8 +378,8 @@ def _power_text(rungs: list[Rung], field: str, level: float) -> str:
 def _stratified_words(p: float) -> str:
     """The stratified test's result in a clause."""
     if p < clip_lab.ALPHA:
-        return f"the exact stratified test across the rates finds a difference (p = {_p(p)})"
-    return f"the exact stratified test across the rates finds none (p = {_p(p)})"
+        return f"the exact stratified test finds a difference (p = {_p(p)})"
+    return f"the exact stratified test finds none (p = {_p(p)})"
 
 
 def _percent(value: float) -> str:
