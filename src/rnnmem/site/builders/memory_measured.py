@@ -237,11 +237,8 @@ def _shift_words(res: SweepResult, a: ModelSpec, b: ModelSpec, budget: int) -> d
     difference of their 50% lags, :math:`L_{50,a} - L_{50,b}`, its 95% interval, and the
     likelihood-ratio test of one curve against two shifted ones, in words."""
     n = len(res.sweep.seeds)
-    arms = []
-    for spec in (a, b):
-        lags = res.lags(spec, budget)
-        arms += [lags, res.counts(spec, budget), [n] * len(lags)]
-    shift = stats.lag_shift(*arms)
+    (lags_a, counts_a), (lags_b, counts_b) = ((res.lags(s, budget), res.counts(s, budget)) for s in (a, b))
+    shift = stats.lag_shift(lags_a, counts_a, [n] * len(lags_a), lags_b, counts_b, [n] * len(lags_b))
     differ = shift.p < ALPHA
     d = shift.difference
     phrase = (
