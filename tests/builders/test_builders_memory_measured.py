@@ -405,10 +405,19 @@ def test_the_starting_horizons_are_ranked_against_the_lags_learned_within_the_ls
     horizons = {s: {"horizon": h, "beyond": h is None} for s, h in zip(specs, (7.9, 6.6, 14.7, 36.3, None))}
     learned = {"rnn": 11.0, "lstm0": 6.0, "lstm1": 10.0, "lstm2": 15.0, "chrono": 17.0}
     swapped = dict(learned, lstm1=16.0)  # b_f = 1 past b_f = 2: one pair out of order
-    values = {"fits": {k: {"u300": {"point": v}, "u1500": {"point": swapped[k]}} for k, v in learned.items()}}
+    undetected = {"phrase": "no detectable shift from", "differ": False, "p_eq": "*p* = 0.067"}
+    values = {
+        "fits": {k: {"u300": {"point": v}, "u1500": {"point": swapped[k]}} for k, v in learned.items()},
+        "shift": {"lstm2-lstm1": {"u1500": undetected}},
+    }
     out = mm._ordering(res, horizons, values)
     assert out["rank"]["u300"]["rho"] == 1.0 and out["rank"]["u300"]["p_one"] == pytest.approx(1 / 24)
     assert out["rank"]["u300"]["same_order"] and out["orders"] == 24
     assert out["rank"]["u1500"]["rho"] == pytest.approx(0.8) and not out["rank"]["u1500"]["same_order"]
     assert out["rank"]["u1500"]["p_one"] == pytest.approx(stats.spearman([1, 2, 3, 4], [1, 3, 2, 4], "greater")[1])
     assert out["predicted"]["chrono"] == "beyond every lag tried" and out["predicted"]["lstm2"] == "36.3"
+    # a step of the order the shift over every lag does not detect is named
+    assert out["rank"]["u300"]["steps"] == "each step of that order"
+    assert out["rank"]["u1500"]["steps"] == (
+        "each step but that from the LSTM with $b_f = 1$ to the LSTM with $b_f = 2$ (*p* = 0.067)"
+    )

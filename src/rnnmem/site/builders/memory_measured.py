@@ -531,6 +531,15 @@ def _ordering(res: SweepResult, horizons: dict, values: dict) -> dict:
             "same_order": order == family,
             "models": len(family),
         }
+        # each step of the family's order, tested over every lag (the pairs of PAIRS along it)
+        missed = []
+        for low, high in zip(family, family[1:]):
+            shift = values.get("shift", {}).get(f"{high}-{low}", {}).get(_budget_key(b))
+            if shift is not None and not shift["differ"]:
+                missed.append(f"that from {_prose(keys[low])} to {_prose(keys[high])} ({shift['p_eq']})")
+        out["rank"][_budget_key(b)]["steps"] = (
+            "each step of that order" if not missed else "each step but " + _join(missed)
+        )
     n = len(family)
     out["orders"] = math.factorial(n)
     out["least_p_value"] = f"{1 / math.factorial(n):.3f}"
