@@ -56,6 +56,9 @@ __all__ = [
     "Shift",
     "lag_shift",
     "spearman",
+    "Shifts",
+    "lag_shifts",
+    "chi2_sf",
 ]
 
 
@@ -801,6 +804,124 @@ def spearman(x: Any, y: Any, alternative: str = "two-sided") -> tuple[float, flo
     less = Fraction(sum(c for t, c in counts.items() if t <= observed), total)
     p = {"greater": greater, "less": less, "two-sided": min(Fraction(1), 2 * min(greater, less))}[alternative]
     return rho, float(p)
+
+
+def chi2_sf(statistic: float, df: int) -> float:
+    r"""The chi-square survival function :math:`\Pr(\chi^2_{df} \ge` ``statistic``:math:`)`.
+
+    It is the regularized upper incomplete gamma function
+    :math:`Q(df/2, \text{statistic}/2)`: by its series below
+    :math:`x = a + 1` and by its continued fraction above (Numerical Recipes,
+    §6.2), with :func:`math.lgamma`.
+
+    >>> round(chi2_sf(3.841458820694124, 1), 6), round(chi2_sf(7.814727903251178, 3), 6)
+    (0.05, 0.05)
+    """
+    df = check_positive_int("df", df)
+    ok = isinstance(statistic, (int, float, np.integer, np.floating)) and not isinstance(statistic, bool)
+    if not ok or not math.isfinite(float(statistic)) or float(statistic) < 0:
+        raise ValueError(f"statistic must be a finite number >= 0, got {_show(statistic)}")
+    a, x = df / 2.0, float(statistic) / 2.0
+    if x == 0.0:
+        return 1.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1.0:  # P(a, x) by its series; Q = 1 - P
+        term = total = 1.0 / a
+        k = a
+        while abs(term) > 1e-17 * abs(total):
+            k += 1.0
+            term *= x / k
+            total += term
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    # Q(a, x) by Lentz's continued fraction
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return min(1.0, math.exp(log_front) * h)
+
+
+@dataclass(frozen=True)
+class Shifts:
+    r"""Several success curves with a common slope compared at once (:func:`lag_shifts`).
+
+    ``differences[m]`` is the estimate of :math:`x_{50,m} - x_{50,0}` (0 for
+    the first arm); ``statistic`` the penalized likelihood-ratio statistic of
+    one curve for every arm against a curve per arm, on ``df`` = arms - 1
+    degrees of freedom, and ``p`` its p-value (:func:`chi2_sf`).
+    """
+
+    differences: tuple[float, ...]
+    statistic: float
+    df: int
+    p: float
+
+
+def lag_shifts(arms: Any) -> Shifts:
+    r"""The joint test of :func:`lag_shift` for two or more arms: one curve against a shifted curve per arm.
+
+    ``arms`` is a sequence of ``(x, successes, n)``, one per model. The model
+    is :math:`\operatorname{logit} p_m(x) = \beta\,(x - x_{50,m})`; with the
+    shifts :math:`d_m = x_{50,m} - x_{50,0}` fixed it is a two-parameter
+    logistic regression in :math:`x - d_m`, fitted by Firth's penalized
+    likelihood, whose maximum is the profile :math:`\ell(d)`. The shifts are
+    found by coordinate ascent from the pairwise estimates
+    (:func:`lag_shift` of each arm against the first), one golden-section
+    search per shift and cycle, until no shift moves by more than 1e-7 of
+    the pooled spread of ``x``. The statistic is
+    :math:`2(\ell(\hat d) - \ell(0))` on arms - 1 degrees of freedom. With two
+    arms it is :func:`lag_shift`'s test.
+
+    >>> s = lag_shifts([([4, 8, 12], [20, 10, 0], [20] * 3),
+    ...                 ([4, 8, 12], [20, 20, 10], [20] * 3),
+    ...                 ([4, 8, 12], [20, 10, 0], [20] * 3)])
+    >>> [round(d) for d in s.differences], s.df, s.p < 0.001
+    ([0, 4, 0], 2, True)
+    """
+    if isinstance(arms, (str, bytes)) or not hasattr(arms, "__len__") or len(arms) < 2:
+        raise ValueError(f"arms must be a sequence of two or more (x, successes, n), got {_show(arms)}")
+    data = []
+    for i, arm in enumerate(arms):
+        if isinstance(arm, (str, bytes)) or not hasattr(arm, "__len__") or len(arm) != 3:
+            raise ValueError(f"arms[{i}] must be (x, successes, n), got {_show(arm)}")
+        data.append(_arm(str(i), *arm))
+    pooled = np.concatenate([x for x, _, _ in data])
+    centre, scale = float(pooled.mean()), float(pooled.std())
+    ks, ns = np.concatenate([k for _, k, _ in data]), np.concatenate([n for _, _, n in data])
+
+    def profile(d: list[float]) -> float:
+        x = np.concatenate([xs - dm for (xs, _, _), dm in zip(data, d)])
+        return _penalized_maximum(_Binomial((x - centre) / scale, ks, ns)) + math.log(scale)
+
+    d = [0.0]
+    for xs, k, n in data[1:]:
+        first = lag_shift(xs, k, n, *data[0])
+        d.append(0.0 if first.difference is None else first.difference)
+    for _ in range(100):
+        moved = 0.0
+        for m in range(1, len(d)):
+
+            def along(v: float, m: int = m) -> float:
+                return profile(d[:m] + [v] + d[m + 1 :])
+
+            new = _golden(along, d[m] - scale, d[m] + scale)
+            moved, d[m] = max(moved, abs(new - d[m])), new
+        if moved < 1e-7 * scale:
+            break
+    statistic = max(0.0, 2.0 * (profile(d) - profile([0.0] * len(d))))
+    df = len(d) - 1
+    return Shifts(tuple(d), statistic, df, chi2_sf(statistic, df))
 
 
 def _counts(x: Any, successes: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -192,3 +192,70 @@ def test_spearman_at_ten_values_is_scipys():
 def test_spearman_refuses_bad_input_naming_it(x, y, alternative, name):
     with pytest.raises(ValueError, match=name):
         stats.spearman(x, y, alternative)
+
+
+# -- several arms at once
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("x", [0.0, 0.01, 0.7, 2.0, 3.841, 9.5, 40.0, 250.0])
+def test_the_chi_square_survival_function_is_scipys(x, df):
+    assert stats.chi2_sf(x, df) == pytest.approx(sps.chi2.sf(x, df), rel=1e-9, abs=1e-300)
+
+
+def test_two_arms_at_once_are_the_pairwise_shift():
+    s, joint = stats.lag_shift(*A, *B), stats.lag_shifts([B, A])
+    assert joint.df == 1 and joint.differences[0] == 0.0
+    assert joint.differences[1] == pytest.approx(s.difference, abs=1e-5)
+    assert joint.statistic == pytest.approx(s.statistic, rel=1e-6) and joint.p == pytest.approx(s.p, rel=1e-5)
+
+
+def joint_profile(d, arms):
+    """The common-slope profile at shifts d, maximized directly with scipy."""
+    x = np.concatenate([np.asarray(a[0], float) - dm for a, dm in zip(arms, d)])
+    k = np.concatenate([a[1] for a in arms]).astype(float)
+    n = np.concatenate([a[2] for a in arms]).astype(float)
+    best = optimize.minimize(
+        lambda t: -firth_loglik(t, x, k, n),
+        [3.0, -0.2],
+        method="Nelder-Mead",
+        options=dict(xatol=1e-10, fatol=1e-12, maxiter=20000),
+    )
+    return -best.fun
+
+
+def test_three_arms_are_tested_on_two_degrees_of_freedom_at_the_maximum():
+    C = ([4, 8, 12, 16, 20], [20, 20, 20, 16, 8], [20] * 5)
+    arms = [A, B, C]
+    joint = stats.lag_shifts(arms)
+    d = list(joint.differences)
+    assert d[0] == 0.0 and 0 < d[1] < d[2]  # A's curve first, then B's, then C's
+    best = joint_profile(d, arms)
+    assert joint.statistic == pytest.approx(2 * (best - joint_profile([0.0] * 3, arms)), rel=1e-5)
+    for m in (1, 2):
+        for step in (-0.1, 0.1):
+            moved = d[:m] + [d[m] + step] + d[m + 1 :]
+            assert joint_profile(moved, arms) < best
+    assert joint.df == 2 and joint.p == pytest.approx(sps.chi2.sf(joint.statistic, 2), rel=1e-9)
+    same = stats.lag_shifts([A, A, A])
+    assert same.statistic < 1e-8 and same.p == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "arms, name",
+    [
+        ([A], "arms"),
+        ("abc", "arms"),
+        ([A, ([4, 8], [1, 2])], r"arms\[1\]"),
+        ([A, ([4, 8], [1, 30], [20, 20])], "successes_1"),
+    ],
+)
+def test_bad_arms_fail_naming_them(arms, name):
+    with pytest.raises(ValueError, match=name):
+        stats.lag_shifts(arms)
+
+
+@pytest.mark.parametrize("x, df, name", [(-1.0, 1, "statistic"), (math.inf, 1, "statistic"), (1.0, 0, "df")])
+def test_a_bad_chi_square_argument_fails_naming_it(x, df, name):
+    with pytest.raises(ValueError, match=name):
+        stats.chi2_sf(x, df)
