@@ -401,7 +401,13 @@ def test_the_starting_horizons_are_ranked_against_the_lags_learned_within_the_ls
     from types import SimpleNamespace
 
     specs = [ModelSpec.parse(m) for m in ("rnn", "lstm:0", "lstm:1", "lstm:2", "lstm:chrono")]
-    res = SimpleNamespace(sweep=SimpleNamespace(models=specs, budgets=(300, 1500)))
+    counts = {"rnn": [20, 15, 7, 3], "lstm0": [20, 0, 0, 0], "lstm1": [20, 17, 2, 0], "lstm2": [20, 20, 17, 7]}
+    counts["chrono"] = [20, 20, 17, 13]
+    res = SimpleNamespace(
+        sweep=SimpleNamespace(models=specs, budgets=(300, 1500), seeds=tuple(range(20))),
+        lags=lambda spec, budget: [4, 8, 12, 16],
+        counts=lambda spec, budget: counts[spec.key],
+    )
     horizons = {s: {"horizon": h, "beyond": h is None} for s, h in zip(specs, (7.9, 6.6, 14.7, 36.3, None))}
     learned = {"rnn": 11.0, "lstm0": 6.0, "lstm1": 10.0, "lstm2": 15.0, "chrono": 17.0}
     swapped = dict(learned, lstm1=16.0)  # b_f = 1 past b_f = 2: one pair out of order
@@ -416,6 +422,10 @@ def test_the_starting_horizons_are_ranked_against_the_lags_learned_within_the_ls
     assert out["rank"]["u1500"]["rho"] == pytest.approx(0.8) and not out["rank"]["u1500"]["same_order"]
     assert out["rank"]["u1500"]["p_one"] == pytest.approx(stats.spearman([1, 2, 3, 4], [1, 3, 2, 4], "greater")[1])
     assert out["predicted"]["chrono"] == "beyond every lag tried" and out["predicted"]["lstm2"] == "36.3"
+    # the four LSTMs tested at once: one curve against four, on three degrees of freedom
+    joint = out["rank"]["u300"]["joint"]
+    want = stats.lag_shifts([([4, 8, 12, 16], counts[k], [20] * 4) for k in ("lstm0", "lstm1", "lstm2", "chrono")])
+    assert joint["df"] == 3 and joint["p_value"] == want.p < 0.001 and joint["text"].endswith("*p* < 0.001")
     # a step of the order the shift over every lag does not detect is named
     assert out["rank"]["u300"]["steps"] == "each step of that order"
     assert out["rank"]["u1500"]["steps"] == (

@@ -540,6 +540,18 @@ def _ordering(res: SweepResult, horizons: dict, values: dict) -> dict:
         out["rank"][_budget_key(b)]["steps"] = (
             "each step of that order" if not missed else "each step but " + _join(missed)
         )
+        # one curve for the family against a shifted curve per model
+        n = len(res.sweep.seeds)
+        arms = [(res.lags(keys[k], b), res.counts(keys[k], b), [n] * len(res.lags(keys[k], b))) for k in family]
+        joint = stats.lag_shifts(arms)
+        text = p_text(joint.p)
+        out["rank"][_budget_key(b)]["joint"] = {
+            "statistic": joint.statistic,
+            "df": joint.df,
+            "p_value": joint.p,
+            "text": f"{joint.statistic:.0f} on {joint.df} degrees of freedom, "
+            + (f"*p* {text}" if text.startswith("<") else f"*p* = {text}"),
+        }
     n = len(family)
     out["orders"] = math.factorial(n)
     out["least_p_value"] = f"{1 / math.factorial(n):.3f}"
