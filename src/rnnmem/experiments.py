@@ -128,6 +128,8 @@ __all__ = [
     "forget_biases",
     "masked_accuracy",
     "lag_learned",
+    "lag_learned_text",
+    "contrast_lag",
     "starting_factor",
     "starting_horizon",
     "rnn_spectra",
@@ -1110,6 +1112,84 @@ def lag_learned(lags: Any, successes: Any, n: int) -> Any:
     if len(counts) != len(lags) or max(counts) > n:
         raise ValueError(f"successes must be one count in 0..{n} per lag, got {successes!r} for lags {lags!r}")
     return stats.logistic_fit(lags, counts, [n] * len(lags))
+
+
+CLEAR = (0.9, 0.1)
+"""The rates at or above the first, and at or below the second, between which :func:`lag_learned_text`
+prints the lag learned as a range when two adjacent lags tried hold them."""
+
+
+def lag_learned_text(lags: Any, successes: Any, n: int) -> tuple[str, str]:
+    """The lag learned within a budget as the counts allow it to be printed: (value, interval).
+
+    The rule, one for every page:
+
+    * counts that go from at least 90% at one lag tried to at most 10% at
+      the next lag tried (or back), with the fitted 50% point between them,
+      are printed as that range, ``("between 4 and 8", "")``: with no lag
+      tried between, the fit's point and interval there come from its slope
+      and penalty, not from the counts;
+    * a 50% point beyond the last lag tried is a bound,
+      ``("beyond 64", "")``, one before the first ``("below 4", "")``;
+    * otherwise the fit's point (:func:`lag_learned`), rounded, and its 95%
+      interval, an end beyond the last lag tried (or not bounded by the data
+      on that side) printed ``beyond 64``, before the first ``below 4``.
+
+    >>> lag_learned_text([4, 8, 12], [20, 0, 0], 20)
+    ('between 4 and 8', '')
+    >>> lag_learned_text([8, 24, 40], [20, 19, 13], 20)
+    ('beyond 40', '')
+    >>> lag_learned_text([4, 8, 12, 16], [20, 15, 5, 0], 20)
+    ('10', '[9, 11]')
+    """
+    fit = lag_learned(lags, successes, n)
+    lags, counts = list(lags), list(successes)
+    first, last = lags[0], lags[-1]
+    if fit.x50 is None:
+        beyond = fit.above_grid == (fit.slope <= 0)
+        return (f"beyond {last}" if beyond else f"below {first}"), ""
+    high, low = CLEAR
+    for i in range(len(lags) - 1):
+        a, b = counts[i] / n, counts[i + 1] / n
+        jump = (a >= high and b <= low) or (a <= low and b >= high)
+        if jump and lags[i] <= fit.x50 <= lags[i + 1]:
+            return f"between {lags[i]} and {lags[i + 1]}", ""
+
+    def end(value: float | None, side: int) -> str:
+        if value is None:  # the data do not bound this side
+            return f"beyond {last}" if side > 0 else f"below {first}"
+        if value > last:
+            return f"beyond {last}"
+        return f"below {first}" if value < first else f"{value:.0f}"
+
+    lo, hi = fit.x50_interval
+    return f"{fit.x50:.0f}", f"[{end(lo, -1)}, {end(hi, 1)}]"
+
+
+def contrast_lag(lags: Any, counts_a: Any, counts_b: Any, n: int) -> int:
+    """The lag at which a single-lag contrast of two arms is read, by a rule fixed before the runs.
+
+    Of the lags both arms were trained at (``lags``, with their counts of
+    ``n`` seeds each), the one where the pooled success rate of the two arms,
+    :math:`(k_a + k_b)/2n`, is nearest 50%, a tie going to the smaller lag:
+    there a count can move either way, and Fisher's exact test has the most
+    room to see a difference. Compared in integers, :math:`|k_a + k_b - n|`.
+
+    >>> contrast_lag([4, 8, 12], [19, 15, 7], [20, 0, 0], 20)
+    8
+    >>> contrast_lag([4, 8], [20, 10], [0, 10], 20)
+    4
+    """
+    lags = check_lags("lags", lags)
+    n = check_positive_int("n", n)
+    arms = []
+    for name, value in (("counts_a", counts_a), ("counts_b", counts_b)):
+        counts = check_list(name, value, check_nonnegative_int, "counts (whole numbers >= 0)")
+        if len(counts) != len(lags) or max(counts) > n:
+            raise ValueError(f"{name} must be one count in 0..{n} per lag, got {value!r} for lags {lags!r}")
+        arms.append(counts)
+    distance = [abs(a + b - n) for a, b in zip(*arms)]
+    return min(zip(distance, lags))[1]
 
 
 def sgd_rate(rates: Any, successes: Any) -> float:

@@ -78,6 +78,12 @@ __all__ = [
     "equivalence",
     "fisher_power",
     "detectable_difference",
+    "Shift",
+    "lag_shift",
+    "spearman",
+    "Shifts",
+    "lag_shifts",
+    "chi2_sf",
 ]
 
 
@@ -683,6 +689,403 @@ class _Binomial:
             if max(abs(d) for d in delta) < tolerance:
                 return theta, value, step
         raise ValueError("the logistic fit did not converge in 200 Newton steps")
+
+
+# -- two curves compared over every lag: a common slope and a shift of the 50% point ---------------------
+
+
+@dataclass(frozen=True)
+class Shift:
+    r"""The shift between two success curves with a common slope (:func:`lag_shift`).
+
+    ``difference`` is the penalized-likelihood estimate of
+    :math:`d = x_{50,a} - x_{50,b}` (None when the profile keeps rising as
+    :math:`|d|` grows: an arm with no transition anywhere); ``interval`` its
+    ``level`` profile-likelihood interval (a bound is None when the data do
+    not bound it on that side); ``statistic`` the penalized likelihood-ratio
+    statistic of :math:`d = 0` (one curve) against a shift, on one degree of
+    freedom, and ``p`` its p-value.
+    """
+
+    difference: float | None
+    interval: tuple[float | None, float | None]
+    statistic: float
+    p: float
+    level: float
+
+
+def _arm(arm: str, x: Any, successes: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One arm's counts (:func:`_counts`), an error naming the arm's arguments."""
+    try:
+        return _counts(x, successes, n)
+    except ValueError as err:
+        raise ValueError(f"arm {arm} (x_{arm}, successes_{arm}, n_{arm}): {err}") from None
+
+
+def _shift_profile(
+    a: tuple[np.ndarray, np.ndarray, np.ndarray],
+    b: tuple[np.ndarray, np.ndarray, np.ndarray],
+    d: float,
+    centre: float,
+    scale: float,
+) -> float:
+    r"""The profile penalized log-likelihood :math:`\ell(d)` of the common-slope model at a shift ``d``.
+
+    With :math:`d` fixed, arm ``a`` at :math:`x - d` and arm ``b`` at
+    :math:`x` follow one curve :math:`\sigma(\beta_0 + \beta_1 x')`:
+    :math:`\ell(d)` is the maximum over :math:`\beta` of
+    :math:`\sum_i [k_i \log p_i + (n_i - k_i)\log(1 - p_i)] + \tfrac12\log\det I(\beta)`,
+    the Firth-penalized log-likelihood of that two-parameter fit in the
+    units of ``x`` (the fit runs on :math:`z = (x' - c)/s` with ``centre``
+    and ``scale`` fixed for every ``d``, and :math:`\log s` is added back).
+    """
+    (xa, ka, na), (xb, kb, nb) = a, b
+    data = _Binomial(
+        (np.concatenate([xa - d, xb]) - centre) / scale, np.concatenate([ka, kb]), np.concatenate([na, nb])
+    )
+    return _penalized_maximum(data) + math.log(scale)
+
+
+def _penalized_maximum(data: _Binomial) -> float:
+    """The maximum of the Firth-penalized likelihood of :math:`a_0 + a_1 z`: Fisher scoring with step halving.
+
+    The steps of :meth:`_Binomial.maximize`; it stops when a step is below 1e-10 or when ten steps in a
+    row raise the penalized likelihood by less than 1e-12 of itself (near quasi-separation the scoring
+    converges linearly: the value is settled long before the coefficients)."""
+    theta, flat = [0.0, 0.0], 0
+    value, score, (s0, s1, s2) = data.parts(np.zeros_like(data.z))
+    for _ in range(2000):
+        det = s0 * s2 - s1 * s1
+        delta = [(s2 * score[0] - s1 * score[1]) / det, (s0 * score[1] - s1 * score[0]) / det]
+        for _ in range(100):
+            trial = [theta[0] + delta[0], theta[1] + delta[1]]
+            trial_value, trial_score, trial_info = data.parts(trial[0] + trial[1] * data.z)
+            if trial_value >= value - 1e-12 * (1.0 + abs(value)):
+                break
+            delta = [delta[0] / 2.0, delta[1] / 2.0]
+        else:
+            return value
+        flat = flat + 1 if trial_value - value < 1e-12 * (1.0 + abs(value)) else 0
+        theta, value, score, (s0, s1, s2) = trial, trial_value, trial_score, trial_info
+        if max(abs(delta[0]), abs(delta[1])) < 1e-10 * (1.0 + max(abs(theta[0]), abs(theta[1]))) or flat >= 10:
+            return value
+    raise ValueError("the common-slope fit did not converge in 2000 steps")
+
+
+def _golden(f: Callable[[float], float], lo: float, hi: float) -> float:
+    """The maximizer of ``f`` on [lo, hi] by golden-section search, to 1e-10 of the bracket's scale."""
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fc, fd = f(c), f(d)
+    while hi - lo > 1e-10 * (1.0 + abs(lo) + abs(hi)):
+        if fc >= fd:
+            hi, d, fd = d, c, fc
+            c = hi - ratio * (hi - lo)
+            fc = f(c)
+        else:
+            lo, c, fc = c, d, fd
+            d = lo + ratio * (hi - lo)
+            fd = f(d)
+    return 0.5 * (lo + hi)
+
+
+def _or_minus_infinity(f: Callable[[float], float], u: float) -> float:
+    """``f(u)``, or minus infinity where its fit does not converge (far shifts of separated data)."""
+    try:
+        return f(u)
+    except ValueError:
+        return -math.inf
+
+
+def _root_within(excess: Callable[[float], float], start: float, sign: float, reach: float) -> float | None:
+    """Where ``excess`` turns positive going from ``start`` in the direction ``sign``, within ``reach`` of 0.
+
+    Steps outward, doubling from 0.25, then bisects to 1e-10; None if ``excess`` stays at or below 0 up to
+    ``reach`` (or a fit there does not converge): the data do not bound that side.
+    """
+    inner, step = start, 0.25
+    while True:
+        outer = start + sign * step
+        if abs(outer) > reach:
+            outer = sign * reach
+        try:
+            if excess(outer) > 0.0:
+                break
+        except ValueError:
+            return None
+        if abs(outer) >= reach:
+            return None
+        inner, step = outer, 2.0 * step
+    for _ in range(200):
+        mid = 0.5 * (inner + outer)
+        if abs(outer - inner) < 1e-10 * (1.0 + abs(mid)):
+            break
+        if excess(mid) > 0.0:
+            outer = mid
+        else:
+            inner = mid
+    return 0.5 * (inner + outer)
+
+
+def lag_shift(x_a: Any, successes_a: Any, n_a: Any, x_b: Any, successes_b: Any, n_b: Any, level: float = 0.95) -> Shift:
+    r"""How far arm ``a``'s 50% point lies from arm ``b``'s, from every ``x`` of both: a common-slope Firth fit.
+
+    The model gives both arms one slope and each its own 50% point,
+    :math:`\operatorname{logit} p_m(x) = \beta\,(x - x_{50,m})`. For a fixed
+    difference :math:`d = x_{50,a} - x_{50,b}` it is an ordinary two-parameter
+    logistic regression in a shifted covariate (arm ``a``'s ``x`` minus
+    :math:`d`, arm ``b``'s ``x``), fitted by Firth's penalized likelihood as
+    :func:`logistic_fit` is; its maximum is the profile :math:`\ell(d)`. Then
+
+    * the estimate :math:`\hat d` maximizes :math:`\ell` (a grid over four
+      times the pooled range of ``x`` each way, refined by golden section;
+      None when the maximum is at the grid's edge);
+    * the ``level`` interval is
+      :math:`\{d : 2(\ell(\hat d) - \ell(d)) \le \chi^2_1(\text{level})\}`,
+      searched within the same range (a bound is None beyond it);
+    * the penalized likelihood-ratio test of one curve (:math:`d = 0`)
+      against shifted curves is :math:`2(\ell(\hat d) - \ell(0))` on one
+      degree of freedom, :math:`p = \operatorname{erfc}(\sqrt{\text{stat}/2})`.
+
+    The penalty is that of the two-parameter fit at each :math:`d` (the
+    Jeffreys prior of :math:`\beta` given :math:`d`), not of the three
+    parameters jointly. Swapping the arms negates :math:`\hat d` and its
+    interval and leaves the test unchanged.
+
+    >>> s = lag_shift([4, 8, 12, 16], [20, 15, 5, 0], [20] * 4,
+    ...               [4, 8, 12, 16], [20, 20, 15, 5], [20] * 4)
+    >>> round(s.difference), s.p < 0.001
+    (-4, True)
+    """
+    a = _arm("a", x_a, successes_a, n_a)
+    b = _arm("b", x_b, successes_b, n_b)
+    level = _level(level)
+    pooled = np.concatenate([a[0], b[0]])
+    centre, scale = float(pooled.mean()), float(pooled.std())
+    span = float(pooled.max() - pooled.min()) / scale
+
+    def profile(u: float) -> float:  # u: the shift in units of scale
+        return _shift_profile(a, b, u * scale, centre, scale)
+
+    reach = 4.0 * span
+    grid = np.linspace(-reach, reach, 161)
+    values = [_or_minus_infinity(profile, float(u)) for u in grid]
+    top = int(np.argmax(values))
+    if top in (0, len(grid) - 1):  # the profile still rises at the edge: no finite estimate
+        statistic = max(0.0, 2.0 * (values[top] - profile(0.0)))
+        edge = float(grid[top]) * scale
+        open_ = (edge, None) if edge > 0 else (None, edge)
+        return Shift(None, open_, statistic, math.erfc(math.sqrt(statistic / 2.0)), level)
+    u_hat = _golden(profile, float(grid[top - 1]), float(grid[top + 1]))
+    best = profile(u_hat)
+    limit = _z(level) ** 2
+
+    def excess(u: float) -> float:
+        return 2.0 * (best - profile(u)) - limit
+
+    lower, upper = _root_within(excess, u_hat, -1.0, reach), _root_within(excess, u_hat, 1.0, reach)
+    statistic = max(0.0, 2.0 * (best - profile(0.0)))
+    return Shift(
+        u_hat * scale,
+        (None if lower is None else lower * scale, None if upper is None else upper * scale),
+        statistic,
+        math.erfc(math.sqrt(statistic / 2.0)),
+        level,
+    )
+
+
+# -- a rank correlation with its exact permutation p ---------------------------------------------------------
+
+SPEARMAN_EXACT_MAX = 10
+"""The largest sample :func:`spearman` enumerates every permutation of (10! = 3,628,800, by subsets)."""
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties given the mean of the ranks they share."""
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(len(values))
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+def _permutation_counts(rx: list[int], ry: list[int]) -> dict[int, int]:
+    """How many of the n! pairings give each value of :math:`\\sum_i rx_i\\, ry_{\\pi(i)}` (integers), by subsets."""
+    n = len(rx)
+    layer: dict[int, dict[int, int]] = {0: {0: 1}}
+    for i in range(n):
+        following: dict[int, dict[int, int]] = {}
+        for used, counts in layer.items():
+            for j in range(n):
+                if used >> j & 1:
+                    continue
+                add, target = rx[i] * ry[j], following.setdefault(used | 1 << j, {})
+                for total, count in counts.items():
+                    target[total + add] = target.get(total + add, 0) + count
+        layer = following
+    return layer[(1 << n) - 1]
+
+
+def spearman(x: Any, y: Any, alternative: str = "two-sided") -> tuple[float, float]:
+    r"""Spearman's rank correlation of ``x`` and ``y`` and its exact permutation p-value: (rho, p).
+
+    :math:`\rho` is Pearson's correlation of the ranks (ties get their mean
+    rank). Under the null hypothesis every pairing of the ``y`` with the
+    ``x`` is equally likely; p is the share of the :math:`n!` pairings whose
+    :math:`\rho` is at least the observed (``alternative="greater"``), at most
+    it (``"less"``), or twice the smaller of the two, at most 1
+    (``"two-sided"``, as ``scipy.stats.permutation_test`` does). The pairings
+    are counted exactly, in integers, for :math:`3 \le n \le` 10. With
+    :math:`n` values the smallest one-sided p is :math:`1/n!` (1/24 for four).
+
+    >>> spearman([1, 2, 3, 4], [10, 20, 30, 40], "greater")
+    (1.0, 0.041666666666666664)
+    """
+    xs, ys = _sample("x", x), _sample("y", y)
+    if xs.shape != ys.shape:
+        raise ValueError(f"y must have the shape of x, {xs.shape}, got shape {ys.shape}")
+    n = xs.size
+    if not 3 <= n <= SPEARMAN_EXACT_MAX:
+        raise ValueError(f"x must hold from 3 to {SPEARMAN_EXACT_MAX} values (exact enumeration), got {n}")
+    if alternative not in ("two-sided", "greater", "less"):
+        raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {_show(alternative)}")
+    rx, ry = _ranks(xs), _ranks(ys)
+    if np.unique(rx).size < 2 or np.unique(ry).size < 2:
+        raise ValueError(f"x and y must each hold two distinct values at least, got {_show(x)} and {_show(y)}")
+    dx, dy = rx - rx.mean(), ry - ry.mean()
+    rho = float((dx * dy).sum() / math.sqrt(float((dx * dx).sum()) * float((dy * dy).sum())))
+    # rho rises with sum(rx * ry) over the pairings: count those on either side of the observed sum.
+    ix, iy = [int(round(2 * r)) for r in rx], [int(round(2 * r)) for r in ry]
+    observed = sum(a * b for a, b in zip(ix, iy))
+    counts = _permutation_counts(ix, iy)
+    total = math.factorial(n)
+    greater = Fraction(sum(c for t, c in counts.items() if t >= observed), total)
+    less = Fraction(sum(c for t, c in counts.items() if t <= observed), total)
+    p = {"greater": greater, "less": less, "two-sided": min(Fraction(1), 2 * min(greater, less))}[alternative]
+    return rho, float(p)
+
+
+def chi2_sf(statistic: float, df: int) -> float:
+    r"""The chi-square survival function :math:`\Pr(\chi^2_{df} \ge` ``statistic``:math:`)`.
+
+    It is the regularized upper incomplete gamma function
+    :math:`Q(df/2, \text{statistic}/2)`: by its series below
+    :math:`x = a + 1` and by its continued fraction above (Numerical Recipes,
+    §6.2), with :func:`math.lgamma`.
+
+    >>> round(chi2_sf(3.841458820694124, 1), 6), round(chi2_sf(7.814727903251178, 3), 6)
+    (0.05, 0.05)
+    """
+    df = check_positive_int("df", df)
+    ok = isinstance(statistic, (int, float, np.integer, np.floating)) and not isinstance(statistic, bool)
+    if not ok or not math.isfinite(float(statistic)) or float(statistic) < 0:
+        raise ValueError(f"statistic must be a finite number >= 0, got {_show(statistic)}")
+    a, x = df / 2.0, float(statistic) / 2.0
+    if x == 0.0:
+        return 1.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1.0:  # P(a, x) by its series; Q = 1 - P
+        term = total = 1.0 / a
+        k = a
+        while abs(term) > 1e-17 * abs(total):
+            k += 1.0
+            term *= x / k
+            total += term
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    # Q(a, x) by Lentz's continued fraction
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return min(1.0, math.exp(log_front) * h)
+
+
+@dataclass(frozen=True)
+class Shifts:
+    r"""Several success curves with a common slope compared at once (:func:`lag_shifts`).
+
+    ``differences[m]`` is the estimate of :math:`x_{50,m} - x_{50,0}` (0 for
+    the first arm); ``statistic`` the penalized likelihood-ratio statistic of
+    one curve for every arm against a curve per arm, on ``df`` = arms - 1
+    degrees of freedom, and ``p`` its p-value (:func:`chi2_sf`).
+    """
+
+    differences: tuple[float, ...]
+    statistic: float
+    df: int
+    p: float
+
+
+def lag_shifts(arms: Any) -> Shifts:
+    r"""The joint test of :func:`lag_shift` for two or more arms: one curve against a shifted curve per arm.
+
+    ``arms`` is a sequence of ``(x, successes, n)``, one per model. The model
+    is :math:`\operatorname{logit} p_m(x) = \beta\,(x - x_{50,m})`; with the
+    shifts :math:`d_m = x_{50,m} - x_{50,0}` fixed it is a two-parameter
+    logistic regression in :math:`x - d_m`, fitted by Firth's penalized
+    likelihood, whose maximum is the profile :math:`\ell(d)`. The shifts are
+    found by coordinate ascent from the pairwise estimates
+    (:func:`lag_shift` of each arm against the first), one golden-section
+    search per shift and cycle, until no shift moves by more than 1e-7 of
+    the pooled spread of ``x``. The statistic is
+    :math:`2(\ell(\hat d) - \ell(0))` on arms - 1 degrees of freedom. With two
+    arms it is :func:`lag_shift`'s test.
+
+    >>> s = lag_shifts([([4, 8, 12], [20, 10, 0], [20] * 3),
+    ...                 ([4, 8, 12], [20, 20, 10], [20] * 3),
+    ...                 ([4, 8, 12], [20, 10, 0], [20] * 3)])
+    >>> [round(d) for d in s.differences], s.df, s.p < 0.001
+    ([0, 4, 0], 2, True)
+    """
+    if isinstance(arms, (str, bytes)) or not hasattr(arms, "__len__") or len(arms) < 2:
+        raise ValueError(f"arms must be a sequence of two or more (x, successes, n), got {_show(arms)}")
+    data = []
+    for i, arm in enumerate(arms):
+        if isinstance(arm, (str, bytes)) or not hasattr(arm, "__len__") or len(arm) != 3:
+            raise ValueError(f"arms[{i}] must be (x, successes, n), got {_show(arm)}")
+        data.append(_arm(str(i), *arm))
+    pooled = np.concatenate([x for x, _, _ in data])
+    centre, scale = float(pooled.mean()), float(pooled.std())
+    ks, ns = np.concatenate([k for _, k, _ in data]), np.concatenate([n for _, _, n in data])
+
+    def profile(d: list[float]) -> float:
+        x = np.concatenate([xs - dm for (xs, _, _), dm in zip(data, d)])
+        return _penalized_maximum(_Binomial((x - centre) / scale, ks, ns)) + math.log(scale)
+
+    d = [0.0]
+    for xs, k, n in data[1:]:
+        first = lag_shift(xs, k, n, *data[0])
+        d.append(0.0 if first.difference is None else first.difference)
+    for _ in range(100):
+        moved = 0.0
+        for m in range(1, len(d)):
+
+            def along(v: float, m: int = m) -> float:
+                return profile(d[:m] + [v] + d[m + 1 :])
+
+            new = _golden(along, d[m] - scale, d[m] + scale)
+            moved, d[m] = max(moved, abs(new - d[m])), new
+        if moved < 1e-7 * scale:
+            break
+    statistic = max(0.0, 2.0 * (profile(d) - profile([0.0] * len(d))))
+    df = len(d) - 1
+    return Shifts(tuple(d), statistic, df, chi2_sf(statistic, df))
 
 
 def _counts(x: Any, successes: Any, n: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

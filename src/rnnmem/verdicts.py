@@ -158,15 +158,16 @@ def compare(a: int, n_a: int, b: int, n_b: int, *, effect: float = EFFECT, alpha
 
 
 def p_text(p: float) -> str:
-    """A p-value as a page prints it after "p =": two significant digits, and below 0.001 as a power of ten.
+    """A p-value as a page prints it after "p =": two significant digits, below 0.001 times a power of ten.
 
-    Below 0.001 it is one significant digit times a power of ten, in Unicode
-    superscripts, so "*p* = {p_text}" reads right at every size.
+    Below 0.001 it is two significant digits (a trailing zero dropped) times a
+    power of ten, in Unicode superscripts, so that "*p* = …" reads right at
+    every size and no p is shown as "< 0.001".
 
-    >>> p_text(0.034), p_text(0.23), p_text(1.0), p_text(3.2e-6)
-    ('0.034', '0.23', '1.00', '3 × 10⁻⁶')
-    >>> p_text(0.00096)
-    '1 × 10⁻³'
+    >>> p_text(0.034), p_text(0.23), p_text(1.0), p_text(3.24e-6)
+    ('0.034', '0.23', '1.00', '3.2 × 10⁻⁶')
+    >>> p_text(0.00096), p_text(1.0e-5)
+    ('9.6 × 10⁻⁴', '1 × 10⁻⁵')
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability from 0 to 1, got {p!r}")
@@ -174,6 +175,7 @@ def p_text(p: float) -> str:
         return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
     if p == 0.0:
         return "0"
-    mantissa, exponent = f"{p:.0e}".split("e")
+    mantissa, exponent = f"{p:.1e}".split("e")
+    mantissa = mantissa.removesuffix(".0")
     sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
     return f"{mantissa} × 10{str(int(exponent)).translate(sup)}"

@@ -341,3 +341,105 @@ def test_a_sweep_builder_trains_the_sweep_its_arguments_ask_for(monkeypatch):
     with pytest.raises(RuntimeError, match="stop"):
         mm.success_counts_table(4, models=["rnn"], short_lags=[1, 2], long_lags=[2], seeds=3, budgets=[4, 8])
     assert asked == [(["rnn"], [1, 2], [2], 3, 16, [4, 8], 0.9, 64)]
+
+
+# The fake result's two arms, named by key where the builder takes a ModelSpec.
+_A: typing.Any = "a"
+_B: typing.Any = "b"
+
+
+class _Counts:
+    """A sweep's result read from counts alone: what the comparisons and the ordering of the section read."""
+
+    def __init__(self, table: dict, budget: int = 300, n: int = 20):
+        from types import SimpleNamespace
+
+        self.table, self.budget, self.n = table, budget, n
+        self.specs = {key: ModelSpec.parse(model) for key, model in (("a", "lstm:1"), ("b", "lstm:0"))}
+        self.sweep = SimpleNamespace(seeds=tuple(range(n)), budgets=(budget, budget * 5))
+
+    def lags(self, spec, budget):
+        return list(self.table[spec][0])
+
+    def counts(self, spec, budget):
+        return list(self.table[spec][1])
+
+    def outcome(self, spec, lag, budget):
+        from rnnmem.experiments import Outcome
+
+        k = self.counts(spec, budget)[self.lags(spec, budget).index(lag)]
+        return Outcome(budget, tuple([25] * k + [None] * (self.n - k)), np.ones(self.n))
+
+
+def test_two_models_are_compared_over_every_lag_and_at_the_lag_nearest_one_half():
+    lags = [4, 8, 12, 16, 20]
+    res: typing.Any = _Counts({"a": (lags, [20, 19, 12, 3, 0]), "b": (lags, [20, 4, 0, 0, 0])})
+    shift = mm._shift_words(res, _A, _B, 300)
+    # the arm that keeps succeeding at longer lags has the later 50% lag, and the page says so
+    assert shift["difference"] > 0 and shift["lo"] > 0 and shift["differ"]
+    assert (
+        shift["phrase"] == "a longer lag learned than"
+        and shift["p_eq"] == f"*p* = {comparisons.p_text(shift['p_value'])}"
+    )
+    assert mm._shift_words(res, _B, _A, 300)["phrase"] == "a shorter lag learned than"
+    # pooled 23/40 at lag 8 and 12/40 at lag 12: lag 8 is nearest one half
+    contrast = mm._contrast_words(res, _A, _B, 300)
+    assert contrast is not None and contrast["lag"] == 8 and (contrast["a"], contrast["b"]) == (19, 4)
+    assert contrast["p_value"] == stats.fisher_exact(19, 20, 4, 20)
+
+
+def test_two_models_with_the_same_counts_show_no_shift():
+    lags = [4, 8, 12]
+    res: typing.Any = _Counts({"a": (lags, [18, 10, 2]), "b": (lags, [18, 10, 2])})
+    shift = mm._shift_words(res, _A, _B, 300)
+    assert shift["phrase"] == "no detectable shift from" and not shift["differ"] and shift["p"] == "1.00"
+
+
+def test_a_lag_learned_between_two_clear_lags_is_printed_as_their_range():
+    lags, counts = [4, 8, 12], [20, 0, 0]
+    fit = stats.logistic_fit(lags, counts, [20] * 3)
+    words = mm._fit_words(fit, lags, counts, 20)
+    assert fit.x50 is not None and words["full"] == "between 4 and 8" and words["interval"] == ""
+    lags, counts = [8, 24, 40, 48], [20, 19, 13, 12]
+    words = mm._fit_words(stats.logistic_fit(lags, counts, [20] * 4), lags, counts, 20)
+    assert words["full"] == "beyond 48"
+
+
+def test_the_starting_horizons_are_ranked_against_the_lags_learned_within_the_lstms():
+    from types import SimpleNamespace
+
+    specs = [ModelSpec.parse(m) for m in ("rnn", "lstm:0", "lstm:1", "lstm:2", "lstm:chrono")]
+    counts = {"rnn": [20, 15, 7, 3], "lstm0": [20, 0, 0, 0], "lstm1": [20, 17, 2, 0], "lstm2": [20, 20, 17, 7]}
+    counts["chrono"] = [20, 20, 17, 13]
+    res: typing.Any = SimpleNamespace(
+        sweep=SimpleNamespace(models=specs, budgets=(300, 1500), seeds=tuple(range(20))),
+        lags=lambda spec, budget: [4, 8, 12, 16],
+        counts=lambda spec, budget: counts[spec.key],
+    )
+    horizons = {s: {"horizon": h, "beyond": h is None} for s, h in zip(specs, (7.9, 6.6, 14.7, 36.3, None))}
+    learned = {"rnn": 11.0, "lstm0": 6.0, "lstm1": 10.0, "lstm2": 15.0, "chrono": 17.0}
+    swapped = dict(learned, lstm1=16.0)  # b_f = 1 past b_f = 2: one pair out of order
+    undetected = {"phrase": "no detectable shift from", "differ": False, "p_eq": "*p* = 0.067"}
+    values = {
+        "fits": {k: {"u300": {"point": v}, "u1500": {"point": swapped[k]}} for k, v in learned.items()},
+        "shift": {"lstm2-lstm1": {"u1500": undetected}},
+    }
+    out = mm._ordering(res, horizons, values)
+    assert out["rank"]["u300"]["rho"] == 1.0 and out["rank"]["u300"]["p_one"] == pytest.approx(1 / 24)
+    assert out["rank"]["u300"]["same_order"] and out["orders"] == 24
+    assert out["rank"]["u1500"]["rho"] == pytest.approx(0.8) and not out["rank"]["u1500"]["same_order"]
+    assert out["rank"]["u1500"]["p_one"] == pytest.approx(stats.spearman([1, 2, 3, 4], [1, 3, 2, 4], "greater")[1])
+    assert out["predicted"]["chrono"] == "beyond every lag tried" and out["predicted"]["lstm2"] == "36.3"
+    # the four LSTMs tested at once: one curve against four, on three degrees of freedom
+    joint = out["rank"]["u300"]["joint"]
+    want = stats.lag_shifts([([4, 8, 12, 16], counts[k], [20] * 4) for k in ("lstm0", "lstm1", "lstm2", "chrono")])
+    assert (
+        joint["df"] == 3
+        and joint["p_value"] == want.p < 0.001
+        and joint["text"].endswith(f"*p* = {comparisons.p_text(want.p)}")
+    )
+    # a step of the order the shift over every lag does not detect is named
+    assert out["rank"]["u300"]["steps"] == "each step of that order"
+    assert out["rank"]["u1500"]["steps"] == (
+        "each step but that from the LSTM with $b_f = 1$ to the LSTM with $b_f = 2$ (*p* = 0.067)"
+    )

@@ -6,9 +6,12 @@ the model specs, the design (the constants :data:`~rnnmem.experiments.CONFIGS`,
 budgets and lag grids), the runs as frozen values, the sweep with its
 extension rules (:class:`~rnnmem.experiments.Sweep`), outcomes with their
 intervals, survival and logistic fits, starting factors and horizons. This
-module draws them and words them; every comparison it words carries Fisher's
-exact test (:func:`rnnmem.stats.fisher_exact`), and a difference with
-:math:`p \\ge 0.05` is worded as none detected.
+module draws them and words them. Two models are compared over every lag
+both were trained at (a common-slope Firth fit, :func:`rnnmem.stats.lag_shift`),
+and at one lag chosen by :func:`rnnmem.experiments.contrast_lag` with Fisher's
+exact test (:func:`rnnmem.stats.fisher_exact`); a difference with
+:math:`p \\ge 0.05` is worded as none detected. Within the LSTMs the starting
+horizons are ranked against the lags learned (:func:`rnnmem.stats.spearman`).
 
 The runs are asked of :mod:`rnnmem.site.labruns` (which trains those not kept,
 on local processes or a Dask cluster: :mod:`rnnmem.engine`); comparisons are
@@ -64,8 +67,10 @@ from rnnmem.experiments import (
     Threshold,
     calibration_lag,
     carry_survival,
+    contrast_lag,
     dropout_equivalent_bias,
     forget_biases,
+    lag_learned_text,
     masked_accuracy,
     pilot_lag,
     rnn_spectra,
@@ -163,6 +168,9 @@ def _lab(models, short_lags, long_lags, seeds, hidden, budgets, threshold, exten
     return schedule.result
 
 
+# A shift between two curves is worded as one when its likelihood-ratio test gives p below ALPHA,
+# the level of every comparison (rnnmem.verdicts.ALPHA).
+
 PAIRS = (
     ("rnn", "lstm0"),
     ("gru", "lstm0"),
@@ -171,7 +179,8 @@ PAIRS = (
     ("chrono", "lstm2"),
     ("rnn", "gru"),
 )
-"""The pairs of models whose counts the chapter compares, lag by lag (Fisher's exact test)."""
+"""The pairs of models the chapter compares: over every lag (:func:`_shift_words`), at the lag of the
+contrast rule (:func:`_contrast_words`), and lag by lag (Fisher's exact test)."""
 
 
 def _horizons(res: SweepResult) -> dict:
@@ -203,26 +212,74 @@ def _horizons(res: SweepResult) -> dict:
     return out
 
 
-def _fit_words(fit, lags: list[int]) -> dict:
-    """L50 and its interval as numbers and as text: "> 64" where the fitted success stays above one half at
-    every lag tried, "< 4" where it stays below; an interval bound the data do not set is "open"."""
-    if fit.x50 is None:
-        text = f"> {lags[-1]}" if fit.above_grid == (fit.slope <= 0) else f"< {lags[0]}"
-        return {"x50": None, "lo": None, "hi": None, "inside": False, "text": text, "interval": "", "slope": fit.slope}
-    lo, hi = fit.x50_interval
-
-    def bound(v: float | None) -> str:
-        return "open" if v is None else f"{v:.0f}"
-
+def _fit_words(fit, lags: list[int], counts: list[int], n: int) -> dict:
+    """L50 and its interval as numbers and as the counts allow them to be printed
+    (:func:`rnnmem.experiments.lag_learned_text`): ``text`` the value ("17", "between 4 and 8", "beyond 64",
+    "below 8"), ``interval`` its interval or "" (a range or a bound has none), ``full`` the two together."""
+    text, interval = lag_learned_text(lags, counts, n)
+    x50 = fit.x50
+    lo, hi = fit.x50_interval if x50 is not None else (None, None)
     return {
-        "x50": fit.x50,
+        "x50": x50,
         "lo": lo,
         "hi": hi,
-        "inside": True,
-        "text": f"{fit.x50:.0f}",
-        "interval": f"[{bound(lo)}, {bound(hi)}]",
+        "inside": x50 is not None,
+        "text": text,
+        "interval": interval,
+        "full": f"{text} {interval}".strip(),
         "slope": fit.slope,
+        # the fitted curve's 50% point, extrapolated beyond the lags tried: an order, not a value to print
+        "point": -fit.intercept / fit.slope if fit.slope != 0 else math.inf,
     }
+
+
+def _lag_text(value: float | None) -> str:
+    """A shift's interval end: one decimal, "open" where the data do not bound it."""
+    return "open" if value is None else f"{value:.1f}"
+
+
+def _shift_words(res: SweepResult, a: ModelSpec, b: ModelSpec, budget: int) -> dict:
+    """Two models compared over every lag each was trained at (:func:`rnnmem.stats.lag_shift`): the
+    difference of their 50% lags, :math:`L_{50,a} - L_{50,b}`, its 95% interval, and the
+    likelihood-ratio test of one curve against two shifted ones, in words."""
+    n = len(res.sweep.seeds)
+    (lags_a, counts_a), (lags_b, counts_b) = ((res.lags(s, budget), res.counts(s, budget)) for s in (a, b))
+    shift = stats.lag_shift(lags_a, counts_a, [n] * len(lags_a), lags_b, counts_b, [n] * len(lags_b))
+    differ = shift.p < ALPHA
+    d = shift.difference
+    phrase = (
+        ("a longer lag learned than" if d is not None and d > 0 else "a shorter lag learned than")
+        if differ
+        else "no detectable shift from"
+    )
+    lo, hi = shift.interval
+    text = p_text(shift.p)
+    return {
+        "difference": d,
+        "lo": lo,
+        "hi": hi,
+        "d": "open" if d is None else f"{d:.1f}",
+        "interval": f"[{_lag_text(lo)}, {_lag_text(hi)}]",
+        "statistic": shift.statistic,
+        "p_value": shift.p,
+        "p": text,
+        "p_eq": f"*p* = {text}",
+        "phrase": phrase,
+        "differ": differ,
+    }
+
+
+def _contrast_words(res: SweepResult, a: ModelSpec, b: ModelSpec, budget: int) -> dict | None:
+    """One lag's counts compared (Fisher's exact test), at the lag :func:`rnnmem.experiments.contrast_lag`
+    picks from the lags both were trained at; None when they share no lag."""
+    common = sorted(set(res.lags(a, budget)) & set(res.lags(b, budget)))
+    if not common:
+        return None
+    n = len(res.sweep.seeds)
+    counts = [[res.outcome(s, lag, budget).successes for lag in common] for s in (a, b)]
+    lag = contrast_lag(common, counts[0], counts[1], n)
+    c = compare(res.outcome(a, lag, budget), res.outcome(b, lag, budget))
+    return {**c, "lag": lag}
 
 
 def _sweep_values(res: SweepResult) -> dict:
@@ -247,6 +304,7 @@ def _sweep_values(res: SweepResult) -> dict:
     intervals: dict = {}
     lags: dict = {}
     last: dict = {}
+    last_success: dict = {}
     fits: dict = {}
     for s in sweep.models:
         for b in sweep.budgets:
@@ -258,12 +316,19 @@ def _sweep_values(res: SweepResult) -> dict:
                 counts.setdefault(s.key, {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = o.successes
                 rates.setdefault(s.key, {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = o.rate
                 intervals.setdefault(s.key, {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = _interval(o)
-            fits.setdefault(s.key, {})[_budget_key(b)] = _fit_words(res.fit(s, b), tried)
+            fits.setdefault(s.key, {})[_budget_key(b)] = _fit_words(res.fit(s, b), tried, res.counts(s, b), S)
+            won = [lag for lag, k in zip(tried, res.counts(s, b)) if k > 0]
+            last_success.setdefault(s.key, {})[_budget_key(b)] = won[-1] if won else None
     vs: dict = {}
+    shift: dict = {}
+    contrast: dict = {}
     for a, b_ in PAIRS:
         if a not in keys or b_ not in keys:
             continue
         for b in sweep.budgets:
+            pair = f"{a}-{b_}"
+            shift.setdefault(pair, {})[_budget_key(b)] = _shift_words(res, keys[a], keys[b_], b)
+            contrast.setdefault(pair, {})[_budget_key(b)] = _contrast_words(res, keys[a], keys[b_], b)
             common = sorted(set(res.lags(keys[a], b)) & set(res.lags(keys[b_], b)))
             for lag in common:
                 vs.setdefault(f"{a}-{b_}", {}).setdefault(_budget_key(b), {})[f"lag{lag}"] = compare(
@@ -275,7 +340,19 @@ def _sweep_values(res: SweepResult) -> dict:
         for lag in res.lags(s, long):
             o_short, o_long = res.outcome(s, lag, short), res.outcome(s, lag, long)
             later.setdefault(s.key, {})[f"lag{lag}"] = o_long.successes - o_short.successes
-    values.update(counts=counts, rates=rates, intervals=intervals, lags=lags, last=last, fits=fits, vs=vs, later=later)
+    values.update(
+        counts=counts,
+        rates=rates,
+        intervals=intervals,
+        lags=lags,
+        last=last,
+        last_success=last_success,
+        fits=fits,
+        vs=vs,
+        shift=shift,
+        contrast=contrast,
+        later=later,
+    )
     return values
 
 
@@ -419,6 +496,73 @@ def _edges(lags: list[int]) -> np.ndarray:
     return np.concatenate([[x[0] - (mid[0] - x[0])], mid, [x[-1] + (x[-1] - mid[-1])]])
 
 
+LSTMS = ("lstm0", "lstm1", "lstm2", "chrono")
+"""The LSTM family of the sweep, whose starting horizons are ranked against the lags they learned."""
+
+ACROSS = ("rnn", "gru")
+"""The other architectures, whose learned lags are set beside the horizons their starts predict."""
+
+
+def _ordering(res: SweepResult, horizons: dict, values: dict) -> dict:
+    """Does the starting horizon order the lags learned? Within :data:`LSTMS`, per budget, Spearman's rank
+    correlation of the predicted 1% horizon against the fitted 50% lag (its ``point``, extrapolated when it
+    lies beyond the lags tried: only the order is used) with its exact permutation p, one-sided (a longer
+    horizon, a longer lag) and two-sided; chrono's horizon, beyond every lag, ranks last. Across
+    architectures: each model's predicted horizon beside its lag learned."""
+    keys = {s.key: s for s in res.sweep.models}
+    out: dict = {"rank": {}, "predicted": {}}
+    for s in res.sweep.models:
+        h = horizons[s]
+        out["predicted"][s.key] = "beyond every lag tried" if h["beyond"] else f"{h['horizon']:.1f}"
+    family = [k for k in LSTMS if k in keys]
+    if len(family) < 3:
+        return out
+    start = [math.inf if horizons[keys[k]]["beyond"] else horizons[keys[k]]["horizon"] for k in family]
+    start = [max(v for v in start if math.isfinite(v)) + 1.0 if not math.isfinite(v) else v for v in start]
+    for b in res.sweep.budgets:
+        learned = [values["fits"][k][_budget_key(b)]["point"] for k in family]
+        if len(set(learned)) < 2:  # every curve the same: no order to rank
+            continue
+        rho, p_one = stats.spearman(start, learned, "greater")
+        _, p_two = stats.spearman(start, learned, "two-sided")
+        order = [k for _, k in sorted(zip(learned, family))]
+        out["rank"][_budget_key(b)] = {
+            "rho": rho,
+            "rho_text": f"{rho:.2f}",
+            "p_one": p_one,
+            "p_two": p_two,
+            "p_one_text": f"{p_one:.3f}",
+            "p_two_text": f"{p_two:.3f}",
+            "order": _join([_prose(keys[k]) for k in order]),
+            "same_order": order == family,
+            "models": len(family),
+        }
+        # each step of the family's order, tested over every lag (the pairs of PAIRS along it)
+        missed = []
+        for low, high in zip(family, family[1:]):
+            shift = values.get("shift", {}).get(f"{high}-{low}", {}).get(_budget_key(b))
+            if shift is not None and not shift["differ"]:
+                missed.append(f"that from {_prose(keys[low])} to {_prose(keys[high])} ({shift['p_eq']})")
+        out["rank"][_budget_key(b)]["steps"] = (
+            "each step of that order" if not missed else "each step but " + _join(missed)
+        )
+        # one curve for the family against a shifted curve per model
+        n = len(res.sweep.seeds)
+        arms = [(res.lags(keys[k], b), res.counts(keys[k], b), [n] * len(res.lags(keys[k], b))) for k in family]
+        joint = stats.lag_shifts(arms)
+        text = p_text(joint.p)
+        out["rank"][_budget_key(b)]["joint"] = {
+            "statistic": joint.statistic,
+            "df": joint.df,
+            "p_value": joint.p,
+            "text": f"{joint.statistic:.0f} on {joint.df} degrees of freedom, " + f"*p* = {text}",
+        }
+    n = len(family)
+    out["orders"] = math.factorial(n)
+    out["least_p_value"] = f"{1 / math.factorial(n):.3f}"
+    return out
+
+
 @table()
 @takes_the_sweep
 def lab_horizon_table(
@@ -456,10 +600,12 @@ def lab_horizon_table(
             f"Starting factor: the median forget (GRU: update) gate at zero input and state, or the tanh RNN's "
             f"spectral radius ρ of \\(W_{{hh}}\\), over {len(sweep.seeds)} seeds; horizons in steps. "
             f"L50(U): the lag at which a Firth logistic fit of success against lag crosses 50% within U updates, "
-            f"with its 95% interval; beyond the lags tried it is given as a bound."
+            f"with its 95% interval; where the counts fall from at least 90% to at most 10% between two "
+            f"adjacent lags tried, that range; beyond the lags tried, a bound."
         ),
     )
     values["horizon"] = {s.key: (h["horizon"] if not h["beyond"] else "beyond") for s, h in horizons.items()}
+    values.update(_ordering(res, horizons, values))
     values["rho"] = float(np.median(rho))
     values["rho_range"] = f"{rho.min():.2f} to {rho.max():.2f}"
     values["norm"] = float(np.median(norm))
