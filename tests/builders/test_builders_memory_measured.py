@@ -182,22 +182,11 @@ def test_a_group_clause_says_how_many_seeds_and_which_way():
     assert many == "in the 18 seeds that did not it fell from 0.59 to 0.55 at the end"
 
 
-def test_the_controls_compare_each_arm_with_its_pair(tmp_path):
+def test_the_bias_sweep_compares_each_bias_with_the_one_below(tmp_path):
     small = dict(lag=2, seeds=2, hidden=4, steps=25, threshold=0.5)
-    _, values = mm.input_bias_table(sequences=8, **small)
-    assert set(values["counts"]) == {"chrono", "chrono_i0", "lstm3_im3", "lstm3_i0"}
-    assert "chrono_i0-chrono" in values["vs"] and "lstm3_i0-lstm3_im3" in values["vs"]
     _, bias = mm.bias_sweep_table(biases=[0, 3], **small)
     assert bias["keep"]["b3"] == pytest.approx(float(memory.sigmoid(3.0)) ** 3)
     assert set(bias["adjacent"]) == {"b0-b3"}
-    _, drop = mm.dropout_table(keep=0.9, bias=1, **small)
-    assert drop["equivalent"] == pytest.approx(float(memory.bias_for_gate(memory.sigmoid(1.0) / 0.9)))
-    assert set(drop["counts"]) == {"none", "carry_step", "carry_sequence", "hidden_sequence", "equivalent"}
-    assert drop["survive_step"] == pytest.approx(0.9**3)
-    _, sgd = mm.sgd_table(
-        models=["rnn"], lags=[2], rates=[0.1, 1.0], calibration_lag=1, **{k: v for k, v in small.items() if k != "lag"}
-    )
-    assert sgd["rate"] in (0.1, 1.0) and sgd["cells"] == 1
 
 
 def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_round_by_round(monkeypatch):
@@ -244,10 +233,6 @@ def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_
         (mm.diagnostics_over_training, {"lags": [0]}, "lags[0]"),
         (mm.gradient_reach, {"sequences": 0}, "sequences"),
         (mm.bias_sweep, {"biases": ["two"]}, "biases[0]"),
-        (mm.dropout_table, {"keep": 1.5}, "keep"),
-        (mm.dropout_table, {"bias": "big"}, "bias"),
-        (mm.sgd_table, {"rates": [0.1, 0]}, "rates[1]"),
-        (mm.input_bias_table, {"pairs": [["lstm:x", "rnn"]]}, "pairs[0][0]"),
     ],
 )
 def test_a_bad_argument_fails_naming_it(builder, args, name):

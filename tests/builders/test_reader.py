@@ -65,6 +65,12 @@ def test_search_leaves_out_the_notebook_links_and_api_source():
     assert out.count("data-search-exclude") == 2 and '<details class="question">' in out
 
 
+def test_search_leaves_out_an_api_pages_code_and_keeps_a_chapters():
+    page = '<p>prose</p><div class="highlight"><pre><code>&gt;&gt;&gt; 1 + 1</code></pre></div>'
+    assert exclude_from_search(page, api=True).count("data-search-exclude") == 1
+    assert exclude_from_search(page) == page
+
+
 def test_copied_sessions_close_compound_statements_with_a_blank_line():
     session = "\n".join(
         [

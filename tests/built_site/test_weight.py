@@ -31,8 +31,12 @@ KB = 1024
 FIRST_LOAD_BUDGET = 600 * KB
 NAVIGATION_BUDGET = 150 * KB
 #: Pages allowed more than NAVIGATION_BUDGET, each with its reason. Reviewed like code: an entry only grows
-#: with a reason, and goes when the page is split. None today.
-NAVIGATION_EXCEPTIONS: dict[str, int] = {}
+#: with a reason, and goes when the page is split.
+NAVIGATION_EXCEPTIONS: dict[str, int] = {
+    # The lab's chapter: six models at two budgets, every comparison read over every lag and at one lag,
+    # each with the first design's reading beside it, and the headline's ranks; it is the next to split.
+    "chapters/memory-measured/index.html": 160 * KB,
+}
 SEARCH_INDEX = "search/search_index.json"
 
 

@@ -94,15 +94,28 @@ def describe(page_html: str, limit: int = 160) -> str | None:
 
 
 _NOTEBOOK_LINKS = '<p class="rnnmem-notebook"'
+#: A code block as Python-Markdown's highlighter writes it (a chapter's snippet, a docstring's example).
+_CODE_BLOCK = '<div class="highlight"'
 #: mkdocstrings' "Source code in ..." block under each function of an API page.
 _SOURCE_BLOCK = re.compile(r'<details class="(?P<cls>quote|mkdocstrings-source)">\s*<summary>(?:<span>)?Source code in')
 
 
-def exclude_from_search(page_html: str) -> str:
-    """Mark the notebook links and the API source listings of a page ``data-search-exclude``.
+def exclude_from_search(page_html: str, *, api: bool = False) -> str:
+    """Mark the notebook links, the API source listings and an API page's code ``data-search-exclude``.
+
+    On an API page (``api``) every code block, the docstrings' examples, is
+    left out of the search index too: a reader searches the prose for a
+    name or an idea, and the examples' code doubled the index that every
+    page's first load fetches. A chapter's snippets stay searchable.
 
     >>> exclude_from_search('<p class="rnnmem-notebook">x</p>')
     '<p data-search-exclude class="rnnmem-notebook">x</p>'
+    >>> exclude_from_search('<div class="highlight"><pre>1</pre></div>', api=True)
+    '<div data-search-exclude class="highlight"><pre>1</pre></div>'
+    >>> exclude_from_search('<div class="highlight"><pre>1</pre></div>')
+    '<div class="highlight"><pre>1</pre></div>'
     """
     page_html = page_html.replace(_NOTEBOOK_LINKS, '<p data-search-exclude class="rnnmem-notebook"')
+    if api:
+        page_html = page_html.replace(_CODE_BLOCK, '<div data-search-exclude class="highlight"')
     return _SOURCE_BLOCK.sub(lambda m: m.group().replace("<details ", "<details data-search-exclude ", 1), page_html)

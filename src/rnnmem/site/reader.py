@@ -59,7 +59,7 @@ class ReaderSteps:
                 source=source,
             )
             self.index.replace_page(f"docs/{src_uri}", found)
-        html = pagemeta.exclude_from_search(html)
+        html = pagemeta.exclude_from_search(html, api=src_uri.startswith("api/"))
         html = copytext.mark_sessions(html)
         if not meta.get("description"):
             description = pagemeta.describe(html)

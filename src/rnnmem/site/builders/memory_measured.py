@@ -975,52 +975,6 @@ def _count_text(o: Outcome) -> str:
     return f"{o.successes} {_interval(o)}"
 
 
-@table()
-def input_bias_table(
-    pairs: Sequence[Sequence[Model]] = tuple(
-        tuple(p) for p in (("lstm:chrono", "lstm:chrono:i0"), ("lstm:3:i-3", "lstm:3:i0"))
-    ),
-    lag: PositiveInt = CONTROL_LAG,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = SHORT,
-    threshold: Threshold = 0.9,
-    sequences: PositiveInt = 256,
-):
-    """Pairs of LSTMs that differ in the input-gate bias only: successes, accuracy, gradient reach at the start."""
-    for i, pair in enumerate(pairs):
-        if len(pair) != 2:
-            raise ValueError(f"pairs[{i}] must be two models, got {list(pair)!r}")
-    specs = [ModelSpec.parse(m, f"pairs[{i}][{j}]") for i, pair in enumerate(pairs) for j, m in enumerate(pair)]
-    outcomes = _control_runs(specs, lag, seeds, hidden, steps, threshold)
-    by = dict(zip(specs, outcomes))
-    rows: list = []
-    values: dict = {"lag": lag, "seeds": seeds, "steps": steps, "reach": {}, "counts": {}, "vs": {}, "median": {}}
-    for i in range(0, len(specs), 2):
-        a, b = specs[i], specs[i + 1]
-        c = compare(by[b], by[a])
-        values["vs"][f"{b.key}-{a.key}"] = c
-        for s in (a, b):
-            reach = float(reach_by_distance(s, lag, range(seeds), hidden, sequences=sequences)[-1])
-            values["reach"][s.key] = reach
-            values["counts"][s.key] = by[s].successes
-            values["median"][s.key] = by[s].accuracy()[1]
-            rows.append(
-                [_label(s, tex=True), _count_text(by[s]), _accuracy_text(by[s]), _sci(reach), "" if s == a else c["p"]]
-            )
-    table = Table(
-        columns=["model", f"successes of {seeds} [95%]", "accuracy, median [IQR]", "gradient at step 1, start", "p"],
-        rows=rows,
-        align=["left", "right", "right", "right", "right"],
-        notes=(
-            f"Recall at lag {lag}, {steps} updates. Gradient at step 1: "
-            f"\\(\\|\\partial\\ell/\\partial h_1\\|/\\|\\partial\\ell/\\partial h_T\\|\\) at initialization, median over "
-            f"seeds. p: Fisher's exact test of the successes against the row above."
-        ),
-    )
-    return table, values
-
-
 def _sci(v: float) -> str:
     if v == 0 or not math.isfinite(v):
         return f"{v:g}"
@@ -1151,55 +1105,6 @@ def _dropout_outcomes(keep, bias, lag, seeds, hidden, steps, threshold) -> tuple
     return equivalent, {arm: r.outcome(steps) for arm, r in zip(DROPOUT_ARMS, runs(keys))}
 
 
-@table()
-def dropout_table(
-    keep: Keep = DROPOUT_KEEP,
-    bias: Finite = DROPOUT_BIAS,
-    lag: PositiveInt = CONTROL_LAG,
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = SHORT,
-    threshold: Threshold = 0.9,
-):
-    """Dropout arms of the LSTM at one forget bias, and the no-dropout control at the equivalent bias."""
-    equivalent, outcomes = _dropout_outcomes(keep, bias, lag, seeds, hidden, steps, threshold)
-    none = outcomes["none"]
-    rows, vs = [], {}
-    for arm in DROPOUT_ARMS:
-        o = outcomes[arm]
-        b = equivalent if arm == "equivalent" else bias
-        c = compare(o, none)
-        vs[arm.replace("-", "_")] = c
-        rows.append([f"{b:.2f}", ARM_LABELS[arm], _count_text(o), _accuracy_text(o), "" if arm == "none" else c["p"]])
-    vs["sequence_vs_equivalent"] = compare(outcomes["carry-sequence"], outcomes["equivalent"])
-    table = Table(
-        columns=["\\(b_f\\)", "dropout", f"successes of {seeds} [95%]", "accuracy, median [IQR]", "p"],
-        rows=rows,
-        align=["right", "left", "right", "right", "right"],
-        notes=(
-            f"Keep probability {keep:g}, recall at lag {lag}, {steps} updates; accuracy measured without masks. "
-            f"p: Fisher's exact test against no dropout at \\(b_f = {bias:g}\\)."
-        ),
-    )
-    gate = float(memory.sigmoid(bias))
-    return table, {
-        "keep": keep,
-        "bias": bias,
-        "lag": lag,
-        "seeds": seeds,
-        "steps": steps,
-        "steps_across": lag + 1,
-        "equivalent": equivalent,
-        "counts": {a.replace("-", "_"): o.successes for a, o in outcomes.items()},
-        "median": {a.replace("-", "_"): o.accuracy()[1] for a, o in outcomes.items()},
-        "vs": vs,
-        "survive_step": carry_survival("carry-step", keep, lag),
-        "gate": gate,
-        "rescaled_gate": gate / keep,
-        "growth": (1 / keep) ** (lag + 1),
-    }
-
-
 # ---------------------------------------------------------------------------- the SGD arm
 
 
@@ -1220,59 +1125,6 @@ def _sgd(models, lags, rates, calibration, seeds, hidden, steps, threshold):
         (s, lag): (out[2 * i], out[2 * i + 1]) for i, (s, lag) in enumerate((s, lag) for s in specs for lag in lags)
     }
     return cal, rate, specs, pairs
-
-
-@table()
-def sgd_table(
-    models: Sequence[Model] = CONFIGS,
-    lags: Lags = SGD_LAGS,
-    rates: Sequence[Positive] = SGD_RATES,
-    calibration_model: Model = SGD_CALIBRATION[0],
-    calibration_lag: PositiveInt = SGD_CALIBRATION[1],
-    seeds: PositiveInt = 20,
-    hidden: PositiveInt = 16,
-    steps: PositiveInt = SHORT,
-    threshold: Threshold = 0.9,
-):
-    """Successes with plain SGD (clipped at 1, the calibrated rate) beside Adam, per model and lag."""
-    cal, rate, specs, pairs = _sgd(
-        models, lags, rates, (calibration_model, calibration_lag), seeds, hidden, steps, threshold
-    )
-    rows = []
-    vs: dict = {}
-    for s in specs:
-        row = [_short_label(s)]
-        for lag in lags:
-            a, b = pairs[(s, lag)]
-            c = compare(a, b)
-            vs.setdefault(s.key, {})[f"lag{lag}"] = c
-            row.append(f"{a.successes} · {b.successes}")
-        rows.append(row)
-    table = Table(
-        columns=["model", *[f"lag {lag}" for lag in lags]],
-        rows=rows,
-        align=["left"] + ["right"] * len(lags),
-        notes=(
-            f"Successes of {seeds} within {steps} updates: plain SGD (learning rate {rate:g}, clipping at norm "
-            f"{DESIGN.clip:g}) · Adam (learning rate {DESIGN.lr:g})."
-        ),
-    )
-    differ = [(s, lag) for s in specs for lag in lags if vs[s.key][f"lag{lag}"]["differ"]]
-    return table, {
-        "rate": rate,
-        "rates": _join([f"{r:g}" for r in rates]),
-        "calibration": {f"{r:g}": o.successes for r, o in zip(rates, cal)},
-        "calibration_text": _join([f"{o.successes} at {r:g}" for r, o in zip(rates, cal)]),
-        "calibration_model": _prose(ModelSpec.parse(calibration_model)),
-        "calibration_lag": calibration_lag,
-        "seeds": seeds,
-        "steps": steps,
-        "vs": vs,
-        "differ_count": len(differ),
-        "cells": len(specs) * len(lags),
-        "sgd_total": sum(pairs[k][0].successes for k in pairs),
-        "adam_total": sum(pairs[k][1].successes for k in pairs),
-    }
 
 
 # ---------------------------------------------------------------------------- the controls rerun at the pilot's lag
