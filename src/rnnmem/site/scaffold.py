@@ -51,6 +51,8 @@ HOME_ENTRY = "What the chapter computes, in a sentence."
 PLACEHOLDERS = (MOTIVATION, HOME_ENTRY)
 
 SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+#: The longest slug: the builder and test files it names stay within the formatter's line length as written.
+MAX_SLUG = 40
 USAGE = 'make chapter NAME=<slug> TITLE="<title>"'
 
 CHAPTER = """\
@@ -168,6 +170,8 @@ BUILDER = '''\
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from rnnmem import memory
@@ -177,11 +181,14 @@ from ..registry import figure
 from ..style import PALETTE, new_figure
 
 
-# Each parameter states its rule in its annotation (rnnmem.checks: OpenUnit, PositiveInt, list[...],
+# Each parameter states its rule in its annotation (rnnmem.checks: OpenUnit, PositiveInt, Sequence[...],
 # Literal[...], X | None ...): the site checks every argument against it before the builder runs, and a
 # bad one fails the build naming page, line and argument. Relations between arguments stay in the body.
 @figure()
-def {builder}(factors: list[OpenUnit] = (0.5, 0.9), steps: PositiveInt = 20):
+def {builder}(
+    factors: Sequence[OpenUnit] = (0.5, 0.9),
+    steps: PositiveInt = 20,
+):
     """f^n against n for each factor, on a logarithmic axis."""
     n = np.arange(steps + 1)
     fig, ax = new_figure()
@@ -204,11 +211,12 @@ from one_directive import OneDirective
 from rnnmem.site.render import Renderer
 
 PAGE = "docs/chapters/{slug}.md"
+DIRECTIVE = '<!-- figure: {builder} factors=[0.5] steps=5 caption="c" -->'
 one = OneDirective(PAGE)
 
 
 def test_{builder}_renders_an_svg(tmp_path):
-    item = Renderer(tmp_path).render(one('<!-- figure: {builder} factors=[0.5] steps=5 caption="c" -->'))
+    item = Renderer(tmp_path).render(one(DIRECTIVE))
     assert item.content.lstrip().startswith(b"<?xml") and b"<svg" in item.content
 '''
 
@@ -254,10 +262,12 @@ def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold
             "NAME must be a slug of lower-case letters, digits and single hyphens, starting with a "
             f"letter (e.g. long-memory), got {name!r}"
         )
+    if len(name) > MAX_SLUG:
+        raise ValueError(f"NAME must be at most {MAX_SLUG} characters (it names the builder), got {name!r}")
     if title is None or not title.strip():
         raise ValueError(f'TITLE must be a non-empty title, e.g. TITLE="Long memory", got {title!r}')
-    if any(c in title for c in "[]\n\r`"):
-        raise ValueError(f"TITLE must be one line without brackets or backquotes, got {title!r}")
+    if any(c in title for c in "[]\n\r`\\"):
+        raise ValueError(f"TITLE must be one line without brackets, backquotes or backslashes, got {title!r}")
     s = Scaffold(root, name, title.strip())
     if keyword.iskeyword(s.module):
         raise ValueError(f"NAME must not be a Python keyword (it names the builder module), got {name!r}")
