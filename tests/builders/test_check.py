@@ -64,6 +64,19 @@ EXERCISES = """
 """
 
 
+#: An objectives block that passes the rule ``objectives`` on a first chapter (it assumes no chapter).
+OBJECTIVES = """
+!!! abstract "Objectives"
+    After this chapter you can:
+
+    * compute a factor.
+    * explain a decay.
+    * check both with code.
+
+    **Prerequisites:** arithmetic.
+"""
+
+
 def site_with(tmp_path: Path, pages: dict[str, str], chapters: list[str]) -> Path:
     """A small book in ``tmp_path``: its mkdocs.yml (the Chapters section of the nav) and its pages."""
     nav = "\n".join(f"      - {Path(c).stem}: {c}" for c in chapters)
@@ -111,11 +124,11 @@ def test_a_failing_chapter_prints_rule_page_line_and_fix_and_exits_1(tmp_path, c
     assert lines[3].startswith("  how to fix (numbers): print it in a snippet")
     assert lines[4] == "docs/chapters/a.md:5: links: link to 'nowhere.md': docs/chapters/nowhere.md does not exist"
     assert lines[5].startswith("  how to fix (links): ")
-    assert "FAILED (code-width, numbers, links, exercises)" in out.out
+    assert "FAILED (code-width, numbers, links, exercises, objectives)" in out.out
 
 
 def test_a_chapter_that_passes_every_rule_exits_0(tmp_path, capsys):
-    page = "# A\n\nIt keeps 0.9 of itself.\n\n```python\n>>> 0.9\n0.9\n```\n" + EXERCISES
+    page = "# A\n\nIt keeps 0.9 of itself.\n" + OBJECTIVES + "\n```python\n>>> 0.9\n0.9\n```\n" + EXERCISES
     config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
     assert main(["check", "a", "--config", str(config)]) == 0
     assert f"docs/chapters/a.md: ok: {len(check.RULES)} rules" in capsys.readouterr().out
@@ -131,6 +144,32 @@ def test_every_rule_has_one_check_and_the_order_is_contributings():
     for rule in check.RULES:
         assert rule.asks and rule.reason and rule.fix, rule.name
         assert callable(rule.check), f"the rule {rule.name} carries its check function"
+
+
+def test_the_scaffold_and_the_pull_request_template_list_every_rule_in_contributings_order():
+    """One list of rules, in one order: CONTRIBUTING.md's (checked above), the comment a new chapter gets, the PR template's."""
+    from rnnmem.site.scaffold import rules_comment
+
+    names = [r.name for r in check.RULES]
+    comment = rules_comment("long-memory")
+    assert re.findall(r"^ +\d+\. ([a-z-]+): ", comment, re.M) == names
+    assert "ruff format --check" in comment and "mypy" in comment
+    template = (ROOT / ".github" / "pull_request_template.md").read_text()
+    line = next(line for line in template.splitlines() if "make test-chapter" in line)
+    listed = [n for n in re.findall(r"`([a-z-]+)`", line) if n in names]
+    assert listed == names, "the PR template lists the rules in CONTRIBUTING.md's order"
+    assert "`ruff format --check`, `ruff check` and `mypy`" in line
+
+
+def test_make_test_chapter_lints_the_chapters_builder_and_its_test():
+    """The recipe runs `lint`'s three checks on the chapter's two Python files, whatever the rules say."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\ntest-chapter:", 1)[1].split("\n\n", 1)[0]
+    assert '"src/rnnmem/site/builders/$(subst -,_,$(CH)).py"' in recipe
+    assert '"tests/builders/test_builders_$(subst -,_,$(CH)).py"' in recipe
+    for command in ("ruff format --check $$files", "ruff check $$files", "mypy $$files"):
+        assert f"$(dir $(PY)){command} || status=1" in recipe, command
+    assert recipe.index("rnnmem.site check") < recipe.index("ruff format")
 
 
 def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsys):

@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from rnnmem.site import config
 from rnnmem.site.book import load_mkdocs_settings
-from rnnmem.site.check import home_chapters, nav_chapters
+from rnnmem.site.check import home_chapters, nav_chapters, objectives_problems
 from rnnmem.site.scaffold import (
     HOME_ENTRY,
     MAX_SLUG,
@@ -342,6 +343,13 @@ def test_the_untouched_scaffold_passes_lint_and_types(tmp_path):
     python = [p for p in written if p.suffix == ".py"]
     assert len(python) == 4, python
     assert lint(repo, python) == []
+    # The objectives block it writes passes its rule, the second chapter's naming the first as prerequisite.
+    order = config.chapters(repo / "mkdocs.yml")
+    for slug in (SLUG, LONG_SLUG):
+        src_uri = f"chapters/{slug}.md"
+        markdown = (repo / "docs" / src_uri).read_text()
+        assert objectives_problems(f"docs/{src_uri}", markdown, src_uri, order) == []
+    assert f"[{TITLE}]({SLUG}.md)" in " ".join((repo / "docs" / f"chapters/{LONG_SLUG}.md").read_text().split())
 
 
 def test_a_slug_too_long_for_the_builder_is_refused():

@@ -56,6 +56,10 @@ after its problems and exits 1. The rules:
     and has one answer; a coding exercise has a starter before its answer and
     a check after it; the chapter sets at least two coding exercises
     (:mod:`rnnmem.site.exercises`, which also writes the student's notebook).
+``objectives``
+    the chapter opens with one ``!!! abstract "Objectives"`` block before its
+    first section: three to five objectives, then a ``**Prerequisites:**``
+    paragraph that links only earlier chapters.
 
 The repository's tests run the same functions over every page
 (``tests/repo/test_page_rules.py``), so what ``make test-chapter`` passes the
@@ -91,6 +95,7 @@ from .numbering import NumberingError, heading_anchor
 __all__ = [
     "HOME_SECTION",
     "MAX_CODE_WIDTH",
+    "OBJECTIVES",
     "REFERENCES_POLICY",
     "RULES",
     "ChapterReport",
@@ -112,6 +117,8 @@ __all__ = [
     "long_lines",
     "nav_chapters",
     "notebook_prose_problems",
+    "objectives",
+    "objectives_problems",
     "number_problems",
     "page_anchors",
     "page_links",
@@ -237,6 +244,96 @@ def placeholder_problems(page: str, markdown: str) -> list[Problem]:
             if any(a <= m.start() < b for a, b in spans):
                 problems.append(Problem("placeholders", page, doc.line_of(m.start()), f'"{sentence}" is a placeholder'))
     return sorted(problems, key=lambda p: p.line or 0)
+
+
+# -- objectives ------------------------------------------------------------------------------------
+#: The line that opens a chapter's objectives block (an admonition; a teacher assigns by it).
+OBJECTIVES = '!!! abstract "Objectives"'
+#: How many objectives a chapter states.
+OBJECTIVES_COUNT = (3, 5)
+
+
+def objectives(markdown: str) -> tuple[int, list[str], str] | None:
+    """(line of the block, its bullets, its prerequisites paragraph) of the page's first objectives block, or None.
+
+    >>> objectives('# T\\n\\n!!! abstract "Objectives"\\n    * do a.\\n\\n    **Prerequisites:** none.\\n')
+    (3, ['do a.'], 'none.')
+    """
+    lines = markdown.split("\n")
+    starts = [n for n, line in enumerate(lines) if line.strip() == OBJECTIVES]
+    if not starts:
+        return None
+    body = []
+    for line in lines[starts[0] + 1 :]:
+        if line.strip() and not line.startswith("    "):
+            break
+        body.append(line[4:])
+    text = "\n".join(body)
+    bullets = re.findall(r"^\* (.+(?:\n  +.+)*)", text, re.M)
+    prerequisites = text.split("**Prerequisites:**", 1)[1].strip() if "**Prerequisites:**" in text else ""
+    return starts[0] + 1, [" ".join(b.split()) for b in bullets], prerequisites
+
+
+def objectives_problems(page: str, markdown: str, src_uri: str, order: list[str]) -> list[Problem]:
+    """The chapter's objectives block, checked: one, before the first section, 3 to 5 bullets, its prerequisites.
+
+    Each objective is a verb phrase ("compute ...", lower case, ending with a full stop); the
+    ``**Prerequisites:**`` paragraph links only chapters before ``src_uri`` in the reading ``order``, at
+    least one unless the chapter is the first, which assumes none.
+
+    >>> for p in objectives_problems("docs/chapters/a.md", "# A\\n\\n## One\\n", "chapters/a.md", []):
+    ...     print(p)  # doctest: +ELLIPSIS
+    docs/chapters/a.md: objectives: the chapter has no objectives block: write '!!! abstract "Objectives"' ...
+    """
+    low, high = OBJECTIVES_COUNT
+    found = objectives(markdown)
+    if found is None:
+        return [
+            Problem(
+                "objectives",
+                page,
+                None,
+                f"the chapter has no objectives block: write '{OBJECTIVES}' before its first section, with "
+                f"{low} to {high} objectives and a **Prerequisites:** paragraph",
+            )
+        ]
+    line, bullets, prerequisites = found
+    lines = markdown.split("\n")
+    problems = []
+
+    def problem(message: str) -> None:
+        problems.append(Problem("objectives", page, line, message))
+
+    others = [n for n, text in enumerate(lines, 1) if text.strip() == OBJECTIVES and n != line]
+    if others:
+        problem(f"the chapter has {len(others) + 1} objectives blocks (also at line {others[0]}); keep one")
+    first_section = next((n for n, text in enumerate(lines, 1) if text.startswith("## ")), None)
+    if first_section is not None and line > first_section:
+        problem(f"the objectives come after the first section (line {first_section}); move them before it")
+    if not low <= len(bullets) <= high:
+        problem(f"{len(bullets)} objectives, want {low} to {high}, each a bullet '* ...'")
+    for bullet in bullets:
+        if not (re.match(r"[a-z]+\b", bullet) and bullet.endswith(".")):
+            problem(f"an objective is a verb phrase in lower case ending with a full stop, got {bullet!r}")
+    if not prerequisites:
+        problem(
+            "the objectives have no **Prerequisites:** paragraph (the earlier chapters and the mathematics assumed)"
+        )
+        return problems
+    linked = [
+        posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), m))
+        for m in re.findall(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)", prerequisites)
+    ]
+    named = [n for n in linked if n.startswith(f"{CHAPTER_DIR}/")]
+    earlier = order[: order.index(src_uri)] if src_uri in order else []
+    later = [n for n in named if n not in earlier]
+    if later:
+        problem(f"the prerequisites name {', '.join(later)}, not a chapter before this one; name only earlier chapters")
+    if order and src_uri == order[0] and named:
+        problem("the first chapter assumes no chapter: its prerequisites name none")
+    elif src_uri in order and src_uri != order[0] and not named:
+        problem("the prerequisites name no earlier chapter: link the chapters this one builds on")
+    return problems
 
 
 # -- fences ------------------------------------------------------------------------------------
@@ -938,6 +1035,10 @@ def _rule_forward_links(site: Site, src_uri: str) -> list[Problem]:
     return forward_link_problems(src_uri, site.sources[src_uri], site.order, site.ahead)
 
 
+def _rule_objectives(site: Site, src_uri: str) -> list[Problem]:
+    return objectives_problems(f"docs/{src_uri}", site.sources[src_uri], src_uri, site.order)
+
+
 def _rule_exercises(site: Site, src_uri: str) -> list[Problem]:
     return [
         Problem("exercises", f"docs/{src_uri}", line, message)
@@ -1061,6 +1162,18 @@ RULES: tuple[Rule, ...] = (
         "NotImplementedError) before the answer and a ```python check (an assert against rnnmem) after it; "
         "rnnmem.site.exercises shows the format",
         _rule_exercises,
+        chapters_only=True,
+    ),
+    Rule(
+        "objectives",
+        f"the chapter opens with one {OBJECTIVES} block before its first section: {OBJECTIVES_COUNT[0]} to "
+        f"{OBJECTIVES_COUNT[1]} objectives, each a verb phrase, then a **Prerequisites:** paragraph linking only "
+        "earlier chapters (none for the first chapter, at least one for any other)",
+        "a student sees what the chapter teaches and assumes, and a teacher assigns by them",
+        f"write the block after the opening paragraphs: '{OBJECTIVES}', an indented 'After this chapter you "
+        "can:' and bullets '* compute ....', then '**Prerequisites:** [Chapter](slug.md) (what of it); the "
+        "mathematics assumed.'",
+        _rule_objectives,
         chapters_only=True,
     ),
 )

@@ -60,6 +60,18 @@ CHAPTER = """\
 
 {motivation}
 
+!!! abstract "Objectives"
+    After this chapter you can:
+
+    * compute the fraction of a value that a constant factor leaves after
+      a number of steps, and the steps until it falls below a level.
+    * derive the level horizon from the geometric decay $f^n$.
+    * write both as functions and check them against `rnnmem`.
+
+{prerequisites}
+
+{rules}
+
 ## Derivation
 
 A value carried $n$ steps by a constant factor $f$ keeps
@@ -337,6 +349,42 @@ def add_to_home(index_text: str, title: str, path: str) -> str:
     return "\n".join(lines)
 
 
+def prerequisites(earlier: list[tuple[str, str]]) -> str:
+    """The objectives' prerequisites paragraph: a link to the chapter before the new one, if there is one.
+
+    ``earlier`` is the nav's chapters, (title, path), in reading order (the first chapter assumes none).
+
+    >>> print(prerequisites([("A", "chapters/a.md"), ("B: two", "chapters/b.md")]))
+        **Prerequisites:** [B: two](b.md) (what this chapter builds on);
+        logarithms.
+    >>> print(prerequisites([]))
+        **Prerequisites:** logarithms.
+    """
+    text = "logarithms."
+    if earlier:
+        title, path = earlier[-1]
+        text = f"[{title}]({Path(path).name}) (what this chapter builds on); {text}"
+    return textwrap.fill(
+        f"**Prerequisites:** {text}", width=78, initial_indent="    ", subsequent_indent="    ", break_long_words=False
+    )
+
+
+def rules_comment(slug: str) -> str:
+    """An HTML comment naming what ``make test-chapter`` checks: every page rule, in the order of
+    :data:`rnnmem.site.check.RULES` (CONTRIBUTING.md lists them so), then the lint of the builder and its test."""
+    from .check import RULES
+
+    lines = [
+        f"<!-- Before you push, `make test-chapter CH={slug}` runs this page's snippets and its builder",
+        '     test, then every page rule, in this order (CONTRIBUTING.md, "The rules a page must pass"):',
+    ]
+    for number, rule in enumerate(RULES, 1):
+        text = f"{number}. {rule.name}: {rule.asks.replace('```python', '`python`')}."
+        lines += textwrap.wrap(text, width=100, initial_indent="     ", subsequent_indent="        ")
+    lines.append("     Then `ruff format --check`, `ruff check` and `mypy` on the builder and its test. -->")
+    return "\n".join(lines)
+
+
 def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     """Write the chapter's files into the repository at ``root``; return the paths written or changed."""
     s = check_arguments(root, name, title)
@@ -345,7 +393,11 @@ def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     home = add_to_home(index_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
     fields = {"title": s.title, "slug": s.slug, "builder": s.builder}
     motivation = textwrap.fill(MOTIVATION, width=78)
-    s.page_path.write_text(CHAPTER.format(motivation=motivation, **fields), encoding="utf-8")
+    earlier = config.chapter_entries(config.read(config_path).get("nav"))
+    page = CHAPTER.format(
+        motivation=motivation, prerequisites=prerequisites(earlier), rules=rules_comment(s.slug), **fields
+    )
+    s.page_path.write_text(page, encoding="utf-8")
     s.builder_path.write_text(BUILDER.format(**fields), encoding="utf-8")
     s.test_path.write_text(TEST.format(**fields), encoding="utf-8")
     config_path.write_text(nav, encoding="utf-8")
