@@ -420,3 +420,88 @@ def test_the_forward_link_policy_refuses_an_entry_without_a_reason(tmp_path):
     policy.write_text('[[ahead]]\npage = "p"\ntarget = "t"\nreason = "r"\n' * 2)
     with pytest.raises(ValueError, match="entry 2 repeats the link 't' of p"):
         check.load_forward_links(policy)
+
+
+# -- builders that fail to import or clash: problems of the rule "directives", the other rules still run -------
+GOOD_BUILDER = """
+from rnnmem.site.registry import table
+from rnnmem.site.tables import Table
+
+
+@table()
+def counts(n=1):
+    return Table(["n"], [[n]])
+"""
+
+
+@pytest.fixture
+def builder_package(tmp_path, monkeypatch):
+    """The default registry replaced by one over a package of builder modules of its own (tbcheck)."""
+    import importlib
+    import sys
+
+    from rnnmem.site import registry
+
+    root = tmp_path / "src"
+    (root / "tbcheck").mkdir(parents=True)
+    (root / "tbcheck" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    monkeypatch.setattr(registry, "default", registry.Registry(["tbcheck"]))
+    yield root / "tbcheck"
+    for name in [m for m in sys.modules if m == "tbcheck" or m.startswith("tbcheck.")]:
+        del sys.modules[name]
+
+
+#: A chapter that names the builder ``counts`` at line 3 and states a typed number at line 5.
+COUNTS_PAGE = "# A\n\n<!-- table: counts n=2 -->\n\nIt is 0.8125.\n"
+
+
+def test_a_builder_that_fails_to_import_is_a_problem_with_its_file_and_line(tmp_path, builder_package, capsys):
+    (builder_package / "a.py").write_text(GOOD_BUILDER)
+    (builder_package / "b.py").write_text("x = 1\n\ndef broken(:\n    pass\n")
+    config = site_with(tmp_path, {"chapters/a.md": COUNTS_PAGE, "references.md": "# References\n"}, ["chapters/a.md"])
+    assert main(["check", "a", "--config", str(config)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    broken = [line for line in out.err.splitlines() if ": directives: " in line]
+    assert broken[0].endswith(
+        "/tbcheck/b.py:3: directives: the builder module tbcheck.b failed to import: "
+        f'File "{builder_package / "b.py"}", line 3'
+    ), broken
+    # The other rules ran: the typed number is reported, and the good module's table rendered.
+    assert "docs/chapters/a.md:5: numbers: 0.8125 is not produced on this page" in out.err
+    assert "FAILED (directives, numbers, exercises, objectives)" in out.out
+
+
+def test_an_import_error_raised_by_a_builder_module_is_placed_at_its_line(builder_package):
+    from rnnmem.site import registry
+
+    (builder_package / "c.py").write_text("import math\n\nVALUE = math.nosuch\n")
+    with pytest.raises(registry.BuilderImportError):
+        registry.default.load_builders()
+    failure = registry.default.failures["tbcheck.c"]
+    assert (failure.path, failure.line, failure.clash) == (str(builder_package / "c.py"), 3, None)
+    assert "AttributeError" in failure.message
+
+
+def test_a_builder_name_two_modules_claim_is_a_problem_at_the_directive_and_the_builder(
+    tmp_path, builder_package, capsys
+):
+    (builder_package / "a.py").write_text(GOOD_BUILDER)
+    (builder_package / "b.py").write_text("\n\n" + GOOD_BUILDER)
+    config = site_with(tmp_path, {"chapters/a.md": COUNTS_PAGE, "references.md": "# References\n"}, ["chapters/a.md"])
+    assert main(["check", "a", "--config", str(config)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    lines = [line for line in out.err.splitlines() if ": directives: " in line]
+    assert lines[0].endswith(
+        "/tbcheck/b.py:8: directives: the builder module tbcheck.b failed to register its builders: two table "
+        "builders are named 'counts': tbcheck.a.counts"
+        f" ({builder_package / 'a.py'}:6) and tbcheck.b.counts ({builder_package / 'b.py'}:8); rename one "
+        "(the name is what a directive asks for)"
+    ), lines
+    assert lines[1].startswith(
+        "docs/chapters/a.md:3: directives: this directive names the table builder 'counts', which two modules define"
+    )
+    assert "docs/chapters/a.md:5: numbers: 0.8125 is not produced on this page" in out.err

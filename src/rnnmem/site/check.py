@@ -22,7 +22,10 @@ after its problems and exits 1. The rules:
     no line of a ```` ```python ```` block is wider than :data:`MAX_CODE_WIDTH`
     characters.
 ``directives``
-    every figure and table directive renders (through the render cache).
+    every figure and table directive renders (through the render cache); a
+    builder module that fails to import, or a builder name two modules claim,
+    is reported at the module's file and line (and at each directive naming
+    the claimed name), and the other rules still run.
 ``captions``
     a caption is one or two short sentences; a figure has an ``alt`` text of
     its own.
@@ -91,6 +94,7 @@ from .exercises import MIN_CODING, exercise_problems
 from .markdown import LINK as _LINK
 from .markdown import lex, prose_spans
 from .numbering import NumberingError, heading_anchor
+from .registry import BuilderImportError
 
 __all__ = [
     "HOME_SECTION",
@@ -900,6 +904,13 @@ class Site:
         self.order = config.chapters(Path(config_file))
         self._pages: dict[str, str | None] | None = None
         self._notebooks: dict[str, str] = {}
+        # The builder modules, imported once: one that fails to import, or that claims a name another
+        # builder has, is a problem of the rule "directives" (builder_problems), not a traceback; the
+        # other modules' builders are loaded all the same, so every other rule still runs.
+        try:
+            self.book.renderer.builders.load_builders()
+        except BuilderImportError:
+            pass
 
     def notebook(self, src_uri: str) -> str:
         """The chapter's notebook as the build makes it (made once); raises the build's DirectiveError."""
@@ -912,6 +923,30 @@ class Site:
         if self._pages is None:
             self._pages = _site_pages(self.docs_dir)
         return self._pages
+
+    def builder_problems(self, src_uri: str) -> list[Problem]:
+        """The builder modules that failed to import or to register a builder, at their file and line; and
+        each directive of the page that names a builder whose name two modules claim, at its line."""
+        from .traces import _shown
+
+        failures = sorted(self.book.renderer.builders.failures.values(), key=lambda f: f.module)
+        problems = [Problem("directives", _shown(f.path), f.line, f.message) for f in failures]
+        page = self.book.pages.get(src_uri)
+        for f in failures:
+            if f.clash is None or page is None:
+                continue
+            kind, name = f.clash
+            for d in page.directives:
+                if (d.kind, d.name) == (kind, name):
+                    problems.append(
+                        Problem(
+                            "directives",
+                            f"docs/{src_uri}",
+                            d.line,
+                            f"this directive names the {kind} builder {name!r}, which two modules define: {f.message}",
+                        )
+                    )
+        return problems
 
     def render(self, src_uri: str) -> list[Problem]:
         """Render the page's directives (through the cache); the ones that fail, as problems of ``directives``."""
@@ -1024,7 +1059,7 @@ def _rule_code_width(site: Site, src_uri: str) -> list[Problem]:
 
 
 def _rule_directives(site: Site, src_uri: str) -> list[Problem]:
-    return site.render(src_uri)
+    return site.builder_problems(src_uri) + site.render(src_uri)
 
 
 def _rule_captions(site: Site, src_uri: str) -> list[Problem]:
@@ -1073,9 +1108,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "directives",
-        "every figure and table directive renders",
-        "the build stops on a directive that does not",
-        "correct the directive's name or arguments, or the builder it names (the message says which)",
+        "every figure and table directive renders, and every builder module imports and has names of its own",
+        "the build stops on a directive that does not, and on a builder module that fails to import",
+        "correct the directive's name or arguments, or the builder it names, or the builder module at the "
+        "file and line the message gives (a syntax error, a name another builder has)",
         _rule_directives,
     ),
     Rule(
