@@ -34,6 +34,7 @@ from types import ModuleType
 
 from .kinds import FIGURE, KINDS, MARK, TABLE, WIDGET
 from .sources import Snapshot, file_digest
+from .suggest import did_you_mean
 
 __all__ = [
     "BUILDER_PACKAGE",
@@ -296,13 +297,15 @@ class Registry:
         """The builder of that kind and name; KeyError listing the known ones if there is none."""
         self.load_builders()
         if kind not in KINDS:
-            raise KeyError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}")
+            raise KeyError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}{did_you_mean(kind, KINDS)}")
         try:
             return self._builders[(kind, name)]
         except KeyError:
-            known = ", ".join(sorted(n for k, n in self._builders if k == kind)) or "(none)"
+            names = sorted(n for k, n in self._builders if k == kind)
+            known = ", ".join(names) or "(none)"
             extra = "".join(f"\n  ({e})" for e in self.import_errors.values())
-            raise KeyError(f"unknown {kind} {name!r}; the known {kind}s are: {known}{extra}") from None
+            guess = did_you_mean(name, names)
+            raise KeyError(f"unknown {kind} {name!r}{guess}; the known {kind}s are: {known}{extra}") from None
 
     def all_builders(self) -> list[Builder]:
         self.load_builders()
