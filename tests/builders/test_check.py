@@ -259,6 +259,28 @@ def test_placeholders_are_found_in_prose_only():
     ]
 
 
+@pytest.mark.parametrize("piece", check.placeholder_pieces(MOTIVATION))
+def test_any_sentence_of_a_placeholder_kept_beside_the_authors_words_fails(piece):
+    """A motivation paragraph rewritten but for one of its sentences (wrapped, re-capitalized) still fails."""
+    kept = piece[0].swapcase() + piece[1:]
+    words = kept.split()
+    wrapped = " ".join(words[:2]) + "\n" + " ".join(words[2:])
+    text = f"# T\n\nThis chapter asks how much of a value is left.\n{wrapped} And more of mine.\n"
+    problems = check.placeholder_problems("docs/p.md", text)
+    assert [(p.line, p.message) for p in problems] == [
+        (4, f'"{piece}" is a sentence of a placeholder: "Replace this paragraph: ..."')
+    ]
+    # Kept whole, the placeholder is reported once, as a whole.
+    whole = check.placeholder_problems("docs/p.md", f"# T\n\n{MOTIVATION}\n")
+    assert [p.message for p in whole] == [f'"{MOTIVATION}" is a placeholder']
+
+
+def test_the_placeholders_pieces_are_its_sentences():
+    assert len(check.placeholder_pieces(MOTIVATION)) == 3
+    assert " ".join(check.placeholder_pieces(MOTIVATION)) == " ".join(MOTIVATION.split())
+    assert check.placeholder_pieces(HOME_ENTRY) == [HOME_ENTRY]
+
+
 # -- captions ---------------------------------------------------------------------------------------------
 def test_captions_are_short_and_figures_have_their_own_alt():
     long = " ".join(["Word."] * 3)

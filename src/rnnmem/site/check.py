@@ -127,6 +127,7 @@ __all__ = [
     "page_anchors",
     "page_links",
     "page_problems",
+    "placeholder_pieces",
     "placeholder_problems",
     "reference_link_problems",
     "run_check",
@@ -227,26 +228,63 @@ def chapter_path(docs_dir: Path, slug: str) -> Path:
 
 
 # -- placeholders -------------------------------------------------------------------------------
+def placeholder_pieces(sentence: str) -> list[str]:
+    """The parts of a placeholder that fail on their own: its sentences, and a lead-in before a colon.
+
+    >>> placeholder_pieces("Replace this paragraph: what is it? Two or three short paragraphs.")
+    ['Replace this paragraph:', 'what is it?', 'Two or three short paragraphs.']
+    """
+    return [p for p in re.split(r"(?<=[.?!:])\s+", " ".join(sentence.split())) if p]
+
+
+def _words(text: str) -> re.Pattern[str]:
+    """``text`` as a pattern whose words may wrap across lines, any case (a sentence may be re-capitalized)."""
+    return re.compile(r"\s+".join(re.escape(word) for word in text.split()), re.IGNORECASE)
+
+
 def placeholder_problems(page: str, markdown: str) -> list[Problem]:
-    """Each sentence ``make chapter`` wrote for the author to replace that is still in the page's prose.
+    """Each sentence ``make chapter`` wrote for the author to replace that is still, whole or in part, in the prose.
 
     The sentences are :data:`rnnmem.site.scaffold.PLACEHOLDERS`; one may wrap
-    across lines. In code or in an HTML comment it is not shown, and not a problem.
+    across lines. A placeholder left whole is reported once; a sentence of it
+    (:func:`placeholder_pieces`) kept beside the author's own words is
+    reported on its own. In code or in an HTML comment it is not shown, and
+    not a problem.
 
     >>> [str(p) for p in placeholder_problems("docs/index.md", "1. [A](a.md). What the chapter computes,\\n"
     ...                                       "in a sentence.\\n")]
     ['docs/index.md:1: placeholders: "What the chapter computes, in a sentence." is a placeholder']
+    >>> [str(p) for p in placeholder_problems("docs/p.md", "# T\\n\\nMine. Two or three short paragraphs.\\n")]
+    ['docs/p.md:3: placeholders: "Two or three short paragraphs." is a sentence of a placeholder: "Replace this paragraph: ..."']
     """
     from .scaffold import PLACEHOLDERS
 
     spans = prose_spans(markdown)
     doc = lex(markdown)
     problems = []
+    whole: list[tuple[int, int]] = []
     for sentence in PLACEHOLDERS:
-        pattern = re.compile(r"\s+".join(re.escape(word) for word in sentence.split()))
-        for m in pattern.finditer(markdown):
+        for m in _words(sentence).finditer(markdown):
             if any(a <= m.start() < b for a, b in spans):
+                whole.append((m.start(), m.end()))
                 problems.append(Problem("placeholders", page, doc.line_of(m.start()), f'"{sentence}" is a placeholder'))
+    for sentence in PLACEHOLDERS:
+        pieces = placeholder_pieces(sentence)
+        if len(pieces) < 2:
+            continue
+        shown = sentence if len(sentence) <= 40 else " ".join(sentence.split()[:3]) + " ..."
+        for piece in pieces:
+            for m in _words(piece).finditer(markdown):
+                inside = any(a <= m.start() < b for a, b in whole)
+                if not inside and any(a <= m.start() < b for a, b in spans):
+                    problems.append(
+                        Problem(
+                            "placeholders",
+                            page,
+                            doc.line_of(m.start()),
+                            f'"{piece}" is a sentence of a placeholder: "{shown}"',
+                        )
+                    )
     return sorted(problems, key=lambda p: p.line or 0)
 
 
@@ -1085,7 +1123,8 @@ def _rule_exercises(site: Site, src_uri: str) -> list[Problem]:
 RULES: tuple[Rule, ...] = (
     Rule(
         "placeholders",
-        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry",
+        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry, whole "
+        "or any sentence of it",
         "a placeholder would be published as the chapter's text (and its meta description)",
         "replace the sentence with the chapter's own words",
         _rule_placeholders,
