@@ -42,7 +42,9 @@ EXERCISES = """
         ```
 
     ```python
-    assert halve(4) == 4 / 2
+    from rnnmem import memory
+
+    assert halve(4) == 4 * memory.decay(0.5, 1)
     ```
 
 3. **Coding.** Write `twice(x)`.
@@ -59,7 +61,7 @@ EXERCISES = """
         ```
 
     ```python
-    assert twice(3) == 3 + 3
+    assert twice(3) == 3 / memory.decay(0.5, 1)
     ```
 """
 
@@ -174,7 +176,9 @@ def test_make_test_chapter_lints_the_chapters_builder_and_its_test():
 
 def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsys):
     """An untagged exercise, a coding exercise without its check, and too few coding exercises fail the rule."""
-    broken = EXERCISES.replace("1. **Routine.** Why", "1. Why").replace("    assert twice(3) == 3 + 3\n", "    twice\n")
+    broken = EXERCISES.replace("1. **Routine.** Why", "1. Why").replace(
+        "    assert twice(3) == 3 / memory.decay(0.5, 1)\n", "    twice\n"
+    )
     broken = broken.replace("2. **Coding.** Write `halve(x)`.", "2. **Homework.** Write `halve(x)`.")
     config = site_with(
         tmp_path, {"chapters/a.md": "# A\n" + broken, "references.md": "# References\n"}, ["chapters/a.md"]
@@ -186,12 +190,47 @@ def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsy
         "**Conceptual.**, **Coding.** or **Project.**"
     )
     assert err[1].startswith("docs/chapters/a.md:10: exercises: exercise 2 has the tag **Homework.**; the tags are")
-    assert err[2].startswith("docs/chapters/a.md:27: exercises: coding exercise 3 has no check: after its answer")
+    assert err[2].startswith("docs/chapters/a.md:29: exercises: coding exercise 3 has no check: after its answer")
     assert "twice" in err[2]
     assert err[3].startswith(
         "docs/chapters/a.md:5: exercises: the chapter sets 1 coding exercise(s); it needs at least 2"
     )
     assert len(err) == 4
+
+
+@pytest.mark.parametrize(
+    "check_code",
+    [
+        "assert twice(3) == 6",  # a typed value
+        "assert twice(3) == 3 + 3",  # arithmetic, no rnnmem
+        "import math\n    assert math.isclose(twice(3), 6.0)",  # a library, not rnnmem
+    ],
+)
+def test_a_check_that_never_calls_rnnmem_fails_the_rule_exercises(check_code):
+    from rnnmem.site.exercises import exercise_problems
+
+    page = "# A\n" + EXERCISES.replace("assert twice(3) == 3 / memory.decay(0.5, 1)", check_code)
+    problems = exercise_problems(page)
+    assert problems == [
+        (
+            29,
+            "the check of coding exercise 3 never calls rnnmem: compare what the student's code returns with "
+            "rnnmem's own function (imported on the page, e.g. memory.decay), not with a value typed in",
+        )
+    ]
+    assert exercise_problems("# A\n" + EXERCISES) == []
+
+
+def test_a_check_may_call_rnnmem_through_a_helper_the_page_defines():
+    from rnnmem.site.exercises import exercise_problems
+
+    helper = "```python\nfrom rnnmem import memory as m\n\ndef reference(x):\n    return 3 * x / m.decay(0.5, 1)\n```\n"
+    page = (
+        "# A\n\n"
+        + helper
+        + EXERCISES.replace("assert twice(3) == 3 / memory.decay(0.5, 1)", "assert twice(3) == reference(1)")
+    )
+    assert exercise_problems(page) == []
 
 
 def test_a_problem_names_a_rule_that_exists():

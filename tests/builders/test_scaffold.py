@@ -26,6 +26,7 @@ import pytest
 from rnnmem.site import config
 from rnnmem.site.book import load_mkdocs_settings
 from rnnmem.site.check import home_chapters, nav_chapters, objectives_problems
+from rnnmem.site.exercises import exercise_problems
 from rnnmem.site.scaffold import (
     HOME_ENTRY,
     MAX_SLUG,
@@ -349,6 +350,7 @@ def test_the_untouched_scaffold_passes_lint_and_types(tmp_path):
         src_uri = f"chapters/{slug}.md"
         markdown = (repo / "docs" / src_uri).read_text()
         assert objectives_problems(f"docs/{src_uri}", markdown, src_uri, order) == []
+        assert exercise_problems(markdown) == []  # its checks call rnnmem
     assert f"[{TITLE}]({SLUG}.md)" in " ".join((repo / "docs" / f"chapters/{LONG_SLUG}.md").read_text().split())
 
 

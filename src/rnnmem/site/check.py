@@ -1229,7 +1229,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "exercises",
         "every exercise opens with its tag (**Routine.**, **Conceptual.**, **Coding.** or **Project.**) and has "
-        f"one answer; a coding exercise has a starter before its answer and a check after it; the chapter sets "
+        f"one answer; a coding exercise has a starter before its answer and a check after it that calls rnnmem; "
+        f"the chapter sets "
         f"at least {MIN_CODING} coding exercises",
         "a teacher picks homework by its tag, and the student's notebook (the chapter without the answers) "
         "keeps each coding exercise's starter and check, so the check meets the student's own code",
