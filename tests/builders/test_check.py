@@ -163,6 +163,14 @@ def test_the_scaffold_and_the_pull_request_template_list_every_rule_in_contribut
     assert "`ruff format --check`, `ruff check` and `mypy`" in line
 
 
+def test_the_pull_request_template_asks_for_an_alt_text_different_from_the_caption():
+    """The rule captions: a figure's alt text is its own, never its caption."""
+    template = (ROOT / ".github" / "pull_request_template.md").read_text()
+    assert "is also the alt text" not in template
+    line = next(line for line in template.splitlines() if "caption" in line and "alt" in line)
+    assert "different from the caption" in line and "`captions`" in line
+
+
 def test_make_test_chapter_lints_the_chapters_builder_and_its_test():
     """The recipe runs `lint`'s three checks on the chapter's two Python files, whatever the rules say."""
     makefile = (ROOT / "Makefile").read_text()
