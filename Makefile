@@ -107,17 +107,27 @@ test-fast: setup lint ## The pre-push check: unit tests and chapter snippets (no
 # One chapter end to end, in seconds: its snippets (Sybil) and its builder test (pytest), then every page
 # rule of rnnmem.site.check in the order CONTRIBUTING.md lists them (rnnmem.site check: placeholders,
 # fences, code width, directives, captions, numbers, cross-references, citations, reference links, links,
-# forward links, notebook, notebook prose, exercises). Both halves always run, so one pass reports every failure; either failing
-# fails the target. Only docs/chapters/ is searched: an API page or notebook of the same name is never taken.
+# forward links, notebook, notebook prose, exercises, objectives), then `lint`'s checks (ruff format --check,
+# ruff check, mypy) on the chapter's builder module and builder test. All three always run, so one pass reports
+# every failure; any failing fails the target. Only docs/chapters/ is searched: an API page or notebook of the
+# same name is never taken.
 test-chapter: setup ## Check one chapter end to end, every page rule: make test-chapter CH=horizon
 	@if ! printf '%s' "$${CH:-}" | grep -Eqx '[a-z0-9][a-z0-9-]*' || [ ! -f "docs/chapters/$${CH}.md" ]; then \
 	  echo "usage: make test-chapter CH=<chapter>  (a file of docs/chapters/ without .md)" >&2; \
 	  echo "make test-chapter: error: CH must name a chapter, got '$${CH:-}'; the chapters are:" >&2; \
 	  ls docs/chapters/*.md | sed -E 's|^docs/chapters/(.*)\.md$$|  \1|' >&2; exit 2; fi
 	@status=0; \
+	files=$$(for f in "src/rnnmem/site/builders/$(subst -,_,$(CH)).py" "tests/builders/test_builders_$(subst -,_,$(CH)).py"; \
+	  do test -f "$$f" && echo "$$f"; done); \
 	$(PY) -m pytest -q -p no:xdist "docs/chapters/$(CH).md" \
 	  $$(f="tests/builders/test_builders_$(subst -,_,$(CH)).py"; test -f "$$f" && echo "$$f") || status=1; \
 	$(PY) -m rnnmem.site check "$(CH)" || status=1; \
+	if [ -n "$$files" ]; then \
+	  echo "lint of $$(echo $$files)"; \
+	  $(dir $(PY))ruff format --check $$files || status=1; \
+	  $(dir $(PY))ruff check $$files || status=1; \
+	  $(dir $(PY))mypy $$files || status=1; \
+	fi; \
 	exit $$status
 
 # A new chapter: page, builder module, builder test, nav and home entries (rnnmem.site.scaffold).

@@ -38,8 +38,9 @@ def test_the_api_is_grouped_and_every_module_of_the_package_has_its_group():
     """Models, the mathematics of memory, training and the lab, tools: a new module must be placed in one
     (apipages.GROUPS); until it is, it is listed under "Other modules" and this test says which."""
     public = sorted(m.name for m in pkgutil.iter_modules(rnnmem.__path__) if not m.name.startswith("_"))
-    unplaced = [n for n in public if apipages.group_of(n) == apipages.OTHER_GROUP]
-    assert not unplaced, f"place these modules in a group of rnnmem.site.apipages.GROUPS: {unplaced}"
+    problems = apipages.group_problems()
+    assert not problems, "\n".join(problems)
+    assert all(apipages.group_of(n) != apipages.OTHER_GROUP for n in public)
     named = [n for names in apipages.GROUPS.values() for n in names]
     assert len(named) == len(set(named)), "a module is named by two groups"
     assert sorted(set(named) - set(public)) == [], "GROUPS names a module that does not exist"
@@ -49,12 +50,37 @@ def test_the_api_is_grouped_and_every_module_of_the_package_has_its_group():
     assert [line[3:] for line in index.splitlines() if line.startswith("## ")] == list(apipages.GROUPS)
 
 
-def test_a_module_no_group_names_is_still_listed(tmp_path):
+def test_a_module_no_group_names_is_still_listed_and_named_with_the_groups_it_could_join(tmp_path):
     package = fake_package(tmp_path, "memory", "brand_new")
     pages = apipages.api_pages(package)
     entries = apipages.nav_entries(pages)
     assert {"Other modules": [{"rnnmem.brand_new": "api/brand_new.md"}]} in entries
     assert "## Other modules" in pages[0].markdown
+    assert apipages.group_problems(pages) == [
+        "the module rnnmem.brand_new is in no group of the API reference: add 'brand_new' to one of the groups "
+        "'Models', 'Mathematics of memory', 'Training and the lab', 'Tools' in rnnmem.site.apipages.GROUPS "
+        "(src/rnnmem/site/apipages.py), or it is listed under 'Other modules'"
+    ]
+
+
+def test_the_build_warns_naming_a_module_in_no_group(tmp_path, monkeypatch, caplog):
+    """add_files (the plugin's on_files) logs a warning per unplaced module: the strict build fails on it."""
+    package = fake_package(tmp_path, "memory", "brand_new")
+    real = apipages.api_pages
+    monkeypatch.setattr(apipages, "api_pages", lambda *a, **k: real(package))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    config = {"config_file_path": str(tmp_path / "mkdocs.yml"), "docs_dir": str(docs), "nav": None}
+
+    class Files(list):
+        def get_file_from_path(self, path):
+            return None
+
+    monkeypatch.setattr("mkdocs.structure.files.File.generated", lambda config, path, content: type("F", (), {})())
+    with caplog.at_level("WARNING", logger="mkdocs.plugins.rnnmem"):
+        apipages.add_files(Files(), config)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == apipages.group_problems(real(package)) and "rnnmem.brand_new" in warnings[0]
 
 
 def test_module_pages_link_the_chapters_whose_code_uses_them():

@@ -42,7 +42,9 @@ EXERCISES = """
         ```
 
     ```python
-    assert halve(4) == 4 / 2
+    from rnnmem import memory
+
+    assert halve(4) == 4 * memory.decay(0.5, 1)
     ```
 
 3. **Coding.** Write `twice(x)`.
@@ -59,8 +61,21 @@ EXERCISES = """
         ```
 
     ```python
-    assert twice(3) == 3 + 3
+    assert twice(3) == 3 / memory.decay(0.5, 1)
     ```
+"""
+
+
+#: An objectives block that passes the rule ``objectives`` on a first chapter (it assumes no chapter).
+OBJECTIVES = """
+!!! abstract "Objectives"
+    After this chapter you can:
+
+    * compute a factor.
+    * explain a decay.
+    * check both with code.
+
+    **Prerequisites:** arithmetic.
 """
 
 
@@ -111,11 +126,11 @@ def test_a_failing_chapter_prints_rule_page_line_and_fix_and_exits_1(tmp_path, c
     assert lines[3].startswith("  how to fix (numbers): print it in a snippet")
     assert lines[4] == "docs/chapters/a.md:5: links: link to 'nowhere.md': docs/chapters/nowhere.md does not exist"
     assert lines[5].startswith("  how to fix (links): ")
-    assert "FAILED (code-width, numbers, links, exercises)" in out.out
+    assert "FAILED (code-width, numbers, links, exercises, objectives)" in out.out
 
 
 def test_a_chapter_that_passes_every_rule_exits_0(tmp_path, capsys):
-    page = "# A\n\nIt keeps 0.9 of itself.\n\n```python\n>>> 0.9\n0.9\n```\n" + EXERCISES
+    page = "# A\n\nIt keeps 0.9 of itself.\n" + OBJECTIVES + "\n```python\n>>> 0.9\n0.9\n```\n" + EXERCISES
     config = site_with(tmp_path, {"chapters/a.md": page, "references.md": "# References\n"}, ["chapters/a.md"])
     assert main(["check", "a", "--config", str(config)]) == 0
     assert f"docs/chapters/a.md: ok: {len(check.RULES)} rules" in capsys.readouterr().out
@@ -133,9 +148,45 @@ def test_every_rule_has_one_check_and_the_order_is_contributings():
         assert callable(rule.check), f"the rule {rule.name} carries its check function"
 
 
+def test_the_scaffold_and_the_pull_request_template_list_every_rule_in_contributings_order():
+    """One list of rules, in one order: CONTRIBUTING.md's (checked above), the comment a new chapter gets, the PR template's."""
+    from rnnmem.site.scaffold import rules_comment
+
+    names = [r.name for r in check.RULES]
+    comment = rules_comment("long-memory")
+    assert re.findall(r"^ +\d+\. ([a-z-]+): ", comment, re.M) == names
+    assert "ruff format --check" in comment and "mypy" in comment
+    template = (ROOT / ".github" / "pull_request_template.md").read_text()
+    line = next(line for line in template.splitlines() if "make test-chapter" in line)
+    listed = [n for n in re.findall(r"`([a-z-]+)`", line) if n in names]
+    assert listed == names, "the PR template lists the rules in CONTRIBUTING.md's order"
+    assert "`ruff format --check`, `ruff check` and `mypy`" in line
+
+
+def test_the_pull_request_template_asks_for_an_alt_text_different_from_the_caption():
+    """The rule captions: a figure's alt text is its own, never its caption."""
+    template = (ROOT / ".github" / "pull_request_template.md").read_text()
+    assert "is also the alt text" not in template
+    line = next(line for line in template.splitlines() if "caption" in line and "alt" in line)
+    assert "different from the caption" in line and "`captions`" in line
+
+
+def test_make_test_chapter_lints_the_chapters_builder_and_its_test():
+    """The recipe runs `lint`'s three checks on the chapter's two Python files, whatever the rules say."""
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\ntest-chapter:", 1)[1].split("\n\n", 1)[0]
+    assert '"src/rnnmem/site/builders/$(subst -,_,$(CH)).py"' in recipe
+    assert '"tests/builders/test_builders_$(subst -,_,$(CH)).py"' in recipe
+    for command in ("ruff format --check $$files", "ruff check $$files", "mypy $$files"):
+        assert f"$(dir $(PY)){command} || status=1" in recipe, command
+    assert recipe.index("rnnmem.site check") < recipe.index("ruff format")
+
+
 def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsys):
     """An untagged exercise, a coding exercise without its check, and too few coding exercises fail the rule."""
-    broken = EXERCISES.replace("1. **Routine.** Why", "1. Why").replace("    assert twice(3) == 3 + 3\n", "    twice\n")
+    broken = EXERCISES.replace("1. **Routine.** Why", "1. Why").replace(
+        "    assert twice(3) == 3 / memory.decay(0.5, 1)\n", "    twice\n"
+    )
     broken = broken.replace("2. **Coding.** Write `halve(x)`.", "2. **Homework.** Write `halve(x)`.")
     config = site_with(
         tmp_path, {"chapters/a.md": "# A\n" + broken, "references.md": "# References\n"}, ["chapters/a.md"]
@@ -147,12 +198,47 @@ def test_the_rule_exercises_names_the_exercise_and_what_it_lacks(tmp_path, capsy
         "**Conceptual.**, **Coding.** or **Project.**"
     )
     assert err[1].startswith("docs/chapters/a.md:10: exercises: exercise 2 has the tag **Homework.**; the tags are")
-    assert err[2].startswith("docs/chapters/a.md:27: exercises: coding exercise 3 has no check: after its answer")
+    assert err[2].startswith("docs/chapters/a.md:29: exercises: coding exercise 3 has no check: after its answer")
     assert "twice" in err[2]
     assert err[3].startswith(
         "docs/chapters/a.md:5: exercises: the chapter sets 1 coding exercise(s); it needs at least 2"
     )
     assert len(err) == 4
+
+
+@pytest.mark.parametrize(
+    "check_code",
+    [
+        "assert twice(3) == 6",  # a typed value
+        "assert twice(3) == 3 + 3",  # arithmetic, no rnnmem
+        "import math\n    assert math.isclose(twice(3), 6.0)",  # a library, not rnnmem
+    ],
+)
+def test_a_check_that_never_calls_rnnmem_fails_the_rule_exercises(check_code):
+    from rnnmem.site.exercises import exercise_problems
+
+    page = "# A\n" + EXERCISES.replace("assert twice(3) == 3 / memory.decay(0.5, 1)", check_code)
+    problems = exercise_problems(page)
+    assert problems == [
+        (
+            29,
+            "the check of coding exercise 3 never calls rnnmem: compare what the student's code returns with "
+            "rnnmem's own function (imported on the page, e.g. memory.decay), not with a value typed in",
+        )
+    ]
+    assert exercise_problems("# A\n" + EXERCISES) == []
+
+
+def test_a_check_may_call_rnnmem_through_a_helper_the_page_defines():
+    from rnnmem.site.exercises import exercise_problems
+
+    helper = "```python\nfrom rnnmem import memory as m\n\ndef reference(x):\n    return 3 * x / m.decay(0.5, 1)\n```\n"
+    page = (
+        "# A\n\n"
+        + helper
+        + EXERCISES.replace("assert twice(3) == 3 / memory.decay(0.5, 1)", "assert twice(3) == reference(1)")
+    )
+    assert exercise_problems(page) == []
 
 
 def test_a_problem_names_a_rule_that_exists():
@@ -218,6 +304,28 @@ def test_placeholders_are_found_in_prose_only():
         (3, "placeholders"),
         (11, "placeholders"),
     ]
+
+
+@pytest.mark.parametrize("piece", check.placeholder_pieces(MOTIVATION))
+def test_any_sentence_of_a_placeholder_kept_beside_the_authors_words_fails(piece):
+    """A motivation paragraph rewritten but for one of its sentences (wrapped, re-capitalized) still fails."""
+    kept = piece[0].swapcase() + piece[1:]
+    words = kept.split()
+    wrapped = " ".join(words[:2]) + "\n" + " ".join(words[2:])
+    text = f"# T\n\nThis chapter asks how much of a value is left.\n{wrapped} And more of mine.\n"
+    problems = check.placeholder_problems("docs/p.md", text)
+    assert [(p.line, p.message) for p in problems] == [
+        (4, f'"{piece}" is a sentence of a placeholder: "Replace this paragraph: ..."')
+    ]
+    # Kept whole, the placeholder is reported once, as a whole.
+    whole = check.placeholder_problems("docs/p.md", f"# T\n\n{MOTIVATION}\n")
+    assert [p.message for p in whole] == [f'"{MOTIVATION}" is a placeholder']
+
+
+def test_the_placeholders_pieces_are_its_sentences():
+    assert len(check.placeholder_pieces(MOTIVATION)) == 3
+    assert " ".join(check.placeholder_pieces(MOTIVATION)) == " ".join(MOTIVATION.split())
+    assert check.placeholder_pieces(HOME_ENTRY) == [HOME_ENTRY]
 
 
 # -- captions ---------------------------------------------------------------------------------------------
@@ -381,3 +489,88 @@ def test_the_forward_link_policy_refuses_an_entry_without_a_reason(tmp_path):
     policy.write_text('[[ahead]]\npage = "p"\ntarget = "t"\nreason = "r"\n' * 2)
     with pytest.raises(ValueError, match="entry 2 repeats the link 't' of p"):
         check.load_forward_links(policy)
+
+
+# -- builders that fail to import or clash: problems of the rule "directives", the other rules still run -------
+GOOD_BUILDER = """
+from rnnmem.site.registry import table
+from rnnmem.site.tables import Table
+
+
+@table()
+def counts(n=1):
+    return Table(["n"], [[n]])
+"""
+
+
+@pytest.fixture
+def builder_package(tmp_path, monkeypatch):
+    """The default registry replaced by one over a package of builder modules of its own (tbcheck)."""
+    import importlib
+    import sys
+
+    from rnnmem.site import registry
+
+    root = tmp_path / "src"
+    (root / "tbcheck").mkdir(parents=True)
+    (root / "tbcheck" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    monkeypatch.setattr(registry, "default", registry.Registry(["tbcheck"]))
+    yield root / "tbcheck"
+    for name in [m for m in sys.modules if m == "tbcheck" or m.startswith("tbcheck.")]:
+        del sys.modules[name]
+
+
+#: A chapter that names the builder ``counts`` at line 3 and states a typed number at line 5.
+COUNTS_PAGE = "# A\n\n<!-- table: counts n=2 -->\n\nIt is 0.8125.\n"
+
+
+def test_a_builder_that_fails_to_import_is_a_problem_with_its_file_and_line(tmp_path, builder_package, capsys):
+    (builder_package / "a.py").write_text(GOOD_BUILDER)
+    (builder_package / "b.py").write_text("x = 1\n\ndef broken(:\n    pass\n")
+    config = site_with(tmp_path, {"chapters/a.md": COUNTS_PAGE, "references.md": "# References\n"}, ["chapters/a.md"])
+    assert main(["check", "a", "--config", str(config)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    broken = [line for line in out.err.splitlines() if ": directives: " in line]
+    assert broken[0].endswith(
+        "/tbcheck/b.py:3: directives: the builder module tbcheck.b failed to import: "
+        f'File "{builder_package / "b.py"}", line 3'
+    ), broken
+    # The other rules ran: the typed number is reported, and the good module's table rendered.
+    assert "docs/chapters/a.md:5: numbers: 0.8125 is not produced on this page" in out.err
+    assert "FAILED (directives, numbers, exercises, objectives)" in out.out
+
+
+def test_an_import_error_raised_by_a_builder_module_is_placed_at_its_line(builder_package):
+    from rnnmem.site import registry
+
+    (builder_package / "c.py").write_text("import math\n\nVALUE = math.nosuch\n")
+    with pytest.raises(registry.BuilderImportError):
+        registry.default.load_builders()
+    failure = registry.default.failures["tbcheck.c"]
+    assert (failure.path, failure.line, failure.clash) == (str(builder_package / "c.py"), 3, None)
+    assert "AttributeError" in failure.message
+
+
+def test_a_builder_name_two_modules_claim_is_a_problem_at_the_directive_and_the_builder(
+    tmp_path, builder_package, capsys
+):
+    (builder_package / "a.py").write_text(GOOD_BUILDER)
+    (builder_package / "b.py").write_text("\n\n" + GOOD_BUILDER)
+    config = site_with(tmp_path, {"chapters/a.md": COUNTS_PAGE, "references.md": "# References\n"}, ["chapters/a.md"])
+    assert main(["check", "a", "--config", str(config)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    lines = [line for line in out.err.splitlines() if ": directives: " in line]
+    assert lines[0].endswith(
+        "/tbcheck/b.py:8: directives: the builder module tbcheck.b failed to register its builders: two table "
+        "builders are named 'counts': tbcheck.a.counts"
+        f" ({builder_package / 'a.py'}:6) and tbcheck.b.counts ({builder_package / 'b.py'}:8); rename one "
+        "(the name is what a directive asks for)"
+    ), lines
+    assert lines[1].startswith(
+        "docs/chapters/a.md:3: directives: this directive names the table builder 'counts', which two modules define"
+    )
+    assert "docs/chapters/a.md:5: numbers: 0.8125 is not produced on this page" in out.err

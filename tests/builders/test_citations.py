@@ -99,6 +99,7 @@ def test_an_unmatched_citation_fails_with_page_and_line():
         link("<p>As Elman\n(1991) said, and Smith et al. (2020).</p>", source=source)
     message = str(err.value)
     assert 'docs/x.md:5: "Elman\n(1991)" matches no entry' in message and "elman1991" in message
+    assert "(expected a key elman1991); did you mean 'elman1990'?" in message
     assert 'docs/x.md:6: "Smith et al. (2020)" matches no entry' in message
 
 

@@ -160,7 +160,7 @@ def test_a_missing_target_fails_with_page_line_and_the_known_ids():
     index = numbering(pages={"chapters/one.md": ONE, "chapters/two.md": text})
     with pytest.raises(
         NumberingError,
-        match=r"docs/chapters/two.md:4: @fig:decai: no figure has the id 'decai'.*"
+        match=r"docs/chapters/two.md:4: @fig:decai: no figure has the id 'decai'; did you mean 'decay'\? .*"
         r"the figure ids are: decay",
     ):
         index.rewrite("chapters/two.md", text)
@@ -172,6 +172,8 @@ def test_a_missing_target_fails_with_page_line_and_the_known_ids():
         index.rewrite("chapters/two.md", "\n@ch:three\n")
     with pytest.raises(NumberingError, match=r"the equation ids are: first"):
         index.rewrite("chapters/two.md", "@eq:second\n")
+    with pytest.raises(NumberingError, match=r"no chapter is named 'tow'; did you mean 'two'\?; the chapters are"):
+        index.rewrite("chapters/two.md", "\n@ch:tow\n")
     assert issubclass(NumberingError, DirectiveError)  # the hook turns it into a failed build
 
 
@@ -319,7 +321,8 @@ def test_the_chapter_check_reports_a_bad_reference(tmp_path):
     report = check_chapter("a", tmp_path / "mkdocs.yml")
     refs = [str(p) for p in report.problems if p.rule == "cross-references"]
     assert refs == [
-        "docs/chapters/a.md:3: cross-references: @eq:b-two: no equation has the id 'b-two' (give one with \\label{...} "
+        "docs/chapters/a.md:3: cross-references: @eq:b-two: no equation has the id 'b-two'; did you mean 'b-one'? "
+        "(give one with \\label{...} "
         "in a $$ equation); the equation ids are: b-one"
     ]
 

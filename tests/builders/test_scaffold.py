@@ -23,9 +23,20 @@ from pathlib import Path
 
 import pytest
 
+from rnnmem.site import config
 from rnnmem.site.book import load_mkdocs_settings
-from rnnmem.site.check import home_chapters, nav_chapters
-from rnnmem.site.scaffold import HOME_ENTRY, MOTIVATION, Scaffold, add_to_home, add_to_nav, check_arguments
+from rnnmem.site.check import home_chapters, nav_chapters, objectives_problems
+from rnnmem.site.exercises import exercise_problems
+from rnnmem.site.scaffold import (
+    HOME_ENTRY,
+    MAX_SLUG,
+    MOTIVATION,
+    Scaffold,
+    add_to_home,
+    add_to_nav,
+    check_arguments,
+    scaffold,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUG, TITLE = "long-memory", "Long memory: a first look"
@@ -299,3 +310,52 @@ def test_nav_and_home_insertion_keep_the_rest():
     n = len(home_chapters(home))
     new = add_to_home(home, "X", "chapters/x.md")
     assert home_chapters(new)[-1] == ("X", "chapters/x.md") and len(home_chapters(new)) == n + 1
+
+
+#: A chapter whose slug is as long as the scaffold allows and whose title quotes: the written Python must
+#: stay within the formatter's line length and keep the title inside its docstrings.
+LONG_SLUG = "ab" + "-c" * ((MAX_SLUG - 2) // 2)
+LONG_TITLE = 'What "forgetting" means, at length'
+
+
+def lint(repo: Path, files: list[Path]) -> list[str]:
+    """What `make lint` reports on ``files``: ruff format --check, ruff check, mypy, all on the repo's config."""
+    names = [str(f.relative_to(repo)) for f in files]
+    ruff = Path(sys.executable).with_name("ruff")
+    failures = []
+    for command in ([str(ruff), "format", "--check", "--diff", *names], [str(ruff), "check", *names]):
+        done = subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            failures.append(f"{' '.join(command[1:3])}:\n{done.stdout}{done.stderr}")
+    mypy = Path(sys.executable).with_name("mypy")
+    done = subprocess.run([str(mypy), *names], cwd=repo, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        failures.append(f"mypy:\n{done.stdout}{done.stderr}")
+    return failures
+
+
+@pytest.mark.process
+@pytest.mark.timeout(600)
+def test_the_untouched_scaffold_passes_lint_and_types(tmp_path):
+    """The files `make chapter` writes pass CI's `make lint` exactly as written, for a short and a long name."""
+    assert len(LONG_SLUG) == MAX_SLUG
+    repo = copy_repository(tmp_path)
+    written = scaffold(repo, SLUG, TITLE) + scaffold(repo, LONG_SLUG, LONG_TITLE)
+    python = [p for p in written if p.suffix == ".py"]
+    assert len(python) == 4, python
+    assert lint(repo, python) == []
+    # The objectives block it writes passes its rule, the second chapter's naming the first as prerequisite.
+    order = config.chapters(repo / "mkdocs.yml")
+    for slug in (SLUG, LONG_SLUG):
+        src_uri = f"chapters/{slug}.md"
+        markdown = (repo / "docs" / src_uri).read_text()
+        assert objectives_problems(f"docs/{src_uri}", markdown, src_uri, order) == []
+        assert exercise_problems(markdown) == []  # its checks call rnnmem
+    assert f"[{TITLE}]({SLUG}.md)" in " ".join((repo / "docs" / f"chapters/{LONG_SLUG}.md").read_text().split())
+
+
+def test_a_slug_too_long_for_the_builder_is_refused():
+    with pytest.raises(ValueError, match=f"NAME must be at most {MAX_SLUG} characters"):
+        check_arguments(ROOT, "a" * (MAX_SLUG + 1), "T")
+    with pytest.raises(ValueError, match="TITLE must be one line without brackets, backquotes or backslashes"):
+        check_arguments(ROOT, "other", "A \\ B")

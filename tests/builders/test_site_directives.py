@@ -31,6 +31,8 @@ def test_ordinary_comments_and_code_fences_are_left_alone():
     "comment, expected",
     [
         ("<!-- figures: decay_curves -->", "unknown directive kind 'figures'"),
+        ("<!-- figures: decay_curves -->", "did you mean 'figure'?"),
+        ("<!-- tabel: horizon_table -->", "did you mean 'table'?"),
         ("<!-- figure: -->", "needs a builder name"),
         ("<!-- figure: x steps= -->", "steps= has no value"),
         ("<!-- figure: x steps=[1, 2 -->", "unclosed bracket"),

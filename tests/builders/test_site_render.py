@@ -155,10 +155,14 @@ def test_timing_report_lists_hits_and_misses_slowest_first(tmp_path):
 @pytest.mark.parametrize(
     "comment, expected",
     [
-        ('<!-- figure: no_such_figure caption="c" -->', "unknown figure 'no_such_figure'; the known figures are:"),
+        ('<!-- figure: no_such_figure caption="c" -->', "unknown figure 'no_such_figure'"),
+        ('<!-- figure: decay_curve caption="c" -->', "unknown figure 'decay_curve'; did you mean 'decay_curves'"),
         ("<!-- table: no_such_table -->", "unknown table 'no_such_table'"),
         ("<!-- figure: decay_curves steps=10 -->", 'a figure needs caption="..."'),
-        ('<!-- figure: decay_curves stepz=10 caption="c" -->', "unknown argument stepz for figure 'decay_curves'"),
+        (
+            '<!-- figure: decay_curves stepz=10 caption="c" -->',
+            "unknown argument stepz for figure 'decay_curves'; did you mean 'steps'?; it takes: ",
+        ),
         (
             '<!-- figure: decay_curves factors=[1.5] caption="c" -->',
             "figure 'decay_curves': factors[0] must be a gate value strictly between 0 and 1, got 1.5",

@@ -4,37 +4,38 @@ The block is an admonition, ``!!! abstract "Objectives"``, after the chapter's
 opening paragraphs and before its first section: three to five objectives, each
 a bullet, then a ``**Prerequisites:**`` paragraph naming earlier chapters as
 links (the page rule ``forward-links`` keeps them earlier) and the mathematics
-assumed. The first chapter assumes no chapter.
+assumed. The first chapter assumes no chapter. The rule is the page rule
+``objectives`` of :mod:`rnnmem.site.check` (so ``make test-chapter`` reports it);
+these tests call it on every chapter and on pages that break it.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from rnnmem.site import config
+from rnnmem.site.check import OBJECTIVES, objectives, objectives_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = config.chapters(ROOT / "mkdocs.yml")
-OPENING = '!!! abstract "Objectives"'
+ORDER = ["chapters/a.md", "chapters/b.md", "chapters/c.md"]
+GOOD = f"""# B
 
+Why.
 
-def objectives(markdown: str) -> tuple[int, list[str], str]:
-    """(line of the block, its bullets, its prerequisites paragraph) of a chapter."""
-    lines = markdown.split("\n")
-    starts = [n for n, line in enumerate(lines) if line.strip() == OPENING]
-    assert len(starts) == 1, f"expected one {OPENING} block, found {len(starts)}"
-    body = []
-    for line in lines[starts[0] + 1 :]:
-        if line.strip() and not line.startswith("    "):
-            break
-        body.append(line[4:])
-    text = "\n".join(body)
-    bullets = re.findall(r"^\* (.+(?:\n  +.+)*)", text, re.M)
-    prerequisites = text.split("**Prerequisites:**", 1)[1].strip() if "**Prerequisites:**" in text else ""
-    return starts[0] + 1, [" ".join(b.split()) for b in bullets], prerequisites
+{OBJECTIVES}
+    After this chapter you can:
+
+    * compute a.
+    * derive b.
+    * check c.
+
+    **Prerequisites:** [A](a.md) (its one idea); logarithms.
+
+## First section
+"""
 
 
 def test_the_chapters_are_read():
@@ -42,25 +43,50 @@ def test_the_chapters_are_read():
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_each_chapter_states_three_to_five_objectives_before_its_first_section(chapter):
+def test_each_chapter_passes_the_objectives_rule(chapter):
     markdown = (ROOT / "docs" / chapter).read_text(encoding="utf-8")
-    line, bullets, prerequisites = objectives(markdown)
-    first_section = next(n for n, text in enumerate(markdown.split("\n"), 1) if text.startswith("## "))
-    assert line < first_section, f"{chapter}: the objectives (line {line}) come after the first section"
-    assert 3 <= len(bullets) <= 5, f"{chapter}: {len(bullets)} objectives, want 3 to 5: {bullets}"
-    for bullet in bullets:
-        assert re.match(r"[a-z]+\b", bullet) and bullet.endswith("."), f"{chapter}: not a verb phrase: {bullet!r}"
-    assert prerequisites, f"{chapter}: no **Prerequisites:** paragraph in the objectives"
+    problems = objectives_problems(f"docs/{chapter}", markdown, chapter, CHAPTERS)
+    assert problems == [], "\n".join(map(str, problems))
+    found = objectives(markdown)
+    assert found is not None and 3 <= len(found[1]) <= 5
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_prerequisites_name_only_earlier_chapters(chapter):
-    markdown = (ROOT / "docs" / chapter).read_text(encoding="utf-8")
-    _, _, prerequisites = objectives(markdown)
-    named = ["chapters/" + m for m in re.findall(r"\]\(([a-z0-9-]+\.md)\)", prerequisites)]
-    earlier = CHAPTERS[: CHAPTERS.index(chapter)]
-    assert all(page in earlier for page in named), f"{chapter}: prerequisites name {named}, earlier are {earlier}"
-    if chapter == CHAPTERS[0]:
-        assert named == [], "the first chapter assumes no chapter"
+def messages(markdown: str, src_uri: str = "chapters/b.md") -> list[str]:
+    return [p.message for p in objectives_problems(f"docs/{src_uri}", markdown, src_uri, ORDER)]
+
+
+def test_a_good_block_passes():
+    assert messages(GOOD) == []
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ((OBJECTIVES, "!!! note"), "the chapter has no objectives block"),
+        (("    * check c.\n", ""), "2 objectives, want 3 to 5"),
+        (("* derive b.", "* Derives b"), "an objective is a verb phrase in lower case ending with a full stop"),
+        (("    **Prerequisites:** [A](a.md) (its one idea); logarithms.\n", ""), "no **Prerequisites:** paragraph"),
+        (("[A](a.md)", "[C](c.md)"), "the prerequisites name chapters/c.md, not a chapter before this one"),
+        (("[A](a.md) (its one idea)", "the glossary"), "the prerequisites name no earlier chapter"),
+        (("## First section\n", ""), None),
+    ],
+)
+def test_the_rule_names_what_is_wrong(change, expected):
+    old, new = change
+    assert old in GOOD
+    found = messages(GOOD.replace(old, new))
+    if expected is None:
+        assert found == []
     else:
-        assert named, f"{chapter}: the prerequisites name no earlier chapter"
+        assert any(expected in m for m in found), found
+
+
+def test_the_block_must_come_before_the_first_section():
+    moved = GOOD.replace("## First section\n", "").replace("Why.\n", "Why.\n\n## Early\n")
+    assert any("come after the first section (line 5)" in m for m in messages(moved))
+
+
+def test_the_first_chapter_assumes_no_chapter():
+    first = GOOD.replace("[A](a.md)", "[B](b.md)")
+    assert any("the first chapter assumes no chapter" in m for m in messages(first, "chapters/a.md"))
+    assert messages(GOOD.replace("[A](a.md) (its one idea)", "nothing"), "chapters/a.md") == []

@@ -22,7 +22,10 @@ after its problems and exits 1. The rules:
     no line of a ```` ```python ```` block is wider than :data:`MAX_CODE_WIDTH`
     characters.
 ``directives``
-    every figure and table directive renders (through the render cache).
+    every figure and table directive renders (through the render cache); a
+    builder module that fails to import, or a builder name two modules claim,
+    is reported at the module's file and line (and at each directive naming
+    the claimed name), and the other rules still run.
 ``captions``
     a caption is one or two short sentences; a figure has an ``alt`` text of
     its own.
@@ -56,6 +59,10 @@ after its problems and exits 1. The rules:
     and has one answer; a coding exercise has a starter before its answer and
     a check after it; the chapter sets at least two coding exercises
     (:mod:`rnnmem.site.exercises`, which also writes the student's notebook).
+``objectives``
+    the chapter opens with one ``!!! abstract "Objectives"`` block before its
+    first section: three to five objectives, then a ``**Prerequisites:**``
+    paragraph that links only earlier chapters.
 
 The repository's tests run the same functions over every page
 (``tests/repo/test_page_rules.py``), so what ``make test-chapter`` passes the
@@ -87,10 +94,12 @@ from .exercises import MIN_CODING, exercise_problems
 from .markdown import LINK as _LINK
 from .markdown import lex, prose_spans
 from .numbering import NumberingError, heading_anchor
+from .registry import BuilderImportError
 
 __all__ = [
     "HOME_SECTION",
     "MAX_CODE_WIDTH",
+    "OBJECTIVES",
     "REFERENCES_POLICY",
     "RULES",
     "ChapterReport",
@@ -112,10 +121,13 @@ __all__ = [
     "long_lines",
     "nav_chapters",
     "notebook_prose_problems",
+    "objectives",
+    "objectives_problems",
     "number_problems",
     "page_anchors",
     "page_links",
     "page_problems",
+    "placeholder_pieces",
     "placeholder_problems",
     "reference_link_problems",
     "run_check",
@@ -216,27 +228,154 @@ def chapter_path(docs_dir: Path, slug: str) -> Path:
 
 
 # -- placeholders -------------------------------------------------------------------------------
+def placeholder_pieces(sentence: str) -> list[str]:
+    """The parts of a placeholder that fail on their own: its sentences, and a lead-in before a colon.
+
+    >>> placeholder_pieces("Replace this paragraph: what is it? Two or three short paragraphs.")
+    ['Replace this paragraph:', 'what is it?', 'Two or three short paragraphs.']
+    """
+    return [p for p in re.split(r"(?<=[.?!:])\s+", " ".join(sentence.split())) if p]
+
+
+def _words(text: str) -> re.Pattern[str]:
+    """``text`` as a pattern whose words may wrap across lines, any case (a sentence may be re-capitalized)."""
+    return re.compile(r"\s+".join(re.escape(word) for word in text.split()), re.IGNORECASE)
+
+
 def placeholder_problems(page: str, markdown: str) -> list[Problem]:
-    """Each sentence ``make chapter`` wrote for the author to replace that is still in the page's prose.
+    """Each sentence ``make chapter`` wrote for the author to replace that is still, whole or in part, in the prose.
 
     The sentences are :data:`rnnmem.site.scaffold.PLACEHOLDERS`; one may wrap
-    across lines. In code or in an HTML comment it is not shown, and not a problem.
+    across lines. A placeholder left whole is reported once; a sentence of it
+    (:func:`placeholder_pieces`) kept beside the author's own words is
+    reported on its own. In code or in an HTML comment it is not shown, and
+    not a problem.
 
     >>> [str(p) for p in placeholder_problems("docs/index.md", "1. [A](a.md). What the chapter computes,\\n"
     ...                                       "in a sentence.\\n")]
     ['docs/index.md:1: placeholders: "What the chapter computes, in a sentence." is a placeholder']
+    >>> [str(p) for p in placeholder_problems("docs/p.md", "# T\\n\\nMine. Two or three short paragraphs.\\n")]
+    ['docs/p.md:3: placeholders: "Two or three short paragraphs." is a sentence of a placeholder: "Replace this paragraph: ..."']
     """
     from .scaffold import PLACEHOLDERS
 
     spans = prose_spans(markdown)
     doc = lex(markdown)
     problems = []
+    whole: list[tuple[int, int]] = []
     for sentence in PLACEHOLDERS:
-        pattern = re.compile(r"\s+".join(re.escape(word) for word in sentence.split()))
-        for m in pattern.finditer(markdown):
+        for m in _words(sentence).finditer(markdown):
             if any(a <= m.start() < b for a, b in spans):
+                whole.append((m.start(), m.end()))
                 problems.append(Problem("placeholders", page, doc.line_of(m.start()), f'"{sentence}" is a placeholder'))
+    for sentence in PLACEHOLDERS:
+        pieces = placeholder_pieces(sentence)
+        if len(pieces) < 2:
+            continue
+        shown = sentence if len(sentence) <= 40 else " ".join(sentence.split()[:3]) + " ..."
+        for piece in pieces:
+            for m in _words(piece).finditer(markdown):
+                inside = any(a <= m.start() < b for a, b in whole)
+                if not inside and any(a <= m.start() < b for a, b in spans):
+                    problems.append(
+                        Problem(
+                            "placeholders",
+                            page,
+                            doc.line_of(m.start()),
+                            f'"{piece}" is a sentence of a placeholder: "{shown}"',
+                        )
+                    )
     return sorted(problems, key=lambda p: p.line or 0)
+
+
+# -- objectives ------------------------------------------------------------------------------------
+#: The line that opens a chapter's objectives block (an admonition; a teacher assigns by it).
+OBJECTIVES = '!!! abstract "Objectives"'
+#: How many objectives a chapter states.
+OBJECTIVES_COUNT = (3, 5)
+
+
+def objectives(markdown: str) -> tuple[int, list[str], str] | None:
+    """(line of the block, its bullets, its prerequisites paragraph) of the page's first objectives block, or None.
+
+    >>> objectives('# T\\n\\n!!! abstract "Objectives"\\n    * do a.\\n\\n    **Prerequisites:** none.\\n')
+    (3, ['do a.'], 'none.')
+    """
+    lines = markdown.split("\n")
+    starts = [n for n, line in enumerate(lines) if line.strip() == OBJECTIVES]
+    if not starts:
+        return None
+    body = []
+    for line in lines[starts[0] + 1 :]:
+        if line.strip() and not line.startswith("    "):
+            break
+        body.append(line[4:])
+    text = "\n".join(body)
+    bullets = re.findall(r"^\* (.+(?:\n  +.+)*)", text, re.M)
+    prerequisites = text.split("**Prerequisites:**", 1)[1].strip() if "**Prerequisites:**" in text else ""
+    return starts[0] + 1, [" ".join(b.split()) for b in bullets], prerequisites
+
+
+def objectives_problems(page: str, markdown: str, src_uri: str, order: list[str]) -> list[Problem]:
+    """The chapter's objectives block, checked: one, before the first section, 3 to 5 bullets, its prerequisites.
+
+    Each objective is a verb phrase ("compute ...", lower case, ending with a full stop); the
+    ``**Prerequisites:**`` paragraph links only chapters before ``src_uri`` in the reading ``order``, at
+    least one unless the chapter is the first, which assumes none.
+
+    >>> for p in objectives_problems("docs/chapters/a.md", "# A\\n\\n## One\\n", "chapters/a.md", []):
+    ...     print(p)  # doctest: +ELLIPSIS
+    docs/chapters/a.md: objectives: the chapter has no objectives block: write '!!! abstract "Objectives"' ...
+    """
+    low, high = OBJECTIVES_COUNT
+    found = objectives(markdown)
+    if found is None:
+        return [
+            Problem(
+                "objectives",
+                page,
+                None,
+                f"the chapter has no objectives block: write '{OBJECTIVES}' before its first section, with "
+                f"{low} to {high} objectives and a **Prerequisites:** paragraph",
+            )
+        ]
+    line, bullets, prerequisites = found
+    lines = markdown.split("\n")
+    problems = []
+
+    def problem(message: str) -> None:
+        problems.append(Problem("objectives", page, line, message))
+
+    others = [n for n, text in enumerate(lines, 1) if text.strip() == OBJECTIVES and n != line]
+    if others:
+        problem(f"the chapter has {len(others) + 1} objectives blocks (also at line {others[0]}); keep one")
+    first_section = next((n for n, text in enumerate(lines, 1) if text.startswith("## ")), None)
+    if first_section is not None and line > first_section:
+        problem(f"the objectives come after the first section (line {first_section}); move them before it")
+    if not low <= len(bullets) <= high:
+        problem(f"{len(bullets)} objectives, want {low} to {high}, each a bullet '* ...'")
+    for bullet in bullets:
+        if not (re.match(r"[a-z]+\b", bullet) and bullet.endswith(".")):
+            problem(f"an objective is a verb phrase in lower case ending with a full stop, got {bullet!r}")
+    if not prerequisites:
+        problem(
+            "the objectives have no **Prerequisites:** paragraph (the earlier chapters and the mathematics assumed)"
+        )
+        return problems
+    linked = [
+        posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), m))
+        for m in re.findall(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)", prerequisites)
+    ]
+    named = [n for n in linked if n.startswith(f"{CHAPTER_DIR}/")]
+    earlier = order[: order.index(src_uri)] if src_uri in order else []
+    later = [n for n in named if n not in earlier]
+    if later:
+        problem(f"the prerequisites name {', '.join(later)}, not a chapter before this one; name only earlier chapters")
+    if order and src_uri == order[0] and named:
+        problem("the first chapter assumes no chapter: its prerequisites name none")
+    elif src_uri in order and src_uri != order[0] and not named:
+        problem("the prerequisites name no earlier chapter: link the chapters this one builds on")
+    return problems
 
 
 # -- fences ------------------------------------------------------------------------------------
@@ -803,6 +942,13 @@ class Site:
         self.order = config.chapters(Path(config_file))
         self._pages: dict[str, str | None] | None = None
         self._notebooks: dict[str, str] = {}
+        # The builder modules, imported once: one that fails to import, or that claims a name another
+        # builder has, is a problem of the rule "directives" (builder_problems), not a traceback; the
+        # other modules' builders are loaded all the same, so every other rule still runs.
+        try:
+            self.book.renderer.builders.load_builders()
+        except BuilderImportError:
+            pass
 
     def notebook(self, src_uri: str) -> str:
         """The chapter's notebook as the build makes it (made once); raises the build's DirectiveError."""
@@ -815,6 +961,30 @@ class Site:
         if self._pages is None:
             self._pages = _site_pages(self.docs_dir)
         return self._pages
+
+    def builder_problems(self, src_uri: str) -> list[Problem]:
+        """The builder modules that failed to import or to register a builder, at their file and line; and
+        each directive of the page that names a builder whose name two modules claim, at its line."""
+        from .traces import _shown
+
+        failures = sorted(self.book.renderer.builders.failures.values(), key=lambda f: f.module)
+        problems = [Problem("directives", _shown(f.path), f.line, f.message) for f in failures]
+        page = self.book.pages.get(src_uri)
+        for f in failures:
+            if f.clash is None or page is None:
+                continue
+            kind, name = f.clash
+            for d in page.directives:
+                if (d.kind, d.name) == (kind, name):
+                    problems.append(
+                        Problem(
+                            "directives",
+                            f"docs/{src_uri}",
+                            d.line,
+                            f"this directive names the {kind} builder {name!r}, which two modules define: {f.message}",
+                        )
+                    )
+        return problems
 
     def render(self, src_uri: str) -> list[Problem]:
         """Render the page's directives (through the cache); the ones that fail, as problems of ``directives``."""
@@ -927,7 +1097,7 @@ def _rule_code_width(site: Site, src_uri: str) -> list[Problem]:
 
 
 def _rule_directives(site: Site, src_uri: str) -> list[Problem]:
-    return site.render(src_uri)
+    return site.builder_problems(src_uri) + site.render(src_uri)
 
 
 def _rule_captions(site: Site, src_uri: str) -> list[Problem]:
@@ -936,6 +1106,10 @@ def _rule_captions(site: Site, src_uri: str) -> list[Problem]:
 
 def _rule_forward_links(site: Site, src_uri: str) -> list[Problem]:
     return forward_link_problems(src_uri, site.sources[src_uri], site.order, site.ahead)
+
+
+def _rule_objectives(site: Site, src_uri: str) -> list[Problem]:
+    return objectives_problems(f"docs/{src_uri}", site.sources[src_uri], src_uri, site.order)
 
 
 def _rule_exercises(site: Site, src_uri: str) -> list[Problem]:
@@ -949,7 +1123,8 @@ def _rule_exercises(site: Site, src_uri: str) -> list[Problem]:
 RULES: tuple[Rule, ...] = (
     Rule(
         "placeholders",
-        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry",
+        "no sentence `make chapter` wrote for you to replace is left on the page or in its home entry, whole "
+        "or any sentence of it",
         "a placeholder would be published as the chapter's text (and its meta description)",
         "replace the sentence with the chapter's own words",
         _rule_placeholders,
@@ -972,9 +1147,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "directives",
-        "every figure and table directive renders",
-        "the build stops on a directive that does not",
-        "correct the directive's name or arguments, or the builder it names (the message says which)",
+        "every figure and table directive renders, and every builder module imports and has names of its own",
+        "the build stops on a directive that does not, and on a builder module that fails to import",
+        "correct the directive's name or arguments, or the builder it names, or the builder module at the "
+        "file and line the message gives (a syntax error, a name another builder has)",
         _rule_directives,
     ),
     Rule(
@@ -1053,7 +1229,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "exercises",
         "every exercise opens with its tag (**Routine.**, **Conceptual.**, **Coding.** or **Project.**) and has "
-        f"one answer; a coding exercise has a starter before its answer and a check after it; the chapter sets "
+        f"one answer; a coding exercise has a starter before its answer and a check after it that calls rnnmem; "
+        f"the chapter sets "
         f"at least {MIN_CODING} coding exercises",
         "a teacher picks homework by its tag, and the student's notebook (the chapter without the answers) "
         "keeps each coding exercise's starter and check, so the check meets the student's own code",
@@ -1061,6 +1238,18 @@ RULES: tuple[Rule, ...] = (
         "NotImplementedError) before the answer and a ```python check (an assert against rnnmem) after it; "
         "rnnmem.site.exercises shows the format",
         _rule_exercises,
+        chapters_only=True,
+    ),
+    Rule(
+        "objectives",
+        f"the chapter opens with one {OBJECTIVES} block before its first section: {OBJECTIVES_COUNT[0]} to "
+        f"{OBJECTIVES_COUNT[1]} objectives, each a verb phrase, then a **Prerequisites:** paragraph linking only "
+        "earlier chapters (none for the first chapter, at least one for any other)",
+        "a student sees what the chapter teaches and assumes, and a teacher assigns by them",
+        f"write the block after the opening paragraphs: '{OBJECTIVES}', an indented 'After this chapter you "
+        "can:' and bullets '* compute ....', then '**Prerequisites:** [Chapter](slug.md) (what of it); the "
+        "mathematics assumed.'",
+        _rule_objectives,
         chapters_only=True,
     ),
 )

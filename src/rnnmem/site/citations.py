@@ -19,6 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from .suggest import did_you_mean
+
 __all__ = ["Citation", "CitationError", "Entry", "Index", "cited_in", "link_citations", "parse_references"]
 
 _NAME = r"(?:van\s|von\s|de\s)?[A-Z][\w'’\-]*\w"
@@ -157,7 +159,7 @@ def link_citations(
     >>> link_citations("<p>Elman (1991)</p>", refs, references_url="r/", page="x.md")
     Traceback (most recent call last):
     ...
-    rnnmem.site.citations.CitationError: x.md: "Elman (1991)" matches no entry of docs/references.md (expected a key elman1991)
+    rnnmem.site.citations.CitationError: x.md: "Elman (1991)" matches no entry of docs/references.md (expected a key elman1991); did you mean 'elman1990'?
     """
     out: list[str] = []
     stack: list[tuple[str, bool]] = []  # open elements: (name, whether its text is skipped)
@@ -221,9 +223,10 @@ def _link_text(text: str, entries, references_url, page, source, citations, erro
         if entry is None:
             line = _line_of(source, cited) if source else None
             where = f"{page}:{line}" if line else page
+            expected = f"{_fold(m['first'].split()[-1])}{m['year']}"
             errors.append(
                 f'{where}: "{cited}" matches no entry of docs/references.md '
-                f"(expected a key {_fold(m['first'].split()[-1])}{m['year']})"
+                f"(expected a key {expected}){did_you_mean(expected, entries)}"
             )
             continue
         counts[entry.key] = counts.get(entry.key, 0) + 1

@@ -31,6 +31,7 @@ from typing import Any
 
 from .kinds import KINDS
 from .markdown import lex
+from .suggest import did_you_mean
 
 #: Directives that belong to Sybil (the test runner), left in the page for it and ignored here.
 SYBIL_KINDS = ("skip",)
@@ -169,7 +170,9 @@ def find_directives(markdown: str, page: str) -> list[Directive]:
             continue
         if kind not in KINDS:
             raise DirectiveError(
-                where + f"unknown directive kind {kind!r}; the kinds are: {', '.join((*KINDS, *SYBIL_KINDS))}"
+                where
+                + f"unknown directive kind {kind!r}; the kinds are: {', '.join((*KINDS, *SYBIL_KINDS))}"
+                + did_you_mean(kind, (*KINDS, *SYBIL_KINDS))
             )
         if c.prefix.strip() or c.suffix.strip():
             raise DirectiveError(

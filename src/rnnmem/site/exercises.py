@@ -49,7 +49,16 @@ from dataclasses import dataclass
 
 from .markdown import lex
 
-__all__ = ["MIN_CODING", "TAGS", "Exercise", "answer_only_names", "exercise_problems", "exercises", "student_markdown"]
+__all__ = [
+    "MIN_CODING",
+    "TAGS",
+    "Exercise",
+    "answer_only_names",
+    "exercise_problems",
+    "exercises",
+    "rnnmem_uncalled",
+    "student_markdown",
+]
 
 #: The tags an exercise may carry, in the order the instructor's page lists them.
 TAGS = ("routine", "conceptual", "coding", "project")
@@ -203,6 +212,94 @@ def _bound(source: str) -> set[str]:
     return names
 
 
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute chain or a call starts from (``memory`` in ``memory.decay(f)(n)``), or None."""
+    while isinstance(node, ast.Attribute | ast.Call | ast.Subscript):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _rnnmem_names(source: str, known: set[str]) -> set[str]:
+    """``known`` and the names ``source`` ties to rnnmem: what it imports from rnnmem, and the functions,
+    classes and values it defines whose code calls or takes something of rnnmem (a helper the check calls)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(known)
+    names = set(known)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            names |= {(a.asname or a.name).split(".")[0] for a in n.names if a.name.split(".")[0] == "rnnmem"}
+        elif isinstance(n, ast.ImportFrom) and not n.level and (n.module or "").split(".")[0] == "rnnmem":
+            names |= {a.asname or a.name for a in n.names}
+    changed = True
+    while changed:
+        changed = False
+        for node in tree.body:
+            uses = {_root(x) for x in ast.walk(node) if isinstance(x, ast.Attribute | ast.Call | ast.Name)}
+            if not uses & names:
+                continue
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                bound = {node.name}
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                bound = {t.id for t in targets if isinstance(t, ast.Name)}
+            else:
+                continue
+            if not bound <= names:
+                names |= bound
+                changed = True
+    return names
+
+
+def _calls_rnnmem(source: str, names: set[str]) -> bool:
+    """Whether ``source`` calls something of rnnmem: a call whose name or attribute chain starts with one
+    of ``names`` (:func:`_rnnmem_names`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Call) and _root(n.func) in names for n in ast.walk(tree))
+
+
+def rnnmem_uncalled(markdown: str) -> list[tuple[int, str]]:
+    r"""The coding exercises whose checks never call ``rnnmem``: ``(line, exercise)``.
+
+    A check compares the student's function with rnnmem's own: it must call a
+    name the page imports from ``rnnmem`` (outside the answers, which the
+    student's notebook drops), or a function or value of the page built from
+    one.
+
+    >>> page = '## Exercises\n\n1. **Coding.** Go.\n\n    ```python\n    def f():\n        raise NotImplementedError\n    ```\n\n'
+    >>> page += '    ??? success "Answer"\n        ```python\n        def f():\n            return 1\n        ```\n\n'
+    >>> rnnmem_uncalled(page + '    ```python\n    assert f() == 1\n    ```\n')
+    [(3, 'exercise 1')]
+    >>> check = '    ```python\n    from rnnmem import memory\n    assert f() == memory.decay(1.0, 3)\n    ```\n'
+    >>> rnnmem_uncalled(page + check)
+    []
+    """
+    doc = lex(markdown)
+    items = exercises(markdown)
+    answers = [span for ex in items for span in ex.answers]
+    fences = [f for f in doc.fences if f.info == "python"]
+    out = []
+    for ex in items:
+        if ex.tag != "coding" or not ex.answers:
+            continue
+        last = ex.answers[-1][1]
+        names: set[str] = set()
+        for f in fences:
+            if f.line > last:
+                break
+            if not any(a <= f.line <= b for a, b in answers):
+                names = _rnnmem_names(_code("\n".join(f.body)), names)
+        checks = [_code("\n".join(f.body)) for f in fences if last < f.line <= ex.end_line]
+        checks = [c for c in checks if _asserts(c)]  # none: the rule reports the missing check itself
+        if checks and not any(_calls_rnnmem(c, _rnnmem_names(c, names)) for c in checks):
+            out.append((ex.line, f"exercise {ex.number}"))
+    return out
+
+
 def _loaded(source: str) -> set[str]:
     try:
         tree = ast.parse(source)
@@ -319,6 +416,14 @@ def exercise_problems(markdown: str, *, min_coding: int = MIN_CODING) -> list[tu
                     f"what {what} returns against rnnmem",
                 )
             )
+    for line, name in rnnmem_uncalled(markdown):
+        problems.append(
+            (
+                line,
+                f"the check of coding {name} never calls rnnmem: compare what the student's code returns with "
+                "rnnmem's own function (imported on the page, e.g. memory.decay), not with a value typed in",
+            )
+        )
     for line, name, names in answer_only_names(markdown):
         problems.append(
             (

@@ -68,6 +68,7 @@ from .directives import Directive, DirectiveError
 from .kinds import KINDS
 from .markdown import LINK as _LINK
 from .markdown import Document, lex
+from .suggest import did_you_mean
 
 __all__ = [
     "Equation",
@@ -392,8 +393,8 @@ class Numbering:
             slugs = {posixpath.splitext(posixpath.basename(c))[0]: c for c in self.chapters}
             if ident not in slugs:
                 raise NumberingError(
-                    f"{where}: @ch:{ident}: no chapter is named {ident!r}; the chapters are: "
-                    f"{', '.join(slugs) or 'none'}"
+                    f"{where}: @ch:{ident}: no chapter is named {ident!r}{did_you_mean(ident, slugs)}; the "
+                    f"chapters are: {', '.join(slugs) or 'none'}"
                 )
             page = slugs[ident]
             return Target("ch", ident, "", str(self.chapter_number(page)), page, 1)
@@ -406,7 +407,7 @@ class Numbering:
                 "eq": "\\label{...} in a $$ equation",
             }[kind]
             raise NumberingError(
-                f"{where}: @{kind}:{ident}: no {_NOUN[kind]} has the id {ident!r} "
+                f"{where}: @{kind}:{ident}: no {_NOUN[kind]} has the id {ident!r}{did_you_mean(ident, known)} "
                 f"(give one with {how}); the {_NOUN[kind]} ids are: {', '.join(known) or 'none'}"
             )
         if not target.number:

@@ -23,6 +23,7 @@ registry of its own (``Registry(["tb"])``) instead of changing the default one.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import sys
@@ -33,11 +34,14 @@ from types import ModuleType
 
 from .kinds import FIGURE, KINDS, MARK, TABLE, WIDGET
 from .sources import Snapshot, file_digest
+from .suggest import did_you_mean
 
 __all__ = [
     "BUILDER_PACKAGE",
     "Builder",
+    "BuilderClash",
     "BuilderImportError",
+    "ModuleFailure",
     "Registry",
     "all_builders",
     "default",
@@ -75,6 +79,44 @@ class BuilderImportError(ImportError):
     """A builder module that cannot be imported (the message names its file and line)."""
 
 
+@dataclass(frozen=True)
+class ModuleFailure:
+    """Why a builder module's builders are not registered: its import failed, or one of its names is taken.
+
+    ``path`` and ``line``: where (the line of the syntax error, of the innermost frame of the module
+    that raised, or of the builder whose name is taken); ``clash``: (kind, name) of a name two
+    builders claim, else None.
+    """
+
+    module: str
+    message: str
+    path: str
+    line: int | None
+    clash: tuple[str, str] | None = None
+
+
+class BuilderClash(ValueError):
+    """Two builders of one kind claim one name: ``kind``, ``name`` and where the second is defined."""
+
+    def __init__(self, message: str, kind: str, name: str, path: str, line: int | None) -> None:
+        super().__init__(message)
+        self.kind, self.name, self.path, self.line = kind, name, path, line
+
+
+def _failure_place(module: str, exc: BaseException) -> tuple[str, int | None]:
+    """(file, line) of a failed import: the syntax error's, else the innermost frame in the module's file."""
+    import traceback
+
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return exc.filename, exc.lineno
+    spec = importlib.util.find_spec(module) if module not in sys.modules else None
+    origin = spec.origin if spec is not None and spec.origin else ""
+    frames = [fs for fs in traceback.extract_tb(exc.__traceback__) if origin and Path(fs.filename) == Path(origin)]
+    if frames:
+        return frames[-1].filename, frames[-1].lineno
+    return origin or module, None
+
+
 def _where(func: Callable) -> str:
     code = getattr(func, "__code__", None)
     return f"{code.co_filename}:{code.co_firstlineno}" if code else func.__module__
@@ -110,6 +152,8 @@ class Registry:
         self.imported: dict[str, str] = {}
         #: Builder module -> the error its last import raised (shown when one of its builders is asked for).
         self.import_errors: dict[str, str] = {}
+        #: Builder module -> why its builders are not registered, with the file and line (the page check's).
+        self.failures: dict[str, ModuleFailure] = {}
         #: The other rnnmem modules' sources when this process loaded them (builder modules are tracked apart).
         self.snapshot = Snapshot()
 
@@ -125,10 +169,15 @@ class Registry:
         key = (kind, name)
         old = self._builders.get(key)
         if old is not None and (old.module != func.__module__ or old.func.__qualname__ != func.__qualname__):
-            raise ValueError(
+            code = getattr(func, "__code__", None)
+            raise BuilderClash(
                 f"two {kind} builders are named {name!r}: {old.module}.{old.func.__qualname__} "
                 f"({_where(old.func)}) and {func.__module__}.{func.__qualname__} ({_where(func)}); "
-                "rename one (the name is what a directive asks for)"
+                "rename one (the name is what a directive asks for)",
+                kind,
+                name,
+                code.co_filename if code else func.__module__,
+                code.co_firstlineno if code else None,
             )
         builder = Builder(kind, name, func, func.__module__)
         self._builders[key] = builder
@@ -153,6 +202,7 @@ class Registry:
             del self._builders[key]
         self.imported.pop(module, None)
         self.import_errors.pop(module, None)
+        self.failures.pop(module, None)
 
     # -- reading the modules on disk -----------------------------------------------------
     def refresh(self, package: ModuleType | str | None = None) -> list[str]:
@@ -204,6 +254,8 @@ class Registry:
             except Exception as exc:
                 sys.modules.pop(module, None)
                 self.import_errors[module] = _format_import_error(module, exc)
+                path, line = _failure_place(module, exc)
+                self.failures[module] = ModuleFailure(module, self.import_errors[module], path, line)
                 failed.append(self.import_errors[module])
                 continue
             try:
@@ -211,6 +263,14 @@ class Registry:
             except ValueError as exc:
                 self.forget(module)
                 self.import_errors[module] = f"the builder module {module} failed to register its builders: {exc}"
+                clash = exc if isinstance(exc, BuilderClash) else None
+                self.failures[module] = ModuleFailure(
+                    module,
+                    self.import_errors[module],
+                    clash.path if clash else str(getattr(loaded, "__file__", module)),
+                    clash.line if clash else None,
+                    (clash.kind, clash.name) if clash else None,
+                )
                 failed.append(self.import_errors[module])
                 continue
             self.imported[module] = digest
@@ -237,13 +297,15 @@ class Registry:
         """The builder of that kind and name; KeyError listing the known ones if there is none."""
         self.load_builders()
         if kind not in KINDS:
-            raise KeyError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}")
+            raise KeyError(f"unknown kind {kind!r}; the kinds are {', '.join(KINDS)}{did_you_mean(kind, KINDS)}")
         try:
             return self._builders[(kind, name)]
         except KeyError:
-            known = ", ".join(sorted(n for k, n in self._builders if k == kind)) or "(none)"
+            names = sorted(n for k, n in self._builders if k == kind)
+            known = ", ".join(names) or "(none)"
             extra = "".join(f"\n  ({e})" for e in self.import_errors.values())
-            raise KeyError(f"unknown {kind} {name!r}; the known {kind}s are: {known}{extra}") from None
+            guess = did_you_mean(name, names)
+            raise KeyError(f"unknown {kind} {name!r}{guess}; the known {kind}s are: {known}{extra}") from None
 
     def all_builders(self) -> list[Builder]:
         self.load_builders()

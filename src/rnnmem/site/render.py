@@ -55,6 +55,7 @@ from .numbering import id_problem
 from .placeholders import jsonable
 from .registry import Builder, Registry
 from .sources import dependencies, sources_digest, version
+from .suggest import did_you_mean
 from .traces import describe
 
 CACHE_VERSION = "3"
@@ -164,7 +165,8 @@ def _check_arguments(directive: Directive, builder: Builder, args: dict[str, Any
     if unknown:
         raise directive.error(
             f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for {directive.kind} "
-            f"{directive.name!r}; it takes: {', '.join(allowed + ['caption']) or 'caption only'}"
+            f"{directive.name!r}{''.join(did_you_mean(u, allowed) for u in unknown)}; "
+            f"it takes: {', '.join(allowed + ['caption']) or 'caption only'}"
         )
     missing = [n for n in allowed if params[n].default is inspect.Parameter.empty and n not in args]
     if missing:

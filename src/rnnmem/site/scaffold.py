@@ -51,12 +51,26 @@ HOME_ENTRY = "What the chapter computes, in a sentence."
 PLACEHOLDERS = (MOTIVATION, HOME_ENTRY)
 
 SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+#: The longest slug: the builder and test files it names stay within the formatter's line length as written.
+MAX_SLUG = 40
 USAGE = 'make chapter NAME=<slug> TITLE="<title>"'
 
 CHAPTER = """\
 # {title}
 
 {motivation}
+
+!!! abstract "Objectives"
+    After this chapter you can:
+
+    * compute the fraction of a value that a constant factor leaves after
+      a number of steps, and the steps until it falls below a level.
+    * derive the level horizon from the geometric decay $f^n$.
+    * write both as functions and check them against `rnnmem`.
+
+{prerequisites}
+
+{rules}
 
 ## Derivation
 
@@ -168,6 +182,8 @@ BUILDER = '''\
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from rnnmem import memory
@@ -177,11 +193,14 @@ from ..registry import figure
 from ..style import PALETTE, new_figure
 
 
-# Each parameter states its rule in its annotation (rnnmem.checks: OpenUnit, PositiveInt, list[...],
+# Each parameter states its rule in its annotation (rnnmem.checks: OpenUnit, PositiveInt, Sequence[...],
 # Literal[...], X | None ...): the site checks every argument against it before the builder runs, and a
 # bad one fails the build naming page, line and argument. Relations between arguments stay in the body.
 @figure()
-def {builder}(factors: list[OpenUnit] = (0.5, 0.9), steps: PositiveInt = 20):
+def {builder}(
+    factors: Sequence[OpenUnit] = (0.5, 0.9),
+    steps: PositiveInt = 20,
+):
     """f^n against n for each factor, on a logarithmic axis."""
     n = np.arange(steps + 1)
     fig, ax = new_figure()
@@ -204,11 +223,12 @@ from one_directive import OneDirective
 from rnnmem.site.render import Renderer
 
 PAGE = "docs/chapters/{slug}.md"
+DIRECTIVE = '<!-- figure: {builder} factors=[0.5] steps=5 caption="c" -->'
 one = OneDirective(PAGE)
 
 
 def test_{builder}_renders_an_svg(tmp_path):
-    item = Renderer(tmp_path).render(one('<!-- figure: {builder} factors=[0.5] steps=5 caption="c" -->'))
+    item = Renderer(tmp_path).render(one(DIRECTIVE))
     assert item.content.lstrip().startswith(b"<?xml") and b"<svg" in item.content
 '''
 
@@ -254,10 +274,12 @@ def check_arguments(root: Path, name: str | None, title: str | None) -> Scaffold
             "NAME must be a slug of lower-case letters, digits and single hyphens, starting with a "
             f"letter (e.g. long-memory), got {name!r}"
         )
+    if len(name) > MAX_SLUG:
+        raise ValueError(f"NAME must be at most {MAX_SLUG} characters (it names the builder), got {name!r}")
     if title is None or not title.strip():
         raise ValueError(f'TITLE must be a non-empty title, e.g. TITLE="Long memory", got {title!r}')
-    if any(c in title for c in "[]\n\r`"):
-        raise ValueError(f"TITLE must be one line without brackets or backquotes, got {title!r}")
+    if any(c in title for c in "[]\n\r`\\"):
+        raise ValueError(f"TITLE must be one line without brackets, backquotes or backslashes, got {title!r}")
     s = Scaffold(root, name, title.strip())
     if keyword.iskeyword(s.module):
         raise ValueError(f"NAME must not be a Python keyword (it names the builder module), got {name!r}")
@@ -327,6 +349,42 @@ def add_to_home(index_text: str, title: str, path: str) -> str:
     return "\n".join(lines)
 
 
+def prerequisites(earlier: list[tuple[str, str]]) -> str:
+    """The objectives' prerequisites paragraph: a link to the chapter before the new one, if there is one.
+
+    ``earlier`` is the nav's chapters, (title, path), in reading order (the first chapter assumes none).
+
+    >>> print(prerequisites([("A", "chapters/a.md"), ("B: two", "chapters/b.md")]))
+        **Prerequisites:** [B: two](b.md) (what this chapter builds on);
+        logarithms.
+    >>> print(prerequisites([]))
+        **Prerequisites:** logarithms.
+    """
+    text = "logarithms."
+    if earlier:
+        title, path = earlier[-1]
+        text = f"[{title}]({Path(path).name}) (what this chapter builds on); {text}"
+    return textwrap.fill(
+        f"**Prerequisites:** {text}", width=78, initial_indent="    ", subsequent_indent="    ", break_long_words=False
+    )
+
+
+def rules_comment(slug: str) -> str:
+    """An HTML comment naming what ``make test-chapter`` checks: every page rule, in the order of
+    :data:`rnnmem.site.check.RULES` (CONTRIBUTING.md lists them so), then the lint of the builder and its test."""
+    from .check import RULES
+
+    lines = [
+        f"<!-- Before you push, `make test-chapter CH={slug}` runs this page's snippets and its builder",
+        '     test, then every page rule, in this order (CONTRIBUTING.md, "The rules a page must pass"):',
+    ]
+    for number, rule in enumerate(RULES, 1):
+        text = f"{number}. {rule.name}: {rule.asks.replace('```python', '`python`')}."
+        lines += textwrap.wrap(text, width=100, initial_indent="     ", subsequent_indent="        ")
+    lines.append("     Then `ruff format --check`, `ruff check` and `mypy` on the builder and its test. -->")
+    return "\n".join(lines)
+
+
 def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     """Write the chapter's files into the repository at ``root``; return the paths written or changed."""
     s = check_arguments(root, name, title)
@@ -335,7 +393,11 @@ def scaffold(root: Path, name: str | None, title: str | None) -> list[Path]:
     home = add_to_home(index_path.read_text(encoding="utf-8"), s.title, f"chapters/{s.slug}.md")
     fields = {"title": s.title, "slug": s.slug, "builder": s.builder}
     motivation = textwrap.fill(MOTIVATION, width=78)
-    s.page_path.write_text(CHAPTER.format(motivation=motivation, **fields), encoding="utf-8")
+    earlier = config.chapter_entries(config.read(config_path).get("nav"))
+    page = CHAPTER.format(
+        motivation=motivation, prerequisites=prerequisites(earlier), rules=rules_comment(s.slug), **fields
+    )
+    s.page_path.write_text(page, encoding="utf-8")
     s.builder_path.write_text(BUILDER.format(**fields), encoding="utf-8")
     s.test_path.write_text(TEST.format(**fields), encoding="utf-8")
     config_path.write_text(nav, encoding="utf-8")

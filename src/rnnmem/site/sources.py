@@ -63,6 +63,7 @@ MACHINERY = frozenset(
         "griffe_doctests",
         "placeholders",
         "numbers",
+        "suggest",
         "__main__",
     )
 )
