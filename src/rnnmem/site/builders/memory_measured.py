@@ -1027,8 +1027,8 @@ def _bias_values(biases, lag, seeds, steps, outcomes: list[Outcome]) -> dict:
         "seeds": seeds,
         "steps": steps,
         "steps_across": lag + 1,
-        "adjacent_text": _join(
-            [f"{b:g} against {a:g}: {_step_words(adjacent[f'b{a:g}-b{b:g}'])}" for a, b in zip(biases, biases[1:])]
+        "adjacent_text": "; ".join(
+            f"{b:g} against {a:g}, {_step_words(adjacent[f'b{a:g}-b{b:g}'])}" for a, b in zip(biases, biases[1:])
         ),
         "counts": {f"b{b:g}": o.successes for b, o in zip(biases, outcomes)},
         "intervals": {f"b{b:g}": _interval(o) for b, o in zip(biases, outcomes)},
@@ -1463,7 +1463,7 @@ def sgd_rerun_table(
         "rates": _join([f"{r:g}" for r in rates]),
         "cal_lag": {s.key: cal_lags[s] for s in specs},
         "cal_best": max(max(c) for c in counts.values()),
-        "cal_lags_text": _join([f"{_short_label(s).replace('$', '')} {cal_lags[s]}" for s in specs]),
+        "cal_lags_text": "; ".join(f"{_prose(s)}, lag {cal_lags[s]}" for s in specs),
         "swept": {
             s.key: {f"{r:g}": {f"lag{lag}": by_rate[(s, lag, r)].successes for lag in lags} for r in rates}
             for s in arms
