@@ -131,6 +131,11 @@ __all__ = [
     "ladder",
     "train_members",
     "figure_rung",
+    "PILOT_BAND",
+    "PILOT_STEPS",
+    "Pilot",
+    "in_band",
+    "pilot",
     "clipped_share",
     "stratified",
     "null_power",
@@ -977,6 +982,27 @@ class ClipLadder:
             )
         return rungs
 
+    def split(self, members: Sequence[Member]) -> list[ClipRun]:
+        """``members`` (one arm or more, at one rate) in :attr:`ClipDesign.parts` runs: the ``i``-th member of
+        each arm to run ``i mod parts``, as :meth:`runs` deals them.
+
+        >>> lad = ClipLadder(ClipDesign(seeds=2, exponents=(0,), parts=2), rates=(0.1,), clip=1.0)
+        >>> [run.members for run in lad.split(lad.members(0.3, "unclipped"))]
+        [(Member(seed=0, lr=0.3, clip=None),), (Member(seed=1, lr=0.3, clip=None),)]
+        """
+        parts: list[list[Member]] = [[] for _ in range(self.design.parts)]
+        for i, m in enumerate(members):
+            parts[(i % self.design.seeds) % self.design.parts].append(m)
+        return [ClipRun(self.design, tuple(p)) for p in parts if p]
+
+    def read_rate(self, rate: float, results: Mapping[Any, ClipResult]) -> tuple[ArmReading, ...]:
+        """The unclipped arm, the clipped arm and :data:`HIGH_ARM` at ``rate``, read from ``results``."""
+        return (
+            _reading("unclipped", self.members(rate, "unclipped"), results),
+            _reading("clipped", self.members(rate, "clipped"), results),
+            _reading(HIGH_ARM, self.high_members(rate), results),
+        )
+
     def read(self, results: Mapping[Any, ClipResult]) -> list[Rung]:
         """Every rung, read from ``results`` (the results of :meth:`runs`, keyed by run)."""
         rungs = []
@@ -1024,6 +1050,93 @@ def figure_rung(rungs: Sequence[Rung]) -> int:
     if not rungs:
         raise ValueError("rungs must hold at least one rung, got none")
     return min(range(len(rungs)), key=lambda k: (rungs[k].p_diverged, rungs[k].rate))
+
+
+# ---------------------------------------------------------------------------- the pilot rule
+
+PILOT_BAND = (0.3, 0.7)
+"""The band the reference arm's divergence rate must lie in at the rate :func:`pilot` picks, ends included:
+away from the floor and the ceiling, where a comparison of counts cannot tell."""
+
+PILOT_STEPS = 3
+"""The most bisections :func:`pilot` makes."""
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """The rate :func:`pilot` picked, and how."""
+
+    rate: float
+    """The learning rate picked."""
+    rung: int | None
+    """The ladder's rung picked, or ``None`` when the rate is a midpoint of the bisection."""
+    tried: tuple[tuple[float, int], ...]
+    """Each midpoint trained, in order, with the reference arm's diverged count there."""
+    found: bool
+    """Whether the reference arm's divergence rate at :attr:`rate` lies in :data:`PILOT_BAND`."""
+
+
+def in_band(diverged: int, n: int) -> bool:
+    """Whether ``diverged`` of ``n`` lies in :data:`PILOT_BAND`, ends included.
+
+    >>> in_band(6, 20), in_band(5, 20), in_band(14, 20), in_band(15, 20)
+    (True, False, True, False)
+    """
+    n = check_positive_int("n", n)
+    if isinstance(diverged, bool) or not isinstance(diverged, (int, np.integer)) or not 0 <= diverged <= n:
+        raise ValueError(f"diverged must be a count from 0 to n ({n}), got {diverged!r}")
+    return PILOT_BAND[0] <= diverged / n <= PILOT_BAND[1]
+
+
+def pilot(rates: Sequence[float], diverged: Sequence[int], n: int, train: Any, steps: int = PILOT_STEPS) -> Pilot:
+    r"""The pilot rule: a learning rate at which the reference arm diverges 30% to 70% of the time.
+
+    The reference arm is the unclipped network; ``diverged[k]`` of its ``n``
+    networks diverged at the ladder's rung ``rates[k]`` (increasing). If some
+    rung lies in :data:`PILOT_BAND`, the rule takes it (the nearest to 50%,
+    ties to the smaller rate) and trains nothing. Otherwise it brackets: the
+    highest rung below the band and the next, above it; and bisects in
+    :math:`\log \eta`, training the reference arm at the geometric midpoint
+    :math:`\sqrt{\eta_- \eta_+}` (``train(rate)`` returns its diverged
+    count), at most ``steps`` times, stopping at the first midpoint in the
+    band. If none is, the last midpoint is taken (:attr:`Pilot.found` false).
+
+    >>> pilot((0.1, 0.2), (0, 9), 20, train=None)
+    Pilot(rate=0.2, rung=1, tried=(), found=True)
+    >>> p = pilot((0.1, 0.4), (1, 20), 20, train=lambda rate: 10)
+    >>> round(p.rate, 3), p.rung, p.found, len(p.tried)
+    (0.2, None, True, 1)
+    >>> pilot((0.1, 0.4), (19, 20), 20, train=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: diverged must hold a rung below the band (0.3, 0.7) followed by one above it, got (19, 20) of 20
+    """
+    rates = tuple(float(r) for r in check_list("rates", rates, check_positive, "learning rates"))
+    if sorted(set(rates)) != list(rates):
+        raise ValueError(f"rates must be increasing and distinct, got {rates!r}")
+    n, steps = check_positive_int("n", n), check_positive_int("steps", steps)
+    counts = tuple(diverged) if isinstance(diverged, (list, tuple)) else None
+    if counts is None or len(counts) != len(rates):
+        raise ValueError(f"diverged must give one count per rate ({len(rates)}), got {diverged!r}")
+    band = [k for k, d in enumerate(counts) if in_band(d, n)]
+    if band:
+        k = min(band, key=lambda k: (abs(2 * counts[k] - n), rates[k]))
+        return Pilot(rates[k], k, (), True)
+    below = [k for k, d in enumerate(counts) if d / n < PILOT_BAND[0]]
+    if not below or below[-1] + 1 >= len(rates):
+        raise ValueError(
+            f"diverged must hold a rung below the band {PILOT_BAND} followed by one above it, got {counts!r} of {n}"
+        )
+    low, high = rates[below[-1]], rates[below[-1] + 1]
+    tried: list[tuple[float, int]] = []
+    for _ in range(steps):
+        mid = math.sqrt(low * high)
+        d = train(mid)
+        tried.append((mid, d))
+        if in_band(d, n):
+            return Pilot(mid, None, tuple(tried), True)
+        low, high = (mid, high) if d / n < PILOT_BAND[0] else (low, mid)
+    return Pilot(tried[-1][0], None, tuple(tried), False)
 
 
 # ---------------------------------------------------------------------------- what the page reads

@@ -493,3 +493,77 @@ def test_the_stratified_test_of_one_rate_is_fishers_and_pools_evidence_across_ra
     assert clip_lab.null_power(rung(0, 0), "succeeded", 0.4, 0.0125) > clip_lab.null_power(
         rung(0, 0), "succeeded", 0.2, 0.0125
     )
+
+
+# ---------------------------------------------------------------------------- the pilot rule
+
+
+def never(rate):
+    raise AssertionError(f"the pilot trained at {rate} where it had a rung in the band")
+
+
+def test_a_rung_in_the_band_is_taken_nearest_half_ties_to_the_smaller_rate_without_training():
+    chosen = clip_lab.pilot((0.1, 0.2, 0.4, 0.8), (0, 8, 12, 20), 20, never)
+    assert chosen == clip_lab.Pilot(0.2, 1, (), True)
+    chosen = clip_lab.pilot((0.1, 0.2, 0.4, 0.8), (0, 6, 11, 20), 20, never)
+    assert chosen.rung == 2 and chosen.rate == 0.4
+    # the band's ends are in it
+    assert clip_lab.pilot((0.1, 0.2), (14, 20), 20, never).rung == 0
+
+
+def test_the_bisection_halves_the_bracket_in_log_rate_and_stops_in_the_band():
+    asked = []
+
+    def train(rate):
+        asked.append(rate)
+        return {1: 2, 2: 19, 3: 10}[len(asked)]  # below, above, in the band
+
+    chosen = clip_lab.pilot((0.05, 0.1, 0.8, 1.6), (0, 1, 20, 20), 20, train)
+    first = np.sqrt(0.1 * 0.8)
+    second = np.sqrt(first * 0.8)
+    third = np.sqrt(first * second)
+    assert np.allclose(asked, [first, second, third])
+    assert chosen.found and chosen.rung is None and chosen.rate == asked[-1]
+    assert chosen.tried == tuple(zip(asked, (2, 19, 10)))
+
+
+def test_with_no_midpoint_in_the_band_the_last_is_used_and_marked_not_found():
+    asked = []
+
+    def train(rate):
+        asked.append(rate)
+        return 0
+
+    chosen = clip_lab.pilot((0.1, 0.4), (0, 20), 20, train)
+    assert len(asked) == clip_lab.PILOT_STEPS and not chosen.found
+    assert chosen.rate == asked[-1] and asked == sorted(asked)
+    assert 0.1 < chosen.rate < 0.4
+
+
+@pytest.mark.parametrize(
+    "rates, diverged, n, name",
+    [
+        ((0.2, 0.1), (0, 20), 20, "rates"),
+        ((0.1, 0.2), (0,), 20, "diverged"),
+        ((0.1, 0.2), (0, 21), 20, "diverged"),
+        ((0.1, 0.2), (0, 20), 0, "n"),
+        ((0.1, 0.2), (20, 20), 20, "diverged"),  # no rung below the band
+        ((0.1, 0.2), (0, 0), 20, "diverged"),  # no rung above it
+    ],
+)
+def test_a_bad_pilot_input_fails_naming_it(rates, diverged, n, name):
+    with pytest.raises(ValueError, match=f"^{name} must"):
+        clip_lab.pilot(rates, diverged, n, never)
+
+
+def test_split_deals_each_arm_like_the_ladder_and_read_rate_reads_three_arms():
+    d = ClipDesign(length=4, hidden=2, updates=2, seeds=3, exponents=(0,), parts=2)
+    lad = ClipLadder(d, rates=(0.1,), clip=1.0)
+    members = lad.members(0.3, "clipped") + lad.high_members(0.3)
+    runs = lad.split(members)
+    assert [[m.seed for m in r.members] for r in runs] == [[3, 5, 6, 8], [4, 7]]
+    results = {r: r.execute() for r in runs + lad.split(lad.members(0.3, "unclipped"))}
+    free, clipped, high = lad.read_rate(0.3, results)
+    assert (free.arm, clipped.arm, high.arm) == ("unclipped", "clipped", clip_lab.HIGH_ARM)
+    assert [a.n for a in (free, clipped, high)] == [3, 3, 3]
+    assert high.members[0].clip == lad.high_clip
