@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from one_directive import OneDirective
 
-from rnnmem import clip_lab, engine, stats
+from rnnmem import clip_lab, engine, stats, verdicts
 from rnnmem.checks import check_arguments
 from rnnmem.clip_lab import ArmReading, ClipDesign, Divergence, Member, Rung
 from rnnmem.site.builders import lab_clipping as lc
@@ -471,3 +471,63 @@ def test_the_values_carry_the_second_threshold_the_stratified_tests_and_the_shar
     clipped = [m for r in lad.rates for m in lad.members(r, "clipped")]
     assert values["share_clipped"] == lc._percent(clip_lab.clipped_share(results, clipped))
     assert lc._percent(0.0) == "0%" and lc._percent(0.0004) == "0.04%" and lc._percent(0.29) == "29%"
+
+
+# ---------------------------------------------------------------------------- at a rate the pilot picks
+
+
+def test_the_pilot_table_and_its_values_agree_with_the_counts(tmp_path):
+    text = one.render(tmp_path, f"<!-- table: clipping_pilot {TEXT} -->")
+    _, values = lc.clipping_pilot(**ARGS)
+    lad, rungs, results = experiment()
+    chosen, results = lc._piloted(lad, rungs, results)
+    assert chosen == clip_lab.pilot(
+        lad.rates,
+        [r.unclipped.diverged for r in rungs],
+        lad.design.seeds,
+        lambda rate: lc._diverged(lad.members(rate, "unclipped"), results),
+    )
+    free, clipped, high = lad.read_rate(chosen.rate, results)
+    assert values["rate"] == chosen.rate and values["rung"] == chosen.rung and values["found"] == chosen.found
+    assert values["free_diverged"] == free.diverged and values["free_succeeded"] == free.succeeded
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines() if line.startswith("| ")][1:]
+    assert len(rows) == 3
+    for key, arm, row in (("clipped", clipped, rows[1]), ("high", high, rows[2])):
+        assert values[f"{key}_diverged"] == arm.diverged and values[f"{key}_succeeded"] == arm.succeeded
+        for field in ("diverged", "succeeded"):
+            v = verdicts.compare(getattr(arm, field), arm.n, getattr(free, field), free.n)
+            assert values[f"{key}_p"][field] == v.p and values[f"{key}_power"][field] == v.power
+            assert values[f"{key}_kind"][field] == v.kind
+            assert values[f"{key}_words"][field].startswith(f"{v.a} of {v.n_a} against {v.b} of {v.n_b}, ")
+        lo, hi = stats.wilson(arm.diverged, arm.n)
+        assert row[1] == f"{arm.diverged}/{arm.n} ({lo:.2f}–{hi:.2f})"
+        if arm.ratios.size and free.ratios.size:
+            assert values[f"{key}_p_held_out"] == stats.mann_whitney(arm.ratios, free.ratios).p
+        else:
+            assert values[f"{key}_p_held_out"] is None
+    assert rows[0][1].startswith(f"{free.diverged}/{free.n} ")
+    if chosen.rung is None:
+        assert values["how"].startswith("No rung lay in the band") and len(values["tried"]) == len(chosen.tried)
+    else:
+        assert "no pilot run was trained" in values["how"] and values["tried"] == []
+
+
+def test_a_comparison_is_worded_from_its_verdict():
+    assert lc._compared(verdicts.compare(0, 20, 9, 20)).endswith("fewer with clipping (p = 0.0012)")
+    assert lc._compared(verdicts.compare(0, 20, 0, 20)) == "0 of 20 against 0 of 20, no verdict, both arms at the floor"
+    null = lc._compared(verdicts.compare(6, 20, 9, 20))
+    assert "no detectable difference (p = 0.51; power" in null
+
+
+def test_the_pilot_words_say_which_branch_it_took():
+    lad = clip_lab.ClipLadder(ClipDesign(seeds=20, exponents=(0, 1), parts=2), rates=(0.1, 0.2), clip=1.0)
+    a = arm("unclipped", 9, 0)
+    b = dataclasses.replace(arm("clipped", 0, 0), members=(Member(20, 0.1, 1.0),))
+    c = dataclasses.replace(arm(clip_lab.HIGH_ARM, 6, 0), members=(Member(40, 0.1, 5.0),))
+    found = lc._pilot_values(lad, clip_lab.Pilot(0.1, 0, (), True), (a, b, c))
+    assert "no pilot run was trained" in found["how"] and found["pilot_runs"] == 0
+    missed = lc._pilot_values(lad, clip_lab.Pilot(0.15, None, ((0.14, 2), (0.15, 3)), False), (a, b, c))
+    assert (
+        "2 of 20 at 0.14 and 3 of 20 at 0.15" in missed["how"] and "the last midpoint, 0.15, is used" in missed["how"]
+    )
+    assert missed["clipped_kind"]["diverged"] == "fewer" and missed["high_kind"]["diverged"] == "null"

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rnnmem import clip_lab, verdicts
+from rnnmem import clip_lab, stats, verdicts
 from rnnmem.checks import Positive, PositiveInt
 from rnnmem.clip_lab import DESIGN, GROUPS, ClipDesign, ClipLadder, Rung
 from rnnmem.experiments import AddingLength, Model, ModelSpec
@@ -651,3 +651,172 @@ def clipping_curves(
     axes[0].legend(loc="upper right")
     values = dict(values, windows=len(edges) - 1, rate_text=_rate(rung.rate))
     return fig, values
+
+
+# ---------------------------------------------------------------------------- at a rate the pilot picks
+
+
+def _diverged(members: Sequence[clip_lab.Member], results: dict) -> int:
+    """How many of ``members`` diverged in ``results``."""
+    by_member = {m: r for r in results.values() for m in r.members}
+    return sum(by_member[m].outcome[by_member[m].index(m)] == "diverged" for m in members)
+
+
+def _piloted(lad: ClipLadder, rungs: list[Rung], results: dict) -> tuple[clip_lab.Pilot, dict]:
+    """The pilot rule applied to the ladder (:func:`rnnmem.clip_lab.pilot`), and the results of every run
+    it needed: the ladder's, the reference arm's at each midpoint, and the clipped arms' at a new rate."""
+    results = dict(results)
+
+    def train(rate: float) -> int:
+        members = lad.members(rate, "unclipped")
+        keys = lad.split(members)
+        results.update(zip(keys, runs(keys)))
+        return _diverged(members, results)
+
+    counts = [r.unclipped.diverged for r in rungs]
+    chosen = clip_lab.pilot(lad.rates, counts, lad.design.seeds, train)
+    if chosen.rung is None:
+        keys = lad.split(lad.members(chosen.rate, "clipped") + lad.high_members(chosen.rate))
+        results.update(zip(keys, runs(keys)))
+    return chosen, results
+
+
+_FIELDS = {"diverged": "divergence", "succeeded": "learning"}
+
+
+def _compared(v: verdicts.Verdict) -> str:
+    """One :func:`rnnmem.verdicts.compare` of a clipped arm (``a``) with the unclipped arm (``b``), in words."""
+    counts = f"{v.a} of {v.n_a} against {v.b} of {v.n_b}"
+    if v.differ:
+        return f"{counts}, {v.kind} with clipping (p = {verdicts.p_text(v.p)})"
+    if not v.can_tell:
+        return f"{counts}, no verdict, both arms at the {v.kind}"
+    return (
+        f"{counts}, no detectable difference (p = {verdicts.p_text(v.p)}; power {v.power:.2f} against a "
+        f"difference of {v.effect:g})"
+    )
+
+
+def _held_out(arm: clip_lab.ArmReading, free: clip_lab.ArmReading) -> tuple[float | None, str]:
+    """The Mann-Whitney test of the held-out error ratios of ``arm`` against ``free`` (the networks that did
+    not diverge), its p and its words; none when either arm has no such network."""
+    if arm.ratios.size == 0 or free.ratios.size == 0:
+        return None, "no test, every network of an arm having diverged"
+    p = stats.mann_whitney(arm.ratios, free.ratios).p
+    return p, f"p = {verdicts.p_text(p)}"
+
+
+def _pilot_values(lad: ClipLadder, chosen: clip_lab.Pilot, readings: tuple) -> dict:
+    """Everything the subsection reads: the rule, the rate it picked, the counts and the comparisons."""
+    free, clipped, high = readings
+    d = lad.design
+    if chosen.rung is not None:
+        how = (
+            f"a rung of the ladder, {_rate(chosen.rate)}, already lay in the band "
+            f"({free.diverged} of {free.n} diverged without clipping), so no pilot run was trained"
+        )
+    else:
+        steps = _join([f"{k} of {d.seeds} at {_rate(r)}" for r, k in chosen.tried])
+        found = "" if chosen.found else f"; none lay in the band, so the last midpoint, {_rate(chosen.rate)}, is used"
+        how = f"no rung lay in the band; the pilot's unclipped networks diverged {steps}{found}"
+    arms: dict[str, Any] = {}
+    for name, arm in (("clipped", clipped), ("high", high)):
+        compared = {f: verdicts.compare(getattr(arm, f), arm.n, getattr(free, f), free.n) for f in _FIELDS}
+        p_mw, mw_words = _held_out(arm, free)
+        arms[name] = {
+            "threshold": arm.members[0].clip,
+            "diverged": arm.diverged,
+            "succeeded": arm.succeeded,
+            "kind": {f: v.kind for f, v in compared.items()},
+            "p": {f: v.p for f, v in compared.items()},
+            "power": {f: v.power for f, v in compared.items()},
+            "words": {f: _compared(v) for f, v in compared.items()},
+            "p_held_out": p_mw,
+            "held_out": mw_words,
+        }
+    return {
+        "band_low": round(100 * clip_lab.PILOT_BAND[0]),
+        "band_high": round(100 * clip_lab.PILOT_BAND[1]),
+        "steps": clip_lab.PILOT_STEPS,
+        "length": d.length,
+        "window": d.window,
+        "seeds": d.seeds,
+        "rate": chosen.rate,
+        "rate_text": _rate(chosen.rate),
+        "multiple": f"{chosen.rate / lad.calibration.edge:.2g}" if lad.calibration is not None else "–",
+        "rung": chosen.rung,
+        "found": chosen.found,
+        "tried": [[r, k] for r, k in chosen.tried],
+        "pilot_runs": len(chosen.tried),
+        "how": how[0].upper() + how[1:],
+        "free_diverged": free.diverged,
+        "free_succeeded": free.succeeded,
+        **{f"{name}_{key}": value for name, values in arms.items() for key, value in values.items()},
+    }
+
+
+def _p_power(values: dict, key: str, field: str) -> str:
+    """A table cell: the p of one comparison and, in brackets, its power."""
+    return f"{_p_tex(values[f'{key}_p'][field])} ({values[f'{key}_power'][field]:.2f})"
+
+
+@table()
+def clipping_pilot(
+    model: Model = str(DESIGN.model),
+    length: AddingLength = DESIGN.length,
+    window: PositiveInt | None = DESIGN.window,
+    hidden: PositiveInt = DESIGN.hidden,
+    batch: PositiveInt = DESIGN.batch,
+    updates: PositiveInt = DESIGN.updates,
+    seeds: PositiveInt = DESIGN.seeds,
+    exponents: Sequence[int] = DESIGN.exponents,
+    success: Positive = DESIGN.success,
+    diverge: Positive = DESIGN.diverge,
+    eval_every: PositiveInt = DESIGN.eval_every,
+    eval_size: PositiveInt = DESIGN.eval_size,
+):
+    """At the rate the pilot rule picks (:func:`rnnmem.clip_lab.pilot`): each arm's diverged and successful
+    networks, its held-out error ratio, and each clipped arm against the unclipped one by
+    :func:`rnnmem.verdicts.compare` (divergence, learning) and the Mann-Whitney test (held-out error)."""
+    lad, rungs, results = _experiment(
+        model, length, window, hidden, batch, updates, seeds, exponents, success, diverge, eval_every, eval_size
+    )
+    chosen, results = _piloted(lad, rungs, results)
+    readings = lad.read_rate(chosen.rate, results)
+    values = _pilot_values(lad, chosen, readings)
+    rows = []
+    for arm in readings:
+        first = arm.arm == "unclipped"
+        key = "clipped" if arm.arm == "clipped" else "high"
+        rows.append(
+            [
+                "none" if first else f"at {arm.members[0].clip:.2f}",
+                _count(arm.diverged, arm.n, arm.diverged_interval),
+                _count(arm.succeeded, arm.n, arm.success_interval),
+                _ratios(arm),
+                "" if first else _p_power(values, key, "diverged"),
+                "" if first else _p_power(values, key, "succeeded"),
+                "" if first or values[f"{key}_p_held_out"] is None else _p_tex(values[f"{key}_p_held_out"]),
+            ]
+        )
+    table = Table(
+        columns=[
+            "clipping",
+            "diverged (95% interval)",
+            "learned (95% interval)",
+            "held-out error / baseline, median (quartiles)",
+            "Fisher p, diverged (power)",
+            "Fisher p, learned (power)",
+            "Mann-Whitney p, held-out error",
+        ],
+        rows=rows,
+        align=["left", "right", "right", "right", "right", "right", "right"],
+        notes=(
+            f"Learning rate {values['rate_text']}, picked by the pilot rule; {lad.design.seeds} networks per row, "
+            f"the same seeds as the ladder's arms. Each clipped row is compared with the row without clipping; "
+            f"the power is that of Fisher's test at {verdicts.ALPHA:g} against a difference of "
+            f"{verdicts.EFFECT:g} from the unclipped arm's share. The held-out error is that of the networks "
+            f"that did not diverge."
+        ),
+    )
+    return table, values
