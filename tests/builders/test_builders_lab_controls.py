@@ -88,3 +88,6 @@ def test_the_sgd_sweep_gives_each_model_its_own_rate_and_chrono_its_input_gate_c
     assert v["chrono_vs"]["first"] is v["chrono_vs"][f"{v['first_rate']:g}"]
     assert v["sgd_total"] == sum(sum(v["counts"][k].values()) for k in ("lstm2", "chrono"))
     assert v["cells"] == 4 and 0 < v["reach"]["chrono"] < 1
+    # every cell is read by Fisher's test and by the rank test of the accuracies; a floor is counted apart
+    floors = sum(v["vs"][k][f"lag{lag}"]["kind"] == "floor" for k in ("lstm2", "chrono") for lag in (1, 2))
+    assert v["floor_count"] == floors and 0 <= v["accuracy_count"] <= v["cells"]

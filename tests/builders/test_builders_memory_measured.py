@@ -187,6 +187,10 @@ def test_the_bias_sweep_compares_each_bias_with_the_one_below(tmp_path):
     _, bias = mm.bias_sweep_table(biases=[0, 3], **small)
     assert bias["keep"]["b3"] == pytest.approx(float(memory.sigmoid(3.0)) ** 3)
     assert set(bias["adjacent"]) == {"b0-b3"}
+    outcomes = mm._bias_outcomes([0, 3], small["lag"], small["seeds"], small["hidden"], small["steps"], 0.5)
+    p = stats.mann_whitney(outcomes[1].final, outcomes[0].final).p
+    assert bias["accuracy_p"] == {"b0-b3": comparisons.p_text(p)}
+    assert bias["accuracy_steps"] == (p < comparisons.ALPHA)
 
 
 def test_the_sweep_trained_model_by_model_in_two_processes_is_the_sweep_trained_round_by_round(monkeypatch):

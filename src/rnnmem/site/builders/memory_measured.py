@@ -1022,6 +1022,12 @@ def _bias_values(biases, lag, seeds, steps, outcomes: list[Outcome]) -> dict:
     adjacent = {
         f"b{a:g}-b{b:g}": compare(outcomes[i + 1], outcomes[i]) for i, (a, b) in enumerate(zip(biases, biases[1:]))
     }
+    # The accuracy each seed ended with (at its success, or at the end of the budget), step by step.
+    ranks = {
+        f"b{a:g}-b{b:g}": stats.mann_whitney(outcomes[i + 1].final, outcomes[i].final).p
+        for i, (a, b) in enumerate(zip(biases, biases[1:]))
+    }
+    separated = [f"{b:g} against {a:g}" for a, b in zip(biases, biases[1:]) if ranks[f"b{a:g}-b{b:g}"] < ALPHA]
     return {
         "lag": lag,
         "seeds": seeds,
@@ -1030,6 +1036,9 @@ def _bias_values(biases, lag, seeds, steps, outcomes: list[Outcome]) -> dict:
         "adjacent_text": "; ".join(
             f"{b:g} against {a:g}, {_step_words(adjacent[f'b{a:g}-b{b:g}'])}" for a, b in zip(biases, biases[1:])
         ),
+        "accuracy_p": {k: p_text(p) for k, p in ranks.items()},
+        "accuracy_steps": len(separated),
+        "accuracy_text": _join(separated),
         "counts": {f"b{b:g}": o.successes for b, o in zip(biases, outcomes)},
         "intervals": {f"b{b:g}": _interval(o) for b, o in zip(biases, outcomes)},
         "median": {f"b{b:g}": o.accuracy()[1] for b, o in zip(biases, outcomes)},
@@ -1427,11 +1436,13 @@ def sgd_rerun_table(
     )
     rows: list = []
     vs: dict = {}
+    ranks: dict = {}
     for s in arms:
         row = [_short_label(s), f"{own[s]:g}"]
         for lag in lags:
             a, b = cell[(s, lag)]
             vs.setdefault(s.key, {})[f"lag{lag}"] = compare(a, b)
+            ranks[(s, lag)] = stats.mann_whitney(a.final, b.final).p
             first = first_pairs[(s, lag)][0].successes if (s, lag) in first_pairs else "–"
             row.append(f"{a.successes} · {b.successes} ({first})")
         rows.append(row)
@@ -1479,6 +1490,8 @@ def sgd_rerun_table(
         "first_lag": lags[0],
         "at_first_lag": {s.key: by_rate[(s, lags[0], first_rate)].successes for s in arms},
         "differ_count": sum(vs[s.key][f"lag{lag}"]["differ"] for s in specs for lag in lags),
+        "floor_count": sum(vs[s.key][f"lag{lag}"]["kind"] == "floor" for s in specs for lag in lags),
+        "accuracy_count": sum(ranks[(s, lag)] < ALPHA for s in specs for lag in lags),
         "cells": len(specs) * len(lags),
         "sgd_total": sum(tallies[s] for s in specs),
         "adam_total": sum(cell[(s, lag)][1].successes for s in specs for lag in lags),
