@@ -10,7 +10,7 @@ after its problems and exits 1. The rules:
 
 ``placeholders``
     no sentence ``make chapter`` wrote for the author to replace
-    (:data:`rnnmem.site.scaffold.PLACEHOLDERS`) is left on the page, nor in
+    (:data:`rnnmem.site.stub_text.PLACEHOLDERS`) is left on the page, nor in
     the chapter's entry of the home page; the build refuses them too.
 ``fences``
     every block of Python the page shows is one the tests run: fenced exactly
@@ -245,7 +245,7 @@ def _words(text: str) -> re.Pattern[str]:
 def placeholder_problems(page: str, markdown: str) -> list[Problem]:
     """Each sentence ``make chapter`` wrote for the author to replace that is still, whole or in part, in the prose.
 
-    The sentences are :data:`rnnmem.site.scaffold.PLACEHOLDERS`; one may wrap
+    The sentences are :data:`rnnmem.site.stub_text.PLACEHOLDERS`; one may wrap
     across lines. A placeholder left whole is reported once; a sentence of it
     (:func:`placeholder_pieces`) kept beside the author's own words is
     reported on its own. In code or in an HTML comment it is not shown, and
@@ -257,7 +257,7 @@ def placeholder_problems(page: str, markdown: str) -> list[Problem]:
     >>> [str(p) for p in placeholder_problems("docs/p.md", "# T\\n\\nMine. Two or three short paragraphs.\\n")]
     ['docs/p.md:3: placeholders: "Two or three short paragraphs." is a sentence of a placeholder: "Replace this paragraph: ..."']
     """
-    from .scaffold import PLACEHOLDERS
+    from .stub_text import PLACEHOLDERS
 
     spans = prose_spans(markdown)
     doc = lex(markdown)

@@ -38,17 +38,11 @@ from pathlib import Path
 
 from . import config
 
+# The sentences the author replaces (the rule ``placeholders`` names them), re-exported here.
+from .stub_text import HOME_ENTRY, MOTIVATION, PLACEHOLDERS
+
 __all__ = ["HOME_ENTRY", "MOTIVATION", "PLACEHOLDERS", "Scaffold", "check_arguments", "scaffold", "main"]
 
-#: The sentences ``make chapter`` writes for the author to replace: the chapter's motivation, and its
-#: entry on the home page. While one is left in a page's prose, the build fails (the MkDocs plugin) and so
-#: does ``make test-chapter`` (the rule ``placeholders`` of :mod:`rnnmem.site.check`), naming page and line.
-MOTIVATION = (
-    "Replace this paragraph: what question does this chapter answer, and why does a reader of the "
-    "earlier chapters need it? Two or three short paragraphs."
-)
-HOME_ENTRY = "What the chapter computes, in a sentence."
-PLACEHOLDERS = (MOTIVATION, HOME_ENTRY)
 
 SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 #: The longest slug: the builder and test files it names stay within the formatter's line length as written.
