@@ -14,7 +14,9 @@ per channel and a state of :math:`N` numbers per channel:
     y_t[d] = \textstyle\sum_n C_t[n]\, h_t[d, n] + D[d]\, x_t[d],
 
 the zero-order hold of :math:`A` and Mamba's simplified (Euler) discretization
-of :math:`B`. The decay depends on the input (through :math:`\Delta_t`): the
+of :math:`B`. It is the selective scan S6 alone: the block around it in the
+paper (a causal convolution, a SiLU and a gating branch) is :mod:`rnnmem.mamba`,
+which runs this module's scan on its channels. The decay depends on the input (through :math:`\Delta_t`): the
 layer chooses, step by step, how much to keep. It is a linear recurrence in
 :math:`h` (:mod:`rnnmem.scan`), real-valued, of :math:`H N` numbers per
 sequence; :math:`W_\Delta` is full ``(H, H)`` (Mamba's is low rank).
@@ -57,7 +59,18 @@ from ._recurrent import sigmoid_by_tanh
 from .lru import _mm, _mm_grad
 from .scan import by_method
 
-__all__ = ["shapes", "draw", "forward", "backward", "softplus", "inverse_softplus", "chunk_steps", "KEEP_LIMIT"]
+__all__ = [
+    "shapes",
+    "draw",
+    "scan_shapes",
+    "draw_scan",
+    "forward",
+    "backward",
+    "softplus",
+    "inverse_softplus",
+    "chunk_steps",
+    "KEEP_LIMIT",
+]
 
 PROJECTION = ("W_in",)
 """The block that reads the layer's input: the channels :math:`x_t = W_{in} u_t + b_{in}`."""
@@ -106,17 +119,18 @@ def shapes(input_size: int, hidden: int, state: int) -> dict:
     >>> shapes(3, 4, 2)["A_log"]
     (4, 2)
     """
-    D, H, N = input_size, hidden, state
-    return {
-        "W_in": (H, D),
-        "b_in": (H,),
-        "W_B": (N, H),
-        "W_C": (N, H),
-        "W_dt": (H, H),
-        "b_dt": (H,),
-        "A_log": (H, N),
-        "Dskip": (H,),
-    }
+    D, H = input_size, hidden
+    return {"W_in": (H, D), "b_in": (H,), **scan_shapes(H, state)}
+
+
+def scan_shapes(hidden: int, state: int) -> dict:
+    """The arrays that act on the channels :math:`x_t` (all but the projection), name -> shape, in drawing order.
+
+    >>> list(scan_shapes(4, 2))
+    ['W_B', 'W_C', 'W_dt', 'b_dt', 'A_log', 'Dskip']
+    """
+    H, N = hidden, state
+    return {"W_B": (N, H), "W_C": (N, H), "W_dt": (H, H), "b_dt": (H,), "A_log": (H, N), "Dskip": (H,)}
 
 
 def draw(rng: np.random.Generator, input_size: int, hidden: int, state: int) -> dict:
@@ -127,16 +141,27 @@ def draw(rng: np.random.Generator, input_size: int, hidden: int, state: int) -> 
     >>> bool(np.all((dt >= 0.001 - 1e-12) & (dt <= 0.1 + 1e-12)))
     True
     """
-    D, H, N = input_size, hidden, state
-    bound_in, bound_h = 1.0 / np.sqrt(D), 1.0 / np.sqrt(H)
+    D, H = input_size, hidden
+    bound_in = 1.0 / np.sqrt(D)
     W_in = rng.uniform(-bound_in, bound_in, (H, D))
     b_in = rng.uniform(-bound_in, bound_in, H)
+    return {"W_in": W_in, "b_in": b_in, **draw_scan(rng, H, state)}
+
+
+def draw_scan(rng: np.random.Generator, hidden: int, state: int) -> dict:
+    """The arrays of :func:`scan_shapes` (float64) from ``rng``, Mamba's initialization (see the module).
+
+    :func:`draw` draws the projection, then these; :mod:`rnnmem.mamba` draws these for its block's channels.
+
+    >>> np.exp(draw_scan(np.random.default_rng(0), 3, 2)["A_log"]).tolist()
+    [[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]]
+    """
+    H, N = hidden, state
+    bound_h = 1.0 / np.sqrt(H)
     W_BC = rng.uniform(-bound_h, bound_h, (2 * N, H))
     W_dt = rng.uniform(-bound_h, bound_h, (H, H))
     dt = np.exp(rng.uniform(np.log(DT_MIN), np.log(DT_MAX), H))
     return {
-        "W_in": W_in,
-        "b_in": b_in,
         "W_B": W_BC[:N],
         "W_C": W_BC[N:],
         "W_dt": W_dt,
