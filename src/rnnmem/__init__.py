@@ -39,9 +39,9 @@ Modules, each one idea:
   Fisher's exact test, and the lag at which success falls to one half.
 * :mod:`rnnmem.scan`: the linear recurrence :math:`h_t = a_t h_{t-1} + b_t` by a parallel scan, and its
   backward pass.
-* :mod:`rnnmem.lru`, :mod:`rnnmem.mingru`, :mod:`rnnmem.selective`, :mod:`rnnmem.linear_ensemble`: recurrences
-  built not to forget (the LRU, minGRU, a selective decay after Mamba), linear in their state, and many of
-  them stacked for the lab.
+* :mod:`rnnmem.lru`, :mod:`rnnmem.mingru`, :mod:`rnnmem.selective`, :mod:`rnnmem.mamba`,
+  :mod:`rnnmem.linear_ensemble`: recurrences built not to forget (the LRU, minGRU, Mamba's selective scan S6
+  alone and Mamba's whole block), linear in their state, and many of them stacked for the lab.
 * :mod:`rnnmem.by_design`: the lab of "Remembering by design": the lag ladder, recall of the first token,
   the LRU's ring and the gradient that reaches back.
 * :mod:`rnnmem.clip_lab`: the clipping experiment: plain gradient descent with and
@@ -86,6 +86,7 @@ from . import (
     linear_ensemble,
     lru,
     lstm,
+    mamba,
     memory,
     mingru,
     params,
@@ -147,6 +148,7 @@ __all__ = [
     "lru",
     "mingru",
     "selective",
+    "mamba",
     "linear_ensemble",
     "scan",
     "by_design",

@@ -27,7 +27,7 @@ member retires at its first success.
 
 **Models** are named by a spec: the lab's (``"gru"``, ``"lstm:chrono"``, any
 :data:`rnnmem.experiments.MODEL_SPECS`), or ``"lru"``, ``"mingru"``,
-``"selective"``, optionally followed by ``":L"``, the number of layers, and
+``"selective"`` (S6 without its convolution), ``"mamba"`` (Mamba's block), optionally followed by ``":L"``, the number of layers, and
 (LRU only) ``":rR"``, the ring's outer radius :math:`r_{\max}`:
 ``"lru:2"``, ``"lru:1:r0.99"`` (:class:`Spec`).
 """
@@ -135,14 +135,14 @@ REACH_MODELS = ("rnn", "lstm:chrono", "mingru", "lru")
 REACH_LAG = 100
 """The lag (blank recall) of the gradient-reach measurement."""
 
-STEP_COST = {"classic": 4, "mingru": 5, "lru": 8, "selective": 30}
+STEP_COST = {"classic": 4, "mingru": 5, "lru": 8, "selective": 30, "mamba": 60}
 """The relative cost of one member's step in one layer, forward and backward, by cell (``classic``: the LSTM or
 GRU): the lab's runs of the ladder at lags 100 and 300, timed on a machine of two cores (about 12 microseconds for
 the LSTM and the GRU, 17 for minGRU, 26 for the LRU, 90 to 105 for the selective decay, whose state is 8 numbers
 per channel). Only the order in which runs are trained depends on it."""
 
 SPECS = (
-    f"{experiments.MODEL_SPECS}; or 'lru', 'mingru', 'selective', optionally followed by ':L' "
+    f"{experiments.MODEL_SPECS}; or 'lru', 'mingru', 'selective', 'mamba', optionally followed by ':L' "
     "(layers, a whole number >= 1) and, for 'lru', ':rR' (the ring's outer radius, 0 < R < 1)"
 )
 """The spec language in words (what an error message says is allowed)."""

@@ -17,11 +17,12 @@ n_b)`, :mod:`rnnmem.params`) and every stacked weight array (``(G*H, D)``,
 an :class:`~rnnmem.ensemble.Ensemble` once it has stacked kernels, an entry
 of :data:`rnnmem.ensemble.KERNELS`; until then the ensemble refuses it by name.
 
-**The linear protocol** (:data:`LINEAR`): ``"lru"``, ``"mingru"`` and
-``"selective"``, recurrences linear in the state, :math:`h_t = a_t \odot
+**The linear protocol** (:data:`LINEAR`): ``"lru"``, ``"mingru"``,
+``"selective"`` (the selective scan S6 alone) and ``"mamba"`` (Mamba's whole
+block around it), recurrences linear in the state, :math:`h_t = a_t \odot
 h_{t-1} + b_t`, that :class:`~rnnmem.linear_ensemble.LinearEnsemble` stacks
 in layers. A linear cell is a module (:mod:`rnnmem.lru`, :mod:`rnnmem.mingru`,
-:mod:`rnnmem.selective`) with ``PROJECTION`` and ``PROJECTION_BIASES`` (the
+:mod:`rnnmem.selective`, :mod:`rnnmem.mamba`) with ``PROJECTION`` and ``PROJECTION_BIASES`` (the
 names of its input weights and biases, stacked into one projection of the
 input), ``shapes(input_size, hidden, state)`` and ``draw(rng, input_size,
 hidden, state)`` (its arrays and their initialization; the minGRU's take no
@@ -47,7 +48,7 @@ from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
-from . import lru, mingru, selective
+from . import lru, mamba, mingru, selective
 from ._recurrent import Recurrent
 from .checks import check_choice, check_positive_int
 from .gru import GRU
@@ -72,7 +73,7 @@ __all__ = [
 CLASSIC: dict[str, type[Recurrent]] = {"rnn": RNN, "gru": GRU, "lstm": LSTM}
 """The classic protocol: cell name -> its :class:`~rnnmem._recurrent.Recurrent` model class."""
 
-LINEAR: dict[str, ModuleType] = {"lru": lru, "mingru": mingru, "selective": selective}
+LINEAR: dict[str, ModuleType] = {"lru": lru, "mingru": mingru, "selective": selective, "mamba": mamba}
 """The linear protocol: model name -> its module (``PROJECTION``, ``shapes``, ``draw``, ``forward``, ``backward``)."""
 
 PROTOCOLS: dict[str, Mapping[str, Any]] = {"classic": CLASSIC, "linear": LINEAR}
@@ -84,7 +85,15 @@ MODELS = CLASSIC
 NAMES = tuple(CLASSIC)
 """The classic cells' names, in the order the book lists them: ``("rnn", "gru", "lstm")``."""
 
-LABELS = {"rnn": "tanh RNN", "gru": "GRU", "lstm": "LSTM", "lru": "LRU", "mingru": "minGRU", "selective": "selective"}
+LABELS = {
+    "rnn": "tanh RNN",
+    "gru": "GRU",
+    "lstm": "LSTM",
+    "lru": "LRU",
+    "mingru": "minGRU",
+    "selective": "S6 without its convolution",
+    "mamba": "Mamba block",
+}
 """How the book names each registered model, of either protocol, in a table or a legend."""
 
 TAUGHT = ("rnn", "gru", "lstm")

@@ -313,7 +313,7 @@ def make_ensemble(
 @overload
 def make_ensemble(
     task: Task,
-    model: Literal["lru", "mingru", "selective"],
+    model: Literal["lru", "mingru", "selective", "mamba"],
     seeds: Any,
     *,
     hidden: int = ...,

@@ -9,8 +9,13 @@ recurrent layers whose recurrence is linear in the state,
   initialized;
 * ``"mingru"``: :mod:`rnnmem.mingru` (Feng et al. 2024), gates that read the
   input only; its state is ``hidden_size`` wide;
-* ``"selective"``: :mod:`rnnmem.selective` (Gu and Dao 2023), a decay
+* ``"selective"``: :mod:`rnnmem.selective` (Gu and Dao 2023), the
+  selective scan S6 alone (without Mamba's convolution and gate), a decay
   :math:`e^{\Delta_t A}` chosen by the input, ``hidden_size`` channels of
+  ``state_size`` numbers each;
+* ``"mamba"``: :mod:`rnnmem.mamba`, Mamba's whole block around S6 (input
+  projection to two branches, causal convolution, SiLU, the gate, output
+  projection), :data:`rnnmem.mamba.EXPAND` times ``hidden_size`` channels of
   ``state_size`` numbers each.
 
 Every layer's output :math:`y_t` (``hidden_size`` wide) passes through a
@@ -66,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cells, lru, mingru, selective
+from . import cells, lru, mamba, mingru, selective
 from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive, check_positive_int
 from .ensemble import KINDS, OneHot, _seeds, check_one_hot, check_targets
 
@@ -74,7 +79,7 @@ __all__ = ["LINEAR_MODELS", "METHODS", "LinearEnsemble"]
 
 LINEAR_MODELS = tuple(cells.LINEAR)
 """The models a :class:`LinearEnsemble` stacks, those of the linear protocol (:data:`rnnmem.cells.LINEAR`):
-``("lru", "mingru", "selective")``."""
+``("lru", "mingru", "selective", "mamba")``."""
 
 METHODS = ("loop", "scan")
 """How the recurrences run, forward and backward: step by step (the default, measured the faster for the lab's sizes), or by the scan."""
@@ -94,7 +99,7 @@ class LinearEnsemble:
     layers=1, state_size=None, r_min=0.9, r_max=0.999, max_phase=2*pi,
     dtype=np.float64, method=None)``: ``model`` one of :data:`LINEAR_MODELS`;
     ``state_size`` defaults to ``hidden_size`` (LRU; minGRU, whose state *is*
-    ``hidden_size`` and takes no other) or 8 (selective); ``r_min``,
+    ``hidden_size`` and takes no other) or 8 (selective, mamba); ``r_min``,
     ``r_max``, ``max_phase`` set the LRU's ring; ``method`` is ``"loop"``
     (default) or ``"scan"``. The interface is :class:`rnnmem.ensemble.Ensemble`'s.
 
@@ -138,7 +143,7 @@ class LinearEnsemble:
         self.method = "loop" if method is None else check_choice("method", method, METHODS)
         H = self.hidden_size
         if state_size is None:
-            state_size = 8 if self.model == "selective" else H
+            state_size = 8 if self.model in ("selective", "mamba") else H
         self.state_size = check_positive_int("state_size", state_size)
         if self.model == "mingru" and self.state_size != H:
             raise ValueError(
@@ -248,9 +253,12 @@ class LinearEnsemble:
         >>> LinearEnsemble("lru", 2, 32, 1, seeds=[0]).evaluation_chunk(1002, 512)
         16
         """
-        per_step = {"lru": 2 * self.state_size, "mingru": 2 * self.hidden_size}.get(
-            self.model, 2 * self.hidden_size
-        )  # selective: the scan runs over spans, its stored per-step arrays are H wide
+        # selective and mamba: the scan runs over spans, its stored per-step arrays are H (mamba: EXPAND H) wide
+        per_step = {
+            "lru": 2 * self.state_size,
+            "mingru": 2 * self.hidden_size,
+            "mamba": 2 * mamba.EXPAND * self.hidden_size,
+        }.get(self.model, 2 * self.hidden_size)
         return max(1, min(N, 2**20 // (T * per_step)))
 
     # ------------------------------------------------------------------ inputs
@@ -341,7 +349,7 @@ class LinearEnsemble:
             W, b = self._projection(layer)
             proj = self._project(u, W, b)
             p = {k[: -len(f"_l{layer}")]: v for k, v in self.params.items() if k.endswith(f"_l{layer}")}
-            options = {"keep_states": keep} if module is selective else {}
+            options = {"keep_states": keep} if module in (selective, mamba) else {}
             y, cache = module.forward(p, proj, last_only=layer == self.layers - 1, method=self.method, **options)
             o, act = self._mlp(layer, y)
             caches.append({"u": u, "W": W, "p": p, "cache": cache, "y": y, "act": act})

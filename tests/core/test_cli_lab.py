@@ -233,7 +233,7 @@ def test_first_recall_runs_end_to_end_for_an_lstm():
         (
             ["recall", "--model", "lstm", "--lag", "5", "--layers", "2"],
             "--layers stacks the models whose gates read only the input; "
-            "--model must be one of lru, mingru, selective, got lstm",
+            "--model must be one of lru, mingru, selective, mamba, got lstm",
         ),
         (["recall", "--model", "rnn", "--lag", "5", "--layers", "1"], "--layers stacks the models"),
         (
@@ -246,7 +246,7 @@ def test_first_recall_runs_end_to_end_for_an_lstm():
         ),
         (
             ["recall", "--model", "gru", "--lag", "5", "--state-size", "8"],
-            "--state-size sets the recurrent state of lru and selective; --model must be one of them, got gru",
+            "--state-size sets the recurrent state of lru, selective and mamba; --model must be one of them, got gru",
         ),
         (["recall", "--model", "mingru", "--lag", "5", "--state-size", "8"], "--state-size sets the recurrent state"),
         (

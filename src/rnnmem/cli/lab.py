@@ -34,7 +34,7 @@ from ._progress import progress_bar
 __all__ = ["NAME", "HELP", "DESCRIPTION", "LINEAR", "configure", "run"]
 
 LINEAR = tuple(m for m in ALL_MODELS if m not in MODELS)
-"""The models whose gates read only the input (``lru``, ``mingru``, ``selective``): the ones ``--layers`` stacks."""
+"""The models whose gates read only the input (``lru``, ``mingru``, ``selective``, ``mamba``): the ones ``--layers`` stacks."""
 
 NAME = "lab"
 HELP = "train S seeds of a model on a long-range task and count how many succeed"
@@ -53,8 +53,8 @@ Tasks:
   adding        the adding problem over LAG steps: the sum of the two marked values
                 (the best constant guess has mean squared error 1/6)
 
-Models: rnn, gru, lstm (gates that read the state); lru, mingru, selective (gates that
-read only the input, stacked in --layers; --state-size for lru and selective, and
+Models: rnn, gru, lstm (gates that read the state); lru, mingru, selective, mamba (gates
+that read only the input, stacked in --layers; --state-size for lru, selective and mamba, and
 --r-min, --r-max for the ring of the LRU's eigenvalues).
 
 Success: held-out accuracy >= THRESHOLD (the recall tasks), or held-out mean squared error
@@ -96,7 +96,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         required=True,
         choices=ALL_MODELS,
         help="the recurrent layer: tanh RNN, GRU or LSTM, or one whose gates read only the input: "
-        "LRU, minGRU or selective decay (required)",
+        "LRU, minGRU, S6 without its convolution or Mamba's block (required)",
     )
     parser.add_argument(
         "--layers",
@@ -108,7 +108,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--state-size",
         type=_args.whole(1),
         metavar="N",
-        help="lru and selective only: the size of each layer's recurrent state (default: the model's own, named in the first line of the report)",
+        help="lru, selective and mamba only: the size of each layer's recurrent state (default: the model's own, named in the first line of the report)",
     )
     parser.add_argument(
         "--r-min",
@@ -258,9 +258,9 @@ def _check_model_options(args: argparse.Namespace) -> None:
             f"--layers stacks the models whose gates read only the input; --model must be one of "
             f"{', '.join(LINEAR)}, got {args.model}"
         )
-    if args.state_size is not None and args.model not in ("lru", "selective"):
+    if args.state_size is not None and args.model not in ("lru", "selective", "mamba"):
         raise ValueError(
-            f"--state-size sets the recurrent state of lru and selective; --model must be one of them, got {args.model}"
+            f"--state-size sets the recurrent state of lru, selective and mamba; --model must be one of them, got {args.model}"
         )
     for option, value in (("--r-min", args.r_min), ("--r-max", args.r_max)):
         if value is not None and args.model != "lru":
@@ -288,11 +288,11 @@ def _linear_options(args: argparse.Namespace) -> dict[str, Any]:
 def _stack(ensemble: Any) -> str:
     """What a :class:`~rnnmem.linear_ensemble.LinearEnsemble` is: ``lru, 2 layers, state 32, ring 0.9 <= |lambda| <= 0.999``.
 
-    The state is named for ``lru`` and ``selective`` (minGRU's state is its
+    The state is named for ``lru``, ``selective`` and ``mamba`` (minGRU's state is its
     hidden vector), the ring of the eigenvalues for ``lru``.
     """
     words = [ensemble.model, f"{ensemble.layers} layer{'s' if ensemble.layers > 1 else ''}"]
-    if ensemble.model in ("lru", "selective"):
+    if ensemble.model in ("lru", "selective", "mamba"):
         words.append(f"state {ensemble.state_size}")
     if ensemble.model == "lru":
         words.append(f"ring {ensemble.r_min:g} <= |lambda| <= {ensemble.r_max:g}")
