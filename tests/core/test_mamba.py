@@ -91,6 +91,41 @@ def test_the_gradients_cross_the_scans_spans(monkeypatch, method):
         np.testing.assert_allclose(spans[0][name], whole[0][name], rtol=1e-12, atol=1e-14, err_msg=name)
 
 
+def test_the_block_matches_pytorchs_conv1d_silu_and_autograd(torch):
+    """The block written with PyTorch's Conv1d semantics (padding K - 1, the first T outputs), F.silu, a loop for the
+    scan and autograd: the same outputs and the same gradients of every array and of the input u."""
+    F = torch.nn.functional
+    p = members(seeds=(0,))
+    rng = np.random.default_rng(8)
+    T, B = 6, 3
+    u = rng.standard_normal((T, 1, B, D))
+    P = rng.standard_normal((T, 1, B, H))
+    o, cache = mamba.forward(p, projection(p, u), last_only=False, method="scan")
+    grads, d_proj, _ = mamba.backward(p, cache, P)
+    grads["W_x"] = np.einsum("teBc,teBd->ecd", d_proj[..., :C], u)
+    grads["W_z"] = np.einsum("teBc,teBd->ecd", d_proj[..., C:], u)
+    d_u = np.einsum("teBc,ecd->teBd", d_proj, np.concatenate([p["W_x"], p["W_z"]], axis=1))
+
+    q = {k: torch.tensor(v[0], requires_grad=True) for k, v in p.items()}
+    uu = torch.tensor(u[:, 0].transpose(1, 0, 2), requires_grad=True)  # (B, T, D), batch first
+    x, z = F.linear(uu, q["W_x"]), F.linear(uu, q["W_z"])
+    conv = F.conv1d(x.transpose(1, 2), q["conv_w"][:, None, :], q["conv_b"], padding=mamba.CONV_WIDTH - 1, groups=C)
+    v = F.silu(conv[..., :T].transpose(1, 2))
+    delta = F.softplus(F.linear(v, q["W_dt"], q["b_dt"]))
+    Bt, Ct, A = F.linear(v, q["W_B"]), F.linear(v, q["W_C"]), -torch.exp(q["A_log"])
+    h = torch.zeros(B, C, N, dtype=torch.float64)
+    s = []
+    for t in range(T):
+        h = torch.exp(delta[:, t, :, None] * A) * h + (delta[:, t] * v[:, t])[..., None] * Bt[:, t, None, :]
+        s.append((h * Ct[:, t, None, :]).sum(-1) + q["Dskip"] * v[:, t])
+    out = F.linear(torch.stack(s, 1) * F.silu(z), q["W_out"])  # (B, T, H)
+    (out * torch.tensor(P[:, 0].transpose(1, 0, 2))).sum().backward()
+    np.testing.assert_allclose(o[:, 0], out.detach().numpy().transpose(1, 0, 2), rtol=1e-12, atol=1e-14)
+    for name, value in q.items():
+        np.testing.assert_allclose(grads[name][0], value.grad.numpy(), rtol=1e-10, atol=1e-14, err_msg=name)
+    np.testing.assert_allclose(d_u[:, 0], uu.grad.numpy().transpose(1, 0, 2), rtol=1e-10, atol=1e-14)
+
+
 # -- the parallel scan and the loop ------------------------------------------------------------------------------
 
 
@@ -193,7 +228,9 @@ def test_the_block_is_a_model_of_the_lab_and_of_the_chapters_specs():
     spec = by_design.Spec.parse("mamba:2")
     assert (str(spec), spec.label, spec.key) == ("mamba:2", "Mamba block, 2 layers", "mamba2")
     assert spec.options() == {"model": "mamba", "layers": 2}
-    assert by_design.Spec.parse("mamba").label == "Mamba block" and "mamba" in by_design.STEP_COST
+    assert by_design.Spec.parse("mamba").label == "Mamba block"
+    run = by_design.DesignRun(by_design.Spec.parse("mamba:2"), "recall", lag=3, seeds=(0, 1))
+    assert run.cost == by_design.STEP_COST["mamba"] * 2 * (3 + 2) * 2 * by_design.BUDGET
     assert by_design.Spec.parse("selective").label == "S6 without its convolution"
 
 
