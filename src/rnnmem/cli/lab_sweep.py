@@ -32,7 +32,8 @@ environment variable RNNMEM_SCHEDULER); the outcomes are the same bit for bit.
 
 Models are the lab's specs: rnn, gru, lstm (PyTorch's draw), lstm:B (forget bias B),
 lstm:chrono, an LSTM spec followed by :iB (input-gate bias B); lru, mingru, selective,
-optionally followed by :L (layers) and, for lru, :rR (the ring's outer radius, 0 < R < 1).
+mamba, optionally followed by :L (layers) and, for lru, :rR (the ring's outer radius,
+0 < R < 1).
 The rest is the lab's design: hidden size 16, batches of 32, Adam 0.01, clipping at 1,
 an evaluation on 256 held-out sequences every 25 updates; a seed succeeds at held-out
 accuracy >= 0.9 (recall tasks) or at 90% of the constant guess's error removed (adding).
