@@ -1,6 +1,6 @@
 r"""An interpolated modified Kneser–Ney character model: the counting model a network has to beat.
 
-**The model** (Chen and Goodman 1998, their "interpolated modified
+**The model** (Chen and Goodman 1999, their "interpolated modified
 Kneser–Ney"; Kneser and Ney 1995 for the continuation counts). An order
 :math:`n` model predicts symbol :math:`w` from the :math:`n - 1` symbols
 before it, :math:`h`. Each order :math:`k = 1, \dots, n` has its counts
@@ -17,8 +17,7 @@ before it, :math:`h`. Each order :math:`k = 1, \dots, n` has its counts
 
 From the counts of order :math:`k`, its **count-of-counts**
 :math:`n_r` (how many :math:`k`-grams have count exactly :math:`r`,
-:math:`r = 1, \dots, 4`) give three discounts (Chen and Goodman's
-equation 26, :func:`discounts`):
+:math:`r = 1, \dots, 4`) give three discounts (:func:`discounts`):
 
 .. math::
 
@@ -163,7 +162,7 @@ def count_of_counts(counts: Any) -> tuple[int, int, int, int]:
 
 
 def discounts(n1: int, n2: int, n3: int, n4: int) -> tuple[float, float, float]:
-    r"""``(D1, D2, D3+)`` of modified Kneser–Ney from the count-of-counts (Chen and Goodman 1998, equation 26).
+    r"""``(D1, D2, D3+)`` of modified Kneser–Ney from the count-of-counts (Chen and Goodman 1999).
 
     :math:`Y = n_1/(n_1 + 2n_2)`, :math:`D_r = r - (r + 1)\,Y\,n_{r+1}/n_r`
     for :math:`r = 1, 2, 3`. The formula needs every :math:`n_r > 0` and

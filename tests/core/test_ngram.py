@@ -16,7 +16,7 @@ from rnnmem.ngram import KneserNey
 
 
 def reference_discounts(n1, n2, n3, n4):
-    """Chen and Goodman's equation 26; KenLM's fallback (0.5, 1, 1.5) where it is undefined or out of range."""
+    """Chen and Goodman's discounts; KenLM's fallback (0.5, 1, 1.5) where it is undefined or out of range."""
     if 0 in (n1, n2, n3, n4):
         return (0.5, 1.0, 1.5)
     y = n1 / (n1 + 2 * n2)

@@ -51,7 +51,8 @@ def real_text_ngram_orders():
     Each order is fitted on the training text without its last
     :data:`rnnmem.ngram.HELD_OUT_SHARE` and scored on that tail. Values:
     ``orders``; ``nats`` and ``perplexity`` by order; ``order``, the chosen
-    one, and ``at_edge`` (whether it is the largest order tried); ``share``;
+    one, ``best``, its held-out perplexity, and ``at_edge`` (whether it is
+    the largest order tried); ``share``;
     ``fitted`` and ``held_out``, the symbols on each side of the cut.
     """
     choice = _choice()
@@ -77,6 +78,7 @@ def real_text_ngram_orders():
         "nats": nats,
         "perplexity": {k: math.exp(v) for k, v in nats.items()},
         "order": choice.order,
+        "best": math.exp(nats[choice.order]),
         "at_edge": choice.order == max(orders),
         "share": ngram.HELD_OUT_SHARE,
         "fitted": choice.split,
