@@ -57,6 +57,15 @@ def test_the_order_is_chosen_on_the_training_texts_tail(small, tmp_path):
     assert v["order"] == min(ngram.ORDERS, key=lambda k: v["nats"][str(k)])
     assert f"| {v['order']} (chosen) |" in text and text.count("(chosen)") == 1
     assert v["at_edge"] == (v["order"] == max(ngram.ORDERS))
+    model = ngram.KneserNey.fit(train, v["order"])
+    assert v["fallback"] == [k for k, d in model.discounts.items() if d == ngram.FALLBACK_DISCOUNTS]
+
+
+def test_the_fallback_sentence_words_each_case():
+    assert rtn._fallback_sentence([], 5) == "every order of the chosen model, 1 to 5, has discounts from the formula"
+    one_order = rtn._fallback_sentence([1], 7)
+    assert "for order 1 of 7" in one_order and one_order.endswith("that order takes the fixed discounts 0.5, 1, 1.5")
+    assert "for orders 1 and 2 of 7" in rtn._fallback_sentence([1, 2], 7)
 
 
 def test_the_comparison_table_reads_the_same_run_and_scores_the_chosen_order(small, tmp_path):

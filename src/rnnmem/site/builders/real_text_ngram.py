@@ -52,7 +52,9 @@ def real_text_ngram_orders():
     :data:`rnnmem.ngram.HELD_OUT_SHARE` and scored on that tail. Values:
     ``orders``; ``nats`` and ``perplexity`` by order; ``order``, the chosen
     one, ``best``, its held-out perplexity, and ``at_edge`` (whether it is
-    the largest order tried); ``share``;
+    the largest order tried); ``fallback``, the orders of the chosen model
+    whose discounts are :data:`rnnmem.ngram.FALLBACK_DISCOUNTS`, and
+    ``fallback_sentence``, the same in words; ``share``;
     ``fitted`` and ``held_out``, the symbols on each side of the cut.
     """
     choice = _choice()
@@ -73,8 +75,11 @@ def real_text_ngram_orders():
             f"{held_out:,} ({ngram.HELD_OUT_SHARE:.0%}); the validation text plays no part."
         ),
     )
+    fallback = [k for k, d in choice.model.discounts.items() if d == ngram.FALLBACK_DISCOUNTS]
     return tab, {
         "orders": orders,
+        "fallback": fallback,
+        "fallback_sentence": _fallback_sentence(fallback, choice.order),
         "nats": nats,
         "perplexity": {k: math.exp(v) for k, v in nats.items()},
         "order": choice.order,
@@ -84,6 +89,19 @@ def real_text_ngram_orders():
         "fitted": choice.split,
         "held_out": held_out,
     }
+
+
+def _fallback_sentence(fallback: list[int], order: int) -> str:
+    """Which orders of the chosen model take :data:`rnnmem.ngram.FALLBACK_DISCOUNTS`, in words."""
+    fixed = ", ".join(f"{d:g}" for d in ngram.FALLBACK_DISCOUNTS)
+    if not fallback:
+        return f"every order of the chosen model, 1 to {order}, has discounts from the formula"
+    names = rt._join([str(k) for k in fallback])
+    which = f"order {names}" if len(fallback) == 1 else f"orders {names}"
+    return (
+        f"in the chosen model the formula fails for {which} of {order}, whose count-of-counts include a zero, "
+        f"and {'that order takes' if len(fallback) == 1 else 'those orders take'} the fixed discounts {fixed}"
+    )
 
 
 def _per_file(model: charlm.CharRNN, kn: ngram.KneserNey, modules: tuple[str, ...]) -> dict[str, tuple[float, float]]:
