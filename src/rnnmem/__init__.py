@@ -49,6 +49,7 @@ Modules, each one idea:
 * :mod:`rnnmem.charlm`, :mod:`rnnmem.planted`: a character-level language model trained on the Python
   standard library's own source, and a dependency of known length planted in that text to measure what
   truncated backpropagation through time can learn.
+* :mod:`rnnmem.ngram`: an interpolated modified Kneser–Ney character model, the counting baseline on that text.
 * :mod:`rnnmem.attention`, :mod:`rnnmem.attention_lab`: an attention readout over a recurrence's states,
   its backward pass and what it keeps and computes; its lab beside the last-state readout and a
   uniform-weight control.
@@ -89,6 +90,7 @@ from . import (
     mamba,
     memory,
     mingru,
+    ngram,
     params,
     planted,
     probe,
@@ -155,6 +157,7 @@ __all__ = [
     "attention",
     "attention_lab",
     "charlm",
+    "ngram",
     "planted",
     "__version__",
 ]

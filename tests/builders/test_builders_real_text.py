@@ -172,6 +172,9 @@ def test_every_directive_of_the_page_renders(book_items):
     items = page_items(book_items)
     assert sorted(items) == [
         "real_text_curve",
+        "real_text_ngram",
+        "real_text_ngram_orders",
+        "real_text_ngram_samples",
         "real_text_perplexity",
         "real_text_samples",
         "real_text_temperature",

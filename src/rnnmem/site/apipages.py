@@ -104,6 +104,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "by_design",
         "attention_lab",
         "planted",
+        "ngram",
         "clip_lab",
         "diagnostics",
         "stats",
