@@ -82,6 +82,15 @@ def test_the_table_counts_tests_and_words_what_the_cells_measured(small, tmp_pat
         ceiling = a.successes >= 0.9 * a.n and b.successes >= 0.9 * b.n
         null = p >= verdicts.ALPHA and not floor and not ceiling
         assert ("no detectable difference" in t["sentence"]) == null
+        above = v["above_tests"][str(n)]
+        a_above, b_above = rtt._above_chance(a), rtt._above_chance(b)
+        assert (
+            (above["a"], above["b"])
+            == (a_above, b_above)
+            == (v["cells"][f"{short},{n}"]["above"], v["cells"][f"{long},{n}"]["above"])
+        )
+        assert above["differ"] == (stats.fisher_exact(a_above, a.n, b_above, b.n) < verdicts.ALPHA)
+        assert f"{a_above} of {a.n} seeds read the clue above chance under truncation {short}" in above["sentence"]
     assert set(v["longest"]) == {str(k) for k, _ in cells}
     for key, longest in v["longest"].items():
         k = int(key)
@@ -127,9 +136,28 @@ def test_the_sentences_the_page_writes_hold_on_its_values(book_items):
             assert c["low"] <= c["successes"] / c["n"] <= c["high"]
             # "chance ... above one in ten": a finite planting is never exactly uniform
             assert 0.1 < c["chance"] < 0.2
-    second = items["second"][1].values
+    first, second = items["first"][1].values, items["second"][1].values
     # "the budget was raised from ... to ...": the second design differs from the first in its budget alone
-    assert second["updates"] > items["first"][1].values["updates"]
+    assert second["updates"] > first["updates"]
+    learned = {key for key, c in second["cells"].items() if c["successes"] >= planted.LEARNED_RATE * c["n"]}
+    # "a budget at which the whole window learns distance 2"; "The first design could not show what truncation
+    # does. Where a distance went unlearned even under truncation 32 ..."
+    assert "32,2" in learned and first["longest"]["32"] == 1
+    # "The learned distance moves with the truncation"
+    longest = [second["longest"][str(k)] or 0 for k in planted.TRUNCATIONS]
+    assert longest == sorted(longest) and longest[0] < longest[-1]
+    # "Wherever the whole window learned a distance, the truncation that credits none of its pairs stopped it"
+    for n, t in second["tests"].items():
+        if f"32,{n}" in learned:
+            assert t["kind"] == "fewer" and t["differ"]
+    # "in these runs a distance whose pairs the gradient never reached was never learned"
+    assert all(key not in learned for key, c in second["cells"].items() if c["credited"] == 0)
+    # "truncation 4, which credits half the pairs at distance 2, did not [stop it]"
+    assert second["cells"]["4,2"]["credited"] == 0.5 and "4,2" in learned
+    # "Beyond distance 2 no truncation, the whole window included, trained a seed to succeed"
+    assert all(c["successes"] == 0 for key, c in second["cells"].items() if int(key.split(",")[1]) > 2)
+    # "Some seeds did read the clue at distance 4 above chance"
+    assert any(c["above"] > 0 for key, c in second["cells"].items() if key.endswith(",4"))
 
 
 def test_the_page_uses_the_designs_of_the_core():

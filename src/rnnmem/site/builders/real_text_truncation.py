@@ -86,6 +86,22 @@ def _contrast(cells: dict, short: int, long: int, distance: int) -> dict:
     }
 
 
+def _above_contrast(cells: dict, short: int, long: int, distance: int) -> dict:
+    """The seeds reading the clue above chance under truncations ``short`` and ``long`` at ``distance``,
+    compared by :func:`rnnmem.verdicts.compare` (a comparison added when the success counts had been read)."""
+    a, b = _above_chance(cells[(short, distance)]), _above_chance(cells[(long, distance)])
+    n = cells[(short, distance)].n
+    v = verdicts.compare(a, n, b, n)
+    p = verdicts.p_text(v.p)
+    sentence = (
+        f"{a} of {n} seeds read the clue above chance under truncation {short} and {b} under truncation {long}: "
+        f"truncation {short} shows {v.phrase.replace('successes', 'such seeds')} truncation {long} "
+        f"(*p* = {p}, Fisher's exact test"
+        + (f"; power {v.power:.2f} to detect a difference of {v.effect:g})" if v.kind == "null" else ")")
+    )
+    return {"sentence": sentence, "a": a, "b": b, "n": n, "p": p, "differ": v.differ, "kind": v.kind}
+
+
 def _carry_sentence(result: planted.CellResult) -> str:
     """How many seeds of the cell of truncation 1 at distance 1 read the clue better than chance, in words."""
     above = _above_chance(result)
@@ -149,7 +165,8 @@ def real_text_truncation(design: Literal["first", "second"] = "second"):
     (members' recall accuracy), ``chance`` (the share of the most frequent
     digit at the recall steps), ``above`` (members reading the clue above
     chance) and ``follow_up``; ``longest`` (by truncation),
-    ``longest_sentence``; ``tests`` by distance (the design's comparisons);
+    ``longest_sentence``; ``tests`` by distance (the design's comparisons),
+    ``above_tests`` (the same truncations compared by their seeds above chance);
     ``seeds``, ``updates``, ``threshold``, ``chance`` (by distance, with
     ``chance_low`` and ``chance_high`` its range), ``recalls`` (by
     distance), ``carry`` (the cell of truncation 1 at distance 1, in words),
@@ -217,6 +234,7 @@ def real_text_truncation(design: Literal["first", "second"] = "second"):
         "longest": longest,
         "longest_sentence": _longest_sentence(longest),
         "tests": {d: _contrast(cells, *contrasts[d], d) for d in contrasts},
+        "above_tests": {d: _above_contrast(cells, *contrasts[d], d) for d in contrasts},
         "seeds": n,
         "updates": how.updates,
         "threshold": how.threshold,
