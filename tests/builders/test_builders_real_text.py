@@ -9,7 +9,6 @@ the values: properties that hold on the standard library of any Python version, 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import numpy as np
 import pytest
 from one_directive import OneDirective
 
-from rnnmem import charlm, planted, stats, verdicts
+from rnnmem import charlm
 from rnnmem.site.builders import real_text as rt
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
@@ -37,20 +36,13 @@ one = OneDirective(PAGE_NAME)
 def tiny():
     recipe = charlm.Recipe(hidden=8, window=16, batch=4, updates=12, checkpoints=(0, 4, 12), eval_streams=4)
     lm = charlm.TextRun(recipe, TRAIN, VALID).execute()
-    design = dataclasses.replace(planted.DESIGN, hidden=4, updates=3, eval_symbols=3000, eval_streams=4)
-    keys = list(planted.GRID) + list(planted.FOLLOW_UP)
-    cells = {
-        (k, n): planted.Cell(k, n, seeds=(0, 1), design=design, train_modules=TRAIN, valid_modules=VALID).execute()
-        for k, n in keys
-    }
-    return lm, cells, charlm.stdlib_corpus(TRAIN, VALID)
+    return lm, None, charlm.stdlib_corpus(TRAIN, VALID)
 
 
 @pytest.fixture
 def small(tiny, monkeypatch):
     lm, cells, corpus = tiny
     monkeypatch.setattr(rt, "_lm", lambda: lm)
-    monkeypatch.setattr(rt, "_cells", lambda: cells)
     monkeypatch.setattr(rt, "_corpus", lambda: corpus)
     return tiny
 
@@ -115,51 +107,6 @@ def test_the_temperature_figure_measures_each_tempered_distribution(small, tmp_p
     assert v["best"] == min((0.5, 2.0), key=lambda t: v["perplexity"][str(t)]) and v["updates"] == 12
 
 
-def test_the_truncation_table_counts_tests_and_words_what_the_cells_measured(small, tmp_path):
-    _, cells, _ = small
-    item = Renderer(tmp_path).render(one("<!-- table: real_text_truncation -->"))
-    v, text = item.values, item.content.decode()
-    assert text.count("\n| ") == len(cells) and text.count(" † |") == len(planted.FOLLOW_UP)
-    for (k, n), r in cells.items():
-        c = v["cells"][f"{k},{n}"]
-        low, high = stats.wilson(r.successes, r.n)
-        assert (c["successes"], c["low"], c["high"]) == (r.successes, low, high)
-        assert c["credited"] == planted.credited_share(k, n) and c["follow_up"] == ((k, n) in planted.FOLLOW_UP)
-        hits = [round(a * r.recalls) for a in r.accuracy]
-        assert c["above"] == sum(stats.wilson(h, r.recalls)[0] > rt.CHANCE for h in hits)
-        assert f"| {r.successes} [{low:.2f}, {high:.2f}] |" in text
-    for n, (short, long) in rt.CONTRASTS.items():
-        t, a, b = v["tests"][str(n)], cells[(short, n)], cells[(long, n)]
-        p = stats.fisher_exact(a.successes, a.n, b.successes, b.n)
-        verdict = verdicts.compare(a.successes, a.n, b.successes, b.n)
-        assert (t["a"], t["b"], t["differ"]) == (a.successes, b.successes, p < verdicts.ALPHA)
-        assert t["phrase"] in t["sentence"] and f"truncation {short}, {a.successes} of {a.n}" in t["sentence"]
-        assert t["phrase"] == verdict.phrase and t["p"] == verdicts.p_text(p)
-        # A null names its power; two arms at the floor get no verdict, never "no detectable difference".
-        assert ("power" in t["sentence"]) == (verdict.kind == "null")
-        floor = a.successes <= 0.1 * a.n and b.successes <= 0.1 * b.n
-        ceiling = a.successes >= 0.9 * a.n and b.successes >= 0.9 * b.n
-        null = p >= verdicts.ALPHA and not floor and not ceiling
-        assert ("no detectable difference" in t["sentence"]) == null
-    assert set(v["longest"]) == {str(k) for k, _ in cells}
-    for key, longest in v["longest"].items():
-        k = int(key)
-        learned = [n for (kk, n), r in cells.items() if kk == k and r.successes >= planted.LEARNED_RATE * r.n]
-        assert longest == (max(learned) if learned else None)
-        assert f"truncation {k}" in v["longest_sentence"] or f" {k}" in v["longest_sentence"]
-
-
-def test_the_sentence_builders_word_each_case():
-    assert rt._longest_sentence({1: None, 2: 1, 8: 1}) == (
-        "under truncation 1 no distance was learned; under truncations 2 and 8 the longest distance learned was 1"
-    )
-    assert rt._join([]) == "none" and rt._join(["a"]) == "a" and rt._join(["a", "b", "c"]) == "a, b and c"
-    some = planted.CellResult(accuracy=(0.5, 0.1), recalls=1000, successes=0, n=2, final_loss=(1.0, 1.0))
-    assert rt._carry_sentence(some).startswith("1 of the 2 seeds trained so at distance 1 read the clue")
-    none = dataclasses.replace(some, accuracy=(0.1, 0.09))
-    assert rt._carry_sentence(none).startswith("none of the 2 seeds")
-
-
 # ------------------------------------------------------------------ the page's own items
 
 
@@ -210,21 +157,12 @@ def test_the_sentences_the_page_writes_hold_on_its_values(book_items):
     # "A low temperature buys that safety": fewer symbols and more known words cold than hot
     assert temperature["distinct"]["0.5"] < temperature["distinct"]["1.0"] < temperature["distinct"]["1.5"]
     assert temperature["known"]["0.5"] > temperature["known"]["1.5"]
-    truncation = items["real_text_truncation"][1].values
-    assert truncation["seeds"] == len(planted.SEEDS) and truncation["updates"] == planted.DESIGN.updates
-    for c in truncation["cells"].values():
-        assert 0 <= c["successes"] <= c["n"] == len(planted.SEEDS) and 0 <= c["above"] <= c["n"]
-        assert c["low"] <= c["successes"] / c["n"] <= c["high"]
-    # the cells the page lists: the grid and the follow-up
-    expected = {f"{k},{n}" for k, n in planted.GRID + planted.FOLLOW_UP}
-    assert set(truncation["cells"]) == expected
-    assert set(truncation["tests"]) == {str(n) for n in rt.CONTRASTS}
 
 
 def test_the_page_uses_the_recipe_and_design_of_the_core():
     import inspect
 
     source = inspect.getsource(rt)
-    assert "charlm.TextRun()" in source and "planted.Cell(k, d)" in source
+    assert "charlm.TextRun()" in source
     for field in ("hidden=", "updates=", "lr=", "window="):  # no second copy of the recipe or the design
         assert field not in source, field

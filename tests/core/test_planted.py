@@ -71,14 +71,38 @@ def test_a_recall_loss_reaches_the_digit_only_within_its_chunk():
 
 def test_the_design_is_the_one_the_chapter_states():
     assert planted.GRID == tuple((k, n) for k in planted.TRUNCATIONS for n in planted.DISTANCES)
-    assert not set(planted.FOLLOW_UP) & set(planted.GRID)
-    assert planted.SEEDS == tuple(range(20)) and planted.DESIGN.threshold == 0.9
-    for k, _ in planted.GRID + planted.FOLLOW_UP:
-        assert planted.DESIGN.window % k == 0
-    # every truncation of the grid but the whole window has a distance at k/2 and one at 2k; the window, at k/2
-    for k in planted.TRUNCATIONS[:-1]:
-        assert {k // 2, 2 * k} <= set(planted.DISTANCES)
-    assert planted.TRUNCATIONS[-1] == planted.DESIGN.window and planted.DESIGN.window // 2 in planted.DISTANCES
+    assert planted.FIRST_GRID == tuple((k, n) for k in planted.FIRST_TRUNCATIONS for n in planted.FIRST_DISTANCES)
+    assert not set(planted.FOLLOW_UP) & set(planted.FIRST_GRID)
+    assert planted.SEEDS == tuple(range(20)) and planted.DESIGN.threshold == planted.FIRST_DESIGN.threshold == 0.9
+    # the design differs from the first in its budget alone
+    assert planted.DESIGN.updates == 1500 and planted.FIRST_DESIGN.updates == 300
+    assert dataclasses.replace(planted.FIRST_DESIGN, updates=planted.DESIGN.updates) == planted.DESIGN
+    assert planted.Cell(2, 1).design == planted.DESIGN
+    for design, grid in (
+        (planted.DESIGN, planted.GRID),
+        (planted.FIRST_DESIGN, planted.FIRST_GRID + planted.FOLLOW_UP),
+    ):
+        for k, _ in grid:
+            assert design.window % k == 0
+    # the first grid: every truncation but the whole window has a distance at k/2 and one at 2k; the window, at k/2
+    for k in planted.FIRST_TRUNCATIONS[:-1]:
+        assert {k // 2, 2 * k} <= set(planted.FIRST_DISTANCES)
+    assert planted.FIRST_TRUNCATIONS[-1] == planted.DESIGN.window and 16 in planted.FIRST_DISTANCES
+    # the grid holds distance 2; each distance is compared under the longest truncation that credits none of
+    # its pairs and the whole window, which credits some
+    assert 2 in planted.DISTANCES and planted.TRUNCATIONS[-1] == planted.DESIGN.window
+    assert set(planted.CONTRASTS) == set(planted.DISTANCES)
+    for n, (short, long) in planted.CONTRASTS.items():
+        assert planted.credited_share(short, n) == 0 < planted.credited_share(long, n)
+        assert all(planted.credited_share(k, n) > 0 for k in planted.TRUNCATIONS if k > short)
+
+
+def test_chance_is_the_share_of_the_most_frequent_digit():
+    digits = np.array(planted.DIGITS)
+    assert planted.most_frequent_share(digits) == pytest.approx(0.1)
+    assert planted.most_frequent_share(np.concatenate([digits, digits[:1]])) == pytest.approx(2 / 11)
+    with pytest.raises(ValueError, match="digits must be one non-empty sequence of ids"):
+        planted.most_frequent_share(np.array([], dtype=np.int64))
 
 
 def test_the_held_out_recall_steps_read_RECALL_and_have_their_clue_in_their_stream():
@@ -98,6 +122,11 @@ def test_a_cell_carries_the_corpus_digest_and_measures_each_member():
     assert result.n == 3 and len(result.accuracy) == 3 and len(result.final_loss) == 3
     assert result.recalls > 0 and all(0 <= a <= 1 for a in result.accuracy)
     assert result.successes == sum(a >= design.threshold for a in result.accuracy)
+    held = planted.plant(
+        charlm.encode(charlm.stdlib_corpus(["colorsys"], ["bisect"]).valid)[:2000], 2, planted.EVAL_SEED
+    )
+    _, _, _, target = planted._recall_steps(held, design.eval_streams)
+    assert result.chance == planted.most_frequent_share(target) and result.recalls == target.size
     assert cell.execute() == result  # a pure function of the cell
     with pytest.raises(ValueError, match="truncation must divide the design's window"):
         planted.Cell(3, 2, design=design)
@@ -117,5 +146,5 @@ def test_a_member_that_reads_the_clue_succeeds():
         p["weight_hh_l0"][0, len(digits) + j, j] = 3.0  # unit 10 + j: "I read digit j one step ago"
         p["readout_weight"][0, d, len(digits) + j] = 10.0
     model = charlm.CharRNN.from_params(p)
-    accuracy, recalls = planted._recall_accuracy(model, held, planted.DESIGN)
-    assert recalls > 0 and accuracy[0] == 1.0
+    accuracy, recalls, chance = planted._recall_accuracy(model, held, planted.DESIGN)
+    assert recalls > 0 and accuracy[0] == 1.0 and 0.1 <= chance < 1.0

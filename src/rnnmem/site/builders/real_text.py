@@ -1,21 +1,16 @@
 """Figures and tables of the chapter "Real text: a character-level model".
 
-Two kinds of run, both from the core: the language model of
+The language model of
 :mod:`rnnmem.charlm` (:class:`rnnmem.charlm.TextRun`, the recipe
-:data:`rnnmem.charlm.RECIPE`) trained on the standard library's source, and
-the cells of the planted-dependency experiment of :mod:`rnnmem.planted`
-(:data:`rnnmem.planted.GRID`, then :data:`rnnmem.planted.FOLLOW_UP`). Each
+:data:`rnnmem.charlm.RECIPE`) trained on the standard library's source. Its
 run's ``repr`` holds the digest of the corpus it reads, so another
-interpreter's sources make other runs. They are trained once per build, costliest first, and kept on disk, by
-:func:`rnnmem.site.labruns.runs`.
+interpreter's sources make other runs. It is trained once per build and kept on disk, by
+:func:`rnnmem.site.labruns.runs`. The planted-dependency experiment's table is
+:mod:`rnnmem.site.builders.real_text_truncation`'s.
 
 The page's numbers that depend on the corpus (every perplexity, sample and
 count) come from here, through placeholders; its snippets show the mechanics
-on a small text of their own. Every sentence about the experiment's outcome
-that could read otherwise on another corpus is written here, from the
-counts, by :func:`rnnmem.verdicts.compare`: a difference only where Fisher's
-exact test gives :math:`p <` :data:`rnnmem.verdicts.ALPHA`, no verdict at a
-floor or a ceiling, and a null with its power.
+on a small text of their own.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rnnmem import charlm, planted, stats, verdicts
+from rnnmem import charlm
 from rnnmem.checks import NonNegativeInt, Positive, PositiveInt
 
 from ..arithmetic import arithmetic
@@ -34,13 +29,6 @@ from ..labruns import runs
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
-
-CHANCE = 0.1
-"""The recall accuracy of a model that does not read the clue: one digit in ten, drawn uniformly."""
-
-CONTRASTS = {1: (1, 2), 2: (2, 32), 4: (2, 8), 16: (8, 32)}
-"""For each distance, the two truncations the page compares: the longest that credits no pair against a
-longer one that credits some."""
 
 SAMPLE_CHARS = 2000
 """The length of the samples the word counts are read from (the figures show their first lines)."""
@@ -59,12 +47,6 @@ def _lm() -> charlm.RunResult:
     """The chapter's language model, trained with the core's recipe (kept on disk)."""
     (result,) = runs([charlm.TextRun()])
     return result
-
-
-def _cells() -> dict[tuple[int, int], planted.CellResult]:
-    """Every cell of the experiment, the grid and the follow-up, by (truncation, distance)."""
-    keys = list(planted.GRID) + list(planted.FOLLOW_UP)
-    return dict(zip(keys, runs([planted.Cell(k, d) for k, d in keys])))
 
 
 def _corpus() -> charlm.Corpus:
@@ -303,164 +285,8 @@ def real_text_temperature(
     }
 
 
-# ---------------------------------------------------------------------------- truncation
-
-
-def _above_chance(result: planted.CellResult) -> int:
-    """The members whose recall accuracy's 95% Wilson interval lies wholly above :data:`CHANCE`."""
-    hits = [round(a * result.recalls) for a in result.accuracy]
-    return sum(stats.wilson(h, result.recalls)[0] > CHANCE for h in hits)
-
-
-def _contrast(cells: dict, distance: int) -> dict:
-    """The two truncations :data:`CONTRASTS` names at ``distance``, compared by :func:`rnnmem.verdicts.compare`."""
-    short, long = CONTRASTS[distance]
-    a, b = cells[(short, distance)], cells[(long, distance)]
-    v = verdicts.compare(a.successes, a.n, b.successes, b.n)
-    p = verdicts.p_text(v.p)
-    sentence = (
-        f"under truncation {short}, {a.successes} of {a.n} seeds succeeded, and under truncation {long}, "
-        f"{b.successes}: truncation {short} shows {v.phrase} truncation {long} "
-        f"(*p* = {p}, Fisher's exact test"
-        + (f"; power {v.power:.2f} to detect a difference of {v.effect:g})" if v.kind == "null" else ")")
-    )
-    return {
-        "sentence": sentence,
-        "short": short,
-        "long": long,
-        "a": a.successes,
-        "b": b.successes,
-        "n": a.n,
-        "p": p,
-        "p_eq": f"*p* = {p}",
-        "differ": v.differ,
-        "phrase": v.phrase,
-        "verdict": v.verdict,
-    }
-
-
-def _carry_sentence(result: planted.CellResult) -> str:
-    """How many seeds of the cell of truncation 1 read the clue better than chance, in words."""
-    above = _above_chance(result)
-    median = float(np.median(result.accuracy))
-    if above == 0:
-        return (
-            f"none of the {result.n} seeds trained so at distance 1 read the clue better than chance "
-            f"(median recall accuracy {median:.2f})"
-        )
-    return (
-        f"{above} of the {result.n} seeds trained so at distance 1 read the clue better than chance: the 95% "
-        f"interval of their recall accuracy lies above {CHANCE:g} (median over the seeds {median:.2f})"
-    )
-
-
 def _join(words: list[str], empty: str = "none") -> str:
     """``a``, ``a and b``, ``a, b and c``; ``empty`` for no words."""
     if not words:
         return empty
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def _longest(cells: dict) -> dict[int, int | None]:
-    """For each truncation trained, the longest distance that at least :data:`LEARNED_RATE <rnnmem.planted.LEARNED_RATE>`
-    of its seeds learned (``None``: none)."""
-    out: dict[int, int | None] = {}
-    for k in sorted({k for k, _ in cells}):
-        learned = [d for (kk, d), r in cells.items() if kk == k and r.successes >= planted.LEARNED_RATE * r.n]
-        out[k] = max(learned) if learned else None
-    return out
-
-
-def _longest_sentence(longest: dict[int, int | None]) -> str:
-    """ "under truncation 1 no distance was learned; under 2, 8 and 32 the longest learned was 1" (grouped)."""
-    groups: dict[int | None, list[int]] = {}
-    for k, d in longest.items():
-        groups.setdefault(d, []).append(k)
-    parts = []
-    for d, ks in groups.items():
-        names = _join([str(k) for k in ks])
-        where = f"under truncation {names}" if len(ks) == 1 else f"under truncations {names}"
-        parts.append(
-            f"{where} no distance was learned" if d is None else f"{where} the longest distance learned was {d}"
-        )
-    return "; ".join(parts)
-
-
-@table()
-def real_text_truncation():
-    """Success counts of the planted-dependency experiment, by truncation and distance, with the follow-up cells.
-
-    Values: ``cells``, keyed ``"k,d"``, each with ``successes``, ``n``,
-    ``low`` and ``high`` (95% Wilson interval of the success rate),
-    ``credited`` (the share of pairs whose gradient reaches the clue),
-    ``median``, ``lowest`` and ``highest`` (members' recall accuracy),
-    ``above`` (members reading the clue above chance) and ``follow_up``;
-    ``longest`` (by truncation), ``longest_sentence``; ``tests`` by
-    distance (:data:`CONTRASTS`); ``seeds``, ``updates``, ``threshold``,
-    ``chance``, ``recalls`` (by distance).
-    """
-    cells = _cells()
-    order = sorted(cells)
-    rows, values = [], {}
-    for k, d in order:
-        r = cells[(k, d)]
-        low, high = stats.wilson(r.successes, r.n)
-        acc = np.array(r.accuracy)
-        credited = planted.credited_share(k, d)
-        follow = (k, d) in planted.FOLLOW_UP
-        above = _above_chance(r)
-        rows.append(
-            [
-                f"{k}" + (" †" if follow else ""),
-                f"{d}",
-                f"{credited:.2f}",
-                f"{r.successes} [{low:.2f}, {high:.2f}]",
-                f"{np.median(acc):.2f} [{acc.min():.2f}, {acc.max():.2f}]",
-                f"{above}",
-            ]
-        )
-        values[f"{k},{d}"] = {
-            "successes": r.successes,
-            "n": r.n,
-            "low": low,
-            "high": high,
-            "credited": credited,
-            "median": float(np.median(acc)),
-            "lowest": float(acc.min()),
-            "highest": float(acc.max()),
-            "above": above,
-            "follow_up": follow,
-        }
-    design = planted.DESIGN
-    n = cells[order[0]].n
-    tab = Table(
-        [
-            "truncation \\(k\\)",
-            "distance \\(n\\)",
-            "pairs credited",
-            f"successes of {n} [95% interval]",
-            "recall accuracy, median [range]",
-            "above chance",
-        ],
-        rows,
-        align=["right"] * 6,
-        notes=(
-            f"Each cell: {n} seeds, {design.updates} updates; a seed succeeds at a held-out recall accuracy of "
-            f'{design.threshold:g} or more; "above chance" counts seeds whose accuracy\'s 95% Wilson interval lies '
-            f"above {CHANCE:g}. † added after the other cells had been read."
-        ),
-    )
-    longest = _longest(cells)
-    return tab, {
-        "cells": values,
-        "longest": longest,
-        "longest_sentence": _longest_sentence(longest),
-        "tests": {d: _contrast(cells, d) for d in CONTRASTS},
-        "seeds": n,
-        "updates": design.updates,
-        "threshold": design.threshold,
-        "chance": CHANCE,
-        "recalls": {d: cells[(k, d)].recalls for k, d in order},
-        "carry": _carry_sentence(cells[(1, 1)]) if (1, 1) in cells else "",
-        "arithmetic": arithmetic(),
-    }
