@@ -104,6 +104,42 @@ def test_attention_profile_figure_reports_where_the_trained_readouts_look(tmp_pa
     assert v["clue_min"] <= v["clue_max"]
 
 
+def test_attention_memory_figure_reports_what_the_trained_states_keep_and_the_tests(tmp_path):
+    item = Renderer(tmp_path).render(
+        one(f'<!-- figure: attention_memory_figure {TINY} groups=3 hold=1 caption="c" -->')
+    )
+    assert b"<svg" in item.content
+    v = item.values
+    assert v["lags"] == [2, 3] and v["hold_step"] == 2 and v["sequences"] == 24
+    runs = _runs()
+    for lag in (2, 3):
+        memory = {
+            arm: attention_lab.token_memory(arm, lag, range(2), 8, runs[(arm, lag)].params, groups=3)
+            for arm in attention_lab.ARMS
+        }
+        for point, index in (("hold", 1), ("query", lag + 1)):
+            for arm in attention_lab.ARMS:
+                cell = v["at"][point][str(lag)][arm]
+                q1, median, q3 = stats.quartiles(memory[arm][:, index])
+                assert (cell["q1"], cell["median"], cell["q3"]) == pytest.approx((q1, median, q3))
+                assert cell["n"] == 2 and cell["text"] == f"{median:.2f} [{q1:.2f}, {q3:.2f}]"
+            for a, b in (("attention", "last"), ("uniform", "last"), ("attention", "uniform")):
+                test = v["tests"][point][str(lag)][f"{a}-{b}"]
+                p = stats.mann_whitney(memory[a][:, index], memory[b][:, index]).p
+                assert test["p_value"] == pytest.approx(p) and test["differ"] == (p < 0.05)
+        for arm in attention_lab.ARMS:
+            change = memory[arm][:, lag + 1] - memory[arm][:, 1]
+            held = v["held"][str(lag)][arm]
+            assert held["p_value"] == pytest.approx(stats.wilcoxon_signed_rank(change).p)
+            ratio = memory[arm][:, lag + 1] / memory[arm][:, 1]
+            assert held["ratio"]["median"] == pytest.approx(float(np.median(ratio)))
+
+
+def test_attention_memory_figure_refuses_a_hold_past_the_query(tmp_path):
+    with pytest.raises(DirectiveError, match="hold"):
+        Renderer(tmp_path).render(one(f'<!-- figure: attention_memory_figure {TINY} hold=3 caption="c" -->'))
+
+
 def test_attention_cost_table_shows_the_counts_of_rnnmem_attention(tmp_path):
     item = Renderer(tmp_path).render(
         one('<!-- table: attention_cost_table lengths=[10, 1000] hidden=8 input_size=3 cell="gru" -->')

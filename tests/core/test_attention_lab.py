@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rnnmem import attention, attention_lab, gradcheck, lab, stats
+from rnnmem import attention, attention_lab, gradcheck, inside, lab, stats
 from rnnmem.attention_lab import AttentionEnsemble, AttentionRun, make_model, train
 from rnnmem.ensemble import OneHot
 from rnnmem.experiments import Design
@@ -23,7 +23,9 @@ SMALL = Design(hidden=8, steps=100, batch=16, lr=0.02, eval_every=25, eval_size=
 def test_the_design_is_fixed_in_the_module():
     assert attention_lab.ARMS == ("last", "attention", "uniform")
     assert attention_lab.MODEL == "lstm:chrono" and attention_lab.TASK == "recall"
-    assert attention_lab.LAGS_DESIGNED == (10, 30, 100, 300) and attention_lab.LAGS == (10, 30, 100)
+    assert attention_lab.LAGS_DESIGNED == (10, 30, 100, 300) and attention_lab.LAGS == (10, 30, 50, 100)
+    assert attention_lab.LAG_ADDED == 50 and attention_lab.MEMORY_LAGS == (10, 30, 50)
+    assert attention_lab.MEMORY_GROUPS == 32 and attention_lab.MEMORY_SEED == (0, 5) and attention_lab.HOLD == 5
     assert attention_lab.SEEDS == tuple(range(20)) and attention_lab.BUDGET == 300
     assert attention_lab.DESIGN == Design(steps=300) and attention_lab.PRECISION == "float32"
 
@@ -175,6 +177,57 @@ def test_the_profile_of_an_untrained_query_is_uniform():
     assert np.allclose(peaked.weights.sum(axis=1), 1.0)
 
 
+def _spread_by_hand(states: np.ndarray, tokens: int) -> np.ndarray:
+    """M_t of eq. inside-memory from the states (T, H, B) of groups of ``tokens`` consecutive sequences."""
+    T, H, B = states.shape
+    h = states.reshape(T, H, B // tokens, tokens)
+    spread = ((h - h.mean(axis=3, keepdims=True)) ** 2).sum(axis=(1, 2, 3))
+    return np.sqrt(spread / spread[0])
+
+
+@pytest.mark.parametrize("arm", attention_lab.ARMS)
+def test_token_memory_is_the_spread_of_the_states_the_readout_reads(arm):
+    """M_t computed by hand from the states the arm's own forward pass keeps, on the same sequences."""
+    task = recall(lag=5, alphabet=8)
+    rng = np.random.default_rng(7)
+    trained = make_model(task, arm, [0, 1], hidden=6)
+    params = {name: value + 0.3 * rng.normal(size=value.shape) for name, value in trained.params.items()}
+    kept = attention_lab.token_memory(arm, 5, [0, 1], 6, params, groups=3)
+    batch = inside.token_variants(task, 3, seed=np.random.default_rng(attention_lab.MEMORY_SEED))
+    model = AttentionEnsemble(make_model(task, "last", [0, 1], hidden=6), "uniform")
+    for name, value in params.items():
+        if name != "query":
+            model.params[name][...] = value
+    states, _, _ = model._attend(batch.inputs, keep=False)  # (T, H, E, B)
+    for e in range(2):
+        assert kept[e] == pytest.approx(_spread_by_hand(states[:, :, e], 8), rel=1e-10)
+    assert kept.shape == (2, task.length) and (kept[:, 0] == 1.0).all()
+
+
+def test_token_memory_does_not_depend_on_the_readout():
+    """The three arms share the recurrent layer: with the same LSTM weights, the same M_t (the query is not read)."""
+    params = make_model(recall(lag=4), "attention", [3], hidden=5).params
+    lstm_only = {name: value for name, value in params.items() if name != "query"}
+    query = dict(params, query=np.full((1, 5), 4.0))
+    last = attention_lab.token_memory("last", 4, [3], 5, lstm_only, groups=2)
+    assert np.array_equal(attention_lab.token_memory("attention", 4, [3], 5, query, groups=2), last)
+    assert np.array_equal(attention_lab.token_memory("uniform", 4, [3], 5, lstm_only, groups=2), last)
+
+
+def test_token_memory_fades_in_a_layer_that_forgets_and_not_in_one_that_holds():
+    """The measure can tell forgetting from holding: with the forget gate shut (bias -8) the token's imprint
+    fades by the query; held open (bias +8), much of it is left."""
+    task = recall(lag=6)
+    H = 4
+    base = make_model(task, "last", [0], hidden=H).params
+    shut, held = ({k: v.copy() for k, v in base.items()} for _ in range(2))
+    shut["bias_ih_l0"][0, H : 2 * H] = -8.0
+    held["bias_ih_l0"][0, H : 2 * H] = 8.0
+    forget = attention_lab.token_memory("last", 6, [0], H, shut, groups=2)
+    hold = attention_lab.token_memory("last", 6, [0], H, held, groups=2)
+    assert forget[0, -1] < 0.1 < hold[0, -1]
+
+
 def test_wilson_and_fisher_read_the_runs():
     """A count of a run reads as the lab reads it (the chapter's table)."""
     result = AttentionRun("attention", lag=2, seeds=(0, 1, 2), design=Design(hidden=8, steps=50, lr=0.02)).execute()
@@ -195,6 +248,8 @@ def test_wilson_and_fisher_read_the_runs():
         (lambda: AttentionRun("attention", lag=3, seeds=()), "seeds must be"),
         (lambda: AttentionRun("attention", lag=3, dtype="float16"), "dtype must be one of"),
         (lambda: attention_lab.clue_share("last", 3, [0], 4, sequences=0), "sequences must be"),
+        (lambda: attention_lab.token_memory("middle", 3, [0], 4, {}), "arm must be one of"),
+        (lambda: attention_lab.token_memory("last", 3, [0], 4, {}, groups=0), "groups must be"),
         (
             lambda: make_model(recall(lag=2), "uniform", [0]).loss_and_grads(
                 np.zeros((4, 1, 10)), np.zeros(1, dtype=int), "classification", carry_masks=np.ones(1)

@@ -4,8 +4,10 @@ What is trained and how is :mod:`rnnmem.attention_lab` (the design's
 constants, the three readouts, the runs); the counts of the last section are
 :mod:`rnnmem.attention`'s. The runs are trained, shared between the figures
 and kept on disk by :func:`rnnmem.site.labruns.runs`. Every comparison worded
-here carries Fisher's exact test (:func:`rnnmem.site.comparisons.compare`);
-:math:`p \\ge 0.05` reads as none detected.
+here carries Fisher's exact test (:func:`rnnmem.site.comparisons.compare`),
+or, for what the states keep of the token, the Mann-Whitney test
+(:func:`rnnmem.stats.mann_whitney`); :math:`p \\ge 0.05` reads as none
+detected.
 """
 
 from __future__ import annotations
@@ -16,25 +18,29 @@ from typing import Literal
 
 import numpy as np
 
-from rnnmem import attention, cells
+from rnnmem import attention, cells, stats
 from rnnmem.attention_lab import (
     ARMS,
     BUDGET,
     DESIGN,
+    HOLD,
     LAGS,
     LAGS_DESIGNED,
+    MEMORY_GROUPS,
+    MEMORY_LAGS,
     MODEL,
     REACH_SEQUENCES,
     AttentionRun,
     attention_profile,
     clue_share,
+    token_memory,
 )
 from rnnmem.by_design import ModelText, Spec
 from rnnmem.checks import PositiveInt
 from rnnmem.experiments import ALPHABET, Lags, Outcome, Threshold
 
 from ..arithmetic import arithmetic
-from ..comparisons import compare
+from ..comparisons import ALPHA, compare, p_text
 from ..labruns import runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -267,6 +273,99 @@ def attention_profile_figure(
         "effective": effective,
         "spread": spread,
         "spread_min": min(spread.values()),
+    }
+
+
+def _spread(values: np.ndarray) -> dict:
+    """The median of per-seed values with their quartiles, and how many seeds they are."""
+    q1, median, q3 = stats.quartiles(values)
+    return {"median": median, "q1": q1, "q3": q3, "n": int(values.size), "text": f"{median:.2f} [{q1:.2f}, {q3:.2f}]"}
+
+
+def _rank_test(a: np.ndarray, b: np.ndarray) -> dict:
+    """Two arms' per-seed values by the Mann-Whitney test: p, whether it detects a difference, and which is higher."""
+    mw = stats.mann_whitney(a, b)
+    differ = mw.p < ALPHA
+    higher = float(np.median(a)) > float(np.median(b))
+    words = ("higher than" if higher else "lower than") if differ else "not detectably different from"
+    return {"p": p_text(mw.p), "p_eq": f"*p* = {p_text(mw.p)}", "p_value": mw.p, "differ": differ, "words": words}
+
+
+def _held_test(hold: np.ndarray, query: np.ndarray) -> dict:
+    """Each seed's :math:`M` at the query against its :math:`M` a few steps after the token, by the Wilcoxon
+    signed-rank test: p, whether it detects a difference, and the direction."""
+    w = stats.wilcoxon_signed_rank(query - hold)
+    differ = w.p < ALPHA
+    higher = float(np.median(query - hold)) > 0
+    words = ("higher than" if higher else "lower than") if differ else "not detectably different from"
+    return {
+        "p": p_text(w.p),
+        "p_eq": f"*p* = {p_text(w.p)}",
+        "p_value": w.p,
+        "differ": differ,
+        "words": words,
+        "ratio": _spread(query / hold),
+    }
+
+
+@figure()
+def attention_memory_figure(
+    lags: Lags = MEMORY_LAGS,
+    seeds: PositiveInt = 20,
+    hidden: PositiveInt = 16,
+    steps: PositiveInt = BUDGET,
+    threshold: Threshold = 0.9,
+    groups: PositiveInt = MEMORY_GROUPS,
+    hold: PositiveInt = HOLD,
+):
+    """What the trained LSTM of each readout keeps of the token, :math:`M_t` against the step, median over the
+    seeds with their quartiles, one panel per lag (:func:`rnnmem.attention_lab.token_memory`); read ``hold``
+    steps after the token and at the query, each pair of readouts compared there by the Mann-Whitney test, and
+    each readout's value at the query against its own a few steps after the token by the Wilcoxon test."""
+    if any(lag < hold for lag in lags):
+        raise ValueError(
+            f"lags must all be at least hold = {hold}, so that step 1 + hold comes before the query, got {list(lags)}"
+        )
+    trained = _trained(lags, seeds, hidden, steps, threshold)
+    fig, axes = new_figure(ncols=len(lags), height=3.0, sharey=True, squeeze=False)
+    at: dict = {"hold": {}, "query": {}}
+    tests: dict = {"hold": {}, "query": {}}
+    held: dict = {}
+    for col, lag in enumerate(lags):
+        ax = axes[0, col]
+        T = lag + 2
+        per_seed = {}
+        for k, arm in enumerate(ARMS):
+            memory = token_memory(arm, lag, range(seeds), hidden, trained[(arm, lag)].params, groups=groups)
+            memory = memory[np.isfinite(memory).all(axis=1)]  # a diverged member has no states to measure
+            per_seed[arm] = memory
+            linestyle, marker = STYLES[arm]
+            q1, median, q3 = np.quantile(memory, [0.25, 0.5, 0.75], axis=0)
+            t = np.arange(1, T + 1)
+            ax.plot(t, median, color=PALETTE[k], linestyle=linestyle, label=LABELS[arm])
+            ax.fill_between(t, q1, q3, color=PALETTE[k], alpha=0.15, linewidth=0)
+        ax.axvline(1 + hold, color="#777777", linestyle=":", linewidth=1.0)
+        ax.set_title(f"lag {lag}")
+        ax.set_xlabel("step $t$")
+        for point, index in (("hold", hold), ("query", T - 1)):
+            at[point][str(lag)] = {arm: _spread(per_seed[arm][:, index]) for arm in ARMS}
+            tests[point][str(lag)] = {
+                f"{a}-{b}": _rank_test(per_seed[a][:, index], per_seed[b][:, index]) for a, b in PAIRS
+            }
+        held[str(lag)] = {arm: _held_test(per_seed[arm][:, hold], per_seed[arm][:, T - 1]) for arm in ARMS}
+    axes[0, 0].set_ylabel("$M_t$, median over seeds")
+    axes[0, 0].set_ylim(bottom=0.0)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside upper center", ncols=3)
+    return fig, {
+        "lags": list(lags),
+        "seeds": seeds,
+        "groups": groups,
+        "sequences": groups * ALPHABET,
+        "hold": hold,
+        "hold_step": 1 + hold,
+        "at": at,
+        "tests": tests,
+        "held": held,
     }
 
 
