@@ -350,7 +350,8 @@ def first_recall_table(
     models_: dict[str, Any] = {}
     pairs: dict[str, Any] = {}
     gated = [s for s in specs if s.classic is not None]
-    informative, uninformative = [], []
+    informative: list[str] = []
+    uninformative: list[str] = []
     for s, o in outcomes.items():
         q1, med, q3 = o.accuracy()
         control = compare(plain[s], o)
