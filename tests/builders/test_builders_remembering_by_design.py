@@ -131,10 +131,10 @@ def test_covers_phrase_names_each_model_once_on_its_side():
     from rnnmem.site.builders.remembering_by_design import covers_phrase
 
     text = covers_phrase(["a", "b"], ["c"])
-    assert text.startswith("the failure says something only for a and b, which learn plain recall")
-    assert "; c fails plain recall too" in text
+    assert text.startswith("the failure says something only for a and b, which learned plain recall")
+    assert "; c did not learn plain recall either" in text
     assert (
-        covers_phrase(["a"], []) == "the failure says something only for a, which learns plain recall at the same lag"
+        covers_phrase(["a"], []) == "the failure says something only for a, which learned plain recall at the same lag"
     )
     with pytest.raises(ValueError, match="informative"):
         covers_phrase([], [])

@@ -313,21 +313,24 @@ def covers_phrase(informative: Sequence[str], uninformative: Sequence[str]) -> s
     ``uninformative`` those where it is not, whose first-token failure the task's distance alone explains.
 
     >>> covers_phrase(["the two-layer LRU"], ["minGRU", "the one-layer LRU"])
-    'the failure says something only for the two-layer LRU, which learns plain recall at the same lag; minGRU and \
-the one-layer LRU fail plain recall too, so their failure says nothing about the first token'
+    'the failure says something only for the two-layer LRU, which learned plain recall at the same lag; minGRU \
+and the one-layer LRU did not learn plain recall either, so their failure says nothing about the first token'
     >>> covers_phrase([], ["minGRU"])
-    'the failure says nothing about the first token for any of them: minGRU fails plain recall too'
+    'the failure says nothing about the first token for any of them: minGRU did not learn plain recall either'
     """
     if not informative and not uninformative:
         raise ValueError("informative and uninformative: expected at least one model, got none")
     if not informative:
-        verb = "fails" if len(uninformative) == 1 else "fail"
-        return f"the failure says nothing about the first token for any of them: {_join(uninformative)} {verb} plain recall too"
-    verb = "learns" if len(informative) == 1 else "learn"
-    text = f"the failure says something only for {_join(informative)}, which {verb} plain recall at the same lag"
+        return (
+            f"the failure says nothing about the first token for any of them: {_join(uninformative)} did not learn "
+            "plain recall either"
+        )
+    text = f"the failure says something only for {_join(informative)}, which learned plain recall at the same lag"
     if uninformative:
-        verb = "fails" if len(uninformative) == 1 else "fail"
-        text += f"; {_join(uninformative)} {verb} plain recall too, so their failure says nothing about the first token"
+        text += (
+            f"; {_join(uninformative)} did not learn plain recall either, so their failure says nothing about the "
+            "first token"
+        )
     return text
 
 
