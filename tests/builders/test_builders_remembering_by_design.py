@@ -242,6 +242,9 @@ def test_the_sentences_the_measured_section_writes_hold_on_its_values(book_items
     first = items["first_recall_table"][1].values
     # "The chrono LSTM ... learns the first token ... Of the input-only models, ..., none learned it"
     assert first["models"]["chrono"]["k"] >= first["seeds"] / 2
+    # "and plain recall with ... (fewer successes than the first token, ...): ... not the harder one"
+    chrono = first["models"]["chrono"]
+    assert chrono["control"]["differ"] and chrono["plain_k"] < chrono["k"]
     assert all(v["k"] == 0 for key, v in first["models"].items() if key != "chrono")
     # "minGRU's medians ... sit at the chance of ...": within three points; "The LRU's ... are above it"
     chance = first["chance"]
@@ -252,6 +255,11 @@ def test_the_sentences_the_measured_section_writes_hold_on_its_values(book_items
     # "fewer than the ... of the task" / "the slowest decays reach past the distance"
     assert radii["0.9"]["horizon"] < ring["distance"] < radii["0.99"]["horizon"] < radii["0.999"]["horizon"]
     assert ring["pair"]["differ"] and radii["0.9"]["k"] < radii["0.999"]["k"]
+    # "the largest |lambda| of a seed's layer rose in ... seeds (Wilcoxon ...)"; "by the end of the budget the
+    # largest decay of most seeds still kept less than 1% of a token over the task's distance"
+    moduli = ring["moduli"]["0.9"]
+    assert moduli["differ"] and moduli["rose"] > moduli["n"] / 2 and moduli["highest"] > moduli["highest_initial"]
+    assert moduli["past"] < moduli["n"] / 2 and moduli["horizon"] > radii["0.9"]["horizon"]
     values = items["ladder_table"][1].values
     ladder = values["tasks"]
     # "At lag 300 the one-layer LRU falls to ..., while with two layers it keeps ... and the selective decay ...":
