@@ -18,6 +18,12 @@ and measures two things the formulas predict: the LRU's ring (success
 against :math:`r_{\max}`, :data:`RING_RADII`, beside the horizon each
 predicts) and the gradient that reaches back (:func:`gradient_reach`).
 
+Three controls, added after the first results, test readings of them: plain
+recall beside first-token recall (:data:`PLAIN_TASK`, with the selective decay,
+:data:`FIRST_SELECTIVE`); the LRU with real decays against the book's on
+random recall (:data:`REAL_MODELS`); and minGRU with its decays started near
+:data:`SHIFT_DECAY` against minGRU as drawn (:data:`SHIFT_MODELS`).
+
 **The design**, fixed before any result was looked at, is the constants
 below: :data:`SEEDS` (20 per cell), :data:`DESIGN` (the lab's settings of
 the chapter "Memory, measured by training": 16 units, batches of 32, Adam at
@@ -139,7 +145,8 @@ r"""The ring experiment's lag: past the 1% horizon of :math:`r_{\max} = 0.9`, wi
 
 FIRST_MODELS = ("lstm:chrono", "mingru", "mingru:2", "lru", "lru:2")
 """The models trained on ``first-recall``: minGRU and the LRU with one layer and with two, and the LSTM, whose
-gates read the state (the selective decay, several times costlier per step, is left out by cost)."""
+gates read the state (the selective decay, several times costlier per step, was left out by cost; the control
+:data:`FIRST_SELECTIVE` adds it with one layer)."""
 
 FIRST_LAG = 20
 """The lag of ``first-recall``: the answer is between ``(FIRST_LAG + 1) // 2 + 1`` and ``FIRST_LAG + 1`` steps back."""
