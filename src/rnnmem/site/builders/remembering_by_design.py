@@ -309,8 +309,9 @@ def covers_phrase(informative: Sequence[str], uninformative: Sequence[str]) -> s
     """Which failures of first-token recall say something: the models that learn plain recall and fail the first
     token, and those that fail both.
 
-    ``informative`` names the models whose plain-recall count is above their first-token count by Fisher's test;
-    ``uninformative`` those where it is not, whose first-token failure the task's distance alone explains.
+    Both name models that learned the first token in no seed: ``informative`` those whose plain-recall count is
+    above it by Fisher's test; ``uninformative`` those where it is not, whose first-token failure the task's
+    distance alone explains.
 
     >>> covers_phrase(["the two-layer LRU"], ["minGRU", "the one-layer LRU"])
     'the failure says something only for the two-layer LRU, which learned plain recall at the same lag; minGRU \
@@ -334,6 +335,22 @@ and the one-layer LRU did not learn plain recall either, so their failure says n
     return text
 
 
+def learned_phrase(learned: Sequence[tuple[str, int]], models: int, seeds: int, steps: int) -> str:
+    """Which of ``models`` input-only models learned the first token in some seeds: ``learned`` pairs a model's
+    prose name with its successes (the others had none).
+
+    >>> learned_phrase([], 3, 20, 300)
+    'none learned it within 300 updates'
+    >>> learned_phrase([("the two-layer selective decay", 5)], 3, 20, 300)
+    'within 300 updates the two-layer selective decay learned it in 5 seeds of 20, and the others in none'
+    """
+    if not learned:
+        return f"none learned it within {steps} updates"
+    parts = _join([f"{name} learned it in {k} seeds of {seeds}" for name, k in learned])
+    rest = "" if len(learned) == models else ", and the others in none"
+    return f"within {steps} updates {parts}{rest}"
+
+
 @table()
 def first_recall_table(
     models: Sequence[ModelText] = FIRST_MODELS + FIRST_SELECTIVE,
@@ -355,6 +372,7 @@ def first_recall_table(
     gated = [s for s in specs if s.classic is not None]
     informative: list[str] = []
     uninformative: list[str] = []
+    learned: list[tuple[str, int]] = []
     for s, o in outcomes.items():
         q1, med, q3 = o.accuracy()
         control = compare(plain[s], o)
@@ -370,8 +388,10 @@ def first_recall_table(
             "informative": told,
             "name": prose_name(s, specs),
         }
-        if s.classic is None:
+        if s.classic is None and o.successes == 0:
             (informative if told else uninformative).append(prose_name(s, specs))
+        elif s.classic is None:
+            learned.append((prose_name(s, specs), o.successes))
     for s in specs:
         deeper = [d for d in specs if d.classic is None and d.cell == s.cell and d.layers > s.layers]
         if s.classic is None and s.layers == 1 and deeper:
@@ -390,7 +410,8 @@ def first_recall_table(
         "pairs": pairs,
         "largest_p": max((p["p_value"] for p in pairs.values() if p["differ"]), default=float("nan")),
         "input_only": _join(input_only) if input_only else "none",
-        "covers": covers_phrase(informative, uninformative) if input_only else "none",
+        "covers": covers_phrase(informative, uninformative) if informative or uninformative else "none",
+        "learned": learned_phrase(learned, len(input_only), seeds, steps),
         "informative": len(informative),
     }
     table = Table(
