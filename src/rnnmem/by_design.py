@@ -18,6 +18,12 @@ and measures two things the formulas predict: the LRU's ring (success
 against :math:`r_{\max}`, :data:`RING_RADII`, beside the horizon each
 predicts) and the gradient that reaches back (:func:`gradient_reach`).
 
+Three controls, added after the first results, test readings of them: plain
+recall beside first-token recall (:data:`PLAIN_TASK`, with the selective decay,
+:data:`FIRST_SELECTIVE`); the LRU with real decays against the book's on
+random recall (:data:`REAL_MODELS`); and minGRU with its decays started near
+:data:`SHIFT_DECAY` against minGRU as drawn (:data:`SHIFT_MODELS`).
+
 **The design**, fixed before any result was looked at, is the constants
 below: :data:`SEEDS` (20 per cell), :data:`DESIGN` (the lab's settings of
 the chapter "Memory, measured by training": 16 units, batches of 32, Adam at
@@ -28,8 +34,12 @@ member retires at its first success.
 **Models** are named by a spec: the lab's (``"gru"``, ``"lstm:chrono"``, any
 :data:`rnnmem.experiments.MODEL_SPECS`), or ``"lru"``, ``"mingru"``,
 ``"selective"`` (S6 without its convolution), ``"mamba"`` (Mamba's block), optionally followed by ``":L"``, the number of layers, and
-(LRU only) ``":rR"``, the ring's outer radius :math:`r_{\max}`:
-``"lru:2"``, ``"lru:1:r0.99"`` (:class:`Spec`).
+(LRU only) ``":rR"``, the ring's outer radius :math:`r_{\max}`, and ``":real"``
+(the phases fixed at 0 and not trained: real decays) or ``":theta0"`` (the phases
+started at 0 and trained); (minGRU only) ``":aA"``, its gate bias shifted so that
+its decays :math:`1 - z` start at :math:`A` at a zero input
+(:func:`rnnmem.mingru.gate_shift_for`): ``"lru:2"``, ``"lru:1:r0.99"``,
+``"lru:real"``, ``"mingru:a0.95"`` (:class:`Spec`).
 """
 
 from __future__ import annotations
@@ -41,10 +51,10 @@ from typing import Annotated, Any
 
 import numpy as np
 
-from . import cells, experiments, lab, tasks
+from . import cells, experiments, lab, mingru, tasks
 from .checks import Check, check_choice, check_positive_int
 from .experiments import Design, RunResult
-from .linear_ensemble import LINEAR_MODELS
+from .linear_ensemble import LINEAR_MODELS, LinearEnsemble
 
 __all__ = [
     "MODELS",
@@ -62,6 +72,15 @@ __all__ = [
     "RING_LAG",
     "FIRST_MODELS",
     "FIRST_LAG",
+    "FIRST_SELECTIVE",
+    "PLAIN_TASK",
+    "REAL_MODELS",
+    "REAL_TASK",
+    "REAL_LAG",
+    "SHIFT_DECAY",
+    "SHIFT_MODELS",
+    "SHIFT_TASK",
+    "SHIFT_LAG",
     "REACH_MODELS",
     "REACH_LAG",
     "SPECS",
@@ -72,6 +91,7 @@ __all__ = [
     "Ladder",
     "LadderResult",
     "check_spec",
+    "make_ensemble",
     "gradient_reach",
 ]
 
@@ -124,10 +144,47 @@ r"""The ring experiment's lag: past the 1% horizon of :math:`r_{\max} = 0.9`, wi
 
 FIRST_MODELS = ("lstm:chrono", "mingru", "mingru:2", "lru", "lru:2")
 """The models trained on ``first-recall``: minGRU and the LRU with one layer and with two, and the LSTM, whose
-gates read the state (the selective decay, several times costlier per step, is left out by cost)."""
+gates read the state (the selective decay, several times costlier per step, was left out by cost; the control
+:data:`FIRST_SELECTIVE` adds it, with one layer and with two)."""
 
 FIRST_LAG = 20
 """The lag of ``first-recall``: the answer is between ``(FIRST_LAG + 1) // 2 + 1`` and ``FIRST_LAG + 1`` steps back."""
+
+FIRST_SELECTIVE = ("selective", "selective:2")
+"""The selective decay with one layer and with two, added to the first-token experiment after its first results
+(its claim covered the selective decay without training it): trained, as every model of :data:`FIRST_MODELS`, on
+``first-recall`` and on plain ``recall`` at :data:`FIRST_LAG`. The one-layer's two cells took 38 seconds to train
+on a quiet machine of two cores (18 on ``recall``, 21 on ``first-recall``), and 236 while others ran; a second layer
+doubles the cost of a step (:data:`STEP_COST` is per layer)."""
+
+PLAIN_TASK = "recall"
+"""The control of ``first-recall``: recall across random tokens at the same lag, :data:`FIRST_LAG`. A model that
+fails it too says nothing about the first token; the first token's failure is informative only where it succeeds."""
+
+REAL_MODELS = ("lru", "lru:real", "lru:theta0")
+"""The control of the LRU's success across random tokens: the book's LRU, its decays' phases drawn on the ring
+and trained, against the same LRU with real decays (phases fixed at 0) and with phases started at 0 and trained.
+The three draw the same numbers but the phases (:func:`rnnmem.lru.draw`)."""
+
+REAL_TASK = "recall"
+"""The task of :data:`REAL_MODELS`."""
+
+REAL_LAG = 10
+"""The lag of :data:`REAL_MODELS`: the ladder's first."""
+
+SHIFT_DECAY = 0.95
+r"""minGRU's gate bias shifted so that its decays :math:`1 - z` start at this value at a zero input and a zero
+drawn bias: :math:`b_z` plus :math:`\ln(0.05/0.95)` (:func:`rnnmem.mingru.gate_shift_for`)."""
+
+SHIFT_MODELS = ("mingru", f"mingru:a{SHIFT_DECAY:g}")
+"""The causal test of "where training starts decides": minGRU as drawn against minGRU with its decays started near
+:data:`SHIFT_DECAY`, on :data:`SHIFT_TASK` at :data:`SHIFT_LAG`."""
+
+SHIFT_TASK = "blank-recall"
+"""The task of :data:`SHIFT_MODELS`."""
+
+SHIFT_LAG = 100
+"""The lag of :data:`SHIFT_MODELS`: where minGRU as drawn and the selective decay differ on the ladder."""
 
 REACH_MODELS = ("rnn", "lstm:chrono", "mingru", "lru")
 """The models whose gradient reach the chapter draws, at initialization and after training."""
@@ -145,7 +202,9 @@ over twice the channels. Only the order in which runs are trained depends on it.
 
 SPECS = (
     f"{experiments.MODEL_SPECS}; or 'lru', 'mingru', 'selective', 'mamba', optionally followed by ':L' "
-    "(layers, a whole number >= 1) and, for 'lru', ':rR' (the ring's outer radius, 0 < R < 1)"
+    "(layers, a whole number >= 1), for 'lru', ':rR' (the ring's outer radius, 0 < R < 1) and ':real' "
+    "(phases fixed at 0) or ':theta0' (phases started at 0), and for 'mingru', ':aA' (its decays "
+    "started at A, 0 < A < 1)"
 )
 """The spec language in words (what an error message says is allowed)."""
 
@@ -155,19 +214,37 @@ class Spec:
     """A model of the chapter: a gated cell of the lab (``classic``), or a linear recurrence and its options.
 
     >>> Spec.parse("lru:2:r0.99")
-    Spec(cell='lru', layers=2, r_max=0.99, classic=None)
+    Spec(cell='lru', layers=2, r_max=0.99, classic=None, phases='ring', decay0=None)
     >>> str(Spec.parse("lstm:chrono")), Spec.parse("lru:2").label
     ('lstm:chrono', 'LRU, 2 layers')
+    >>> [(str(s), s.key, s.label) for s in map(Spec.parse, ("lru:real", "lru:theta0"))]
+    [('lru:real', 'lru1_real', 'LRU, real decays (θ = 0, fixed)'), ('lru:theta0', 'lru1_theta0', 'LRU, phases from θ = 0')]
+    >>> s = Spec.parse("mingru:a0.95")
+    >>> str(s), s.key, s.label, round(s.options()["gate_shift"], 4)
+    ('mingru:a0.95', 'mingru1_a0.95', 'minGRU, decays from 0.95', -2.9444)
     >>> Spec.parse("mingru:r0.9")
     Traceback (most recent call last):
     ...
     ValueError: model must be a model: ... got 'mingru:r0.9'
+    >>> Spec.parse("lru:real:theta0")
+    Traceback (most recent call last):
+    ...
+    ValueError: model must be a model: ... got 'lru:real:theta0'
+    >>> Spec.parse("mingru:a1")
+    Traceback (most recent call last):
+    ...
+    ValueError: model must be a model: ... got 'mingru:a1'
     """
 
     cell: str
     layers: int = 1
     r_max: float | None = None
     classic: experiments.ModelSpec | None = None
+    phases: str = "ring"
+    """The LRU's phases (:data:`rnnmem.lru.PHASES`): ``"ring"`` (drawn, trained), ``"zero"`` (``:theta0``),
+    ``"frozen"`` (``:real``)."""
+    decay0: float | None = None
+    """minGRU's decay :math:`1 - z` at a zero input and a zero drawn bias (``:aA``), or ``None``: as drawn."""
 
     @classmethod
     def parse(cls, value: Any, name: str = "model") -> Spec:
@@ -184,26 +261,34 @@ class Spec:
             except ValueError:
                 raise problem from None
             return cls(classic.cell, classic=classic)
-        layers, r_max = 1, None
-        for part in rest:
-            if part.isdigit() and int(part) >= 1 and layers == 1 and r_max is None:
+        layers, r_max, phases, decay0 = 1, None, "ring", None
+        for k, part in enumerate(rest):
+            if part.isdigit() and int(part) >= 1 and k == 0:
                 layers = int(part)
-            elif part.startswith("r") and cell == "lru" and r_max is None:
+            elif part in _PHASE_PARTS and cell == "lru" and phases == "ring":
+                phases = _PHASE_PARTS[part]
+            elif part[:1] in ("r", "a") and (cell, part[0]) in (("lru", "r"), ("mingru", "a")):
+                if (r_max if part[0] == "r" else decay0) is not None:
+                    raise problem
                 try:
-                    r_max = float(part[1:])
+                    number = float(part[1:])
                 except ValueError:
                     raise problem from None
-                if not 0.0 < r_max < 1.0:
+                if not 0.0 < number < 1.0:
                     raise problem
+                r_max, decay0 = (number, decay0) if part[0] == "r" else (r_max, number)
             else:
                 raise problem
-        return cls(cell, layers, r_max)
+        return cls(cell, layers, r_max, phases=phases, decay0=decay0)
 
     def __str__(self) -> str:
         if self.classic is not None:
             return str(self.classic)
         text = self.cell if self.layers == 1 and self.r_max is None else f"{self.cell}:{self.layers}"
-        return text if self.r_max is None else f"{text}:r{self.r_max:g}"
+        text = text if self.r_max is None else f"{text}:r{self.r_max:g}"
+        if self.phases != "ring":
+            text += ":" + _PHASE_TEXT[self.phases]
+        return text if self.decay0 is None else f"{text}:a{self.decay0:g}"
 
     @property
     def label(self) -> str:
@@ -215,7 +300,10 @@ class Spec:
             return cells.LABELS[text] if text in ("gru", "rnn") else text
         name = cells.LABELS[self.cell]
         text = name if self.layers == 1 else f"{name}, {self.layers} layers"
-        return text if self.r_max is None else f"{text}, r_max {self.r_max:g}"
+        text = text if self.r_max is None else f"{text}, r_max {self.r_max:g}"
+        if self.phases != "ring":
+            text += {"frozen": ", real decays (θ = 0, fixed)", "zero": ", phases from θ = 0"}[self.phases]
+        return text if self.decay0 is None else f"{text}, decays from {self.decay0:g}"
 
     @property
     def key(self) -> str:
@@ -223,7 +311,10 @@ class Spec:
         if self.classic is not None:
             return self.classic.key
         base = f"{self.cell}{self.layers}"
-        return base if self.r_max is None else f"{base}_r{self.r_max:g}"
+        base = base if self.r_max is None else f"{base}_r{self.r_max:g}"
+        if self.phases != "ring":
+            base += "_" + _PHASE_TEXT[self.phases]
+        return base if self.decay0 is None else f"{base}_a{self.decay0:g}"
 
     def options(self) -> dict[str, Any]:
         """The fields of :class:`rnnmem.lab.Model` that make this model (the seeds, size and arithmetic aside)."""
@@ -237,7 +328,35 @@ class Spec:
         if self.r_max is not None:
             r_min = RING_R_MIN if self.r_max > RING_R_MIN else self.r_max / 2
             out.update(r_min=r_min, r_max=self.r_max)
+        if self.phases != "ring":
+            out["phases"] = self.phases
+        if self.decay0 is not None:
+            out["gate_shift"] = mingru.gate_shift_for(self.decay0)
         return out
+
+
+_PHASE_PARTS = {"real": "frozen", "theta0": "zero"}
+_PHASE_TEXT = {v: k for k, v in _PHASE_PARTS.items()}
+_ENSEMBLE_ONLY = ("phases", "gate_shift")
+"""The options :class:`rnnmem.linear_ensemble.LinearEnsemble` takes and :class:`rnnmem.lab.Model` does not."""
+
+
+def make_ensemble(spec: Any, task: tasks.Task, seeds: Any, hidden: int, dtype: Any = np.float64) -> Any:
+    """The untrained ensemble of ``spec`` on ``task``, one member per seed: :func:`rnnmem.lab.make_ensemble`, or
+    for the options it does not take (``phases``, ``gate_shift``) a :class:`~rnnmem.linear_ensemble.LinearEnsemble`
+    made as it makes one.
+
+    >>> make_ensemble("lru:real", tasks.make_task("recall", 3, 4), [0, 1], 8).phases
+    'frozen'
+    """
+    options = check_spec("model", spec).options()
+    model = options.pop("model")
+    extra = {k: options.pop(k) for k in _ENSEMBLE_ONLY if k in options}
+    if not extra:
+        return lab.make_ensemble(task, model, list(seeds), hidden=hidden, dtype=dtype, **options)
+    return LinearEnsemble(
+        model, task.input_size, hidden, task.output_size, list(seeds), dtype=dtype, **options, **extra
+    )
 
 
 def check_spec(name: str, value: Any) -> Spec:
@@ -300,9 +419,12 @@ class DesignRun:
     def execute(self) -> RunResult:
         """Train the run; a pure function of the run."""
         task = tasks.make_task(self.task, self.lag, experiments.ALPHABET)
-        model = lab.Model(
-            seeds=list(self.seeds), hidden=self.design.hidden, dtype=np.dtype(self.dtype), **self.model.options()
-        )
+        if any(k in self.model.options() for k in _ENSEMBLE_ONLY):
+            model: Any = make_ensemble(self.model, task, self.seeds, self.design.hidden, np.dtype(self.dtype))
+        else:
+            model = lab.Model(
+                seeds=list(self.seeds), hidden=self.design.hidden, dtype=np.dtype(self.dtype), **self.model.options()
+            )
         result = lab.train(task, model, self.design.schedule(stop_when_done=True, retire=True))
         return RunResult.of(result)
 
@@ -422,10 +544,7 @@ def gradient_reach(
     """
     spec = check_spec("model", model)
     task = tasks.make_task("blank-recall", check_positive_int("lag", lag), experiments.ALPHABET)
-    options = spec.options()
-    ens = lab.make_ensemble(
-        task, options.pop("model"), list(seeds), hidden=check_positive_int("hidden", hidden), **options
-    )
+    ens = make_ensemble(spec, task, seeds, check_positive_int("hidden", hidden))
     if params is not None:
         for name, value in params.items():
             ens.params[name][...] = value

@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 
 from . import cells, lru, mamba, mingru, selective
-from .checks import check_choice, check_dtype, check_nonnegative_int, check_positive, check_positive_int
+from .checks import check_choice, check_dtype, check_finite, check_nonnegative_int, check_positive, check_positive_int
 from .ensemble import KINDS, OneHot, _seeds, check_one_hot, check_targets
 
 __all__ = ["LINEAR_MODELS", "METHODS", "LinearEnsemble"]
@@ -97,10 +97,13 @@ class LinearEnsemble:
 
     ``LinearEnsemble(model, input_size, hidden_size, output_size, seeds, *,
     layers=1, state_size=None, r_min=0.9, r_max=0.999, max_phase=2*pi,
-    dtype=np.float64, method=None)``: ``model`` one of :data:`LINEAR_MODELS`;
+    dtype=np.float64, method=None, phases="ring", gate_shift=0.0)``: ``model`` one of :data:`LINEAR_MODELS`;
     ``state_size`` defaults to ``hidden_size`` (LRU; minGRU, whose state *is*
     ``hidden_size`` and takes no other) or 8 (selective, mamba); ``r_min``,
-    ``r_max``, ``max_phase`` set the LRU's ring; ``method`` is ``"loop"``
+    ``r_max``, ``max_phase`` set the LRU's ring and ``phases`` its phases
+    (:data:`rnnmem.lru.PHASES`: ``"frozen"`` makes its decays real, with no
+    ``theta_l<layer>``); ``gate_shift`` is added to minGRU's gate bias
+    :math:`b_z` (:func:`rnnmem.mingru.draw`); ``method`` is ``"loop"``
     (default) or ``"scan"``. The interface is :class:`rnnmem.ensemble.Ensemble`'s.
 
     >>> ens = LinearEnsemble("mingru", 2, 4, 1, seeds=[0, 1, 2], layers=2)
@@ -123,6 +126,8 @@ class LinearEnsemble:
         max_phase: float = 2 * np.pi,
         dtype: Any = np.float64,
         method: str | None = None,
+        phases: str = "ring",
+        gate_shift: float = 0.0,
     ) -> None:
         self.model = check_choice("model", model, tuple(cells.LINEAR))
         self.input_size = check_positive_int("input_size", input_size)
@@ -151,6 +156,16 @@ class LinearEnsemble:
             )
         self.r_min, self.r_max = lru.check_ring(r_min, r_max)
         self.max_phase = float(check_positive("max_phase", max_phase))
+        self.phases = check_choice("phases", phases, lru.PHASES)
+        self.gate_shift = float(check_finite("gate_shift", gate_shift))
+        for name, value, unset, owner in (
+            ("phases", self.phases, "ring", "lru"),
+            ("gate_shift", self.gate_shift, 0.0, "mingru"),
+        ):
+            if value != unset and self.model != owner:
+                raise ValueError(
+                    f"{name} is an option of model {owner!r} only, got {name}={value!r} with model {self.model!r}"
+                )
         module = _MODULES[self.model]
         shapes: dict = {}
         for layer in range(self.layers):
@@ -179,11 +194,13 @@ class LinearEnsemble:
     def _layer_shapes(self, module: Any, D_l: int) -> dict:
         if module is mingru:
             return mingru.shapes(D_l, self.hidden_size)
+        if module is lru:
+            return lru.shapes(D_l, self.hidden_size, self.state_size, self.phases)
         return module.shapes(D_l, self.hidden_size, self.state_size)
 
     def _layer_draw(self, module: Any, rng: np.random.Generator, D_l: int) -> dict:
         if module is mingru:
-            return mingru.draw(rng, D_l, self.hidden_size)
+            return mingru.draw(rng, D_l, self.hidden_size, gate_shift=self.gate_shift)
         if module is lru:
             return lru.draw(
                 rng,
@@ -193,6 +210,7 @@ class LinearEnsemble:
                 r_min=self.r_min,
                 r_max=self.r_max,
                 max_phase=self.max_phase,
+                phases=self.phases,
             )
         return module.draw(rng, D_l, self.hidden_size, self.state_size)  # the protocol's draw (rnnmem.cells)
 

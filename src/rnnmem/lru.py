@@ -24,6 +24,12 @@ and output sizes may differ; the paper's is a diagonal).
 of its real and imaginary parts, :math:`C` N(0, 1/N) in each part (as the
 paper's code: ``normal / sqrt(N)``), :math:`D` N(0, 1/D_in).
 
+**Real decays.** With ``phases="zero"`` the phases start at 0 (the draw is
+the same, :math:`u_2` is drawn and discarded), so every decay starts real and
+training may turn it; with ``phases="frozen"`` :math:`\theta = 0` for good: the
+layer has no array ``theta`` (:func:`shapes`), its decays are real,
+:math:`\lambda = e^{-e^{\nu}}`, throughout training.
+
 Gradients of complex arrays follow :mod:`rnnmem.scan`: :math:`\partial
 L/\partial \operatorname{Re} z + i\,\partial L/\partial \operatorname{Im} z`.
 With :math:`r = |\lambda|`, :math:`\bar g_\lambda` the gradient with respect
@@ -50,10 +56,14 @@ from typing import Any
 import numpy as np
 
 from . import memory
-from .checks import check_open_unit, check_positive, check_positive_int, check_seed
+from .checks import check_choice, check_open_unit, check_positive, check_positive_int, check_seed
 from .scan import by_method
 
-__all__ = ["ring_init", "decay", "normalization", "ring_horizon", "shapes", "draw", "forward", "backward"]
+__all__ = ["PHASES", "ring_init", "decay", "normalization", "ring_horizon", "shapes", "draw", "forward", "backward"]
+
+PHASES = ("ring", "zero", "frozen")
+"""How a layer's phases :math:`\theta` are set: drawn on the ring and trained (the paper's), started at 0 and
+trained, or fixed at 0 and not a parameter (real decays)."""
 
 PROJECTION = ("B_re", "B_im", "D")
 """The row blocks that read the layer's input, ``(2N + H, D_in)`` stacked: :math:`B u` (real, imaginary) and :math:`D u`."""
@@ -145,16 +155,20 @@ def ring_horizon(r: Any, level: float = 0.01) -> dict:
     }
 
 
-def shapes(input_size: int, hidden: int, state: int) -> dict:
-    """The layer's parameter arrays, name -> shape, in the order they are drawn.
+def shapes(input_size: int, hidden: int, state: int, phases: str = "ring") -> dict:
+    """The layer's parameter arrays, name -> shape, in the order they are drawn (no ``theta`` when the
+    ``phases`` are ``"frozen"``, :data:`PHASES`).
 
     >>> shapes(3, 4, 2)["C_re"]
     (4, 2)
+    >>> "theta" in shapes(3, 4, 2, phases="frozen")
+    False
     """
     D, H, N = input_size, hidden, state
+    theta = {} if check_choice("phases", phases, PHASES) == "frozen" else {"theta": (N,)}
     return {
         "nu_log": (N,),
-        "theta": (N,),
+        **theta,
         "B_re": (N, D),
         "B_im": (N, D),
         "C_re": (H, N),
@@ -172,24 +186,38 @@ def draw(
     r_min: float = 0.9,
     r_max: float = 0.999,
     max_phase: float = 2 * np.pi,
+    phases: str = "ring",
 ) -> dict:
     """One layer's parameters (float64) from ``rng``, in the order of :func:`shapes` (see the module).
+
+    The same draws whatever the ``phases`` (:data:`PHASES`): ``"zero"`` sets the drawn phases to 0,
+    ``"frozen"`` leaves them out.
 
     >>> p = draw(np.random.default_rng(0), 3, 4, 2)
     >>> {k: v.shape for k, v in p.items()} == shapes(3, 4, 2)
     True
+    >>> q = draw(np.random.default_rng(0), 3, 4, 2, phases="zero")
+    >>> float(np.abs(q["theta"]).max()), bool(np.array_equal(q["C_re"], p["C_re"]))
+    (0.0, True)
     """
     D, H, N = input_size, hidden, state
+    phases = check_choice("phases", phases, PHASES)
     nu_log, theta = ring_init(N, r_min, r_max, max_phase=max_phase, seed=rng)
+    own = {"theta": theta if phases == "ring" else np.zeros_like(theta)} if phases != "frozen" else {}
     return {
         "nu_log": nu_log,
-        "theta": theta,
+        **own,
         "B_re": rng.standard_normal((N, D)) / np.sqrt(2 * D),
         "B_im": rng.standard_normal((N, D)) / np.sqrt(2 * D),
         "C_re": rng.standard_normal((H, N)) / np.sqrt(N),
         "C_im": rng.standard_normal((H, N)) / np.sqrt(N),
         "D": rng.standard_normal((H, D)) / np.sqrt(D),
     }
+
+
+def _theta(p: dict) -> Any:
+    """The layer's phases: its array ``theta``, or 0 where the phases are frozen (no such array)."""
+    return p["theta"] if "theta" in p else np.zeros((), dtype=p["nu_log"].dtype)
 
 
 def _mm(x: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -220,7 +248,7 @@ def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan")
     """
     N = p["nu_log"].shape[1]
     T, E, B = proj.shape[:3]
-    lam = decay(p["nu_log"], p["theta"])  # (E, N)
+    lam = decay(p["nu_log"], _theta(p))  # (E, N)
     gamma = normalization(lam)
     b = np.empty((T, E, B, N), dtype=lam.dtype)  # gamma (B u), from the projection's real and imaginary parts
     np.multiply(proj[..., :N], gamma[None, :, None, :], out=b.real)
@@ -266,7 +294,8 @@ def backward(p: dict, cache: dict, dy: np.ndarray, *, norms: bool = False) -> tu
     e_nu = np.exp(p["nu_log"])
     d_r = (d_lam * np.conj(lam)).real / r - (r / gamma) * d_gamma
     grads["nu_log"] = -e_nu * r * d_r
-    grads["theta"] = (d_lam * np.conj(1j * lam)).real
+    if "theta" in p:
+        grads["theta"] = (d_lam * np.conj(1j * lam)).real
     d_proj = np.empty((T, E, B, 2 * N + dy.shape[3]), dtype=h.real.dtype)
     np.multiply(g.real, gamma[None, :, None, :], out=d_proj[..., :N])
     np.multiply(g.imag, gamma[None, :, None, :], out=d_proj[..., N : 2 * N])

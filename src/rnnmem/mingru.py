@@ -22,6 +22,12 @@ with :math:`g_t` the state's total gradient. Initialization: PyTorch's
 :math:`[b_z; b_h]` from :math:`U(-1/\sqrt{D_{in}}, 1/\sqrt{D_{in}})`, so
 :math:`z \approx 1/2` at first (a short memory the training must lengthen).
 
+**A shifted gate.** ``draw(..., gate_shift=s)`` adds :math:`s` to every drawn
+:math:`b_z` (nothing else changes, the draws are the same), so at a zero input
+:math:`z = \sigma(b_z + s)`. :func:`gate_shift_for` gives the shift that puts the
+decays :math:`1 - z` at a zero input and a zero drawn bias at :math:`a`:
+:math:`s = \ln\frac{1 - a}{a}`, :math:`\sigma(s) = 1 - a`.
+
 >>> p = draw(np.random.default_rng(0), 3, 4)
 >>> sorted(p)
 ['W_h', 'W_z', 'b_h', 'b_z']
@@ -34,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from ._recurrent import sigmoid_by_tanh
+from .checks import check_finite, check_open_unit
 from .scan import by_method
 
-__all__ = ["shapes", "draw", "forward", "backward"]
+__all__ = ["shapes", "draw", "gate_shift_for", "forward", "backward"]
 
 PROJECTION = ("W_z", "W_h")
 """The row blocks that read the layer's input, stacked ``(2H, D_in)``: the gate's and the candidate's."""
@@ -54,17 +61,32 @@ def shapes(input_size: int, hidden: int) -> dict:
     return {"W_z": (hidden, input_size), "W_h": (hidden, input_size), "b_z": (hidden,), "b_h": (hidden,)}
 
 
-def draw(rng: np.random.Generator, input_size: int, hidden: int) -> dict:
-    """One layer's parameters (float64): PyTorch's ``nn.Linear`` draw, weight then bias, ``(2H, D_in)`` and ``(2H,)``.
+def gate_shift_for(decay: float) -> float:
+    r"""The shift :math:`s = \ln((1 - a)/a)` of the gate's bias that puts :math:`1 - \sigma(s)` at ``decay`` :math:`a`.
+
+    >>> s = gate_shift_for(0.95)
+    >>> round(s, 4), round(float(1 - 1 / (1 + np.exp(-s))), 6)
+    (-2.9444, 0.95)
+    """
+    a = float(check_open_unit("decay", decay))
+    return float(np.log((1.0 - a) / a))
+
+
+def draw(rng: np.random.Generator, input_size: int, hidden: int, *, gate_shift: float = 0.0) -> dict:
+    """One layer's parameters (float64): PyTorch's ``nn.Linear`` draw, weight then bias, ``(2H, D_in)`` and ``(2H,)``,
+    with ``gate_shift`` added to the gate's bias :math:`b_z` (see the module).
 
     >>> bool(np.all(np.abs(draw(np.random.default_rng(0), 4, 2)["W_z"]) <= 0.5))
     True
+    >>> a, b = (draw(np.random.default_rng(0), 4, 2, gate_shift=s) for s in (0.0, -3.0))
+    >>> (b["b_z"] - a["b_z"]).tolist(), bool(np.array_equal(a["W_z"], b["W_z"]))
+    ([-3.0, -3.0], True)
     """
     H, D = hidden, input_size
     bound = 1.0 / np.sqrt(D)
     W = rng.uniform(-bound, bound, (2 * H, D))
     b = rng.uniform(-bound, bound, 2 * H)
-    return {"W_z": W[:H], "W_h": W[H:], "b_z": b[:H], "b_h": b[H:]}
+    return {"W_z": W[:H], "W_h": W[H:], "b_z": b[:H] + float(check_finite("gate_shift", gate_shift)), "b_h": b[H:]}
 
 
 def forward(p: dict, proj: np.ndarray, *, last_only: bool, method: str = "scan") -> tuple[np.ndarray, dict]:

@@ -112,6 +112,32 @@ def test_first_recall_table_counts_the_runs_and_tests_the_pairs(tmp_path):
         assert v["models"][by_design.Spec.parse(model).key]["k"] == run.outcome(20).successes
     assert set(v["pairs"]) == {"lru_layers", "chrono_lru1", "chrono_lru2"}
     assert all(0.0 <= p["p_value"] <= 1.0 for p in v["pairs"].values())
+    # plain recall at the same lag beside it, and the first token's failure counted only where plain recall is
+    # learned (more plain successes by Fisher's test)
+    told = 0
+    for model in ("lstm:chrono", "lru", "lru:2"):
+        spec = by_design.Spec.parse(model)
+        plain = by_design.DesignRun(spec, "recall", 4, (0, 1), _design()).execute().outcome(20)
+        first = v["models"][spec.key]
+        assert first["plain_k"] == plain.successes
+        assert first["control"]["p_value"] == pytest.approx(stats.fisher_exact(plain.successes, 2, first["k"], 2))
+        assert first["informative"] == (first["control"]["differ"] and plain.successes > first["k"])
+        told += first["informative"] and spec.classic is None
+    assert v["informative"] == told
+    assert v["input_only"] == "the one-layer LRU and the two-layer LRU"
+
+
+def test_covers_phrase_names_each_model_once_on_its_side():
+    from rnnmem.site.builders.remembering_by_design import covers_phrase
+
+    text = covers_phrase(["a", "b"], ["c"])
+    assert text.startswith("the failure says something only for a and b, which learned plain recall")
+    assert "; c did not learn plain recall either" in text
+    assert (
+        covers_phrase(["a"], []) == "the failure says something only for a, which learned plain recall at the same lag"
+    )
+    with pytest.raises(ValueError, match="informative"):
+        covers_phrase([], [])
 
 
 def test_ring_figure_reports_the_horizon_each_radius_predicts(tmp_path):
@@ -120,8 +146,17 @@ def test_ring_figure_reports_the_horizon_each_radius_predicts(tmp_path):
     for r in (0.5, 0.9):
         assert radii[f"{r:g}"]["horizon"] == pytest.approx(memory.horizon(r))
         assert radii[f"{r:g}"]["lifetime"] == pytest.approx(memory.mean_lifetime(r))
-        run = by_design.DesignRun(by_design.Spec("lru", 1, r), "blank-recall", 3, (0, 1), _design()).execute()
-        assert radii[f"{r:g}"]["k"] == run.outcome(20).successes
+        run = by_design.DesignRun(by_design.Spec("lru", 1, r), "blank-recall", 3, (0, 1), _design())
+        result = run.execute()
+        assert radii[f"{r:g}"]["k"] == result.outcome(20).successes
+        # the largest modulus per seed, drawn (the ring's own draw) and trained (the run's parameters)
+        moduli = item.values["moduli"][f"{r:g}"]
+        drawn = np.exp(-np.exp(lru.ring_init(8, 0.5 if r > 0.5 else r / 2, r, seed=0)[0])).max()
+        assert moduli["initial"][0] == pytest.approx(drawn)
+        trained = np.exp(-np.exp(result.params["nu_log_l0"].astype(float))).max(axis=1)
+        np.testing.assert_allclose(moduli["trained"], trained)
+        assert moduli["rose"] == int((trained > np.array(moduli["initial"])).sum())
+        assert moduli["highest"] <= r + 0.1 and moduli["horizon"] == pytest.approx(memory.horizon(moduli["highest"]))
 
 
 def test_reach_figure_reports_the_share_at_the_far_end(tmp_path):
@@ -131,6 +166,13 @@ def test_reach_figure_reports_the_share_at_the_far_end(tmp_path):
     for model in ("rnn", "lru"):
         share = by_design.gradient_reach(model, 3, (0, 1), 8, sequences=8)
         assert item.values["before"][by_design.Spec.parse(model).key] == pytest.approx(float(share[-1]))
+    opened = item.values["opened"]
+    shut = [float(by_design.gradient_reach("lstm:chrono", 3, (s,), 8, sequences=8)[-1]) for s in (0, 1)]
+    open_ = [float(by_design.gradient_reach("lstm:chrono:i0", 3, (s,), 8, sequences=8)[-1]) for s in (0, 1)]
+    assert opened["against_median"] == pytest.approx(np.median(shut)) and opened["median"] == pytest.approx(
+        np.median(open_)
+    )
+    assert opened["higher"] == sum(b > a for a, b in zip(shut, open_)) and opened["n"] == 2
 
 
 def test_contrast_table_tests_each_pair_by_fisher(tmp_path):
@@ -186,10 +228,29 @@ def test_the_sentences_the_measured_section_writes_hold_on_its_values(book_items
     # "at lag 10, the LRU succeeds with ..., the selective decay with ... and minGRU with ...": the LRU more
     assert c["c1"]["differ"] and c["c1"]["a"] > c["c1"]["b"]
     assert c["c2"]["differ"] and c["c2"]["a"] > c["c2"]["b"]
+    # "The same LRU with real decays ... succeeds with ... (fewer than the book's LRU), and with its phases
+    # started at 0 ... with ...: ... did not learn"; "minGRU and the selective decay ... did not learn"
+    assert all(c[k]["differ"] and c[k]["a"] > c[k]["b"] == 0 for k in ("c8", "c9"))
+    assert c["c1"]["b"] == 0 and c["c2"]["b"] == 0
+    # "The one-layer LRU did not learn to add"
+    assert c["c0"]["a"] == 0
+    # "minGRU with its gate's bias shifted ... succeeds with ..., against ... as drawn (more than)"
+    assert c["c10"]["differ"] and c["c10"]["a"] > c["c10"]["b"]
+    reach = items["reach_figure"][1].values["opened"]
+    # "... for the same draw with its input-gate biases set to 0, higher in ... seeds" (by the test)
+    assert reach["differ"] and reach["higher"] > reach["n"] / 2 and reach["median"] > reach["against_median"]
     first = items["first_recall_table"][1].values
-    # "The chrono LSTM ... learns it ... No input-only model does, with one layer or two"
+    # "The chrono LSTM ... learns the first token ... Of the input-only models, ..., none learned it"
     assert first["models"]["chrono"]["k"] >= first["seeds"] / 2
-    assert all(v["k"] == 0 for key, v in first["models"].items() if key != "chrono")
+    # "and plain recall with ... (fewer successes than the first token, ...): ... not the harder one"
+    chrono = first["models"]["chrono"]
+    assert chrono["control"]["differ"] and chrono["plain_k"] < chrono["k"]
+    # "Within ... updates the two-layer LRU and minGRU did not learn to; the two-layer selective decay did in ...
+    # seeds"; the phrase of which models learned it is written from the counts
+    assert first["models"]["lru2"]["k"] == 0 and first["models"]["mingru2"]["k"] == 0
+    assert first["models"]["selective2"]["k"] > 0
+    learned = [key for key, v in first["models"].items() if key != "chrono" and v["k"] > 0]
+    assert (first["learned"].startswith("none")) == (not learned)
     # "minGRU's medians ... sit at the chance of ...": within three points; "The LRU's ... are above it"
     chance = first["chance"]
     assert all(abs(first["models"][key]["median"] - chance) < 0.03 for key in ("mingru1", "mingru2"))
@@ -199,6 +260,11 @@ def test_the_sentences_the_measured_section_writes_hold_on_its_values(book_items
     # "fewer than the ... of the task" / "the slowest decays reach past the distance"
     assert radii["0.9"]["horizon"] < ring["distance"] < radii["0.99"]["horizon"] < radii["0.999"]["horizon"]
     assert ring["pair"]["differ"] and radii["0.9"]["k"] < radii["0.999"]["k"]
+    # "the largest |lambda| of a seed's layer rose in ... seeds (Wilcoxon ...)"; "by the end of the budget the
+    # largest decay of most seeds still kept less than 1% of a token over the task's distance"
+    moduli = ring["moduli"]["0.9"]
+    assert moduli["differ"] and moduli["rose"] > moduli["n"] / 2 and moduli["highest"] > moduli["highest_initial"]
+    assert moduli["past"] < moduli["n"] / 2 and moduli["horizon"] > radii["0.9"]["horizon"]
     values = items["ladder_table"][1].values
     ladder = values["tasks"]
     # "At lag 300 the one-layer LRU falls to ..., while with two layers it keeps ... and the selective decay ...":

@@ -35,7 +35,7 @@ def reference_predict(ens, e, x):
         q = {k[: -len(f"_l{layer}")]: v for k, v in p.items() if k.endswith(f"_l{layer}")}
         ys = []
         if ens.model == "lru":
-            lam = np.exp(-np.exp(q["nu_log"]) + 1j * q["theta"])
+            lam = np.exp(-np.exp(q["nu_log"]) + 1j * q.get("theta", 0.0))
             gamma = np.sqrt(1 - np.abs(lam) ** 2)
             Bc, Cc = q["B_re"] + 1j * q["B_im"], q["C_re"] + 1j * q["C_im"]
             h = np.zeros((B, lam.size), dtype=complex)
@@ -188,6 +188,74 @@ def test_the_selective_loop_computes_the_coefficients_and_the_loop_bit_for_bit(d
 def test_gradcheck_loss_refuses_float32():
     with pytest.raises(ValueError, match="float64"):
         gradcheck_loss(small("lru", dtype=np.float32), sample(), np.zeros(5, dtype=int), "classification")
+
+
+# -- the variants: the LRU with real decays (phases from 0, or frozen at 0), minGRU with a shifted gate --------
+
+VARIANTS = [("lru", {"phases": "zero"}), ("lru", {"phases": "frozen"}), ("mingru", {"gate_shift": -3.0})]
+
+
+@pytest.mark.parametrize("model, options", VARIANTS)
+def test_variants_compute_their_equations_with_exact_gradients(model, options):
+    ens = small(model, 2, **options)
+    x = sample()
+    for e in range(ens.size):
+        np.testing.assert_allclose(ens.predict(x)[e], reference_predict(ens, e, x), rtol=1e-11, atol=1e-12)
+    for method in METHODS:
+        one = LinearEnsemble(model, 2, 3, 3, [0], layers=2, state_size=SMALL[model], method=method, **options)
+        rng = np.random.default_rng(1)
+        result = gradcheck_loss(one, rng.standard_normal((7, 1, 4, 2)), rng.integers(0, 3, (1, 4)), "classification")
+        assert [name for name, _ in result.rows] == list(one.params)
+        assert result.worst < 1e-6, str(result)
+
+
+@pytest.mark.parametrize("model, options", VARIANTS)
+def test_variants_draw_the_same_numbers_but_their_own(model, options):
+    plain, variant = small(model, 2), small(model, 2, **options)
+    changed = {"phases": "theta", "gate_shift": "b_z"}[next(iter(options))]
+    for name, value in plain.params.items():
+        if not name.startswith(changed):
+            assert np.array_equal(variant.params[name], value), name
+        elif name in variant.params:
+            assert not np.array_equal(variant.params[name], value), name
+    if options.get("phases") == "frozen":
+        assert not any(name.startswith("theta") for name in variant.params)
+    if model == "lru":
+        for layer in range(2):
+            lam = lru.decay(variant.params[f"nu_log_l{layer}"], variant.params.get(f"theta_l{layer}", 0.0))
+            assert np.all(lam.imag == 0.0) and np.all((lam.real > 0) & (lam.real < 1))
+    else:
+        z = 1 / (1 + np.exp(-variant.params["b_z_l0"]))
+        bound = 1 / np.sqrt(2)  # the draw's range for an input of 2
+        assert np.all((1 - z > 1 - 1 / (1 + np.exp(3 - bound))) & (1 - z < 1 - 1 / (1 + np.exp(3 + bound))))
+
+
+def test_phases_from_zero_are_trained_and_frozen_phases_are_not_parameters():
+    task = recall(lag=3, alphabet=4)
+    trained = {}
+    for phases in ("zero", "frozen"):
+        ens = LinearEnsemble("lru", task.input_size, 4, task.output_size, [0, 1], phases=phases)
+        start = ens.params["nu_log_l0"].copy()
+        lab.train(task, ens, lab.Schedule(steps=20, lr=0.05, eval_every=10, eval_size=32))
+        assert not np.array_equal(ens.params["nu_log_l0"], start)
+        trained[phases] = ens
+    assert np.abs(trained["zero"].params["theta_l0"]).max() > 0
+    assert "theta_l0" not in trained["frozen"].params
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"model": "mingru", "phases": "zero"}, "phases"),
+        ({"model": "lru", "gate_shift": -1.0}, "gate_shift"),
+        ({"model": "lru", "phases": "real"}, "phases"),
+        ({"model": "mingru", "gate_shift": np.inf}, "gate_shift"),
+    ],
+)
+def test_variant_options_are_refused_by_name(kwargs, name):
+    args = {"input_size": 2, "hidden_size": 4, "output_size": 3, "seeds": [0]} | kwargs
+    with pytest.raises(ValueError, match=name):
+        LinearEnsemble(args.pop("model"), **args)
 
 
 # -- members, precision, inputs ------------------------------------------------------------------------------------

@@ -18,15 +18,17 @@ from typing import Any, Literal
 
 import numpy as np
 
-from rnnmem import lru, memory
+from rnnmem import lru, memory, stats, tasks
 from rnnmem.by_design import (
     BUDGET,
     CLIMB_RATE,
     DESIGN,
     FIRST_LAG,
     FIRST_MODELS,
+    FIRST_SELECTIVE,
     LAGS,
     MODELS,
+    PLAIN_TASK,
     REACH_LAG,
     REACH_MODELS,
     RING_LAG,
@@ -37,12 +39,13 @@ from rnnmem.by_design import (
     ModelText,
     Spec,
     gradient_reach,
+    make_ensemble,
 )
 from rnnmem.checks import NonNegativeInt, OpenUnit, PositiveInt
 from rnnmem.experiments import ALPHABET, Design, Lags, Outcome, Threshold
 
 from ..arithmetic import arithmetic
-from ..comparisons import compare
+from ..comparisons import ALPHA, compare, p_text
 from ..labruns import chains, runs
 from ..registry import figure, table
 from ..style import PALETTE, new_figure
@@ -302,50 +305,130 @@ def _outcomes(specs: list[Spec], task: str, lag: int, seeds: int, hidden: int, s
     return [r.outcome(steps) for r in runs(keys)]
 
 
+def covers_phrase(informative: Sequence[str], uninformative: Sequence[str]) -> str:
+    """Which failures of first-token recall say something: the models that learn plain recall and fail the first
+    token, and those that fail both.
+
+    Both name models that learned the first token in no seed: ``informative`` those whose plain-recall count is
+    above it by Fisher's test; ``uninformative`` those where it is not, whose first-token failure the task's
+    distance alone explains.
+
+    >>> covers_phrase(["the two-layer LRU"], ["minGRU", "the one-layer LRU"])
+    'the failure says something only for the two-layer LRU, which learned plain recall at the same lag; minGRU \
+and the one-layer LRU did not learn plain recall either, so their failure says nothing about the first token'
+    >>> covers_phrase([], ["minGRU"])
+    'the failure says nothing about the first token for any of them: minGRU did not learn plain recall either'
+    """
+    if not informative and not uninformative:
+        raise ValueError("informative and uninformative: expected at least one model, got none")
+    if not informative:
+        return (
+            f"the failure says nothing about the first token for any of them: {_join(uninformative)} did not learn "
+            "plain recall either"
+        )
+    text = f"the failure says something only for {_join(informative)}, which learned plain recall at the same lag"
+    if uninformative:
+        text += (
+            f"; {_join(uninformative)} did not learn plain recall either, so their failure says nothing about the "
+            "first token"
+        )
+    return text
+
+
+def learned_phrase(learned: Sequence[tuple[str, int]], models: int, seeds: int, steps: int) -> str:
+    """Which of ``models`` input-only models learned the first token in some seeds: ``learned`` pairs a model's
+    prose name with its successes (the others had none).
+
+    >>> learned_phrase([], 3, 20, 300)
+    'none learned it within 300 updates'
+    >>> learned_phrase([("the two-layer selective decay", 5)], 3, 20, 300)
+    'within 300 updates the two-layer selective decay learned it in 5 seeds of 20, and the others in none'
+    """
+    if not learned:
+        return f"none learned it within {steps} updates"
+    parts = _join([f"{name} learned it in {k} seeds of {seeds}" for name, k in learned])
+    rest = "" if len(learned) == models else ", and the others in none"
+    return f"within {steps} updates {parts}{rest}"
+
+
 @table()
 def first_recall_table(
-    models: Sequence[ModelText] = FIRST_MODELS,
+    models: Sequence[ModelText] = FIRST_MODELS + FIRST_SELECTIVE,
     lag: PositiveInt = FIRST_LAG,
     seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
     steps: PositiveInt = BUDGET,
     threshold: Threshold = 0.9,
 ):
-    """Recall of the first token, whose position varies: successes and final accuracy per model; one layer
-    against two for each input-only model, with Fisher's exact test."""
+    """Recall of the first token, whose position varies, beside plain recall at the same lag: successes on each
+    and the final accuracy on the first token per model; one layer against two for each input-only model, the
+    gated model against each, and plain against first-token recall per model, with Fisher's exact test."""
     specs = _specs(models)
     outcomes = dict(zip(specs, _outcomes(specs, "first-recall", lag, seeds, hidden, steps, threshold)))
+    plain = dict(zip(specs, _outcomes(specs, PLAIN_TASK, lag, seeds, hidden, steps, threshold)))
     rows: list[list[str]] = []
     models_: dict[str, Any] = {}
     pairs: dict[str, Any] = {}
     gated = [s for s in specs if s.classic is not None]
+    informative: list[str] = []
+    uninformative: list[str] = []
+    learned: list[tuple[str, int]] = []
     for s, o in outcomes.items():
         q1, med, q3 = o.accuracy()
-        rows.append([s.label, _rate_text(o), f"{med:.2f} [{q1:.2f}, {q3:.2f}]"])
-        models_[s.key] = {"k": o.successes, "text": _rate_text(o), "median": med}
+        control = compare(plain[s], o)
+        rows.append([s.label, _rate_text(plain[s]), _rate_text(o), control["p"], f"{med:.2f} [{q1:.2f}, {q3:.2f}]"])
+        told = control["differ"] and plain[s].successes > o.successes
+        models_[s.key] = {
+            "k": o.successes,
+            "text": _rate_text(o),
+            "median": med,
+            "plain_k": plain[s].successes,
+            "plain_text": _rate_text(plain[s]),
+            "control": control,
+            "informative": told,
+            "name": prose_name(s, specs),
+        }
+        if s.classic is None and o.successes == 0:
+            (informative if told else uninformative).append(prose_name(s, specs))
+        elif s.classic is None:
+            learned.append((prose_name(s, specs), o.successes))
     for s in specs:
         deeper = [d for d in specs if d.classic is None and d.cell == s.cell and d.layers > s.layers]
         if s.classic is None and s.layers == 1 and deeper:
             pairs[f"{s.cell}_layers"] = compare(outcomes[deeper[0]], outcomes[s])
         if s.classic is None and gated:
             pairs[f"{gated[0].key}_{s.key}"] = compare(outcomes[gated[0]], outcomes[s])
+    input_only = [prose_name(s, specs) for s in specs if s.classic is None]
     values: dict[str, Any] = {
         "lag": lag,
         "near": (lag + 1) // 2 + 1,
         "far": lag + 1,
         "seeds": seeds,
+        "steps": steps,
         "chance": 1 / ALPHABET,
         "models": models_,
         "pairs": pairs,
         "largest_p": max((p["p_value"] for p in pairs.values() if p["differ"]), default=float("nan")),
+        "input_only": _join(input_only) if input_only else "none",
+        "covers": covers_phrase(informative, uninformative) if informative or uninformative else "none",
+        "learned": learned_phrase(learned, len(input_only), seeds, steps),
+        "informative": len(informative),
     }
     table = Table(
-        columns=["model", f"successes of {seeds} (95% interval)", "final accuracy, median [quartiles]"],
+        columns=[
+            "model",
+            f"plain recall, successes of {seeds}",
+            f"first token, successes of {seeds}",
+            "Fisher's p, plain against first",
+            "first token, final accuracy, median [quartiles]",
+        ],
         rows=rows,
-        align=["left", "right", "right"],
+        align=["left", "right", "right", "right", "right"],
         notes=(
             f"The token to recall is followed by random tokens and the query; {(lag + 1) // 2 + 1} to {lag + 1} steps "
-            f"separate it from the query, and blanks fill the start. Chance accuracy is 1/{ALPHABET}."
+            f"separate it from the query, and blanks fill the start. Plain recall: the token {lag + 1} steps back, "
+            f"random tokens between. Within {steps} updates, 95% Wilson intervals of the rates; chance accuracy "
+            f"is 1/{ALPHABET}."
         ),
     )
     return table, values
@@ -363,7 +446,10 @@ def ring_figure(
 ):
     """LRU success against the ring's outer radius r_max, beside the 1% horizon each radius predicts."""
     specs = [Spec("lru", 1, float(r)) for r in radii]
-    outcomes = _outcomes(specs, task, lag, seeds, hidden, steps, threshold)
+    design = _lab_design(hidden, steps, threshold)
+    keys = [DesignRun(s, task, lag, tuple(range(seeds)), design) for s in specs]
+    results = runs(keys)
+    outcomes = [r.outcome(steps) for r in results]
     fig, (left, right) = new_figure(ncols=2, height=2.9)
     x = np.arange(len(radii))
     rates = [o.rate for o in outcomes]
@@ -393,6 +479,7 @@ def ring_figure(
         "distance": lag + 1,
         "task": task,
         "seeds": seeds,
+        "steps": steps,
         "radii": {
             f"{r:g}": {
                 "text": _rate_text(o),
@@ -403,8 +490,38 @@ def ring_figure(
             for r, o, h in zip(radii, outcomes, horizons)
         },
         "pair": compare(outcomes[-1], outcomes[0]),
+        "moduli": {f"{r:g}": trained_moduli(key, result) for r, key, result in zip(radii, keys, results)},
     }
     return fig, values
+
+
+def trained_moduli(run: DesignRun, result: Any) -> dict:
+    """The largest :math:`|\\lambda|` of each seed's first layer, drawn and trained, and what training did to it.
+
+    ``initial`` and ``trained``: per seed; ``rose``: the seeds whose largest modulus rose; ``p``: the Wilcoxon
+    signed-rank test of trained against drawn (:func:`rnnmem.stats.wilcoxon_signed_rank`); ``highest``: the
+    largest trained modulus of any seed, and ``horizon`` its 1% horizon; ``past``: the seeds whose largest trained
+    modulus keeps 1% over the task's distance (``lag + 1`` steps).
+    """
+    task = tasks.make_task(run.task, run.lag, ALPHABET)
+    start = make_ensemble(run.model, task, run.seeds, run.design.hidden).params["nu_log_l0"]
+    initial = np.exp(-np.exp(np.asarray(start, dtype=np.float64))).max(axis=1)
+    trained = np.exp(-np.exp(np.asarray(result.params["nu_log_l0"], dtype=np.float64))).max(axis=1)
+    test = stats.wilcoxon_signed_rank(trained - initial)
+    highest = float(trained.max())
+    return {
+        "initial": initial.tolist(),
+        "trained": trained.tolist(),
+        "rose": int((trained > initial).sum()),
+        "n": int(trained.size),
+        "p_value": test.p,
+        "p": p_text(test.p),
+        "differ": test.p < ALPHA,
+        "highest": highest,
+        "highest_initial": float(initial.max()),
+        "horizon": float(memory.horizon(highest)),
+        "past": int((trained >= memory.gate_for_horizon(run.lag + 1)).sum()),
+    }
 
 
 @figure()
@@ -416,8 +533,14 @@ def reach_figure(
     steps: PositiveInt = BUDGET,
     threshold: Threshold = 0.9,
     sequences: PositiveInt = 128,
+    opened: Sequence[ModelText] = ("lstm:chrono", "lstm:chrono:i0"),
 ):
-    """||dL/dh_s|| over ||dL/dh_T|| against the distance T - s on blank recall, at initialization and trained."""
+    """||dL/dh_s|| over ||dL/dh_T|| against the distance T - s on blank recall, at initialization and trained.
+
+    Values: ``before`` and ``after``, the share at the far end per model; ``opened``, the share at the far end at
+    initialization seed by seed of the two models ``opened`` (by default the chrono LSTM as drawn and with its
+    input-gate bias set to 0, the chrono draw's shut input gates opened), their medians, the seeds where the second
+    is higher and the Wilcoxon signed-rank test of the log ratios."""
     specs = _specs(models)
     design = _lab_design(hidden, steps, threshold)
     keys = [DesignRun(s, "blank-recall", lag, tuple(range(seeds)), design) for s in specs]
@@ -436,9 +559,28 @@ def reach_figure(
     fig.supxlabel("distance from the query, T − s")
     left.set_ylabel("$\\|\\partial\\ell/\\partial h_s\\| / \\|\\partial\\ell/\\partial h_T\\|$, median")
     fig.legend(*right.get_legend_handles_labels(), loc="outside upper center", ncols=2)
+    if isinstance(opened, str) or len(opened) != 2:
+        raise ValueError(f"opened must be two models, as drawn and changed, got {opened!r}")
+    shut, opened_spec = (Spec.parse(m, f"opened[{i}]") for i, m in enumerate(opened))
+    pair = [
+        [float(gradient_reach(m, lag, (seed,), hidden, sequences=sequences)[-1]) for seed in keys[0].seeds]
+        for m in (shut, opened_spec)
+    ]
+    test = stats.wilcoxon_signed_rank(np.log(pair[1]) - np.log(pair[0]))
     return fig, {
         "lag": lag,
         "distance": lag + 1,
+        "opened": {
+            "model": opened_spec.label,
+            "against": shut.label,
+            "median": float(np.median(pair[1])),
+            "against_median": float(np.median(pair[0])),
+            "higher": int(sum(b > a for a, b in zip(*pair))),
+            "n": len(pair[0]),
+            "p_value": test.p,
+            "p": p_text(test.p),
+            "differ": test.p < ALPHA,
+        },
         "before": {key: v[0] for key, v in far.items()},
         "after": {key: v[1] for key, v in far.items()},
     }
