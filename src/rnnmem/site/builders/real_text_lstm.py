@@ -30,10 +30,26 @@
 
 from __future__ import annotations
 
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import numpy as np
+
+from rnnmem import charlm, stats, verdicts
+from rnnmem.checks import NonNegativeInt, Positive
+
+from ..labruns import runs
+from ..registry import figure, table
+from ..style import INK, PALETTE, new_figure
+from ..tables import Table
+from .real_text import SAMPLE_CHARS, _samples_figure
+
 SEEDS = (0, 1, 2, 3, 4)
 """The seeds each network is trained on (0 is the chapter's run of the RNN)."""
 
-SAMPLE_STEPS = (0, 100, 300, 1000)
+SAMPLE_STEPS = (100, 300, 1000)
 """The checkpoints at which both networks' samples are shown."""
 
 MAX_LAG = 100
@@ -47,3 +63,246 @@ WARMUP = 100
 
 READ_AT = (1, 10, 100)
 """The distances at which the prose reads connectivity and the two networks are compared."""
+
+MODEL_NAMES = {"rnn": "tanh RNN", "lstm": "LSTM"}
+"""How the page names the two networks."""
+
+
+def _bigram(corpus: charlm.Corpus) -> float:
+    """The validation perplexity of the add-one bigram counts of the training text."""
+    return math.exp(charlm.ngram_nats(charlm.encode(corpus.train), charlm.encode(corpus.valid), 2))
+
+
+REFERENCES: dict[str, tuple[str, Callable[[charlm.Corpus], float]]] = {"bigram": ("bigram counts", _bigram)}
+"""The models a network is timed against, by name: what the page calls it, and its validation perplexity.
+
+The interpolated Kneser-Ney model joins here as one more entry, ``"kneser_ney"``, when the package has it;
+the builders' ``reference`` argument then names it."""
+
+
+# ---------------------------------------------------------------------------- runs
+
+
+@functools.cache
+def _corpus() -> charlm.Corpus:
+    return charlm.stdlib_corpus()
+
+
+def _runs() -> dict[tuple[str, int], charlm.RunResult]:
+    """Every run of the comparison, by (network, seed): the chapter's recipe with that network and seed."""
+    keys = [(m, s) for m in MODEL_NAMES for s in SEEDS]
+    found = runs([charlm.TextRun(charlm.Recipe(seed=s, model=m)) for m, s in keys])
+    return dict(zip(keys, found))
+
+
+def _spread(values: Sequence[float] | np.ndarray) -> dict:
+    """Median, lowest and highest of the seeds' values, and the values themselves."""
+    arr = np.asarray(values, dtype=np.float64)
+    return {"median": float(np.median(arr)), "low": float(arr.min()), "high": float(arr.max()), "seeds": arr.tolist()}
+
+
+def _test(lstm: Sequence[float], rnn: Sequence[float], lower: str) -> dict:
+    """The two networks' values across the seeds compared by the Mann-Whitney test, in words.
+
+    ``lower`` words what a smaller value means ("lower perplexity"). A difference is worded only where
+    :math:`p <` :data:`rnnmem.verdicts.ALPHA`.
+    """
+    result = stats.mann_whitney(lstm, rnn)
+    p = verdicts.p_text(result.p)
+    differ = result.p < verdicts.ALPHA
+    if not differ:
+        phrase = f"no detectable difference between the two networks (*p* = {p}, Mann-Whitney test over the seeds)"
+    else:
+        which = "LSTM" if np.median(lstm) < np.median(rnn) else "tanh RNN"
+        phrase = f"the {which} has the {lower} (*p* = {p}, Mann-Whitney test over the seeds)"
+    return {"p": p, "p_value": result.p, "u": result.u, "differ": bool(differ), "phrase": phrase}
+
+
+def _check_reference(reference: str) -> str:
+    if reference not in REFERENCES:
+        raise ValueError(f"reference must be one of {sorted(REFERENCES)}, got {reference!r}")
+    return reference
+
+
+def _passes(result: charlm.RunResult, level: float) -> int | None:
+    """The first checkpoint whose validation perplexity is below ``level`` (``None``: none within the budget)."""
+    below = [s for s, n in zip(result.checkpoints, result.valid_nats) if math.exp(n) < level]
+    return below[0] if below else None
+
+
+def _passes_text(steps: list[int | None]) -> str:
+    """How many seeds passed, and by when: "all 5 seeds, by update 200 to 300"."""
+    done = sorted(s for s in steps if s is not None)
+    if not done:
+        return f"none of the {len(steps)} seeds within the budget"
+    when = f"update {done[0]:,}" if done[0] == done[-1] else f"updates {done[0]:,} to {done[-1]:,}"
+    who = f"all {len(steps)} seeds" if len(done) == len(steps) else f"{len(done)} of the {len(steps)} seeds"
+    return f"{who}, at {when}"
+
+
+# ---------------------------------------------------------------------------- perplexity
+
+
+@figure()
+def real_text_lstm_curve(reference: str = "bigram"):
+    """Validation perplexity of both networks at the checkpoints: the median over the seeds and their range.
+
+    The reference model (:data:`REFERENCES`) is drawn as a horizontal line. Values: ``checkpoints``;
+    ``rnn`` and ``lstm``, each with ``perplexity`` (by checkpoint: ``median``, ``low``, ``high``,
+    ``seeds``), ``final`` (the same after the last update), ``passes`` (each seed's first checkpoint
+    below the reference, ``None`` for none) and ``passes_text``; ``reference``, ``reference_name`` and
+    ``reference_perplexity``; ``behind`` (by network, the median final perplexity over the
+    reference's, one or less when it passed); ``test``, the final perplexities compared
+    (:func:`_test`); ``seeds``, ``updates``.
+    """
+    reference = _check_reference(reference)
+    name, fn = REFERENCES[reference]
+    level = fn(_corpus())
+    results = _runs()
+    steps = list(results[("rnn", SEEDS[0])].checkpoints)
+    values: dict = {"checkpoints": steps, "seeds": len(SEEDS), "updates": steps[-1]}
+    fig, ax = new_figure(height=3.0)
+    for color, model in zip(PALETTE, MODEL_NAMES):
+        ppl = np.exp([[results[(model, s)].valid_nats[k] for s in SEEDS] for k in range(len(steps))])
+        median = np.median(ppl, axis=1)
+        ax.fill_between(steps, ppl.min(axis=1), ppl.max(axis=1), color=color, alpha=0.25, linewidth=0)
+        ax.semilogy(steps, median, "o-", color=color, markersize=4, label=MODEL_NAMES[model])
+        passes = [_passes(results[(model, s)], level) for s in SEEDS]
+        values[model] = {
+            "perplexity": {s: _spread(row) for s, row in zip(steps, ppl)},
+            "final": _spread(ppl[-1]),
+            "passes": passes,
+            "passes_text": _passes_text(passes),
+        }
+    ax.axhline(level, color=INK, linestyle="-.", linewidth=0.9)
+    ax.annotate(name, (steps[-1] * 0.3, level), xytext=(0, 2), textcoords="offset points", color=INK, va="bottom")
+    ax.set_xlim(0, steps[-1])
+    ax.set_xlabel("updates")
+    ax.set_ylabel("validation perplexity")
+    ax.legend(loc="upper right")
+    final = {m: values[m]["final"] for m in MODEL_NAMES}
+    values.update(
+        reference=reference,
+        reference_name=name,
+        reference_perplexity=level,
+        behind={m: final[m]["median"] / level for m in MODEL_NAMES},
+        test=_test(final["lstm"]["seeds"], final["rnn"]["seeds"], "lower validation perplexity"),
+    )
+    return fig, values
+
+
+@table()
+def real_text_lstm_perplexity():
+    """Validation perplexity of both networks at each checkpoint: the median over the seeds and the range.
+
+    Values: ``rows`` by checkpoint, each with ``rnn`` and ``lstm`` (``median``, ``low``, ``high``);
+    ``seeds``.
+    """
+    results = _runs()
+    steps = list(results[("rnn", SEEDS[0])].checkpoints)
+    rows, values = [], {}
+    for k, step in enumerate(steps):
+        cells = {m: _spread([math.exp(results[(m, s)].valid_nats[k]) for s in SEEDS]) for m in MODEL_NAMES}
+        rows.append([f"{step:,}"] + [f"{c['median']:.2f} [{c['low']:.2f}, {c['high']:.2f}]" for c in cells.values()])
+        values[step] = {m: {k2: v for k2, v in c.items() if k2 != "seeds"} for m, c in cells.items()}
+    tab = Table(
+        ["updates"] + [f"{MODEL_NAMES[m]}, median [range]" for m in MODEL_NAMES],
+        rows,
+        align=["right"] * 3,
+        notes=f"Each network trained with the chapter's recipe on {len(SEEDS)} seeds; the range is over the seeds.",
+    )
+    return tab, {"rows": values, "seeds": len(SEEDS)}
+
+
+@figure()
+def real_text_lstm_samples(
+    steps: Sequence[NonNegativeInt] = SAMPLE_STEPS,
+    temperature: Positive = 1.0,
+    prompt: str = "\n",
+    seed: NonNegativeInt = 0,
+):
+    """Text sampled from both networks (seed 0 of each) at the same checkpoints, with the same draws.
+
+    Values: ``steps``; for ``rnn`` and ``lstm``, ``perplexity``, ``known`` (the share of the sample's
+    words of three letters or more found in the training text, :func:`rnnmem.charlm.known_share`) and
+    ``samples`` (the shown lines), by step; ``temperature``, ``chars``.
+    """
+    results = _runs()
+    corpus = _corpus()
+    marks = results[("rnn", SEEDS[0])].checkpoints
+    for k, s in enumerate(steps):
+        if s not in marks:
+            raise ValueError(f"steps[{k}] must be one of the run's checkpoints {list(marks)}, got {s!r}")
+    titles: list[str] = []
+    texts: list[str] = []
+    values: dict = {}
+    for model in MODEL_NAMES:
+        result = results[(model, SEEDS[0])]
+        values[model] = {"perplexity": {}, "known": {}, "samples": {}}
+        for s in steps:
+            text = charlm.sample(result.model(s), prompt, SAMPLE_CHARS, temperature=temperature, seed=seed)
+            values[model]["perplexity"][s] = result.perplexity(s)
+            values[model]["known"][s] = charlm.known_share(text, corpus.train)
+            values[model]["samples"][s] = text
+    for s in steps:
+        for model in MODEL_NAMES:
+            ppl = values[model]["perplexity"][s]
+            titles.append(f"{MODEL_NAMES[model]} after {s:,} updates · validation perplexity {ppl:.1f}")
+            texts.append(values[model]["samples"][s])
+    fig = _samples_figure(titles, texts)
+    for model in MODEL_NAMES:
+        values[model]["samples"] = {s: "\n".join(t.split("\n")[:6]) for s, t in values[model]["samples"].items()}
+    return fig, {**values, "steps": list(steps), "temperature": temperature, "chars": SAMPLE_CHARS}
+
+
+# ---------------------------------------------------------------------------- connectivity
+
+
+@functools.cache
+def _connectivity() -> dict[str, np.ndarray]:
+    """By network, ``(seeds, MAX_LAG + 1)``: each seed's trained network's connectivity on the validation text."""
+    results = _runs()
+    valid = charlm.encode(_corpus().valid)
+    out = {}
+    for model in MODEL_NAMES:
+        rows = []
+        for s in SEEDS:
+            result = results[(model, s)]
+            net = result.model(result.checkpoints[-1])
+            rows.append(charlm.connectivity(net, valid, MAX_LAG, POSITIONS, warmup=WARMUP)[0])
+        out[model] = np.array(rows)
+    return out
+
+
+@figure()
+def real_text_connectivity(scale: Literal["log", "linear"] = "log"):
+    """Connectivity by distance on the validation text, for both trained networks: mean over the seeds and range.
+
+    Values: for ``rnn`` and ``lstm``, ``at`` (by distance of :data:`READ_AT`: ``mean``, ``low``,
+    ``high``, ``seeds``) and ``fall`` (the mean at the first distance of :data:`READ_AT` over the mean
+    at the last); ``tests`` by distance of :data:`READ_AT` (:func:`_test`, smaller meaning less
+    gradient); ``ratio`` by distance, the LSTM's mean over the RNN's; ``max_lag``, ``positions``,
+    ``warmup``, ``seeds``.
+    """
+    if scale not in ("log", "linear"):
+        raise ValueError(f"scale must be 'log' or 'linear', got {scale!r}")
+    conn = _connectivity()
+    k = np.arange(MAX_LAG + 1)
+    fig, ax = new_figure(height=3.0)
+    values: dict = {"max_lag": MAX_LAG, "positions": POSITIONS, "warmup": WARMUP, "seeds": len(SEEDS)}
+    for color, model in zip(PALETTE, MODEL_NAMES):
+        c = conn[model]
+        ax.fill_between(k, c.min(axis=0), c.max(axis=0), color=color, alpha=0.25, linewidth=0)
+        ax.plot(k, c.mean(axis=0), color=color, linewidth=1.4, label=MODEL_NAMES[model])
+        at = {d: {**_spread(c[:, d]), "mean": float(c[:, d].mean())} for d in READ_AT}
+        values[model] = {"at": at, "fall": at[READ_AT[0]]["mean"] / at[READ_AT[-1]]["mean"]}
+    ax.set_yscale(scale)
+    ax.set_xlim(0, MAX_LAG)
+    ax.set_xlabel("distance $k$ (characters back)")
+    ax.set_ylabel("mean gradient norm")
+    ax.legend(loc="upper right")
+    values["tests"] = {
+        d: _test(conn["lstm"][:, d].tolist(), conn["rnn"][:, d].tolist(), "smaller gradient") for d in READ_AT
+    }
+    values["ratio"] = {d: values["lstm"]["at"][d]["mean"] / values["rnn"]["at"][d]["mean"] for d in READ_AT}
+    return fig, values
