@@ -3,11 +3,13 @@ and its values are held to the core functions computed here, on tiny runs standi
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 
 import numpy as np
 import pytest
-from one_directive import OneDirective
+from one_directive import OneDirective, select
 
 from rnnmem import charlm, stats
 from rnnmem.site.builders import real_text_lstm as rl
@@ -121,3 +123,74 @@ def test_connectivity_is_each_seeds_trained_network_read_by_the_core(small, tmp_
             [v["lstm"]["at"]["12"]["seeds"][i] for i in range(3)], [v["rnn"]["at"]["12"]["seeds"][i] for i in range(3)]
         ).p
     )
+
+
+# ---------------------------------------------------------------------------- the widget
+
+WIDGET = "<!-- widget: real_text_gradient_explorer at=600 chars=20 -->"
+
+
+def _data(soup):
+    return json.loads(str(select(soup, "script.rnnmem-w-data").string))
+
+
+def test_each_share_is_the_norm_of_that_inputs_gradient_over_all_norms_so_far(small):
+    runs, corpus = small
+    valid = charlm.encode(corpus.valid)
+    net = runs[("lstm", 0)].model(12)
+    start, chars = rl._snippet(valid, 600, 20), 20
+    shares = rl.gradient_shares(net, valid, start, chars)
+    for t in (0, 7, 19):
+        L = rl.WARMUP + t + 1
+        x, y = valid[start - rl.WARMUP : start + t + 1, None], valid[start - rl.WARMUP + 1 : start + t + 2, None]
+        mask = np.zeros((L, 1), dtype=bool)
+        mask[-1] = True
+        _, g, _ = net.loss_and_grads(x, y, mask=mask, input_grads=True)
+        norms = np.linalg.norm(g["x"][:, 0, 0], axis=1)
+        np.testing.assert_allclose(shares[t, : t + 1], norms[rl.WARMUP :] / norms.sum(), rtol=1e-9)
+        assert (shares[t, t + 1 :] == 0).all()
+
+
+def test_the_widget_shows_each_networks_shares_for_every_character(small, tmp_path):
+    runs, corpus = small
+    soup = one.soup(tmp_path, WIDGET)
+    data = _data(soup)
+    valid = charlm.encode(corpus.valid)
+    start = rl._snippet(valid, 600, 20)
+    ((states,),) = [[x["states"]] for x in data["layers"] if x["by"] == ["network", "position"]]
+    assert len(states) == 2 * 20
+    slider = select(soup, 'input[type=range][data-control="position"]')
+    assert slider["max"] == "19" and slider["value"] == "19"  # the arrow keys move it, one character a step
+    x0, y0, w, h = rl.WIDGET_BOX
+    for k, model in enumerate(("rnn", "lstm")):
+        shares = rl.gradient_shares(runs[(model, 0)].model(12), valid, start, 20)
+        for t in (0, 5, 19):
+            state = states[k * 20 + t]
+            row = shares[t, : t + 1]
+            assert state["r"]["self"] == f"{row[t]:.0%}" and state["r"]["snippet"] == f"{row.sum():.0%}"
+            assert state["r"]["near"] == f"{row[max(0, t - 9) :].sum():.0%}"
+            for j in range(20):
+                level = max(math.log10(shares[t, j]), rl.SHARE_FLOOR) if j <= t else rl.SHARE_FLOOR
+                assert state["c"]["share"][j] == pytest.approx(y0 + h * (1 - (level + 4) / 4), abs=0.06)
+            assert state["m"]["at"] == pytest.approx(x0 + w / 20 * (t + 0.5), abs=0.01)
+    shown = charlm.decode(valid[start : start + 20])
+    letters = [str(t.string) for t in soup.select("svg text[font-family=monospace]")]
+    assert "".join(letters) == shown.replace("\n", "⏎").replace(" ", "␣")
+
+
+def test_two_renders_of_the_widget_are_byte_identical_and_light(small, tmp_path):
+    first = Renderer(tmp_path / "a").render(one(WIDGET)).content
+    assert first == Renderer(tmp_path / "b").render(one(WIDGET)).content
+    assert len(gzip.compress(first)) < 20 * 1024
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("real_text_gradient_explorer chars=5", "chars must be a whole number from 8 to 60"),
+        ("real_text_gradient_explorer at=100000", "at must leave room for a snippet"),
+    ],
+)
+def test_a_bad_widget_argument_fails_naming_it(small, tmp_path, text, named):
+    with pytest.raises(DirectiveError, match=named):
+        Renderer(tmp_path).render(one(f"<!-- widget: {text} -->"))

@@ -31,6 +31,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import math
 from collections.abc import Callable, Sequence
 from typing import Literal
@@ -38,12 +39,13 @@ from typing import Literal
 import numpy as np
 
 from rnnmem import charlm, stats, verdicts
-from rnnmem.checks import NonNegativeInt, Positive
+from rnnmem.checks import NonNegativeInt, Positive, PositiveInt
 
 from ..labruns import runs
-from ..registry import figure, table
+from ..registry import figure, table, widget
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
+from ..widgets import RADIO, Control, Curve, Layer, State, Widget
 from .real_text import SAMPLE_CHARS, _samples_figure
 
 SEEDS = (0, 1, 2, 3, 4)
@@ -306,3 +308,163 @@ def real_text_connectivity(scale: Literal["log", "linear"] = "log"):
     }
     values["ratio"] = {d: values["lstm"]["at"][d]["mean"] / values["rnn"]["at"][d]["mean"] for d in READ_AT}
     return fig, values
+
+
+# ---------------------------------------------------------------------------- the widget
+
+SNIPPET_AT = 5000
+"""Where the widget's snippet is looked for: the first line of the validation text that starts after this many
+characters begins it."""
+
+SNIPPET_CHARS = 52
+"""The snippet's length in characters: one row of the widget."""
+
+SHARE_FLOOR = -4
+"""The widget's share axis runs from 10 to this power up to 1; a smaller share is drawn at the bottom."""
+
+WIDGET_BOX = (44.0, 40.0, 300.0, 120.0)
+"""The widget's plot, in SVG units: x0, y0, width, height (the snippet's row sits above it)."""
+
+
+def _snippet(valid: np.ndarray, at: int, chars: int) -> int:
+    """Where the snippet starts: the first line start after ``at`` with ``WARMUP`` characters before it."""
+    newline = charlm.encode("\n")[0]
+    starts = np.flatnonzero(valid[:-1] == newline) + 1
+    fit = starts[(starts > at) & (starts >= WARMUP) & (starts + chars + 1 < valid.size)]
+    if fit.size == 0:
+        raise ValueError(f"at must leave room for a snippet of {chars} characters in the validation text, got {at}")
+    return int(fit[0])
+
+
+def gradient_shares(net: charlm.CharRNN | charlm.CharLSTM, valid: np.ndarray, start: int, chars: int) -> np.ndarray:
+    """``(chars, chars)``: entry ``[t, j]`` is the share of the loss gradient at snippet position ``t`` that lands
+    on the input at position ``j`` (zero for ``j > t``).
+
+    The snippet is ``valid[start : start + chars]``, read after the :data:`WARMUP` characters before it, from the
+    zero state. The share is the norm of :math:`\\partial \\ell_t / \\partial o_{x_j}` over the sum of those norms
+    for every input read up to :math:`t`, the warm-up's included (:func:`rnnmem.charlm.connectivity`'s norms).
+    """
+    L = WARMUP + chars
+    x = np.repeat(valid[start - WARMUP : start + chars, None], chars, axis=1)
+    y = np.repeat(valid[start - WARMUP + 1 : start + chars + 1, None], chars, axis=1)
+    mask = np.zeros((L, chars), dtype=bool)
+    mask[WARMUP + np.arange(chars), np.arange(chars)] = True
+    _, grads, _ = net.loss_and_grads(x, y, mask=mask, input_grads=True)
+    norms = np.linalg.norm(grads["x"][:, 0], axis=2)  # (L, B): stream b holds the loss at WARMUP + b
+    shares = norms / norms.sum(axis=0, keepdims=True)
+    return shares[WARMUP:].T.copy()
+
+
+def _shown(ch: str) -> str:
+    return {"\n": "⏎", " ": "␣"}.get(ch, ch)
+
+
+@widget()
+def real_text_gradient_explorer(at: NonNegativeInt = SNIPPET_AT, chars: PositiveInt = SNIPPET_CHARS):
+    """A validation snippet; pick a character (a slider, arrow keys) and a network, and see the share of its loss
+    gradient that lands on each character before it, on a logarithmic axis under the snippet.
+
+    Seed 0 of each network after its last update (:data:`SEEDS`), :func:`gradient_shares`; the snippet is the
+    ``chars`` characters from the first line start after ``at``.
+    """
+    if not 8 <= chars <= 60:
+        raise ValueError(f"chars must be a whole number from 8 to 60, got {chars!r}")
+    results = _runs()
+    valid = charlm.encode(_corpus().valid)
+    start = _snippet(valid, at, chars)
+    text = charlm.decode(valid[start : start + chars + 1])
+    x0, y0, w, h = WIDGET_BOX
+    step = w / chars
+    xs = tuple(x0 + step * (j + 0.5) for j in range(chars))
+
+    def y_of(share: float) -> float:
+        level = max(math.log10(share), SHARE_FLOOR) if share > 0 else SHARE_FLOOR
+        return round(y0 + h * (1 - (level - SHARE_FLOOR) / -SHARE_FLOOR), 1)
+
+    positions = tuple(
+        f"character {t + 1} of {chars}, {_shown(text[t])!r}, predicting {_shown(text[t + 1])!r}" for t in range(chars)
+    )
+    states = []
+    for model in MODEL_NAMES:
+        result = results[(model, SEEDS[0])]
+        shares = gradient_shares(result.model(result.checkpoints[-1]), valid, start, chars)
+        for t in range(chars):
+            row = shares[t, : t + 1]
+            top = int(np.argmax(row))
+            near = float(row[max(0, t - 9) :].sum())
+            states.append(
+                State(
+                    readouts={
+                        "self": f"{row[t]:.0%}",
+                        "near": f"{near:.0%}",
+                        "top": f"{_shown(text[top])!r}, {t - top} back, {row[top]:.0%}",
+                        "snippet": f"{float(row.sum()):.0%}",
+                    },
+                    curves={"share": [y_of(float(v)) for v in shares[t, : t + 1]] + [y0 + h] * (chars - t - 1)},
+                    marks={"at": round(xs[t], 2)},
+                )
+            )
+    row_y = y0 - 14
+    letters = "".join(
+        f'<text class="rnnmem-w-tick" x="{x:.2f}" y="{row_y:g}" text-anchor="middle" '
+        f'font-family="monospace">{html.escape(_shown(ch))}</text>'
+        for x, ch in zip(xs, text[:chars])
+    )
+    ticks = [
+        (y0 + h * (1 - (d - SHARE_FLOOR) / -SHARE_FLOOR), "1" if d == 0 else f"10{_power(d)}")
+        for d in range(SHARE_FLOOR, 1)
+    ]
+    frame = _frame(WIDGET_BOX, ticks, "the snippet, character by character", "share")
+    svg = letters + frame + "{curves}{marks}"
+    return Widget(
+        name="real_text_gradient_explorer",
+        title="Where the gradient of one prediction lands, character by character",
+        controls=[
+            Control("network", "network", tuple(MODEL_NAMES.values()), kind=RADIO),
+            Control("position", "the character read", positions, start=chars - 1),
+        ],
+        layers=[Layer(("network", "position"), tuple(states))],
+        readouts=[
+            ("self", "on the character read"),
+            ("near", "on it and the nine before"),
+            ("top", "the largest share"),
+            ("snippet", "on the snippet (the rest: before it)"),
+        ],
+        curves=[Curve("share", "share of the gradient", xs=xs)],
+        marks=["at"],
+        svg=svg,
+        view=(360.0, 200.0),
+        description=(
+            f"A row of {chars} characters of the validation text and, under each, the share of the loss gradient "
+            f"at the chosen character that lands on it, on a logarithmic axis from 10{_power(SHARE_FLOOR)} to 1; "
+            "a vertical line marks the chosen character."
+        ),
+        note=(
+            f"Seed 0 of each network after its last update, reading the snippet after the {WARMUP} characters "
+            "before it. A share is the norm of the gradient of the loss with respect to that input, over the sum "
+            "of those norms for every input read so far; the characters after the one chosen get none."
+        ),
+    )
+
+
+def _power(d: int) -> str:
+    return str(d).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def _frame(
+    box: tuple[float, float, float, float], yticks: Sequence[tuple[float, str]], xlabel: str, ylabel: str
+) -> str:
+    """The plot's frame, horizontal grid and ticks, and its axis labels."""
+    x0, y0, w, h = box
+    parts = [f'<rect class="rnnmem-w-frame" x="{x0:g}" y="{y0:g}" width="{w:g}" height="{h:g}"/>']
+    for y, text in yticks:
+        parts.append(
+            f'<line class="rnnmem-w-grid" x1="{x0:g}" x2="{x0 + w:g}" y1="{y:.2f}" y2="{y:.2f}"/>'
+            f'<text class="rnnmem-w-tick" x="{x0 - 6:g}" y="{y + 4:.2f}" text-anchor="end">{text}</text>'
+        )
+    parts.append(
+        f'<text class="rnnmem-w-axis" x="{x0 + w / 2:g}" y="{y0 + h + 18:g}" text-anchor="middle">{xlabel}</text>'
+        f'<text class="rnnmem-w-axis" x="12" y="{y0 + h / 2:g}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {y0 + h / 2:g})">{ylabel}</text>'
+    )
+    return "".join(parts)
