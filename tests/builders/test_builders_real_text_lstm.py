@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -194,3 +195,32 @@ def test_two_renders_of_the_widget_are_byte_identical_and_light(small, tmp_path)
 def test_a_bad_widget_argument_fails_naming_it(small, tmp_path, text, named):
     with pytest.raises(DirectiveError, match=named):
         Renderer(tmp_path).render(one(f"<!-- widget: {text} -->"))
+
+
+# ---------------------------------------------------------------------------- the page's own items
+
+
+def test_the_pages_items_hold_what_the_page_says_of_them(book_items):
+    """The design the page states (the recipe, the seeds, the distances read) is what its items computed."""
+    from rnnmem.site.directives import find_directives
+
+    page = Path(__file__).resolve().parents[2] / "docs/chapters/real-text.md"
+    found = find_directives(page.read_text(), "docs/chapters/real-text.md")
+    items = {d.name: book_items[d.where][1] for d in found}
+    curve = items["real_text_lstm_curve"].values
+    assert curve["seeds"] == len(rl.SEEDS) and curve["updates"] == charlm.RECIPE.updates
+    assert curve["checkpoints"] == list(charlm.RECIPE.checkpoints)
+    for model in ("rnn", "lstm"):
+        final = curve[model]["final"]
+        assert final["low"] <= final["median"] <= final["high"] and len(final["seeds"]) == len(rl.SEEDS)
+        assert len(curve[model]["passes"]) == len(rl.SEEDS)
+    conn = items["real_text_connectivity"].values
+    assert conn["max_lag"] >= 100 and set(conn["tests"]) == {str(d) for d in rl.READ_AT} == {"1", "10", "100"}
+    for model in ("rnn", "lstm"):
+        for d in rl.READ_AT:
+            at = conn[model]["at"][str(d)]
+            assert 0 < at["low"] <= at["mean"] <= at["high"]
+        # "From one character back to a hundred, ... connectivity falls by a factor of ..."
+        assert conn[model]["fall"] > 1
+    samples = items["real_text_lstm_samples"].values
+    assert samples["steps"] == list(rl.SAMPLE_STEPS)
