@@ -27,6 +27,15 @@ guess: **teacher forcing**. Its exponential is the **perplexity**
 (:func:`perplexity`): a model that spreads its bet evenly over :math:`P`
 symbols has perplexity :math:`P`.
 
+**The gated model** (:class:`CharLSTM`) is the LSTM of :mod:`rnnmem.lstm`
+with the same one-hot input, softmax readout and loss; its backward pass
+is that module's exact one. A :class:`Recipe` names its network
+(:data:`MODELS`).
+
+**Connectivity** (:func:`connectivity`, Madsen 2019): the norm of the
+gradient of the loss at a position with respect to the one-hot input
+:math:`k` steps back, averaged over positions of a text.
+
 **Truncation.** :meth:`CharRNN.loss_and_grads` runs the forward pass over a
 whole window and, with ``truncation=k``, cuts the backward pass at the steps
 :math:`0, k, 2k, \dots` of the window: the state's value crosses those
@@ -1147,11 +1156,13 @@ class CharLSTM:
                 grads["x"][:, e] = g["x"]
         return losses, grads, (h, c)
 
-    def nats(self, ids: Any, streams: int = 32, size: int = 256) -> np.ndarray:
-        """Each member's mean cross-entropy, in nats per symbol, of ``ids[1:]``, read as :meth:`CharRNN.nats` reads it.
+    def nats(self, ids: Any, streams: int = 32, temperature: float = 1.0, size: int = 256) -> np.ndarray:
+        r"""Each member's mean cross-entropy, in nats per symbol, of ``ids[1:]``, read as :meth:`CharRNN.nats` reads it.
 
         ``streams`` pieces (:func:`split_streams`) side by side from the zero
-        state, run in pieces of ``size`` steps, the state carried. Returns ``(E,)``.
+        state, run in pieces of ``size`` steps, the state carried; with
+        ``temperature`` :math:`\tau`, the probabilities of
+        :math:`\operatorname{softmax}(z/\tau)`. Returns ``(E,)``.
 
         >>> model = CharLSTM(VOCAB_SIZE, 4, seeds=[0])
         >>> round(float(model.nats(encode("abc abc abc"), streams=2)[0]), 2)
@@ -1159,6 +1170,7 @@ class CharLSTM:
         """
         x, y, mask = split_streams(ids, streams, self.vocab_size)
         size = check_positive_int("size", size)
+        tau = float(check_positive("temperature", temperature))
         total = np.zeros(self.size)
         state = None
         for start in range(0, x.shape[0], size):
@@ -1167,7 +1179,7 @@ class CharLSTM:
             for e in range(self.size):
                 flat = hs[:, e].reshape(-1, self.hidden_size)
                 weight = mask[start:stop].reshape(-1).astype(np.float64)
-                W_hy, b_y = self.params["readout_weight"][e], self.params["readout_bias"][e]
+                W_hy, b_y = self.params["readout_weight"][e] / tau, self.params["readout_bias"][e] / tau
                 total[e] += _readout_loss(flat, W_hy, b_y, y[start:stop].reshape(-1), weight)[0]
         return total / mask.sum()
 

@@ -164,3 +164,14 @@ def test_connectivity_is_the_norm_of_each_positions_own_input_gradient(kind):
             expected[:, k] += np.linalg.norm(g["x"][L - 1 - k, :, 0], axis=1) / P
     np.testing.assert_allclose(conn, expected, rtol=1e-10)
     assert (conn > 0).all()
+
+
+def test_nats_at_a_temperature_is_the_loss_of_the_tempered_readout():
+    model = charlm.CharLSTM(charlm.VOCAB_SIZE, 6, seeds=[0])
+    ids = charlm.encode("for x in y:\n    pass\n" * 3)
+    hot = charlm.CharLSTM.from_params(model.params)
+    hot.params["readout_weight"] /= 2.0
+    hot.params["readout_bias"] /= 2.0
+    np.testing.assert_allclose(model.nats(ids, 2, temperature=2.0), hot.nats(ids, 2), rtol=1e-12)
+    with pytest.raises(ValueError, match="temperature"):
+        model.nats(ids, 2, temperature=0.0)
