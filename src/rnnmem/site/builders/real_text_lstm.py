@@ -132,14 +132,28 @@ def _passes(result: charlm.RunResult, level: float) -> int | None:
     return below[0] if below else None
 
 
-def _passes_text(steps: list[int | None]) -> str:
-    """How many seeds passed, and by when: "all 5 seeds, by update 200 to 300"."""
+def _passes_text(name: str, steps: list[int | None], behind: float) -> str:
+    """When the seeds of network ``name`` first fell below the reference, in words, with how far behind it ended
+    (``behind``, its median final perplexity over the reference's) where some seed never did.
+
+    >>> _passes_text("LSTM", [200, 300], 0.9)
+    'the LSTM falls below it in all 2 seeds, by updates 200 to 300'
+    >>> print(_passes_text("tanh RNN", [None, None], 1.05))
+    the tanh RNN does not fall below it within the budget in any of the 2 seeds (its median final perplexity is 1.05 times the reference's)
+    """
     done = sorted(s for s in steps if s is not None)
     if not done:
-        return f"none of the {len(steps)} seeds within the budget"
+        return (
+            f"the {name} does not fall below it within the budget in any of the {len(steps)} seeds "
+            f"(its median final perplexity is {behind:.2f} times the reference's)"
+        )
     when = f"update {done[0]:,}" if done[0] == done[-1] else f"updates {done[0]:,} to {done[-1]:,}"
-    who = f"all {len(steps)} seeds" if len(done) == len(steps) else f"{len(done)} of the {len(steps)} seeds"
-    return f"{who}, at {when}"
+    if len(done) == len(steps):
+        return f"the {name} falls below it in all {len(steps)} seeds, by {when}"
+    return (
+        f"the {name} falls below it in {len(done)} of the {len(steps)} seeds, by {when} "
+        f"(its median final perplexity is {behind:.2f} times the reference's)"
+    )
 
 
 # ---------------------------------------------------------------------------- perplexity
@@ -170,11 +184,12 @@ def real_text_lstm_curve(reference: str = "bigram"):
         ax.fill_between(steps, ppl.min(axis=1), ppl.max(axis=1), color=color, alpha=0.25, linewidth=0)
         ax.semilogy(steps, median, "o-", color=color, markersize=4, label=MODEL_NAMES[model])
         passes = [_passes(results[(model, s)], level) for s in SEEDS]
+        final = _spread(ppl[-1])
         values[model] = {
             "perplexity": {s: _spread(row) for s, row in zip(steps, ppl)},
-            "final": _spread(ppl[-1]),
+            "final": final,
             "passes": passes,
-            "passes_text": _passes_text(passes),
+            "passes_text": _passes_text(MODEL_NAMES[model], passes, final["median"] / level),
         }
     ax.axhline(level, color=INK, linestyle="-.", linewidth=0.9)
     ax.annotate(name, (steps[-1] * 0.3, level), xytext=(0, 2), textcoords="offset points", color=INK, va="bottom")
