@@ -27,6 +27,15 @@ guess: **teacher forcing**. Its exponential is the **perplexity**
 (:func:`perplexity`): a model that spreads its bet evenly over :math:`P`
 symbols has perplexity :math:`P`.
 
+**The gated model** (:class:`CharLSTM`) is the LSTM of :mod:`rnnmem.lstm`
+with the same one-hot input, softmax readout and loss; its backward pass
+is that module's exact one. A :class:`Recipe` names its network
+(:data:`MODELS`).
+
+**Connectivity** (:func:`connectivity`, Madsen 2019): the norm of the
+gradient of the loss at a position with respect to the one-hot input
+:math:`k` steps back, averaged over positions of a text.
+
 **Truncation.** :meth:`CharRNN.loss_and_grads` runs the forward pass over a
 whole window and, with ``truncation=k``, cuts the backward pass at the steps
 :math:`0, k, 2k, \dots` of the window: the state's value crosses those
@@ -99,6 +108,8 @@ __all__ = [
     "Corpus",
     "stdlib_corpus",
     "CharRNN",
+    "CharLSTM",
+    "MODELS",
     "split_streams",
     "clip_members",
     "train",
@@ -107,6 +118,7 @@ __all__ = [
     "RECIPE",
     "TextRun",
     "RunResult",
+    "connectivity",
 ]
 
 ALPHABET = "\n" + "".join(chr(c) for c in range(32, 127))
@@ -864,6 +876,318 @@ class CharRNN:
             yield start, np.moveaxis(states, 0, 1)
 
 
+def _readout_loss(
+    out: np.ndarray, W_hy: np.ndarray, b_y: np.ndarray, y: np.ndarray, weight: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
+    r"""One member's weighted cross-entropy of targets ``y`` from states ``out`` ``(N, H)``, and its rates.
+
+    :math:`z = W_{hy} h + b_y`, :math:`\ell = -\sum_n w_n \log \operatorname{softmax}(z_n)_{y_n}`;
+    returns ``(loss, dL/dz (N, V), dL/dh (N, H))`` with
+    :math:`\partial L/\partial z_n = w_n(\operatorname{softmax}(z_n) - \operatorname{onehot}(y_n))`,
+    the readout :class:`CharRNN` uses.
+    """
+    z = out @ W_hy.T + b_y
+    z -= z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    total = z.sum(axis=1)
+    rows = np.arange(z.shape[0])
+    with np.errstate(divide="ignore"):
+        nll = -np.log(z[rows, y] / total)
+    loss = float(np.where(weight > 0, nll * weight, 0.0).sum())
+    z *= (weight / total)[:, None]
+    z[rows, y] -= weight
+    return loss, z, z @ W_hy
+
+
+class CharLSTM:
+    r"""``E`` character-level LSTM language models, independent, their parameters stacked on axis 0.
+
+    The gated counterpart of :class:`CharRNN`, with the same conventions: the
+    one-hot input (column :math:`x_t` of :math:`W_{ih}`), the softmax readout
+    :math:`z_t = W_{hy} h_t + b_y` and the cross-entropy loss, inputs and
+    targets as ids ``(T, B)`` or ``(T, E, B)``. The recurrent layer is the
+    LSTM of :mod:`rnnmem.lstm` (its equations, torch layout, gates
+    ``i|f|g|o``); each member runs through an :class:`rnnmem.lstm.LSTM` whose
+    weights are views of :attr:`params`, so its forward and exact backward
+    pass are that class's. ``params``: ``weight_ih_l0`` ``(E, 4H, V)``,
+    ``weight_hh_l0`` ``(E, 4H, H)``, ``bias_ih_l0`` and ``bias_hh_l0``
+    ``(E, 4H)``, ``readout_weight`` ``(E, V, H)``, ``readout_bias``
+    ``(E, V)``. Member :math:`e` draws from
+    ``numpy.random.default_rng(seeds[e])`` what ``LSTM(V, H, seed=rng)``
+    draws, then the readout from :math:`U(-1/\sqrt H, 1/\sqrt H)`, as
+    :class:`CharRNN` does. The state is the pair ``(h, c)``, each ``(E, B, H)``.
+
+    >>> model = CharLSTM(VOCAB_SIZE, 8, seeds=[0, 1])
+    >>> model.params["weight_ih_l0"].shape, model.params["readout_weight"].shape
+    ((2, 32, 97), (2, 97, 8))
+    >>> x, y = teacher_forcing(encode("def f(x):"))
+    >>> losses, grads, (h, c) = model.loss_and_grads(x[:, None], y[:, None])
+    >>> [round(v, 2) for v in losses.tolist()], h.shape, c.shape
+    ([4.8, 4.69], (2, 1, 8), (2, 1, 8))
+    """
+
+    kind = "lstm"
+
+    def __init__(self, vocab_size: int, hidden_size: int, seeds: Any, *, dtype: Any = np.float64) -> None:
+        from .lstm import LSTM
+
+        self.vocab_size = check_positive_int("vocab_size", vocab_size)
+        self.hidden_size = check_positive_int("hidden_size", hidden_size)
+        if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+            seeds = [seeds]
+        if not isinstance(seeds, (list, tuple, range, np.ndarray)) or len(seeds) == 0:
+            raise ValueError(f"seeds must be a non-empty list of whole numbers >= 0, got {seeds!r}")
+        for k, s in enumerate(seeds):
+            check_seed(f"seeds[{k}]", s if s is not None else -1)
+        self.seeds = tuple(int(s) for s in seeds)
+        self.dtype = check_dtype("dtype", dtype)
+        V, H, E = self.vocab_size, self.hidden_size, len(self.seeds)
+        self.params = {n: np.empty((E,) + s, dtype=self.dtype) for n, s in self._shapes(V, H).items()}
+        for e, seed in enumerate(self.seeds):
+            rng = np.random.default_rng(seed)
+            cell = LSTM(V, H, seed=rng)
+            for name, attr in zip(_recurrent.PARAMETER_NAMES, _recurrent.WEIGHT_NAMES):
+                self.params[name][e] = getattr(cell, attr)
+            self.params["readout_weight"][e] = pytorch_uniform((V, H), H, rng)
+            self.params["readout_bias"][e] = pytorch_uniform((V,), H, rng)
+        self._cells: list = []
+
+    @staticmethod
+    def _shapes(V: int, H: int) -> dict[str, tuple[int, ...]]:
+        return {
+            "weight_ih_l0": (4 * H, V),
+            "weight_hh_l0": (4 * H, H),
+            "bias_ih_l0": (4 * H,),
+            "bias_hh_l0": (4 * H,),
+            "readout_weight": (V, H),
+            "readout_bias": (V,),
+        }
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any], seeds: Any = None) -> CharLSTM:
+        """A model holding copies of ``params`` (stacked as :attr:`params` is), e.g. a checkpoint's.
+
+        >>> a = CharLSTM(5, 3, seeds=[4])
+        >>> b = CharLSTM.from_params(a.params)
+        >>> bool(np.array_equal(a.params["weight_hh_l0"], b.params["weight_hh_l0"]))
+        True
+        """
+        if not isinstance(params, dict) or set(params) != set(PARAMETER_NAMES):
+            got = sorted(params) if isinstance(params, dict) else type(params).__name__
+            raise ValueError(f"params must be a dict with the keys {list(PARAMETER_NAMES)}, got {got}")
+        W_hy = np.asarray(params["readout_weight"])
+        if W_hy.ndim != 3:
+            raise ValueError(f"params['readout_weight'] must have shape (E, V, H), got shape {W_hy.shape}")
+        E, V, H = W_hy.shape
+        new = object.__new__(cls)
+        new.vocab_size, new.hidden_size = V, H
+        new.seeds = tuple(range(E)) if seeds is None else tuple(seeds)
+        new.dtype = np.dtype(W_hy.dtype)
+        new.params, new._cells = {}, []
+        for name, shape in cls._shapes(V, H).items():
+            arr = np.array(params[name], dtype=new.dtype)
+            if arr.shape != (E,) + shape:
+                raise ValueError(f"params[{name!r}] must have shape {(E,) + shape}, got shape {arr.shape}")
+            new.params[name] = arr
+        return new
+
+    @property
+    def size(self) -> int:
+        """The number of members, :math:`E`."""
+        return len(self.seeds)
+
+    def __repr__(self) -> str:
+        return (
+            f"CharLSTM(vocab_size={self.vocab_size}, hidden_size={self.hidden_size}, "
+            f"members={self.size}, dtype={self.dtype.name})"
+        )
+
+    def copy_params(self) -> dict[str, np.ndarray]:
+        """Copies of every parameter array (a checkpoint)."""
+        return {k: v.copy() for k, v in self.params.items()}
+
+    def _member(self, e: Any) -> int:
+        if isinstance(e, bool) or not isinstance(e, (int, np.integer)) or not 0 <= int(e) < self.size:
+            raise ValueError(f"e must be a member index from 0 to {self.size - 1}, got {e!r}")
+        return int(e)
+
+    def member(self, e: int = 0):
+        """Member ``e``'s recurrent layer as an :class:`rnnmem.lstm.LSTM` reading one-hot vectors (a copy).
+
+        >>> from rnnmem.lstm import LSTM
+        >>> model = CharLSTM(VOCAB_SIZE, 4, seeds=[3])
+        >>> ref = LSTM(VOCAB_SIZE, 4, seed=np.random.default_rng(3))
+        >>> bool(np.array_equal(model.member(0).W_hh, ref.W_hh))
+        True
+        """
+        from .lstm import LSTM
+
+        e = self._member(e)
+        layer = LSTM(self.vocab_size, self.hidden_size, dtype=self.dtype, seed=0)
+        for name, attr in zip(_recurrent.PARAMETER_NAMES, _recurrent.WEIGHT_NAMES):
+            setattr(layer, attr, self.params[name][e].copy())
+        return layer
+
+    def _cell(self, e: int):
+        """Member ``e``'s LSTM, its weights views of :attr:`params` (set again on each call: Adam may replace nothing,
+        but a checkpoint loaded into :attr:`params` would)."""
+        from .lstm import LSTM
+
+        while len(self._cells) < self.size:
+            self._cells.append(LSTM(self.vocab_size, self.hidden_size, dtype=self.dtype, seed=0))
+        cell = self._cells[e]
+        for name, attr in zip(_recurrent.PARAMETER_NAMES, _recurrent.WEIGHT_NAMES):
+            setattr(cell, attr, self.params[name][e])
+        return cell
+
+    def _batch(self, name: str, ids: Any) -> np.ndarray:
+        """Ids as ``(T, E, B)``, as :class:`CharRNN` reads them."""
+        arr = _ids(name, ids, self.vocab_size)
+        if arr.ndim == 2:
+            arr = np.broadcast_to(arr[:, None, :], (arr.shape[0], self.size, arr.shape[1]))
+        if arr.ndim != 3 or arr.shape[1] != self.size or arr.shape[0] < 1 or arr.shape[2] < 1:
+            raise ValueError(
+                f"{name} must have shape (T, B) or (T, E={self.size}, B) with T, B >= 1, got shape {np.shape(ids)}"
+            )
+        return arr
+
+    def _state(self, state0: Any, B: int) -> tuple[np.ndarray, np.ndarray]:
+        shape = (self.size, B, self.hidden_size)
+        if state0 is None:
+            return np.zeros(shape, dtype=self.dtype), np.zeros(shape, dtype=self.dtype)
+        if not isinstance(state0, tuple) or len(state0) != 2:
+            raise ValueError(f"state0 must be None or a pair (h0, c0), each of shape (E, B, H) = {shape}")
+        h, c = (np.asarray(check_finite("state0", s), dtype=self.dtype) for s in state0)
+        if h.shape != shape or c.shape != shape:
+            raise ValueError(f"state0 must be a pair (h0, c0), each of shape (E, B, H) = {shape}, got {h.shape}")
+        return h, c
+
+    def _onehot(self, ids: np.ndarray) -> np.ndarray:
+        out = np.zeros(ids.shape + (self.vocab_size,), dtype=self.dtype)
+        np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
+        return out
+
+    def forward(self, inputs: Any, state0: Any = None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """The hidden states ``(T, E, B, H)`` after each step over ``inputs``, and the last state ``(h, c)``.
+
+        >>> model = CharLSTM(VOCAB_SIZE, 4, seeds=[0])
+        >>> x = encode("ab")[:, None]
+        >>> hs, (h, c) = model.forward(x)
+        >>> out, _ = model.member(0).forward(np.eye(VOCAB_SIZE)[x])
+        >>> hs.shape, bool(np.allclose(hs[:, 0], out, rtol=0, atol=1e-15))
+        ((2, 1, 1, 4), True)
+        """
+        x = self._batch("inputs", inputs)
+        T, E, B = x.shape
+        h0, c0 = self._state(state0, B)
+        hs = np.empty((T, E, B, self.hidden_size), dtype=self.dtype)
+        h, c = np.empty_like(h0), np.empty_like(c0)
+        for e in range(E):
+            hs[:, e], (h[e], c[e]) = self._cell(e).forward(self._onehot(x[:, e]), (h0[e], c0[e]))
+        return hs, (h, c)
+
+    def loss_and_grads(
+        self,
+        inputs: Any,
+        targets: Any,
+        state0: Any = None,
+        *,
+        truncation: int | None = None,
+        mask: Any = None,
+        input_grads: bool = False,
+    ) -> tuple[np.ndarray, dict[str, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        r"""Each member's mean cross-entropy of ``targets``, its gradients, and the last state ``(h, c)``.
+
+        As :meth:`CharRNN.loss_and_grads`: ``mask`` counts only some steps,
+        ``input_grads=True`` adds ``"x"`` ``(T, E, B, V)``, the gradient with
+        respect to each one-hot input vector; ``grads`` also holds ``"h0"``
+        and ``"c0"``. The backward pass is full BPTT over the window, the
+        exact one of :class:`rnnmem.lstm.LSTM`: ``truncation`` must be
+        ``None``.
+
+        >>> model = CharLSTM(VOCAB_SIZE, 4, seeds=[0])
+        >>> x, y = teacher_forcing(encode("hello"))
+        >>> _, g, _ = model.loss_and_grads(x[:, None], y[:, None], input_grads=True)
+        >>> g["x"].shape, g["weight_hh_l0"].shape
+        ((4, 1, 1, 97), (1, 16, 4))
+        """
+        if truncation is not None:
+            raise ValueError(f"truncation must be None for a CharLSTM (full BPTT over the window), got {truncation!r}")
+        x = self._batch("inputs", inputs)
+        y = self._batch("targets", targets)
+        if y.shape != x.shape:
+            raise ValueError(f"targets must have the shape of inputs, {x.shape}, got {y.shape}")
+        T, E, B = x.shape
+        H = self.hidden_size
+        if mask is None:
+            m = np.ones((T, E, B), dtype=np.float64)
+        else:
+            mb = np.asarray(mask)
+            if mb.dtype != np.bool_ or mb.shape not in ((T, B), (T, E, B)):
+                raise ValueError(f"mask must be booleans of shape (T, B) or (T, E, B) = {x.shape}, got {mb.shape}")
+            m = np.broadcast_to(mb[:, None, :] if mb.ndim == 2 else mb, (T, E, B)).astype(np.float64)
+        counts = m.sum(axis=(0, 2))
+        if np.any(counts == 0):
+            raise ValueError("mask must keep at least one step of every member, got a member with none")
+        h0, c0 = self._state(state0, B)
+        losses = np.empty(E)
+        grads: dict[str, np.ndarray] = {k: np.empty_like(v) for k, v in self.params.items()}
+        grads["h0"], grads["c0"] = np.empty_like(h0), np.empty_like(c0)
+        if input_grads:
+            grads["x"] = np.empty((T, E, B, self.vocab_size), dtype=self.dtype)
+        h, c = np.empty_like(h0), np.empty_like(c0)
+        p = self.params
+        for e in range(E):
+            cell = self._cell(e)
+            out, (h[e], c[e]) = cell.forward(self._onehot(x[:, e]), (h0[e], c0[e]))
+            flat = out.reshape(T * B, H)
+            weight = m[:, e].reshape(T * B) / counts[e]
+            loss, dz, dh = _readout_loss(
+                flat, p["readout_weight"][e], p["readout_bias"][e], y[:, e].reshape(-1), weight
+            )
+            losses[e] = loss
+            grads["readout_weight"][e] = dz.T @ flat
+            grads["readout_bias"][e] = dz.sum(axis=0)
+            g = cell.backward(dh.reshape(T, B, H))
+            for name in _recurrent.PARAMETER_NAMES:
+                grads[name][e] = g[name]
+            grads["h0"][e], grads["c0"][e] = g["h0"], g["c0"]
+            if input_grads:
+                grads["x"][:, e] = g["x"]
+        return losses, grads, (h, c)
+
+    def nats(self, ids: Any, streams: int = 32, temperature: float = 1.0, size: int = 256) -> np.ndarray:
+        r"""Each member's mean cross-entropy, in nats per symbol, of ``ids[1:]``, read as :meth:`CharRNN.nats` reads it.
+
+        ``streams`` pieces (:func:`split_streams`) side by side from the zero
+        state, run in pieces of ``size`` steps, the state carried; with
+        ``temperature`` :math:`\tau`, the probabilities of
+        :math:`\operatorname{softmax}(z/\tau)`. Returns ``(E,)``.
+
+        >>> model = CharLSTM(VOCAB_SIZE, 4, seeds=[0])
+        >>> round(float(model.nats(encode("abc abc abc"), streams=2)[0]), 2)
+        4.73
+        """
+        x, y, mask = split_streams(ids, streams, self.vocab_size)
+        size = check_positive_int("size", size)
+        tau = float(check_positive("temperature", temperature))
+        total = np.zeros(self.size)
+        state = None
+        for start in range(0, x.shape[0], size):
+            stop = min(start + size, x.shape[0])
+            hs, state = self.forward(x[start:stop], state)
+            for e in range(self.size):
+                flat = hs[:, e].reshape(-1, self.hidden_size)
+                weight = mask[start:stop].reshape(-1).astype(np.float64)
+                W_hy, b_y = self.params["readout_weight"][e] / tau, self.params["readout_bias"][e] / tau
+                total[e] += _readout_loss(flat, W_hy, b_y, y[start:stop].reshape(-1), weight)[0]
+        return total / mask.sum()
+
+
+MODELS: dict[str, Any] = {"rnn": CharRNN, "lstm": CharLSTM}
+"""The networks a :class:`Recipe` may name: ``"rnn"``, the tanh RNN; ``"lstm"``, the LSTM."""
+
+
 def split_streams(ids: Any, streams: int, vocab_size: int = VOCAB_SIZE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(inputs, targets, mask)``, each ``(T, streams)``: ``ids[1:]`` cut into contiguous pieces read side by side.
 
@@ -924,7 +1248,7 @@ def _pieces(name: str, pieces: Any, size: int) -> np.ndarray:
 
 
 def train(
-    model: CharRNN,
+    model: CharRNN | CharLSTM,
     pieces: Any,
     *,
     window: int,
@@ -933,7 +1257,7 @@ def train(
     max_norm: float = 1.0,
     truncation: int | None = None,
     checkpoints: Sequence[int] = (),
-    on_checkpoint: Callable[[int, CharRNN], None] | None = None,
+    on_checkpoint: Callable[[int, Any], None] | None = None,
 ) -> np.ndarray:
     r"""Train ``model`` in place with Adam on windows of text; return each update's losses, ``(updates, E)``.
 
@@ -948,6 +1272,7 @@ def train(
     (:func:`clip_members`), then one :class:`rnnmem.train.Adam` step with
     ``lr`` updates every member. ``on_checkpoint(u, model)`` is called after
     ``u`` updates for each ``u`` in ``checkpoints`` (0: before training).
+    A :class:`CharLSTM` trains the same way, its state the pair ``(h, c)``.
 
     >>> model = CharRNN(VOCAB_SIZE, 16, seeds=[0])
     >>> ids = encode("abcabcabc" * 40)
@@ -955,8 +1280,8 @@ def train(
     >>> round(float(losses[0, 0]), 1), bool(losses[-1, 0] < 0.1)
     (4.7, True)
     """
-    if not isinstance(model, CharRNN):
-        raise ValueError(f"model must be a CharRNN, got {type(model).__name__}")
+    if not isinstance(model, (CharRNN, CharLSTM)):
+        raise ValueError(f"model must be a CharRNN or a CharLSTM, got {type(model).__name__}")
     W = check_positive_int("window", window)
     U = check_positive_int("updates", updates) if updates != 0 else 0
     arr = _pieces("pieces", pieces, model.size)
@@ -968,7 +1293,7 @@ def train(
         raise ValueError(f"checkpoints must be update counts from 0 to updates = {U}, got {list(checkpoints)!r}")
     opt = Adam(model.params, lr=lr)
     losses = np.empty((U, model.size))
-    h = None
+    h: Any = None
     for u in range(U + 1):
         if u in marks and on_checkpoint is not None:
             on_checkpoint(u, model)
@@ -981,6 +1306,7 @@ def train(
         y = arr[:, :, p + 1 : p + W + 1].transpose(2, 0, 1)
         loss, grads, h = model.loss_and_grads(x, y, h, truncation=truncation)
         grads.pop("h0", None)
+        grads.pop("c0", None)
         clipped, _ = clip_members(grads, max_norm)
         opt.step(clipped)
         losses[u] = loss
@@ -988,7 +1314,7 @@ def train(
 
 
 def sample(
-    model: CharRNN, prompt: str, length: int, *, temperature: float = 1.0, seed: Any = 0, member: int = 0
+    model: CharRNN | CharLSTM, prompt: str, length: int, *, temperature: float = 1.0, seed: Any = 0, member: int = 0
 ) -> str:
     r"""``length`` characters drawn from member ``member``, one at a time, after it has read ``prompt``.
 
@@ -1001,9 +1327,14 @@ def sample(
     >>> _ = train(model, encode("abcabcabc" * 40)[None], window=8, updates=60, lr=0.05)
     >>> sample(model, "ab", 7, temperature=0.5)
     'cabcabc'
+
+    A :class:`CharLSTM` member reads and draws the same way, one
+    :func:`rnnmem.lstm.step` a character.
     """
+    if isinstance(model, CharLSTM):
+        return _sample_lstm(model, prompt, length, temperature=temperature, seed=seed, member=member)
     if not isinstance(model, CharRNN):
-        raise ValueError(f"model must be a CharRNN, got {type(model).__name__}")
+        raise ValueError(f"model must be a CharRNN or a CharLSTM, got {type(model).__name__}")
     e = model._member(member)
     n = check_positive_int("length", length)
     tau = float(check_positive("temperature", temperature))
@@ -1024,6 +1355,80 @@ def sample(
     return decode(np.array(out, dtype=np.int64))
 
 
+def _sample_lstm(model: CharLSTM, prompt: str, length: int, *, temperature: float, seed: Any, member: int) -> str:
+    """:func:`sample` for a :class:`CharLSTM`: each character one step of :func:`rnnmem.lstm.step`."""
+    from .lstm import step
+
+    e = model._member(member)
+    n = check_positive_int("length", length)
+    tau = float(check_positive("temperature", temperature))
+    rng = check_seed("seed", seed)
+    start = encode(prompt)
+    if start.size == 0:
+        raise ValueError("prompt must hold at least one character, got ''")
+    weights = [model.params[k][e] for k in _recurrent.PARAMETER_NAMES]
+    eye = np.eye(model.vocab_size, dtype=model.dtype)
+    h = np.zeros(model.hidden_size, dtype=model.dtype)
+    c = np.zeros_like(h)
+    for i in start:
+        s = step(eye[i], h, c, *weights)
+        h, c = s.h, s.c
+    out = []
+    W_hy, b_y = model.params["readout_weight"][e], model.params["readout_bias"][e]
+    for _ in range(n):
+        i = sample_next(W_hy @ h + b_y, tau, rng)
+        out.append(i)
+        s = step(eye[i], h, c, *weights)
+        h, c = s.h, s.c
+    return decode(np.array(out, dtype=np.int64))
+
+
+def connectivity(model: CharRNN | CharLSTM, ids: Any, max_lag: int, positions: int, *, warmup: int = 100) -> np.ndarray:
+    r"""Connectivity by distance: :math:`\lVert \partial \ell_t / \partial x_{t-k}
+    Vert_2` averaged over positions :math:`t` of ``ids``.
+
+        :math:`\ell_t = -\log p(x_{t+1} \mid x_{\le t})` is the loss at position
+        :math:`t`, :math:`x_{t-k}` the one-hot input vector :math:`k` steps
+        back (:math:`k = 0`: the character read at :math:`t`), and the norm is
+        that of the gradient vector over the vocabulary (Madsen 2019's
+        connectivity, of the loss). The positions are ``positions`` evenly spaced
+        :math:`t` of ``ids``; each is read in a window of ``warmup +
+        max_lag + 1`` characters that ends at :math:`t`, from the zero state, so
+        every distance up to ``max_lag`` has ``warmup`` characters of context
+        before it. Returns ``(E, max_lag + 1)``: member :math:`e`'s mean at
+        :math:`k = 0, \dots,` ``max_lag``.
+
+        >>> model = CharRNN(VOCAB_SIZE, 8, seeds=[0, 1])
+        >>> conn = connectivity(model, encode("abcdefghij" * 10), 5, 4, warmup=3)
+        >>> conn.shape, bool((conn > 0).all())
+        ((2, 6), True)
+    """
+    if not isinstance(model, (CharRNN, CharLSTM)):
+        raise ValueError(f"model must be a CharRNN or a CharLSTM, got {type(model).__name__}")
+    K = check_positive_int("max_lag", max_lag)
+    P = check_positive_int("positions", positions)
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0:
+        raise ValueError(f"warmup must be a whole number >= 0, got {warmup!r}")
+    arr = _ids("ids", ids, model.vocab_size)
+    L = int(warmup) + K + 1
+    if arr.ndim != 1 or arr.size < L + P:
+        raise ValueError(f"ids must be one sequence of at least warmup + max_lag + 1 + positions = {L + P} ids")
+    ends = np.linspace(L - 1, arr.size - 2, P).round().astype(np.int64)  # t, each with a next character
+    total = np.zeros((model.size, K + 1))
+    batch = 64
+    for a in range(0, P, batch):
+        t = ends[a : a + batch]
+        B = t.size
+        x = arr[t[None, :] + np.arange(-L + 1, 1)[:, None]]  # (L, B), row L - 1 is x_t
+        y = arr[t[None, :] + np.arange(-L + 2, 2)[:, None]]
+        mask = np.zeros((L, B), dtype=bool)
+        mask[-1] = True
+        _, grads, _ = model.loss_and_grads(x, y, mask=mask, input_grads=True)
+        g = grads["x"][L - 1 - np.arange(K + 1)] * B  # (K + 1, E, B, V): the mean over B undone
+        total += np.sqrt(np.square(g).sum(axis=3)).sum(axis=2).T
+    return total / P
+
+
 # --------------------------------------------------------------------------- the chapter's run
 
 
@@ -1037,7 +1442,9 @@ class Recipe:
     global norm ``max_norm``; ``updates`` updates; the model is read at
     ``checkpoints`` (update counts, 0 the untrained model) and evaluated on
     the validation text in ``eval_streams`` streams; ``seed`` draws the
-    weights; ``dtype`` is the arithmetic.
+    weights; ``dtype`` is the arithmetic; ``model`` is the network, one of
+    :data:`MODELS`: ``"rnn"`` (:class:`CharRNN`) or ``"lstm"``
+    (:class:`CharLSTM`), both read and trained the same way.
     """
 
     hidden: int = 128
@@ -1050,6 +1457,7 @@ class Recipe:
     seed: int = 0
     eval_streams: int = 32
     dtype: str = "float64"
+    model: str = "rnn"
 
     def __post_init__(self) -> None:
         for name in ("hidden", "window", "batch", "updates", "eval_streams"):
@@ -1058,6 +1466,7 @@ class Recipe:
         check_positive("max_norm", self.max_norm)
         check_seed("seed", self.seed)
         check_choice("dtype", self.dtype, ("float32", "float64"))
+        check_choice("model", self.model, tuple(MODELS))
         marks = self.checkpoints
         if not isinstance(marks, tuple) or not marks or list(marks) != sorted(set(marks)):
             raise ValueError(f"checkpoints must be a non-empty increasing tuple of update counts, got {marks!r}")
@@ -1088,12 +1497,13 @@ class RunResult:
     params: tuple[dict, ...] = field(repr=False)
     chars: dict = field(default_factory=dict)
     unknown: dict = field(default_factory=dict)
+    kind: str = "rnn"
 
-    def model(self, step: int) -> CharRNN:
-        """The model after ``step`` updates (one of :attr:`checkpoints`)."""
+    def model(self, step: int) -> CharRNN | CharLSTM:
+        """The model after ``step`` updates (one of :attr:`checkpoints`), of the run's ``kind`` (:data:`MODELS`)."""
         if step not in self.checkpoints:
             raise ValueError(f"step must be one of the checkpoints {list(self.checkpoints)}, got {step!r}")
-        return CharRNN.from_params(self.params[self.checkpoints.index(step)])
+        return MODELS[self.kind].from_params(self.params[self.checkpoints.index(step)])
 
     def perplexity(self, step: int) -> float:
         """The validation perplexity after ``step`` updates (one of :attr:`checkpoints`)."""
@@ -1134,7 +1544,7 @@ class TextRun:
     def cost(self) -> float:
         """A relative cost: symbols read in training."""
         r = self.recipe
-        return float(r.updates * r.window * r.batch * r.hidden)
+        return float(r.updates * r.window * r.batch * r.hidden * (3 if r.model == "lstm" else 1))
 
     def execute(self) -> RunResult:
         """Train the run; a pure function of the run."""
@@ -1148,11 +1558,11 @@ class TextRun:
         train_ids, valid_ids = encode(corpus.train), encode(corpus.valid)
         M = (train_ids.size - 1) // r.batch
         pieces = np.stack([train_ids[b * M : (b + 1) * M + 1] for b in range(r.batch)])
-        model = CharRNN(VOCAB_SIZE, r.hidden, seeds=[r.seed], dtype=np.dtype(r.dtype))
+        model = MODELS[r.model](VOCAB_SIZE, r.hidden, seeds=[r.seed], dtype=np.dtype(r.dtype))
         nats: list[float] = []
         params: list[dict] = []
 
-        def checkpoint(u: int, m: CharRNN) -> None:
+        def checkpoint(u: int, m: Any) -> None:
             nats.append(float(m.nats(valid_ids, r.eval_streams)[0]))
             params.append(m.copy_params())
 
@@ -1174,4 +1584,5 @@ class TextRun:
             params=tuple(params),
             chars={"train": int(train_ids.size), "valid": int(valid_ids.size)},
             unknown={"train": int((train_ids == UNKNOWN).sum()), "valid": int((valid_ids == UNKNOWN).sum())},
+            kind=r.model,
         )

@@ -118,7 +118,12 @@ def page_items(book_items) -> dict:
 def test_every_directive_of_the_page_renders(book_items):
     items = page_items(book_items)
     assert sorted(items) == [
+        "real_text_connectivity",
         "real_text_curve",
+        "real_text_gradient_explorer",
+        "real_text_lstm_curve",
+        "real_text_lstm_perplexity",
+        "real_text_lstm_samples",
         "real_text_ngram",
         "real_text_ngram_orders",
         "real_text_ngram_samples",
