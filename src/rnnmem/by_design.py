@@ -74,6 +74,10 @@ __all__ = [
     "FIRST_LAG",
     "FIRST_SELECTIVE",
     "PLAIN_TASK",
+    "BLOCK_MODELS",
+    "BLOCK_TASK",
+    "BLOCK_LAG",
+    "FIRST_BLOCK",
     "REAL_MODELS",
     "REAL_TASK",
     "REAL_LAG",
@@ -156,6 +160,25 @@ FIRST_SELECTIVE = ("selective", "selective:2")
 ``first-recall`` and on plain ``recall`` at :data:`FIRST_LAG`. The one-layer's two cells took 38 seconds to train
 on a quiet machine of two cores (18 on ``recall``, 21 on ``first-recall``), and 236 while others ran; a second layer
 doubles the cost of a step (:data:`STEP_COST` is per layer)."""
+
+BLOCK_MODELS = ("selective", "mamba")
+"""S6 without its convolution (the bare selective scan) beside Mamba's whole block (:mod:`rnnmem.mamba`: the
+causal convolution of width 4, the SiLU and the gating branch around the same scan), one layer each, where reading
+only the input is tested: recall across random tokens at :data:`BLOCK_LAG`, and the first token beside plain recall
+at :data:`FIRST_LAG` (:data:`FIRST_BLOCK`). Added after the first results, when the bare scan had been named Mamba's;
+fixed before any run of the block. The block is not climbed up the lag ladder: one step costs 2.0 to 2.6 times the
+bare scan's (:data:`STEP_COST`), and a cell of 20 members at lag 300 that does not succeed would train for about ten
+minutes on a machine of two cores."""
+
+BLOCK_TASK = "recall"
+"""The task of :data:`BLOCK_MODELS` beside the ladder: recall across random tokens."""
+
+BLOCK_LAG = 10
+"""The lag of :data:`BLOCK_TASK`: the ladder's first, where the bare scan and minGRU fail and the LRU succeeds."""
+
+FIRST_BLOCK = ("mamba",)
+"""Mamba's block, one layer, added to the first-token experiment (and its plain-recall control) with
+:data:`BLOCK_MODELS`."""
 
 PLAIN_TASK = "recall"
 """The control of ``first-recall``: recall across random tokens at the same lag, :data:`FIRST_LAG`. A model that

@@ -47,6 +47,7 @@ from ..style import INK, PALETTE, new_figure
 from ..tables import Table
 from ..widgets import RADIO, Control, Curve, Layer, State, Widget
 from .real_text import SAMPLE_CHARS, _samples_figure
+from .real_text_ngram import kneser_ney_perplexity
 
 SEEDS = (0, 1, 2, 3, 4)
 """The seeds each network is trained on (0 is the chapter's run of the RNN)."""
@@ -75,11 +76,13 @@ def _bigram(corpus: charlm.Corpus) -> float:
     return math.exp(charlm.ngram_nats(charlm.encode(corpus.train), charlm.encode(corpus.valid), 2))
 
 
-REFERENCES: dict[str, tuple[str, Callable[[charlm.Corpus], float]]] = {"bigram": ("bigram counts", _bigram)}
-"""The models a network is timed against, by name: what the page calls it, and its validation perplexity.
-
-The interpolated Kneser-Ney model joins here as one more entry, ``"kneser_ney"``, when the package has it;
-the builders' ``reference`` argument then names it."""
+REFERENCES: dict[str, tuple[str, Callable[[charlm.Corpus], float]]] = {
+    "bigram": ("bigram counts", _bigram),
+    "kneser_ney": ("Kneser–Ney model", kneser_ney_perplexity),
+}
+"""The models a network is timed against, by name: what the page calls it, and its validation perplexity
+(the add-one bigram counts, and the interpolated Kneser-Ney model of :mod:`rnnmem.ngram`, its order chosen on
+the training text's held-out tail)."""
 
 
 # ---------------------------------------------------------------------------- runs

@@ -28,7 +28,7 @@ from ..registry import figure, table
 from ..tables import Table
 from . import real_text as rt
 
-__all__ = ["real_text_ngram_orders", "real_text_ngram", "real_text_ngram_samples"]
+__all__ = ["real_text_ngram_orders", "real_text_ngram", "real_text_ngram_samples", "kneser_ney_perplexity"]
 
 
 @functools.cache
@@ -42,6 +42,14 @@ def _fitted(digest: str) -> ngram.OrderChoice:
 
 def _choice() -> ngram.OrderChoice:
     return _fitted(rt._corpus().digest)
+
+
+def kneser_ney_perplexity(corpus: charlm.Corpus) -> float:
+    """The validation perplexity of the chosen Kneser-Ney model (:func:`rnnmem.ngram.choose_order` on the
+    training text of ``corpus``), the reference the networks are timed against."""
+    if corpus.digest != rt._corpus().digest:
+        raise ValueError(f"corpus must be the chapter's (digest {rt._corpus().digest}), got digest {corpus.digest!r}")
+    return math.exp(_choice().model.nats(charlm.encode(corpus.valid)))
 
 
 @table()
@@ -104,7 +112,9 @@ def _fallback_sentence(fallback: list[int], order: int) -> str:
     )
 
 
-def _per_file(model: charlm.CharRNN, kn: ngram.KneserNey, modules: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+def _per_file(
+    model: charlm.CharRNN | charlm.CharLSTM, kn: ngram.KneserNey, modules: tuple[str, ...]
+) -> dict[str, tuple[float, float]]:
     """Each validation file's mean nats per character, ``(network, Kneser–Ney)``: both predict ``file[1:]`` from its start."""
     out = {}
     for name in modules:

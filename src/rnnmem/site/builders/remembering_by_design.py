@@ -25,6 +25,7 @@ from rnnmem.by_design import (
     DESIGN,
     FIRST_LAG,
     FIRST_MODELS,
+    FIRST_BLOCK,
     FIRST_SELECTIVE,
     LAGS,
     MODELS,
@@ -140,7 +141,12 @@ def _rate_text(o: Outcome) -> str:
 
 
 _CLASSIC_NAMES = {"lstm:chrono": "the chrono LSTM", "gru": "the GRU", "rnn": "the tanh RNN"}
-_CELL_NAMES = {"lru": "the LRU", "mingru": "minGRU", "selective": "the selective decay"}
+_CELL_NAMES = {
+    "lru": "the LRU",
+    "mingru": "minGRU",
+    "selective": "the bare selective scan",
+    "mamba": "Mamba's block",
+}
 _LAYER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
@@ -353,7 +359,7 @@ def learned_phrase(learned: Sequence[tuple[str, int]], models: int, seeds: int, 
 
 @table()
 def first_recall_table(
-    models: Sequence[ModelText] = FIRST_MODELS + FIRST_SELECTIVE,
+    models: Sequence[ModelText] = FIRST_MODELS + FIRST_SELECTIVE + FIRST_BLOCK,
     lag: PositiveInt = FIRST_LAG,
     seeds: PositiveInt = 20,
     hidden: PositiveInt = 16,
