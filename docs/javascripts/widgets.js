@@ -91,7 +91,21 @@
       });
     }
 
+    // An element marked data-pick="control:index" (a character of a snippet) moves that slider there
+    // when a pointer rests on it or clicks it; the slider stays the keyboard's way to the same states.
+    function pick(event) {
+      var target = event.target && event.target.closest ? event.target.closest("[data-pick]") : null;
+      if (!target || !root.contains(target)) return;
+      var parts = target.getAttribute("data-pick").split(":");
+      var slider = root.querySelector('input[type=range][data-control="' + parts[0] + '"]');
+      if (!slider || slider.value === parts[1]) return;
+      slider.value = parts[1];
+      show();
+    }
+
     each(root, "input[data-control]", function (input) { input.disabled = false; });
+    root.addEventListener("pointerover", pick);
+    root.addEventListener("click", pick);
     root.addEventListener("input", show);
     root.addEventListener("change", show);
     show();

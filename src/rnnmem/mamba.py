@@ -195,7 +195,7 @@ def causal_conv_backward(x: np.ndarray, w: np.ndarray, d_out: np.ndarray) -> tup
     >>> x = np.ones((3, 1, 1, 1))
     >>> dw, db, dx = causal_conv_backward(x, np.ones((1, 1, 4)), np.ones((3, 1, 1, 1)))
     >>> dw.ravel().tolist(), db.ravel().tolist(), dx.ravel().tolist()
-    ([1.0, 2.0, 3.0, 3.0], [3.0], [3.0, 2.0, 1.0])
+    ([0.0, 1.0, 2.0, 3.0], [3.0], [3.0, 2.0, 1.0])
     """
     T, K = x.shape[0], w.shape[-1]
     dw = np.zeros(w.shape, dtype=d_out.dtype)

@@ -17,6 +17,7 @@ import pytest
 from one_directive import OneDirective
 
 from rnnmem import charlm
+from rnnmem.site import textsamples
 from rnnmem.site.builders import real_text as rt
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
@@ -42,8 +43,8 @@ def tiny():
 @pytest.fixture
 def small(tiny, monkeypatch):
     lm, cells, corpus = tiny
-    monkeypatch.setattr(rt, "_lm", lambda: lm)
-    monkeypatch.setattr(rt, "_corpus", lambda: corpus)
+    monkeypatch.setattr(textsamples, "lm", lambda: lm)
+    monkeypatch.setattr(textsamples, "corpus", lambda: corpus)
     return tiny
 
 
@@ -82,13 +83,13 @@ def test_the_samples_are_the_models_own_at_each_step(small, tmp_path):
     item = Renderer(tmp_path).render(one('<!-- figure: real_text_samples steps=[0, 12] seed=3 caption="c" -->'))
     v = item.values
     for step in (0, 12):
-        text = charlm.sample(lm.model(step), "\n", rt.SAMPLE_CHARS, temperature=1.0, seed=3)
+        text = charlm.sample(lm.model(step), "\n", textsamples.SAMPLE_CHARS, temperature=1.0, seed=3)
         key = str(step)  # the values are JSON: their keys are strings
         assert v["known"][key] == pytest.approx(charlm.known_share(text, corpus.train), nan_ok=True)
         assert v["distinct"][key] == len(set(text)) and text.startswith(v["samples"][key])
         assert v["perplexity"][key] == pytest.approx(lm.perplexity(step))
         assert 0.0 <= v["indented"][key] <= 1.0
-    unigram = charlm.ngram_sample(charlm.encode(corpus.train), 1, rt.SAMPLE_CHARS, seed=3)
+    unigram = charlm.ngram_sample(charlm.encode(corpus.train), 1, textsamples.SAMPLE_CHARS, seed=3)
     assert v["known_unigram"] == pytest.approx(charlm.known_share(unigram, corpus.train), nan_ok=True)
     with pytest.raises(DirectiveError, match=r"steps\[1\] must be one of the run's checkpoints \[0, 4, 12\]"):
         Renderer(tmp_path).render(one('<!-- figure: real_text_samples steps=[0, 5] caption="c" -->'))
@@ -102,7 +103,7 @@ def test_the_temperature_figure_measures_each_tempered_distribution(small, tmp_p
     for tau in (0.5, 2.0):
         nats = float(model.nats(charlm.encode(corpus.valid), temperature=tau)[0])
         assert v["perplexity"][str(tau)] == pytest.approx(math.exp(nats))
-        drawn = charlm.sample(model, "\n", rt.SAMPLE_CHARS, temperature=tau, seed=0)
+        drawn = charlm.sample(model, "\n", textsamples.SAMPLE_CHARS, temperature=tau, seed=0)
         assert v["distinct"][str(tau)] == len(set(drawn))
     assert v["best"] == min((0.5, 2.0), key=lambda t: v["perplexity"][str(t)]) and v["updates"] == 12
 

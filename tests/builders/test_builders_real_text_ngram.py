@@ -14,7 +14,7 @@ import pytest
 from one_directive import OneDirective
 
 from rnnmem import charlm, ngram, stats, verdicts
-from rnnmem.site.builders import real_text as rt
+from rnnmem.site import textsamples
 from rnnmem.site.builders import real_text_ngram as rtn
 from rnnmem.site.directives import DirectiveError, find_directives
 from rnnmem.site.render import Renderer
@@ -37,8 +37,8 @@ def tiny():
 @pytest.fixture
 def small(tiny, monkeypatch):
     lm, corpus = tiny
-    monkeypatch.setattr(rt, "_lm", lambda: lm)
-    monkeypatch.setattr(rt, "_corpus", lambda: corpus)
+    monkeypatch.setattr(textsamples, "lm", lambda: lm)
+    monkeypatch.setattr(textsamples, "corpus", lambda: corpus)
     return tiny
 
 
@@ -109,8 +109,8 @@ def test_the_samples_are_drawn_alike_and_their_spelling_compared(small, tmp_path
     v = item.values
     choice = ngram.choose_order(charlm.encode(corpus.train))
     texts = {
-        "rnn": charlm.sample(lm.model(12), "\n", rt.SAMPLE_CHARS, temperature=1.0, seed=3),
-        "kn": choice.model.sample(rt.SAMPLE_CHARS, prompt="\n", seed=3),
+        "rnn": charlm.sample(lm.model(12), "\n", textsamples.SAMPLE_CHARS, temperature=1.0, seed=3),
+        "kn": choice.model.sample(textsamples.SAMPLE_CHARS, prompt="\n", seed=3),
     }
     for key, text in texts.items():
         assert text.startswith(v["samples"][key])

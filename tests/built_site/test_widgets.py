@@ -21,7 +21,7 @@ import pytest
 from test_browser import new_context  # noqa: E402  (same directory: pytest puts it on sys.path)
 
 from rnnmem import gate_arithmetic, gru, init, jacobians, memory
-from rnnmem.site.builders import interactive
+from rnnmem.site.builders import interactive, real_text_lstm
 from rnnmem.site.directives import find_directives
 
 pytestmark = pytest.mark.browser
@@ -34,6 +34,7 @@ WIDGETS = {
     "lstm-step": ("gates", interactive.lstm_step_explorer),
     "gru-update": ("gates", interactive.gru_convention_toggle),
     "tanh-distance": ("error-backward", interactive.tanh_distance_explorer),
+    "real_text_gradient_explorer": ("real-text", real_text_lstm.real_text_gradient_explorer),
 }
 
 
@@ -287,4 +288,24 @@ def test_the_distance_widget_shows_the_products_of_the_units_jacobians(browser, 
     for key in ("Home", "End"):
         w.press(key)
         check()
+    context.close()
+
+
+def test_the_gradient_explorer_moves_to_the_character_pointed_at_and_by_the_keys(browser, site_server):
+    context, w = open_widget(browser, site_server, "real_text_gradient_explorer")
+    letters = w.root.locator("[data-pick]")
+    chars = letters.count()
+    assert chars == arguments("real-text", real_text_lstm.real_text_gradient_explorer)["chars"]
+    assert w.spoken("position").startswith(f"character {chars} of {chars}")
+    last = w.outputs()
+    letters.nth(3).hover()
+    assert w.spoken("position").startswith(f"character 4 of {chars}")
+    fourth = w.outputs()
+    assert fourth != last
+    letters.nth(0).click()
+    assert w.spoken("position").startswith(f"character 1 of {chars}")
+    assert w.outputs() not in (last, fourth)
+    w.focus("position")
+    w.press("ArrowRight")
+    assert w.spoken("position").startswith(f"character 2 of {chars}")
     context.close()

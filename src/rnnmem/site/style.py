@@ -48,6 +48,12 @@ WIDE = 6.8
 WIDE_MAX_HEIGHT = 5.6
 #: The label (``Figure.get_label``) of a figure that holds a diagram (rnnmem.site.diagrams).
 DIAGRAM = "rnnmem-diagram"
+#: The label of a figure whose text is its content (samples of generated text): its SVG writes characters as
+#: ``<text>`` in the book's fonts, with the generic family after each, instead of one outline per glyph.
+TEXT_FIGURE = "rnnmem-text"
+#: The generic family written after a font a :data:`TEXT_FIGURE` names alone (matplotlib already follows the
+#: book's sans-serif font with its fallbacks and ``sans-serif``).
+GENERIC_FAMILIES = {"DejaVu Sans Mono": "monospace"}
 
 RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "rnnmem",
@@ -361,8 +367,11 @@ def to_svgs(fig: Figure) -> tuple[bytes, bytes | None]:
 
 
 def _svg(fig: Figure) -> bytes:
+    import matplotlib.pyplot as plt
+
     buf = io.BytesIO()
-    with style():
+    as_text = fig.get_label() == TEXT_FIGURE
+    with style(), plt.rc_context({"svg.fonttype": "none"} if as_text else {}):
         raise_small_text(fig)
         legible_text(fig)
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
@@ -374,6 +383,8 @@ def _svg(fig: Figure) -> bytes:
         )
     smallest = smallest_text(fig)
     data = buf.getvalue()
+    if as_text:
+        data = _with_generic_families(data)
     if b"<path" not in data and b"<use" not in data:
         raise ValueError("the figure drew nothing: an SVG without a single path")
     if smallest:
@@ -414,3 +425,15 @@ def compact_svg(data: bytes) -> bytes:
     return _PATH_DATA.sub(
         lambda m: b' d="' + _SPACE.sub(b" ", _DECIMAL.sub(_hundredth, m.group(1))).strip() + b'"', data
     )
+
+
+def _with_generic_families(svg: bytes) -> bytes:
+    """The SVG of a :data:`TEXT_FIGURE` with each font it names followed by its generic family
+    (:data:`GENERIC_FAMILIES`), so that a reader without the font sees the same kind of letters.
+
+    >>> _with_generic_families(b"font-family: 'DejaVu Sans Mono'").decode()
+    "font-family: 'DejaVu Sans Mono', monospace"
+    """
+    for font, generic in GENERIC_FAMILIES.items():
+        svg = svg.replace(f"'{font}'".encode(), f"'{font}', {generic}".encode())
+    return svg

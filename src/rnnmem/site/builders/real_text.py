@@ -24,39 +24,18 @@ import numpy as np
 from rnnmem import charlm
 from rnnmem.checks import NonNegativeInt, Positive, PositiveInt
 
+from .. import textsamples
 from ..arithmetic import arithmetic
-from ..labruns import runs
 from ..registry import figure, table
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
-
-SAMPLE_CHARS = 2000
-"""The length of the samples the word counts are read from (the figures show their first lines)."""
-
-LINES, COLUMNS = 6, 48
-"""How much of a sample a figure's box shows: lines, and characters per line."""
+from ..textsamples import LINES, SAMPLE_CHARS
 
 NAMES = ("def", "return", "self", "if", "else", "for", "in", "not", "None", "import", "class")
 """Words of Python source whose appearance in a sample the page reports."""
 
 
 # ---------------------------------------------------------------------------- runs
-
-
-def _lm() -> charlm.RunResult:
-    """The chapter's language model, trained with the core's recipe (kept on disk)."""
-    (result,) = runs([charlm.TextRun()])
-    return result
-
-
-def _corpus() -> charlm.Corpus:
-    return charlm.stdlib_corpus()
-
-
-def _baselines(corpus: charlm.Corpus) -> dict[str, float]:
-    """Validation nats per character of the uniform guess and the add-one unigram and bigram counts."""
-    train, valid = charlm.encode(corpus.train), charlm.encode(corpus.valid)
-    return {name: charlm.ngram_nats(train, valid, order) for order, name in enumerate(("uniform", "unigram", "bigram"))}
 
 
 def _check_steps(name: str, steps: Sequence[int], result: charlm.RunResult) -> list[int]:
@@ -80,8 +59,8 @@ def real_text_perplexity():
     and ``python``, the corpus's digest and the interpreter's version;
     ``ratio_bigram``, the bigram's perplexity over the network's.
     """
-    corpus, result = _corpus(), _lm()
-    nats = _baselines(corpus)
+    corpus, result = textsamples.corpus(), textsamples.lm()
+    nats = textsamples.baselines(corpus)
     final = result.checkpoints[-1]
     nats["rnn"] = result.valid_nats[-1]
     ppl = {k: math.exp(v) for k, v in nats.items()}
@@ -128,8 +107,8 @@ def real_text_curve(window: PositiveInt = 25):
     perplexity is below that baseline (``None``: none); ``train_last``, the
     training curve's last value; ``window``; ``updates``, the last checkpoint.
     """
-    corpus, result = _corpus(), _lm()
-    base = {k: math.exp(v) for k, v in _baselines(corpus).items()}
+    corpus, result = textsamples.corpus(), textsamples.lm()
+    base = {k: math.exp(v) for k, v in textsamples.baselines(corpus).items()}
     steps = np.array(result.checkpoints)
     ppl = np.exp(np.array(result.valid_nats))
     losses = np.array(result.train_losses)
@@ -167,34 +146,6 @@ def real_text_curve(window: PositiveInt = 25):
     }
 
 
-def _box(ax, title: str, text: str) -> None:
-    """One sample in a box: a title line, then at most LINES lines of COLUMNS characters (longer ones cut with …)."""
-    lines = text.split("\n")[:LINES]
-    shown = [line if len(line) <= COLUMNS else line[: COLUMNS - 1] + "…" for line in lines]
-    ax.set_axis_off()
-    ax.text(0.0, 1.0, title, transform=ax.transAxes, va="top", ha="left", color=INK, parse_math=False)
-    ax.text(
-        0.0,
-        0.80,
-        "\n".join(shown),
-        transform=ax.transAxes,
-        va="top",
-        ha="left",
-        family="DejaVu Sans Mono",
-        color=INK,
-        linespacing=1.15,
-        parse_math=False,
-        bbox={"boxstyle": "square,pad=0.4", "facecolor": "none", "edgecolor": "#b0b0b0", "linewidth": 0.8},
-    )
-
-
-def _samples_figure(titles: list[str], texts: list[str]):
-    fig, axes = new_figure(nrows=len(texts), height=1.45 * len(texts))
-    for ax, title, text in zip(np.atleast_1d(axes), titles, texts):
-        _box(ax, title, text)
-    return fig
-
-
 @figure()
 def real_text_samples(
     steps: Sequence[NonNegativeInt] = (0, 100, 300, 1000),
@@ -214,7 +165,7 @@ def real_text_samples(
     space) and ``names`` (which of :data:`NAMES` it writes, in words), by
     step; ``samples``, the shown text by step; ``temperature``, ``chars``.
     """
-    corpus, result = _corpus(), _lm()
+    corpus, result = textsamples.corpus(), textsamples.lm()
     steps = _check_steps("steps", steps, result)
     train = charlm.encode(corpus.train)
     texts, known, distinct, ppl, indented, names = {}, {}, {}, {}, {}, {}
@@ -225,7 +176,7 @@ def real_text_samples(
         lines = [line for line in text.split("\n") if line.strip()]
         indented[s] = sum(line.startswith(" ") for line in lines) / len(lines) if lines else 0.0
         found = set(charlm.words(text))
-        names[s] = _join([f"`{w}`" for w in NAMES if w in found], empty="none of them")
+        names[s] = textsamples.join([f"`{w}`" for w in NAMES if w in found], empty="none of them")
     controls = {
         name: charlm.known_share(
             charlm.ngram_sample(train, order, SAMPLE_CHARS, prompt=prompt, seed=seed), corpus.train
@@ -233,7 +184,7 @@ def real_text_samples(
         for order, name in ((1, "unigram"), (2, "bigram"))
     }
     titles = [f"after {s:,} updates · validation perplexity {ppl[s]:.1f}" for s in steps]
-    fig = _samples_figure(titles, [texts[s] for s in steps])
+    fig = textsamples.samples_figure(titles, [texts[s] for s in steps])
     return fig, {
         "steps": steps,
         "perplexity": ppl,
@@ -264,7 +215,7 @@ def real_text_temperature(
     (:meth:`rnnmem.charlm.CharRNN.nats`); ``best``, the temperature whose
     perplexity is lowest; ``updates``.
     """
-    corpus, result = _corpus(), _lm()
+    corpus, result = textsamples.corpus(), textsamples.lm()
     final = result.checkpoints[-1]
     model = result.model(final)
     valid = charlm.encode(corpus.valid)
@@ -274,7 +225,7 @@ def real_text_temperature(
         texts[tau], known[tau], distinct[tau] = text, charlm.known_share(text, corpus.train), len(set(text))
         ppl[tau] = math.exp(float(model.nats(valid, temperature=tau)[0]))
     titles = [f"temperature {tau:g} · validation perplexity {ppl[tau]:.1f}" for tau in temperatures]
-    fig = _samples_figure(titles, [texts[tau] for tau in temperatures])
+    fig = textsamples.samples_figure(titles, [texts[tau] for tau in temperatures])
     return fig, {
         "temperatures": list(temperatures),
         "distinct": distinct,
@@ -283,10 +234,3 @@ def real_text_temperature(
         "best": min(temperatures, key=lambda t: ppl[t]),
         "updates": final,
     }
-
-
-def _join(words: list[str], empty: str = "none") -> str:
-    """``a``, ``a and b``, ``a, b and c``; ``empty`` for no words."""
-    if not words:
-        return empty
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

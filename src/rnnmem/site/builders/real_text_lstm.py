@@ -45,9 +45,8 @@ from ..labruns import runs
 from ..registry import figure, table, widget
 from ..style import INK, PALETTE, new_figure
 from ..tables import Table
+from ..textsamples import SAMPLE_CHARS, kneser_ney_perplexity, samples_figure
 from ..widgets import RADIO, Control, Curve, Layer, State, Widget
-from .real_text import SAMPLE_CHARS, _samples_figure
-from .real_text_ngram import kneser_ney_perplexity
 
 SEEDS = (0, 1, 2, 3, 4)
 """The seeds each network is trained on (0 is the chapter's run of the RNN)."""
@@ -269,7 +268,7 @@ def real_text_lstm_samples(
             ppl = values[model]["perplexity"][s]
             titles.append(f"{MODEL_NAMES[model]} after {s:,} updates · validation perplexity {ppl:.1f}")
             texts.append(values[model]["samples"][s])
-    fig = _samples_figure(titles, texts)
+    fig = samples_figure(titles, texts)
     for model in MODEL_NAMES:
         values[model]["samples"] = {s: "\n".join(t.split("\n")[:6]) for s, t in values[model]["samples"].items()}
     return fig, {**values, "steps": list(steps), "temperature": temperature, "chars": SAMPLE_CHARS}
@@ -379,7 +378,7 @@ def _shown(ch: str) -> str:
 
 @widget()
 def real_text_gradient_explorer(at: NonNegativeInt = SNIPPET_AT, chars: PositiveInt = SNIPPET_CHARS):
-    """A validation snippet; pick a character (a slider, arrow keys) and a network, and see the share of its loss
+    """A validation snippet; pick a character (point at it, or move the slider by its keys) and a network; see the share of its loss
     gradient that lands on each character before it, on a logarithmic axis under the snippet.
 
     Seed 0 of each network after its last update (:data:`SEEDS`), :func:`gradient_shares`; the snippet is the
@@ -424,9 +423,9 @@ def real_text_gradient_explorer(at: NonNegativeInt = SNIPPET_AT, chars: Positive
             )
     row_y = y0 - 14
     letters = "".join(
-        f'<text class="rnnmem-w-tick" x="{x:.2f}" y="{row_y:g}" text-anchor="middle" '
-        f'font-family="monospace">{html.escape(_shown(ch))}</text>'
-        for x, ch in zip(xs, text[:chars])
+        f'<text class="rnnmem-w-tick rnnmem-w-pick" x="{x:.2f}" y="{row_y:g}" text-anchor="middle" '
+        f'font-family="monospace" data-pick="position:{j}">{html.escape(_shown(ch))}</text>'
+        for j, (x, ch) in enumerate(zip(xs, text[:chars]))
     )
     ticks = [
         (y0 + h * (1 - (d - SHARE_FLOOR) / -SHARE_FLOOR), "1" if d == 0 else f"10{_power(d)}")

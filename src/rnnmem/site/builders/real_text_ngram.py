@@ -5,9 +5,8 @@ The model is :class:`rnnmem.ngram.KneserNey`, its order chosen by
 of the training text among :data:`rnnmem.ngram.ORDERS` (a design fixed in the
 core before any order was scored), then fitted on the whole training text
 and scored on the validation text. The network's numbers come from the
-chapter's own run, through :func:`rnnmem.site.builders.real_text.real_text_perplexity`
-and the same cached run (:func:`rnnmem.site.builders.real_text._lm`), so the
-two tables of the page can never disagree.
+chapter's own run (:func:`rnnmem.site.textsamples.lm`, the run every table
+of the page reads), so the tables of the page can never disagree.
 
 Every comparison the page words is computed here: the network against the
 Kneser–Ney model file by file on the validation files (the Wilcoxon
@@ -18,38 +17,16 @@ words, :func:`rnnmem.verdicts.compare`).
 
 from __future__ import annotations
 
-import functools
 import math
 
 from rnnmem import charlm, ngram, stats, verdicts
 from rnnmem.checks import NonNegativeInt, Positive
 
+from .. import textsamples
 from ..registry import figure, table
 from ..tables import Table
-from . import real_text as rt
 
-__all__ = ["real_text_ngram_orders", "real_text_ngram", "real_text_ngram_samples", "kneser_ney_perplexity"]
-
-
-@functools.cache
-def _fitted(digest: str) -> ngram.OrderChoice:
-    """The order chosen on the training text's held-out tail, and that order refitted on all of it (per corpus)."""
-    corpus = rt._corpus()
-    if corpus.digest != digest:
-        raise ValueError(f"digest must be the corpus's {corpus.digest}, got {digest!r}")
-    return ngram.choose_order(charlm.encode(corpus.train))
-
-
-def _choice() -> ngram.OrderChoice:
-    return _fitted(rt._corpus().digest)
-
-
-def kneser_ney_perplexity(corpus: charlm.Corpus) -> float:
-    """The validation perplexity of the chosen Kneser-Ney model (:func:`rnnmem.ngram.choose_order` on the
-    training text of ``corpus``), the reference the networks are timed against."""
-    if corpus.digest != rt._corpus().digest:
-        raise ValueError(f"corpus must be the chapter's (digest {rt._corpus().digest}), got digest {corpus.digest!r}")
-    return math.exp(_choice().model.nats(charlm.encode(corpus.valid)))
+__all__ = ["real_text_ngram_orders", "real_text_ngram", "real_text_ngram_samples"]
 
 
 @table()
@@ -65,14 +42,14 @@ def real_text_ngram_orders():
     ``fallback_sentence``, the same in words; ``share``;
     ``fitted`` and ``held_out``, the symbols on each side of the cut.
     """
-    choice = _choice()
+    choice = textsamples.kneser_ney()
     orders = sorted(choice.held_out_nats)
     nats = choice.held_out_nats
     rows = [
         [f"{k}" + (" (chosen)" if k == choice.order else ""), f"{nats[k]:.3f}", f"{math.exp(nats[k]):.2f}"]
         for k in orders
     ]
-    total = int(charlm.encode(rt._corpus().train).size)
+    total = int(charlm.encode(textsamples.corpus().train).size)
     held_out = total - choice.split
     tab = Table(
         ["order \\(n\\)", "held-out nats per character", "held-out perplexity"],
@@ -104,7 +81,7 @@ def _fallback_sentence(fallback: list[int], order: int) -> str:
     fixed = ", ".join(f"{d:g}" for d in ngram.FALLBACK_DISCOUNTS)
     if not fallback:
         return f"every order of the chosen model, 1 to {order}, has discounts from the formula"
-    names = rt._join([str(k) for k in fallback])
+    names = textsamples.join([str(k) for k in fallback])
     which = f"order {names}" if len(fallback) == 1 else f"orders {names}"
     return (
         f"in the chosen model the formula fails for {which} of {order}, whose count-of-counts include a zero, "
@@ -146,9 +123,8 @@ def _versus(per_file: dict[str, tuple[float, float]]) -> dict:
 def real_text_ngram():
     """The validation text's perplexity under the uniform guess, the add-one counts, the Kneser–Ney model and the network.
 
-    The first three rows and the network's are those of
-    :func:`rnnmem.site.builders.real_text.real_text_perplexity` (the same
-    run); the Kneser–Ney model is the order chosen on held-out training text.
+    The first three rows and the network's are those of the page's first
+    table (the same counts, the same run, :mod:`rnnmem.site.textsamples`); the Kneser–Ney model is the order chosen on held-out training text.
     Values: ``uniform``, ``unigram``, ``bigram``, ``kn``, ``rnn``
     (perplexities) and ``nats``; ``order``; ``updates``; ``ratio``, the
     network's perplexity over the Kneser–Ney model's; ``rnn_behind``,
@@ -156,11 +132,11 @@ def real_text_ngram():
     comparison (``kn_lower``, ``files``, ``p``, ``verdict``, ``sentence``);
     ``per_file`` by module, ``(network, Kneser–Ney)`` nats.
     """
-    _, base = rt.real_text_perplexity()
-    choice, corpus, result = _choice(), rt._corpus(), rt._lm()
-    nats = {k: base["nats"][k] for k in ("uniform", "unigram", "bigram")}
+    choice, corpus, result = textsamples.kneser_ney(), textsamples.corpus(), textsamples.lm()
+    nats = textsamples.baselines(corpus)
     nats["kn"] = choice.model.nats(charlm.encode(corpus.valid))
-    nats["rnn"] = base["nats"]["rnn"]
+    nats["rnn"] = result.valid_nats[-1]
+    base = {"updates": result.checkpoints[-1], "chars": result.chars}
     ppl = {k: math.exp(v) for k, v in nats.items()}
     names = {
         "uniform": "uniform guess, \\(1/V\\)",
@@ -213,11 +189,11 @@ def real_text_ngram_samples(temperature: Positive = 1.0, prompt: str = "\n", see
     comparison in words; ``order``; ``updates``;
     ``samples``, the shown text; ``temperature``; ``chars``.
     """
-    choice, corpus, result = _choice(), rt._corpus(), rt._lm()
+    choice, corpus, result = textsamples.kneser_ney(), textsamples.corpus(), textsamples.lm()
     final = result.checkpoints[-1]
     texts = {
-        "rnn": charlm.sample(result.model(final), prompt, rt.SAMPLE_CHARS, temperature=temperature, seed=seed),
-        "kn": choice.model.sample(rt.SAMPLE_CHARS, prompt=prompt, seed=seed, temperature=temperature),
+        "rnn": charlm.sample(result.model(final), prompt, textsamples.SAMPLE_CHARS, temperature=temperature, seed=seed),
+        "kn": choice.model.sample(textsamples.SAMPLE_CHARS, prompt=prompt, seed=seed, temperature=temperature),
     }
     counts = {k: _spelling(t, corpus.train) for k, t in texts.items()}
     v = verdicts.compare(counts["rnn"][0], counts["rnn"][1], counts["kn"][0], counts["kn"][1])
@@ -226,7 +202,7 @@ def real_text_ngram_samples(temperature: Positive = 1.0, prompt: str = "\n", see
         f"{choice.order}-gram, modified Kneser–Ney · validation perplexity "
         f"{math.exp(choice.model.nats(charlm.encode(corpus.valid))):.1f}",
     ]
-    fig = rt._samples_figure(titles, [texts["rnn"], texts["kn"]])
+    fig = textsamples.samples_figure(titles, [texts["rnn"], texts["kn"]])
     share = {k: c[0] / c[1] if c[1] else float("nan") for k, c in counts.items()}
     said = {
         "more": "the network spells a larger share of its words as the training text does than the Kneser–Ney model",
@@ -249,7 +225,7 @@ def real_text_ngram_samples(temperature: Positive = 1.0, prompt: str = "\n", see
         "sentence": sentence,
         "order": choice.order,
         "updates": final,
-        "samples": {k: "\n".join(t.split("\n")[: rt.LINES]) for k, t in texts.items()},
+        "samples": {k: "\n".join(t.split("\n")[: textsamples.LINES]) for k, t in texts.items()},
         "temperature": temperature,
-        "chars": rt.SAMPLE_CHARS,
+        "chars": textsamples.SAMPLE_CHARS,
     }
