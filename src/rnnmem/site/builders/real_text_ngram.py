@@ -136,14 +136,14 @@ def real_text_ngram():
     nats = textsamples.baselines(corpus)
     nats["kn"] = choice.model.nats(charlm.encode(corpus.valid))
     nats["rnn"] = result.valid_nats[-1]
-    base = {"updates": result.checkpoints[-1], "chars": result.chars}
+    updates = result.checkpoints[-1]
     ppl = {k: math.exp(v) for k, v in nats.items()}
     names = {
         "uniform": "uniform guess, \\(1/V\\)",
         "unigram": "unigram counts, add-one",
         "bigram": "bigram counts, add-one",
         "kn": f"{choice.order}-gram, modified Kneser–Ney",
-        "rnn": f"tanh RNN, {base['updates']:,} updates",
+        "rnn": f"tanh RNN, {updates:,} updates",
     }
     rows = [[names[k], f"{nats[k]:.3f}", f"{nats[k] / math.log(2):.2f}", f"{ppl[k]:.2f}"] for k in names]
     per_file = _per_file(result.model(result.checkpoints[-1]), choice.model, corpus.valid_modules)
@@ -152,7 +152,7 @@ def real_text_ngram():
         rows,
         align=["left", "right", "right", "right"],
         notes=(
-            f"The validation text of the first table, {base['chars']['valid']:,} characters; every model "
+            f"The validation text of the first table, {result.chars['valid']:,} characters; every model "
             "counted or trained on the same training text."
         ),
     )
@@ -160,7 +160,7 @@ def real_text_ngram():
         **ppl,
         "nats": nats,
         "order": choice.order,
-        "updates": base["updates"],
+        "updates": updates,
         "ratio": ppl["rnn"] / ppl["kn"],
         "rnn_behind": ppl["rnn"] > ppl["kn"],
         "versus": _versus(per_file),
