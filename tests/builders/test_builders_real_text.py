@@ -168,7 +168,9 @@ def test_the_sentences_the_page_writes_hold_on_its_values(book_items):
 def test_the_page_uses_the_recipe_and_design_of_the_core():
     import inspect
 
-    source = inspect.getsource(rt)
-    assert "charlm.TextRun()" in source
-    for field in ("hidden=", "updates=", "lr=", "window="):  # no second copy of the recipe or the design
-        assert field not in source, field
+    shared, source = inspect.getsource(textsamples), inspect.getsource(rt)
+    assert "charlm.TextRun()" in shared  # the chapter's run: the core's recipe, as it stands
+    assert "textsamples.lm()" in source
+    for text in (shared, source):
+        for field in ("hidden=", "updates=", "lr=", "window="):  # no second copy of the recipe or the design
+            assert field not in text, field
